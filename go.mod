@@ -1,0 +1,8 @@
+module github.com/kobana/kobana-mcp
+
+go 1.26
+
+require (
+	github.com/go-json-experiment/json v1.27.2
+	github.com/google/jsonschema-go v0.4.3
+)

@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// result is a method's answer before the era decorates it: the members of
+// the result object, in wire order, and how to decorate them.
+type result struct {
+	members       []byte
+	cacheable     bool // ttlMs/cacheScope in the 2026 era
+	inputRequired bool
+	meta          map[string]any
+}
+
+// members accumulates "key":value pairs.
+type members []byte
+
+func (m members) raw(key string, v []byte) members {
+	if len(m) > 0 {
+		m = append(m, ',')
+	}
+	m = appendQuote(m, key)
+	m = append(m, ':')
+	return append(m, v...)
+}
+
+func (m members) value(key string, v any) (members, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return m, err
+	}
+	return m.raw(key, b), nil
+}
+
+func appendQuote(dst []byte, s string) []byte {
+	dst, _ = jsontext.AppendQuote(dst, s)
+	return dst
+}
+
+// decorate wraps a method's members into the result object the era expects:
+// resultType first and serverInfo in _meta for 2026-07-28, with ttlMs and
+// cacheScope on cacheable complete results; nothing of the sort for 2025.
+func (c *call) decorate(res *result) []byte {
+	b := make([]byte, 0, len(res.members)+len(c.h.serverInfoModern)+96)
+	b = append(b, '{')
+	modern := c.era == EraModern
+	if modern {
+		if res.inputRequired {
+			b = append(b, `"resultType":"input_required"`...)
+		} else {
+			b = append(b, `"resultType":"complete"`...)
+		}
+		if len(res.members) > 0 {
+			b = append(b, ',')
+		}
+	}
+	b = append(b, res.members...)
+	if modern && res.cacheable && !res.inputRequired {
+		b = append(b, `,"ttlMs":0,"cacheScope":"private"`...)
+	}
+	meta := res.meta
+	if !modern && len(meta) > 0 {
+		meta = withoutReservedMeta(meta)
+	}
+	if modern || len(meta) > 0 {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, `"_meta":{`...)
+		if modern {
+			b = append(b, c.h.serverInfoModern...)
+		}
+		if len(meta) > 0 {
+			enc, err := json.Marshal(meta, json.Deterministic(true))
+			if err == nil && len(enc) > 2 {
+				if modern {
+					b = append(b, ',')
+				}
+				b = append(b, enc[1:len(enc)-1]...)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// withoutReservedMeta drops io.modelcontextprotocol/* keys, which 2025
+// clients do not know.
+func withoutReservedMeta(meta map[string]any) map[string]any {
+	out := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (h *Handler) writeResult(w http.ResponseWriter, id []byte, res []byte) {
+	b := make([]byte, 0, len(res)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, res...)
+	b = append(b, '}')
+	hdr := w.Header()
+	hdr["Content-Type"] = []string{"application/json"}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+type wireError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// writeError answers with a JSON-RPC error, echoing the id when it could be
+// read (null otherwise), with the error's HTTP status.
+func (h *Handler) writeError(w http.ResponseWriter, id []byte, e *Error) {
+	if e == errAlreadyWritten {
+		return
+	}
+	if id == nil {
+		id = []byte("null")
+	}
+	body, err := json.Marshal(wireError{Code: e.Code, Message: e.Message, Data: e.Data})
+	if err != nil {
+		body = []byte(`{"code":-32603,"message":"Internal error"}`)
+	}
+	b := make([]byte, 0, len(body)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, body...)
+	b = append(b, '}')
+	status := e.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	hdr := w.Header()
+	hdr["Content-Type"] = []string{"application/json"}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// errAlreadyWritten tells the handler the answer was written by a hook (a
+// step-up challenge) and nothing more is to be sent.
+var errAlreadyWritten = &Error{Code: CodeInternalError, Message: "already written"}

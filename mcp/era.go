@@ -1,0 +1,126 @@
+package mcp
+
+import (
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// _meta keys of the 2026-07-28 request envelope.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// detectEra decides the era from the body, with the headers as a
+// cross-check, and runs the era's envelope checks in the order the
+// conformance suite pins: header mismatch (-32020) before version (-32022)
+// before envelope completeness (-32602) before routing.
+func (c *call) detectEra() *Error {
+	meta, metaOK := metaMembers(c.msg.params.Meta)
+	rawVersion, modern := meta[MetaProtocolVersion]
+	if metaOK && modern {
+		return c.checkModern(meta, rawVersion)
+	}
+	return c.checkLegacy()
+}
+
+func (c *call) checkModern(meta map[string]jsontext.Value, rawVersion jsontext.Value) *Error {
+	c.era = EraModern
+	version, ok := stringMember(rawVersion)
+	if !ok {
+		return errEnvelope("_meta[\"" + MetaProtocolVersion + "\"] must be a string")
+	}
+	h := c.r.Header
+	hv, present, repeated := headerValue(h, HeaderProtocolVersion)
+	switch {
+	case !present:
+		return errHeaderMismatch("%s header is required and must equal the envelope's version '%s'", HeaderProtocolVersion, version)
+	case repeated:
+		return errHeaderMismatch("%s header appears more than once", HeaderProtocolVersion)
+	case hv != version:
+		return errHeaderMismatch("%s header value '%s' does not match body value '%s'", HeaderProtocolVersion, hv, version)
+	}
+	mv, present, repeated := headerValue(h, HeaderMethod)
+	switch {
+	case !present:
+		return errHeaderMismatch("%s header is required and must equal the method '%s'", HeaderMethod, c.msg.method)
+	case repeated:
+		return errHeaderMismatch("%s header appears more than once", HeaderMethod)
+	case mv != c.msg.method:
+		return errHeaderMismatch("%s header value '%s' does not match body value '%s'", HeaderMethod, mv, c.msg.method)
+	}
+	if member := nameMember(c.msg.method); member != "" {
+		var bodyValue string
+		if member == "uri" {
+			bodyValue, _ = stringMember(c.msg.params.URI)
+		} else {
+			bodyValue, _ = stringMember(c.msg.params.Name)
+		}
+		nv, present, repeated := headerValue(h, HeaderName)
+		switch {
+		case !present:
+			return errHeaderMismatch("%s header is required on %s and must equal params.%s", HeaderName, c.msg.method, member)
+		case repeated:
+			return errHeaderMismatch("%s header appears more than once", HeaderName)
+		}
+		decoded, ok := decodeHeaderText(nv)
+		if !ok {
+			return errHeaderMismatch("%s header value is not valid header text or base64", HeaderName)
+		}
+		if decoded != bodyValue {
+			return errHeaderMismatch("%s header value '%s' does not match body value '%s'", HeaderName, decoded, bodyValue)
+		}
+	}
+	if !isModernVersion(version) {
+		return errUnsupportedVersion(version)
+	}
+	rawCaps, ok := meta[MetaClientCapabilities]
+	if !ok {
+		return errEnvelope("_meta[\"" + MetaClientCapabilities + "\"] is required (an object; {} will do)")
+	}
+	caps, ok := metaMembers(rawCaps)
+	if !ok || rawCaps.Kind() != '{' {
+		return errEnvelope("_meta[\"" + MetaClientCapabilities + "\"] must be an object")
+	}
+	c.caps = ClientCapabilities{members: caps}
+	if raw, ok := meta[MetaClientInfo]; ok && raw.Kind() == '{' {
+		var info Implementation
+		if json.Unmarshal(raw, &info) == nil {
+			c.client = &info
+		}
+	}
+	c.version = version
+	return nil
+}
+
+// nameMember names the params member that Mcp-Name mirrors, for the
+// methods that carry one.
+func nameMember(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+func (c *call) checkLegacy() *Error {
+	c.era = EraLegacy
+	hv, present, repeated := headerValue(c.r.Header, HeaderProtocolVersion)
+	switch {
+	case repeated:
+		return errUnsupportedVersion(hv)
+	case !present:
+		c.version = DefaultLegacyVersion
+		return nil
+	case isModernVersion(hv):
+		return errEnvelope("the " + hv + " revision needs params._meta with \"" + MetaProtocolVersion + "\" and \"" + MetaClientCapabilities + "\"; this server does not fall back to the 2025 handshake")
+	case !isLegacyVersion(hv):
+		return errUnsupportedVersion(hv)
+	}
+	c.version = hv
+	return nil
+}

@@ -1,0 +1,244 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// Options configure one MCP endpoint. The zero value of each field is a
+// sensible default, except Name and Version, which are required.
+type Options struct {
+	// Name, Title and Version identify the server (serverInfo).
+	Name    string
+	Title   string
+	Version string
+	// Instructions are returned by initialize and server/discover.
+	Instructions string
+	// MaxBodyBytes caps the request body, by declared Content-Length and by
+	// what actually arrives (default 1 MiB). Above it: 413 with -32600.
+	MaxBodyBytes int64
+	// AllowOrigin decides whether a request that carries an Origin header
+	// (a browser) may proceed; nil allows only the endpoint's own origin.
+	// See [AllowOrigins], [SameOrigin] and [SameOriginOrLocalhost].
+	AllowOrigin func(origin string, r *http.Request) bool
+	// TextIndent, when set, indents the JSON that [Request.JSONText] puts
+	// in tool results ("  " for two spaces).
+	TextIndent string
+	// PageSize is how many entries a list page holds (default 100).
+	PageSize int
+	// Authorizer authenticates requests and decides what each caller sees;
+	// nil lets everyone see and run everything.
+	Authorizer Authorizer
+	// RateLimiter, when set, runs after authentication on every request.
+	RateLimiter RateLimiter
+	// States seals the requestState of input_required results; nil makes a
+	// random key, which only works with a single process.
+	States *StateSealer
+	// Logger receives internal errors (never sent to clients); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Catalog is everything an endpoint offers. Lists come back in the order
+// given here.
+type Catalog struct {
+	Tools             []Tool
+	Resources         []Resource
+	ResourceTemplates []ResourceTemplate
+	Prompts           []Prompt
+}
+
+// Handler is the MCP endpoint: an http.Handler that answers one JSON-RPC
+// message per POST. It is safe for concurrent use and keeps no state
+// between requests.
+type Handler struct {
+	opts    Options
+	auth    Authorizer
+	log     *slog.Logger
+	catalog *compiledCatalog
+
+	serverInfoModern []byte // the _meta member of every 2026 result
+	capsModern       []byte
+	initResult       map[string][]byte // by negotiated version
+	discoverResult   []byte
+}
+
+// NewHandler checks and compiles a catalog: schemas are resolved and every
+// definition is serialised once, per era, so listing costs no encoding.
+func NewHandler(opts Options, catalog Catalog) (*Handler, error) {
+	if opts.Name == "" || opts.Version == "" {
+		return nil, fmt.Errorf("mcp: Options.Name and Options.Version are required")
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 100
+	}
+	if opts.AllowOrigin == nil {
+		opts.AllowOrigin = SameOrigin()
+	}
+	if opts.States == nil {
+		opts.States = NewRandomStateSealer()
+	}
+	h := &Handler{opts: opts, auth: opts.Authorizer, log: opts.Logger}
+	if h.auth == nil {
+		h.auth = openAccess{}
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	cc, err := compileCatalog(catalog)
+	if err != nil {
+		return nil, err
+	}
+	h.catalog = cc
+	h.buildStaticResults()
+	return h, nil
+}
+
+// MustNewHandler is NewHandler for catalogs known to be valid at build time.
+func MustNewHandler(opts Options, catalog Catalog) *Handler {
+	h, err := NewHandler(opts, catalog)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// ServeHTTP runs the gates in the order the specification and our product
+// decisions fix: verb, Origin, body cap, authentication, rate limit, JSON
+// parsing, envelope, era and header checks, then the method.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr["Cache-Control"] = []string{"no-store"}
+	hdr[HeaderProtocolVersion] = []string{guessVersion(r)}
+
+	if origin, ok := r.Header["Origin"]; ok {
+		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
+			h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
+			return
+		}
+		setCORSHeaders(hdr, origin[0])
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			hdr.Set("Access-Control-Allow-Methods", "POST")
+			hdr.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			hdr.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	if r.Method != http.MethodPost {
+		hdr.Set("Allow", http.MethodPost)
+		h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Method not allowed: the MCP endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
+		return
+	}
+
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		h.writeError(w, nil, errBodyTooLarge(limit))
+		return
+	}
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			bodyPool.Put(buf)
+		}
+	}()
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	if n > limit {
+		h.writeError(w, nil, errBodyTooLarge(limit))
+		return
+	}
+	if err != nil {
+		h.writeError(w, nil, errInvalidRequest("the request body could not be read"))
+		return
+	}
+
+	ctx, ok := h.auth.Authenticate(w, r)
+	if !ok {
+		return
+	}
+	if h.opts.RateLimiter != nil {
+		d := h.opts.RateLimiter.Limit(r.WithContext(ctx))
+		if d.Limit > 0 {
+			hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+			hdr.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
+			hdr.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix, 10))
+		}
+		if !d.Allowed {
+			hdr.Set("Retry-After", strconv.Itoa(max(d.RetryAfterSeconds, 1)))
+			h.writeError(w, nil, &Error{Code: CodeRateLimited, Message: "Rate limit exceeded; retry after the time in Retry-After", Status: http.StatusTooManyRequests})
+			return
+		}
+	}
+
+	msg, perr := decodeMessage(buf.Bytes())
+	if perr != nil {
+		var id []byte
+		if msg != nil {
+			id = msg.id
+		}
+		h.writeError(w, id, perr)
+		return
+	}
+	if msg.response || msg.id == nil {
+		// A notification, or a response to a request this server never
+		// sends: accepted and ignored, with no header requirements.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.ErrorContext(ctx, "mcp: panic while serving", "method", msg.method, "panic", p)
+			h.writeError(w, msg.id, errInternal())
+		}
+	}()
+	c := &call{h: h, w: w, r: r, ctx: ctx, msg: msg}
+	if e := c.detectEra(); e != nil {
+		h.writeError(w, msg.id, e)
+		return
+	}
+	hdr[HeaderProtocolVersion] = []string{c.version}
+	result, e := c.dispatch()
+	if e != nil {
+		h.writeError(w, msg.id, e)
+		return
+	}
+	h.writeResult(w, msg.id, result)
+}
+
+// guessVersion is the version written on answers sent before the era is
+// known: the client's header when we speak it, else the default.
+func guessVersion(r *http.Request) string {
+	if v := r.Header.Values(HeaderProtocolVersion); len(v) == 1 && isSupportedVersion(v[0]) {
+		return v[0]
+	}
+	return DefaultLegacyVersion
+}
+
+// call is one request on its way through the handler.
+type call struct {
+	h       *Handler
+	w       http.ResponseWriter
+	r       *http.Request
+	ctx     context.Context
+	msg     *message
+	era     Era
+	version string
+	caps    ClientCapabilities
+	client  *Implementation
+}
+
+func (c *call) request() Request {
+	return Request{Version: c.version, Era: c.era, Capabilities: c.caps, ClientInfo: c.client, Header: c.r.Header, textIndent: c.h.opts.TextIndent}
+}

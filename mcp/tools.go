@@ -1,0 +1,232 @@
+package mcp
+
+import (
+	encjson "encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+func (c *call) toolsList() (*result, *Error) {
+	visible := make([]*compiledTool, 0, len(c.h.catalog.tools))
+	for _, t := range c.h.catalog.tools {
+		if c.access(t.def.Requires) == Allowed {
+			visible = append(visible, t)
+		}
+	}
+	items, next, e := page(c, visible, "tools")
+	if e != nil {
+		return nil, e
+	}
+	b := make([]byte, 0, 64*len(items)+64)
+	b = append(b, `"tools":[`...)
+	for i, t := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if c.version == Version20250326 {
+			b = append(b, t.wire0326...)
+		} else {
+			b = append(b, t.wire...)
+		}
+	}
+	b = append(b, ']')
+	if next != "" {
+		b = append(b, `,"nextCursor":`...)
+		b = appendQuote(b, next)
+	}
+	return &result{members: b, cacheable: true}, nil
+}
+
+func (c *call) toolsCall() (*result, *Error) {
+	name, ok := stringMember(c.msg.params.Name)
+	if !ok {
+		return nil, InvalidParams("tools/call needs params.name (a string)")
+	}
+	t := c.h.catalog.toolIndex[name]
+	if t == nil {
+		return nil, InvalidParams("Unknown tool: %s", name)
+	}
+	switch c.access(t.def.Requires) {
+	case Hidden:
+		return nil, InvalidParams("Unknown tool: %s", name)
+	case NeedsScope:
+		return nil, c.stepUp(t.def.Requires)
+	}
+	args := jsontext.Value(c.msg.params.Arguments)
+	if args == nil || string(args) == "null" {
+		args = jsontext.Value("{}")
+	}
+	if args.Kind() != '{' {
+		return nil, InvalidParams("tools/call params.arguments must be an object")
+	}
+	if c.era == EraModern && t.headers != nil {
+		if e := c.checkParamHeaders(t, args); e != nil {
+			return nil, e
+		}
+	}
+	req := &CallToolRequest{Request: c.request(), Name: name, Arguments: encjson.RawMessage(args)}
+	if e := c.openState(&req.Request, name, args); e != nil {
+		return nil, e
+	}
+	if msg := t.checkArguments(args); msg != "" {
+		return c.toolResult(ErrorResult(msg), name, args)
+	}
+	res, err := t.def.Handler(c.ctx, req)
+	if err != nil {
+		return nil, c.handlerError(err)
+	}
+	if res == nil {
+		return nil, c.handlerError(fmt.Errorf("tool %s returned no result", name))
+	}
+	return c.toolResult(res, name, args)
+}
+
+// checkArguments validates arguments before the handler runs and returns
+// the message of a tool execution error, or "" when they are acceptable.
+// Unknown keys are named, so a model can correct a misspelt filter.
+func (t *compiledTool) checkArguments(args jsontext.Value) string {
+	if t.strict && t.properties != nil {
+		if unknown := unknownKeys(args, t.properties); len(unknown) > 0 {
+			allowed := slices.Sorted(maps.Keys(t.properties))
+			msg := fmt.Sprintf("Invalid arguments: unknown argument %s", quoteList(unknown))
+			if len(allowed) > 0 {
+				msg += fmt.Sprintf("; %s accepts %s", t.def.Name, quoteList(allowed))
+			} else {
+				msg += fmt.Sprintf("; %s takes no arguments", t.def.Name)
+			}
+			return msg
+		}
+	}
+	if t.schema != nil && !t.def.SkipSchemaValidation {
+		var v map[string]any
+		if err := encjson.Unmarshal(args, &v); err != nil {
+			return "Invalid arguments: " + err.Error()
+		}
+		if err := t.schema.Validate(v); err != nil {
+			return "Invalid arguments: " + err.Error()
+		}
+	}
+	return ""
+}
+
+// unknownKeys lists the top-level keys of an object that are not declared,
+// reading tokens without building the object.
+func unknownKeys(obj jsontext.Value, declared map[string]bool) []string {
+	dec := jsontext.NewDecoder(strings.NewReader(string(obj)))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var unknown []string
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return unknown
+		}
+		if k := tok.String(); !declared[k] {
+			unknown = append(unknown, k)
+		}
+		if err := dec.SkipValue(); err != nil {
+			return unknown
+		}
+	}
+	return unknown
+}
+
+func quoteList(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, ", ")
+}
+
+// checkParamHeaders compares the Mcp-Param-* headers this tool declares
+// (x-mcp-header) with the arguments they mirror.
+func (c *call) checkParamHeaders(t *compiledTool, args jsontext.Value) *Error {
+	var values map[string]jsontext.Value
+	if err := json.Unmarshal(args, &values); err != nil {
+		return InvalidParams("tools/call params.arguments must be an object")
+	}
+	for header, arg := range t.headers {
+		raw, inBody := values[arg]
+		if string(raw) == "null" {
+			inBody = false
+		}
+		hv, present, repeated := headerValue(c.r.Header, header)
+		switch {
+		case repeated:
+			return errHeaderMismatch("%s header appears more than once", header)
+		case !inBody && present:
+			return errHeaderMismatch("%s header is present but argument '%s' is absent", header, arg)
+		case inBody && !present:
+			return errHeaderMismatch("%s header is required when argument '%s' is present", header, arg)
+		case !inBody:
+			continue
+		}
+		decoded, ok := decodeHeaderText(hv)
+		if !ok {
+			return errHeaderMismatch("%s header value is not valid header text or base64", header)
+		}
+		if !headerMatchesValue(decoded, raw) {
+			return errHeaderMismatch("%s header value '%s' does not match argument '%s'", header, decoded, arg)
+		}
+	}
+	return nil
+}
+
+// headerMatchesValue compares a header's text with a JSON scalar: strings
+// literally, numbers numerically, booleans as true/false.
+func headerMatchesValue(h string, v jsontext.Value) bool {
+	switch v.Kind() {
+	case '"':
+		s, _ := stringMember(v)
+		return s == h
+	case '0':
+		a, err1 := strconv.ParseFloat(h, 64)
+		b, err2 := strconv.ParseFloat(string(v), 64)
+		return err1 == nil && err2 == nil && a == b
+	case 't', 'f':
+		return h == string(v)
+	}
+	return false
+}
+
+// toolResult writes a tool's answer for the era.
+func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value) (*result, *Error) {
+	if res.inputRequired != nil {
+		return c.inputRequired(res.inputRequired, name, args)
+	}
+	content := res.Content
+	if content == nil {
+		content = []Content{}
+	}
+	if c.version == Version20250326 {
+		content = slices.Clone(content)
+		for i := range content {
+			content[i] = content[i].forVersion(c.version)
+		}
+	}
+	m, err := members(nil).value("content", content)
+	if err != nil {
+		return nil, c.handlerError(err)
+	}
+	if res.StructuredContent != nil && c.version != Version20250326 {
+		b, err := json.Marshal(res.StructuredContent, json.Deterministic(true))
+		if err != nil {
+			return nil, c.handlerError(err)
+		}
+		if c.era == EraModern || jsontext.Value(b).Kind() == '{' {
+			m = m.raw("structuredContent", b)
+		}
+	}
+	if res.IsError {
+		m = m.raw("isError", []byte("true"))
+	}
+	return &result{members: m, meta: res.Meta}, nil
+}
