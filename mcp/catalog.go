@@ -180,13 +180,13 @@ func canonicalHeader(s string) string {
 }
 
 type toolWire struct {
-	Name         string           `json:"name"`
-	Title        string           `json:"title,omitempty"`
-	Description  string           `json:"description,omitempty"`
+	Name         string             `json:"name"`
+	Title        string             `json:"title,omitempty"`
+	Description  string             `json:"description,omitempty"`
 	InputSchema  encjson.RawMessage `json:"inputSchema"`
 	OutputSchema encjson.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Meta         map[string]any   `json:"_meta,omitempty"`
+	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
+	Meta         map[string]any     `json:"_meta,omitempty"`
 }
 
 type resourceWireT struct {

@@ -24,9 +24,10 @@ type Options struct {
 	// what actually arrives (default 1 MiB). Above it: 413 with -32600.
 	MaxBodyBytes int64
 	// AllowOrigin decides whether a request that carries an Origin header
-	// (a browser) may proceed; nil allows only the endpoint's own origin.
-	// See [AllowOrigins], [SameOrigin] and [SameOriginOrLocalhost].
-	AllowOrigin func(origin string, r *http.Request) bool
+	// (a browser) may proceed; refused ones get 403. Nil accepts loopback
+	// origins on a loopback endpoint only ([LoopbackOrigins]). See also
+	// [AllowOrigins] and [AnyOrigin].
+	AllowOrigin OriginPolicy
 	// TextIndent, when set, indents the JSON that [Request.JSONText] puts
 	// in tool results ("  " for two spaces).
 	TextIndent string
@@ -82,7 +83,7 @@ func NewHandler(opts Options, catalog Catalog) (*Handler, error) {
 		opts.PageSize = 100
 	}
 	if opts.AllowOrigin == nil {
-		opts.AllowOrigin = SameOrigin()
+		opts.AllowOrigin = LoopbackOrigins()
 	}
 	if opts.States == nil {
 		opts.States = NewRandomStateSealer()

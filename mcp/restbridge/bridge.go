@@ -1,0 +1,333 @@
+// Package restbridge turns REST routes into MCP tools that run in-process:
+// a tools/call becomes an *http.Request for the route the tool mirrors,
+// served by the very http.Handler REST clients reach, and the response
+// becomes the tool result. Nothing is implemented twice, so a tool cannot
+// drift from its endpoint.
+//
+// The request carries the caller's context (and so the identity the MCP
+// endpoint verified), never the MCP token: the API must authorise the
+// in-process request from the context, as it would any request.
+package restbridge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kobana/kobana-mcp/mcp"
+)
+
+// Route is the REST operation a tool mirrors.
+type Route struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is the route pattern with {name} path parameters, as an
+	// http.ServeMux pattern writes them: "/api/v1/emails/{id}".
+	Path string
+	// Query names the arguments sent in the query string of a request with a
+	// body. For GET, HEAD and DELETE every argument that is not a path
+	// parameter goes to the query string.
+	Query []string
+}
+
+// Options configure a Bridge.
+type Options struct {
+	// IdempotencyArgument is the tool argument that carries an idempotency
+	// key (default "idempotency_key"); it travels as IdempotencyHeader
+	// (default "X-Idempotency-Key"), never in the body.
+	IdempotencyArgument string
+	IdempotencyHeader   string
+	// ForwardHeaders are copied from the MCP request to the in-process one
+	// (for example a workspace selector or Accept-Language). Authorization
+	// is never forwarded.
+	ForwardHeaders []string
+	// Logger receives the details of 5xx answers, which the model never sees.
+	Logger *slog.Logger
+}
+
+// Bridge dispatches tools to one API handler.
+type Bridge struct {
+	api  http.Handler
+	opts Options
+}
+
+// New returns a Bridge to api.
+func New(api http.Handler, opts Options) *Bridge {
+	if opts.IdempotencyArgument == "" {
+		opts.IdempotencyArgument = "idempotency_key"
+	}
+	if opts.IdempotencyHeader == "" {
+		opts.IdempotencyHeader = "X-Idempotency-Key"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	opts.ForwardHeaders = slices.DeleteFunc(slices.Clone(opts.ForwardHeaders), func(h string) bool {
+		return strings.EqualFold(h, "Authorization") || strings.EqualFold(h, "Cookie")
+	})
+	return &Bridge{api: api, opts: opts}
+}
+
+type inProcessKey struct{}
+
+// InProcess reports whether a request reached the API through the bridge
+// rather than over the network.
+func InProcess(ctx context.Context) bool {
+	v, _ := ctx.Value(inProcessKey{}).(bool)
+	return v
+}
+
+// segment is a literal part or a {name} parameter of a route path.
+type segment struct {
+	literal string
+	param   string
+}
+
+type compiledRoute struct {
+	Route
+	segments []segment
+	params   map[string]bool
+	query    map[string]bool
+	allQuery bool
+}
+
+func compile(r Route) (*compiledRoute, error) {
+	if r.Method == "" || !strings.HasPrefix(r.Path, "/") {
+		return nil, fmt.Errorf("restbridge: route %q %q needs a method and an absolute path", r.Method, r.Path)
+	}
+	cr := &compiledRoute{Route: r, params: map[string]bool{}, query: map[string]bool{}}
+	for _, part := range strings.Split(r.Path[1:], "/") {
+		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
+			name := strings.TrimSuffix(part[1:len(part)-1], "...")
+			cr.segments = append(cr.segments, segment{param: name})
+			cr.params[name] = true
+		} else {
+			cr.segments = append(cr.segments, segment{literal: part})
+		}
+	}
+	for _, q := range r.Query {
+		cr.query[q] = true
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodDelete:
+		cr.allQuery = true
+	}
+	return cr, nil
+}
+
+// Handler returns the tool handler that runs route in-process.
+func (b *Bridge) Handler(route Route) (mcp.ToolHandler, error) {
+	cr, err := compile(route)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return b.call(ctx, cr, req)
+	}, nil
+}
+
+// MustHandler is Handler for routes known to be valid.
+func (b *Bridge) MustHandler(route Route) mcp.ToolHandler {
+	h, err := b.Handler(route)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+var recorderPool = sync.Pool{New: func() any { return &recorder{header: http.Header{}} }}
+
+func (b *Bridge) call(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	hreq, msg := b.buildRequest(ctx, cr, req)
+	if msg != "" {
+		return mcp.ErrorResult(msg), nil
+	}
+	rec := recorderPool.Get().(*recorder)
+	rec.reset()
+	defer recorderPool.Put(rec)
+	b.api.ServeHTTP(rec, hreq)
+	return b.toResult(ctx, cr, req, rec), nil
+}
+
+// buildRequest maps the flat arguments object onto the route: path
+// parameters escaped into the path, the idempotency key into its header,
+// the rest into the query string or the JSON body. It returns a message
+// for the model when the arguments cannot make a request.
+func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest) (*http.Request, string) {
+	pathValues := make(map[string]string, len(cr.params))
+	var query url.Values
+	var body []byte
+	idempotencyKey := ""
+	dec := jsontext.NewDecoder(bytes.NewReader(req.Arguments))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, "Invalid arguments: expected an object"
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, "Invalid arguments: " + err.Error()
+		}
+		name := tok.String()
+		val, err := dec.ReadValue()
+		if err != nil {
+			return nil, "Invalid arguments: " + err.Error()
+		}
+		switch {
+		case cr.params[name]:
+			s, ok := scalarText(val)
+			if !ok {
+				return nil, fmt.Sprintf("Invalid arguments: %q must be a string or a number", name)
+			}
+			pathValues[name] = s
+		case name == b.opts.IdempotencyArgument:
+			s, ok := scalarText(val)
+			if !ok || val.Kind() != '"' {
+				return nil, fmt.Sprintf("Invalid arguments: %q must be a string", name)
+			}
+			idempotencyKey = s
+		case cr.allQuery || cr.query[name]:
+			if query == nil {
+				query = url.Values{}
+			}
+			addQuery(query, name, val)
+		default:
+			if body == nil {
+				body = append(make([]byte, 0, len(req.Arguments)), '{')
+			} else {
+				body = append(body, ',')
+			}
+			body, _ = jsontext.AppendQuote(body, name)
+			body = append(body, ':')
+			body = append(body, val...)
+		}
+	}
+	var p, raw strings.Builder
+	for _, seg := range cr.segments {
+		p.WriteByte('/')
+		raw.WriteByte('/')
+		if seg.param == "" {
+			p.WriteString(seg.literal)
+			raw.WriteString(seg.literal)
+			continue
+		}
+		v, ok := pathValues[seg.param]
+		if !ok || v == "" {
+			return nil, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
+		}
+		p.WriteString(v)
+		raw.WriteString(url.PathEscape(v))
+	}
+	u := &url.URL{Path: p.String(), RawPath: raw.String()}
+	// A value such as ".." or "a/../b" would be cleaned into another path and
+	// could reach another route: refuse it rather than let routing decide.
+	if path.Clean(u.Path) != u.Path {
+		return nil, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+	}
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	if !cr.allQuery && body == nil {
+		body = []byte("{}")
+	} else if body != nil {
+		body = append(body, '}')
+	}
+	ctx = context.WithValue(ctx, inProcessKey{}, true)
+	hreq, err := http.NewRequestWithContext(ctx, cr.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, "Invalid arguments: " + err.Error()
+	}
+	hreq.URL = u
+	hreq.RequestURI = u.RequestURI()
+	hreq.RemoteAddr = "in-process"
+	hreq.Header.Set("Accept", "application/json")
+	if body != nil {
+		hreq.Header.Set("Content-Type", "application/json")
+	} else {
+		hreq.Body = http.NoBody
+		hreq.ContentLength = 0
+	}
+	if idempotencyKey != "" {
+		hreq.Header.Set(b.opts.IdempotencyHeader, idempotencyKey)
+	}
+	for _, h := range b.opts.ForwardHeaders {
+		if vs := req.Header.Values(h); len(vs) > 0 {
+			hreq.Header[http.CanonicalHeaderKey(h)] = vs
+		}
+	}
+	return hreq, ""
+}
+
+// scalarText renders a string or number argument as text.
+func scalarText(v jsontext.Value) (string, bool) {
+	switch v.Kind() {
+	case '"':
+		var s string
+		if err := jsonUnquote(v, &s); err != nil {
+			return "", false
+		}
+		return s, true
+	case '0':
+		return string(v), true
+	}
+	return "", false
+}
+
+func addQuery(q url.Values, name string, v jsontext.Value) {
+	switch v.Kind() {
+	case 'n':
+	case '"', '0':
+		s, _ := scalarText(v)
+		q.Add(name, s)
+	case 't', 'f':
+		q.Add(name, string(v))
+	case '[':
+		dec := jsontext.NewDecoder(bytes.NewReader(v))
+		_, _ = dec.ReadToken()
+		for dec.PeekKind() != ']' {
+			item, err := dec.ReadValue()
+			if err != nil {
+				return
+			}
+			addQuery(q, name, item)
+		}
+	default:
+		q.Add(name, string(v))
+	}
+}
+
+// toResult maps the API's answer onto a tool result: the JSON body on 2xx,
+// {"status": 204} for 204, isError with the body on 4xx, and isError with
+// a generic message on anything else (details logged, never shown).
+func (b *Bridge) toResult(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest, rec *recorder) *mcp.CallToolResult {
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	switch {
+	case status == http.StatusNoContent:
+		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText([]byte(`{"status":204}`))}}
+	case status >= 200 && status < 300:
+		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(rec.body.Bytes())}}
+	case status >= 400 && status < 500:
+		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(rec.body.Bytes())}, IsError: true}
+	}
+	b.opts.Logger.ErrorContext(ctx, "restbridge: API answered with a server error",
+		"tool", req.Name, "method", cr.Method, "route", cr.Path, "status", status, "body", truncate(rec.body.String(), 2048))
+	return mcp.ErrorResult(fmt.Sprintf("The operation failed on the server (HTTP %d). The details were logged; nothing in this message comes from the failure itself. Try again later.", status))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,71 @@
+package rest
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
+)
+
+// Tools derives the MCP tool of every operation that is not REST-only, in
+// declaration order, each dispatching in-process through bridge to this
+// API. The tool's input schema is the operation's own, plus an
+// idempotency_key on writes.
+func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
+	var tools []mcp.Tool
+	for _, reg := range a.ops {
+		op := reg.op
+		if op.RESTOnly {
+			continue
+		}
+		schema := reg.input.schema.CloneSchemas()
+		isWrite := op.Method != http.MethodGet && op.Method != http.MethodHead
+		if isWrite {
+			if schema.Properties == nil {
+				schema.Properties = map[string]*jsonschema.Schema{}
+			}
+			schema.Properties["idempotency_key"] = &jsonschema.Schema{
+				Type:        "string",
+				MaxLength:   jsonschema.Ptr(255),
+				Description: "Makes the write safe to retry: the first response is kept for 24 hours and replayed for the same key; the same key with other arguments is a conflict.",
+			}
+		}
+		var query []string
+		if op.Method == http.MethodPost || op.Method == http.MethodPut || op.Method == http.MethodPatch {
+			for _, name := range reg.input.order {
+				if reg.input.location[name] == inQuery {
+					query = append(query, name)
+				}
+			}
+		}
+		annotations := op.Annotations
+		if annotations.Title == "" {
+			annotations.Title = op.Title
+		}
+		tools = append(tools, mcp.Tool{
+			Name:                 op.ID,
+			Title:                op.Title,
+			Description:          describe(op),
+			InputSchema:          schema,
+			Annotations:          &annotations,
+			Requires:             op.Requires,
+			SkipSchemaValidation: true,
+			Handler:              bridge.MustHandler(restbridge.Route{Method: op.Method, Path: a.cfg.BasePath + op.Path, Query: query}),
+		})
+	}
+	return tools
+}
+
+func describe(op Operation) string {
+	parts := make([]string, 0, 2)
+	if op.Summary != "" {
+		parts = append(parts, op.Summary)
+	}
+	if op.Description != "" {
+		parts = append(parts, op.Description)
+	}
+	return strings.Join(parts, "\n\n")
+}
