@@ -29,7 +29,8 @@ type compiledCatalog struct {
 
 type compiledTool struct {
 	def        Tool
-	wire       []byte // 2026-07-28 and 2025-06-18
+	wire       []byte // 2026-07-28
+	wire0618   []byte // 2025-06-18: no reserved _meta, outputSchema only when an object schema
 	wire0326   []byte // 2025-03-26: no title, no outputSchema
 	schema     *jsonschema.Resolved
 	properties map[string]bool // declared argument names; nil when any key is allowed
@@ -37,20 +38,23 @@ type compiledTool struct {
 	headers    map[string]string // Mcp-Param-<Name> (canonical) → argument name
 }
 
+// Each entry is serialised three times: for 2026-07-28, for 2025-06-18
+// (no reserved _meta keys) and for 2025-03-26 (no titles either).
+
 type compiledResource struct {
-	def            Resource
-	wire, wire0326 []byte
+	def                      Resource
+	wire, wire0618, wire0326 []byte
 }
 
 type compiledTemplate struct {
-	def            ResourceTemplate
-	wire, wire0326 []byte
+	def                      ResourceTemplate
+	wire, wire0618, wire0326 []byte
 }
 
 type compiledPrompt struct {
-	def            Prompt
-	wire, wire0326 []byte
-	arguments      map[string]bool
+	def                      Prompt
+	wire, wire0618, wire0326 []byte
+	arguments                map[string]bool
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
@@ -83,8 +87,9 @@ func compileCatalog(cat Catalog) (*compiledCatalog, error) {
 			return nil, fmt.Errorf("mcp: resource %q is declared twice", r.URI)
 		}
 		cr := &compiledResource{def: r}
-		cr.wire = mustMarshal(resourceWire(r, true))
-		cr.wire0326 = mustMarshal(resourceWire(r, false))
+		cr.wire = mustMarshal(resourceWire(r, Version20260728))
+		cr.wire0618 = mustMarshal(resourceWire(r, Version20250618))
+		cr.wire0326 = mustMarshal(resourceWire(r, Version20250326))
 		cc.resources = append(cc.resources, cr)
 		cc.resourceIndex[r.URI] = cr
 	}
@@ -101,8 +106,9 @@ func compileCatalog(cat Catalog) (*compiledCatalog, error) {
 		}
 		t.compiled = tpl
 		ct := &compiledTemplate{def: t}
-		ct.wire = mustMarshal(templateWire(t, true))
-		ct.wire0326 = mustMarshal(templateWire(t, false))
+		ct.wire = mustMarshal(templateWire(t, Version20260728))
+		ct.wire0618 = mustMarshal(templateWire(t, Version20250618))
+		ct.wire0326 = mustMarshal(templateWire(t, Version20250326))
 		cc.templates = append(cc.templates, ct)
 		cc.templateIndex[t.URITemplate] = ct
 	}
@@ -117,8 +123,9 @@ func compileCatalog(cat Catalog) (*compiledCatalog, error) {
 		for _, a := range p.Arguments {
 			cp.arguments[a.Name] = true
 		}
-		cp.wire = mustMarshal(promptWire(p, true))
-		cp.wire0326 = mustMarshal(promptWire(p, false))
+		cp.wire = mustMarshal(promptWire(p, Version20260728))
+		cp.wire0618 = mustMarshal(promptWire(p, Version20250618))
+		cp.wire0326 = mustMarshal(promptWire(p, Version20250326))
 		cc.prompts = append(cc.prompts, cp)
 		cc.promptIndex[p.Name] = cp
 	}
@@ -171,6 +178,11 @@ func compileTool(t Tool) (*compiledTool, error) {
 		output = b
 	}
 	ct.wire = mustMarshal(toolWire{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: input, OutputSchema: output, Annotations: t.Annotations, Meta: t.Meta})
+	output0618 := output
+	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
+		output0618 = nil
+	}
+	ct.wire0618 = mustMarshal(toolWire{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: input, OutputSchema: output0618, Annotations: t.Annotations, Meta: withoutReservedMeta(t.Meta)})
 	ct.wire0326 = mustMarshal(toolWire{Name: t.Name, Description: t.Description, InputSchema: input, Annotations: t.Annotations, Meta: withoutReservedMeta(t.Meta)})
 	return ct, nil
 }
@@ -200,20 +212,25 @@ type resourceWireT struct {
 	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
-func resourceWire(r Resource, withTitle bool) resourceWireT {
+func resourceWire(r Resource, version string) resourceWireT {
 	w := resourceWireT{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MimeType: r.MimeType, Size: r.Size, Meta: r.Meta}
-	if !withTitle {
-		w.Title, w.Meta = "", withoutReservedMeta(r.Meta)
-	}
+	downgrade(&w, version)
 	return w
 }
 
-func templateWire(t ResourceTemplate, withTitle bool) resourceWireT {
+func templateWire(t ResourceTemplate, version string) resourceWireT {
 	w := resourceWireT{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MimeType: t.MimeType, Meta: t.Meta}
-	if !withTitle {
-		w.Title, w.Meta = "", withoutReservedMeta(t.Meta)
-	}
+	downgrade(&w, version)
 	return w
+}
+
+func downgrade(w *resourceWireT, version string) {
+	if version != Version20260728 {
+		w.Meta = withoutReservedMeta(w.Meta)
+	}
+	if version == Version20250326 {
+		w.Title = ""
+	}
 }
 
 type promptWireT struct {
@@ -224,10 +241,13 @@ type promptWireT struct {
 	Meta        map[string]any   `json:"_meta,omitempty"`
 }
 
-func promptWire(p Prompt, withTitle bool) promptWireT {
+func promptWire(p Prompt, version string) promptWireT {
 	w := promptWireT{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: p.Arguments, Meta: p.Meta}
-	if !withTitle {
-		w.Title, w.Meta = "", withoutReservedMeta(p.Meta)
+	if version != Version20260728 {
+		w.Meta = withoutReservedMeta(p.Meta)
+	}
+	if version == Version20250326 {
+		w.Title = ""
 		w.Arguments = slices.Clone(p.Arguments)
 		for i := range w.Arguments {
 			w.Arguments[i].Title = ""

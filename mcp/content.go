@@ -1,6 +1,6 @@
 package mcp
 
-import "encoding/json"
+import "github.com/go-json-experiment/json"
 
 // Content is one block of a tool result or prompt message. Build it with
 // [TextContent], [ImageContent], [AudioContent], [ResourceLink] or

@@ -37,7 +37,7 @@ var (
 	}
 )
 
-func (c *call) dispatch() ([]byte, *Error) {
+func (c *call) dispatch() (*result, *Error) {
 	table := legacyMethods
 	if c.era == EraModern {
 		table = modernMethods
@@ -46,11 +46,7 @@ func (c *call) dispatch() ([]byte, *Error) {
 	if !ok || !c.h.offers(c.msg.method) {
 		return nil, errMethodNotFound(c.era, c.msg.method)
 	}
-	res, e := fn(c)
-	if e != nil {
-		return nil, e
-	}
-	return c.decorate(res), nil
+	return fn(c)
 }
 
 // offers reports whether the catalog has the feature a method belongs to.

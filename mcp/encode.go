@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -46,8 +47,8 @@ func appendQuote(dst []byte, s string) []byte {
 // decorate wraps a method's members into the result object the era expects:
 // resultType first and serverInfo in _meta for 2026-07-28, with ttlMs and
 // cacheScope on cacheable complete results; nothing of the sort for 2025.
-func (c *call) decorate(res *result) []byte {
-	b := make([]byte, 0, len(res.members)+len(c.h.serverInfoModern)+96)
+func (c *call) decorate(b []byte, res *result) []byte {
+	start := len(b)
 	b = append(b, '{')
 	modern := c.era == EraModern
 	if modern {
@@ -69,7 +70,7 @@ func (c *call) decorate(res *result) []byte {
 		meta = withoutReservedMeta(meta)
 	}
 	if modern || len(meta) > 0 {
-		if len(b) > 1 {
+		if len(b) > start+1 {
 			b = append(b, ',')
 		}
 		b = append(b, `"_meta":{`...)
@@ -102,18 +103,37 @@ func withoutReservedMeta(meta map[string]any) map[string]any {
 	return out
 }
 
-func (h *Handler) writeResult(w http.ResponseWriter, id []byte, res []byte) {
-	b := make([]byte, 0, len(res)+len(id)+40)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
+// Header values shared by every response. They are never appended to, so
+// sharing the slices is safe and saves an allocation per header.
+var (
+	contentTypeJSON = []string{"application/json"}
+	noStore         = []string{"no-store"}
+	versionHeaders  = map[string][]string{
+		Version20260728: {Version20260728},
+		Version20250618: {Version20250618},
+		Version20250326: {Version20250326},
+	}
+)
+
+var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// writeResult writes {"jsonrpc","id","result"} with the decorated result,
+// assembled in one pooled buffer.
+func (c *call) writeResult(id []byte, res *result) {
+	bp := outPool.Get().(*[]byte)
+	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":`...)
-	b = append(b, res...)
+	b = c.decorate(b, res)
 	b = append(b, '}')
-	hdr := w.Header()
-	hdr["Content-Type"] = []string{"application/json"}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	hdr := c.w.Header()
+	hdr["Content-Type"] = contentTypeJSON
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		outPool.Put(bp)
+	}
 }
 
 type wireError struct {
@@ -146,7 +166,7 @@ func (h *Handler) writeError(w http.ResponseWriter, id []byte, e *Error) {
 		status = http.StatusOK
 	}
 	hdr := w.Header()
-	hdr["Content-Type"] = []string{"application/json"}
+	hdr["Content-Type"] = contentTypeJSON
 	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
 	_, _ = w.Write(b)

@@ -1,10 +1,5 @@
 package mcp
 
-import (
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-)
-
 // _meta keys of the 2026-07-28 request envelope.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -18,17 +13,16 @@ const (
 // conformance suite pins: header mismatch (-32020) before version (-32022)
 // before envelope completeness (-32602) before routing.
 func (c *call) detectEra() *Error {
-	meta, metaOK := metaMembers(c.msg.params.Meta)
-	rawVersion, modern := meta[MetaProtocolVersion]
-	if metaOK && modern {
-		return c.checkModern(meta, rawVersion)
+	p := &c.msg.params
+	if p.metaOK && p.hasVersion {
+		return c.checkModern(p)
 	}
 	return c.checkLegacy()
 }
 
-func (c *call) checkModern(meta map[string]jsontext.Value, rawVersion jsontext.Value) *Error {
+func (c *call) checkModern(p *params) *Error {
 	c.era = EraModern
-	version, ok := stringMember(rawVersion)
+	version, ok := stringMember(p.metaVersion)
 	if !ok {
 		return errEnvelope("_meta[\"" + MetaProtocolVersion + "\"] must be a string")
 	}
@@ -76,21 +70,13 @@ func (c *call) checkModern(meta map[string]jsontext.Value, rawVersion jsontext.V
 	if !isModernVersion(version) {
 		return errUnsupportedVersion(version)
 	}
-	rawCaps, ok := meta[MetaClientCapabilities]
-	if !ok {
+	if !p.hasCaps {
 		return errEnvelope("_meta[\"" + MetaClientCapabilities + "\"] is required (an object; {} will do)")
 	}
-	caps, ok := metaMembers(rawCaps)
-	if !ok || rawCaps.Kind() != '{' {
+	if p.metaCaps.Kind() != '{' {
 		return errEnvelope("_meta[\"" + MetaClientCapabilities + "\"] must be an object")
 	}
-	c.caps = ClientCapabilities{members: caps}
-	if raw, ok := meta[MetaClientInfo]; ok && raw.Kind() == '{' {
-		var info Implementation
-		if json.Unmarshal(raw, &info) == nil {
-			c.client = &info
-		}
-	}
+	c.caps = ClientCapabilities{raw: p.metaCaps}
 	c.version = version
 	return nil
 }

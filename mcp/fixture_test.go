@@ -32,6 +32,7 @@ func goldenOptions() mcp.Options {
 		Instructions: "Golden instructions.",
 		MaxBodyBytes: 4096,
 		PageSize:     2,
+		AllowOrigin:  mcp.AllowOrigins("https://app.example.com"),
 	}
 }
 
@@ -143,8 +144,8 @@ func goldenCatalog() mcp.Catalog {
 					OpenWorldHint:   mcp.Bool(false),
 				},
 				Meta: map[string]any{
-					"golden/owner":                  "tests",
-					"io.modelcontextprotocol/hint":  "reserved",
+					"golden/owner":                 "tests",
+					"io.modelcontextprotocol/hint": "reserved",
 				},
 				Handler: func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					var args struct {

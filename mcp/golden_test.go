@@ -31,6 +31,9 @@ package mcp_test
 //	@content-length: N   the declared Content-Length (-1: unknown, as with a
 //	                     chunked body, so only the bytes that arrive count)
 //	@pad-to: N           pad the body with trailing spaces to N bytes
+//	@go-quoted-body: true
+//	                     the body is a Go string literal, for bytes a text
+//	                     file should not hold (invalid UTF-8)
 //
 // The response lists the headers that matter, in a fixed order, when present:
 // Content-Type, Cache-Control, MCP-Protocol-Version, Allow, Retry-After,
@@ -140,6 +143,7 @@ func parseRequest(t *testing.T, section string) *http.Request {
 	host := ""
 	contentLength := int64(-2)
 	padTo := -1
+	quotedBody := false
 	for _, l := range lines[1:] {
 		name, value, ok := strings.Cut(l, ":")
 		if !ok {
@@ -166,6 +170,8 @@ func parseRequest(t *testing.T, section string) *http.Request {
 				t.Fatalf("%s: %v", l, err)
 			}
 			padTo = n
+		case name == "@go-quoted-body":
+			quotedBody = value == "true"
 		case strings.HasPrefix(name, "@"):
 			t.Fatalf("unknown directive %q", name)
 		case strings.EqualFold(name, "Host"):
@@ -173,6 +179,13 @@ func parseRequest(t *testing.T, section string) *http.Request {
 		default:
 			header.Add(name, value)
 		}
+	}
+	if quotedBody {
+		uq, err := strconv.Unquote(body)
+		if err != nil {
+			t.Fatalf("@go-quoted-body: %v", err)
+		}
+		body = uq
 	}
 	if padTo >= 0 {
 		if len(body) > padTo {

@@ -1,14 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 )
 
 // Options configure one MCP endpoint. The zero value of each field is a
@@ -113,15 +111,43 @@ func MustNewHandler(opts Options, catalog Catalog) *Handler {
 	return h
 }
 
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// readBody reads at most limit bytes of body. The body gets its own
+// buffer, sized by Content-Length when declared: decoded members are slices
+// of it and may outlive the request in a handler's hands.
+func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err error) {
+	size := int64(512)
+	if r.ContentLength >= 0 {
+		size = r.ContentLength + 1
+	}
+	body = make([]byte, 0, min(size, limit+1))
+	for {
+		if int64(len(body)) > limit {
+			return nil, true, nil
+		}
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		n, err := r.Body.Read(body[len(body):min(int64(cap(body)), limit+1)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			if int64(len(body)) > limit {
+				return nil, true, nil
+			}
+			return body, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
 
 // ServeHTTP runs the gates in the order the specification and our product
 // decisions fix: verb, Origin, body cap, authentication, rate limit, JSON
 // parsing, envelope, era and header checks, then the method.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	hdr["Cache-Control"] = []string{"no-store"}
-	hdr[HeaderProtocolVersion] = []string{guessVersion(r)}
+	hdr["Cache-Control"] = noStore
+	hdr[HeaderProtocolVersion] = versionHeaders[guessVersion(r)]
 
 	if origin, ok := r.Header["Origin"]; ok {
 		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
@@ -148,15 +174,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, nil, errBodyTooLarge(limit))
 		return
 	}
-	buf := bodyPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 64<<10 {
-			bodyPool.Put(buf)
-		}
-	}()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
-	if n > limit {
+	body, tooLarge, err := readBody(r, limit)
+	if tooLarge {
 		h.writeError(w, nil, errBodyTooLarge(limit))
 		return
 	}
@@ -183,7 +202,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	msg, perr := decodeMessage(buf.Bytes())
+	msg, perr := decodeMessage(body)
 	if perr != nil {
 		var id []byte
 		if msg != nil {
@@ -209,13 +228,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, msg.id, e)
 		return
 	}
-	hdr[HeaderProtocolVersion] = []string{c.version}
+	hdr[HeaderProtocolVersion] = versionHeaders[c.version]
 	result, e := c.dispatch()
 	if e != nil {
 		h.writeError(w, msg.id, e)
 		return
 	}
-	h.writeResult(w, msg.id, result)
+	c.writeResult(msg.id, result)
 }
 
 // guessVersion is the version written on answers sent before the era is
@@ -237,9 +256,8 @@ type call struct {
 	era     Era
 	version string
 	caps    ClientCapabilities
-	client  *Implementation
 }
 
 func (c *call) request() Request {
-	return Request{Version: c.version, Era: c.era, Capabilities: c.caps, ClientInfo: c.client, Header: c.r.Header, textIndent: c.h.opts.TextIndent}
+	return Request{Version: c.version, Era: c.era, Capabilities: c.caps, clientInfo: c.msg.params.metaClient, Header: c.r.Header, textIndent: c.h.opts.TextIndent}
 }

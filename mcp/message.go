@@ -1,15 +1,16 @@
 package mcp
 
 import (
-	"bytes"
 	"errors"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kobana/kobana-mcp/internal/jsonscan"
 )
 
-// message is one decoded JSON-RPC message. Fields stay raw until the method
-// that needs them reads them, so nothing is decoded twice.
+// message is one decoded JSON-RPC message. Members stay raw slices of the
+// body until the method that needs them reads them, so nothing is decoded
+// twice and nothing unused is decoded at all.
 type message struct {
 	id       jsontext.Value // validated string or integer; nil for a notification
 	method   string
@@ -17,92 +18,188 @@ type message struct {
 	response bool // a JSON-RPC response or error posted by the client
 }
 
-// wireMessage mirrors the envelope with every member raw, so type errors are
-// ours to report (as -32600) rather than the decoder's.
-type wireMessage struct {
-	JSONRPC jsontext.Value `json:"jsonrpc"`
-	ID      jsontext.Value `json:"id"`
-	Method  jsontext.Value `json:"method"`
-	Params  jsontext.Value `json:"params"`
-	Result  jsontext.Value `json:"result"`
-	Error   jsontext.Value `json:"error"`
-}
-
-// params holds every member of params that any method reads.
+// params holds every member of params that any method reads, raw, and the
+// members of params._meta the envelope is made of.
 type params struct {
 	present         bool
-	Meta            jsontext.Value `json:"_meta"`
-	Name            jsontext.Value `json:"name"`
-	URI             jsontext.Value `json:"uri"`
-	Arguments       jsontext.Value `json:"arguments"`
-	Cursor          jsontext.Value `json:"cursor"`
-	ProtocolVersion jsontext.Value `json:"protocolVersion"`
-	Capabilities    jsontext.Value `json:"capabilities"`
-	ClientInfo      jsontext.Value `json:"clientInfo"`
-	InputResponses  jsontext.Value `json:"inputResponses"`
-	RequestState    jsontext.Value `json:"requestState"`
-	Ref             jsontext.Value `json:"ref"`
-	Argument        jsontext.Value `json:"argument"`
-	Context         jsontext.Value `json:"context"`
-}
+	Meta            jsontext.Value
+	Name            jsontext.Value
+	URI             jsontext.Value
+	Arguments       jsontext.Value
+	Cursor          jsontext.Value
+	ProtocolVersion jsontext.Value
+	InputResponses  jsontext.Value
+	RequestState    jsontext.Value
+	Ref             jsontext.Value
+	Argument        jsontext.Value
+	Context         jsontext.Value
 
-var strictJSON = json.JoinOptions(jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+	// From params._meta: metaOK is false when _meta is present but not an
+	// object; hasVersion tells whether the 2026 version key is present.
+	metaOK       bool
+	hasVersion   bool
+	metaVersion  jsontext.Value
+	metaCaps     jsontext.Value
+	hasCaps      bool
+	metaClient   jsontext.Value
+	otherMetaLen int
+}
 
 // decodeMessage turns a body into one message, or into the error the body
 // deserves: -32700 for text that is not JSON, -32600 for JSON that is not
 // one request (arrays, wrong member types, duplicate keys, bad ids).
 func decodeMessage(body []byte) (*message, *Error) {
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) == 0 {
+	if firstByte(body) == 0 {
 		return nil, errParse("empty body")
 	}
-	if trimmed[0] != '{' {
-		var v jsontext.Value
-		if err := json.Unmarshal(trimmed, &v, strictJSON); err != nil {
-			return nil, jsonError(err)
+	s := jsonscan.Get()
+	defer jsonscan.Put(s)
+	if err := s.Start(body); err != nil {
+		if errors.Is(err, jsonscan.ErrNotObject) {
+			if firstByte(body) == '[' {
+				return nil, errInvalidRequest("batch requests are not supported; send one JSON-RPC message per POST")
+			}
+			return nil, errInvalidRequest("the body must be a JSON-RPC request object")
 		}
-		if trimmed[0] == '[' {
-			return nil, errInvalidRequest("batch requests are not supported; send one JSON-RPC message per POST")
-		}
-		return nil, errInvalidRequest("the body must be a JSON-RPC request object")
-	}
-	var w wireMessage
-	if err := json.Unmarshal(body, &w, strictJSON); err != nil {
 		return nil, jsonError(err)
 	}
-	if string(w.JSONRPC) != `"2.0"` {
-		return nil, errInvalidRequest(`"jsonrpc" must be "2.0"`)
+	var jsonrpc, id, method, rawParams, result, rpcErr jsontext.Value
+	for {
+		name, value, ok, err := s.Next()
+		if err != nil {
+			return nil, jsonError(err)
+		}
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "jsonrpc":
+			jsonrpc = value
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "params":
+			rawParams = value
+		case "result":
+			result = value
+		case "error":
+			rpcErr = value
+		}
+	}
+	if err := s.Finish(); err != nil {
+		return nil, jsonError(err)
 	}
 	m := &message{}
-	if w.ID != nil {
-		if !validID(w.ID) {
+	if id != nil {
+		if !validID(id) {
 			return nil, errInvalidRequest(`"id" must be a string or an integer`)
 		}
-		m.id = w.ID
+		m.id = id
 	}
-	if w.Method == nil {
-		if m.id != nil && (w.Result != nil || w.Error != nil) {
+	if string(jsonrpc) != `"2.0"` {
+		return m, errInvalidRequest(`"jsonrpc" must be "2.0"`)
+	}
+	if method == nil {
+		if m.id != nil && (result != nil || rpcErr != nil) {
 			m.response = true
 			return m, nil
 		}
 		return m, errInvalidRequest(`"method" is required`)
 	}
-	if w.Method.Kind() != '"' {
+	var ok bool
+	if m.method, ok = jsonscan.String(method); !ok {
 		return m, errInvalidRequest(`"method" must be a string`)
 	}
-	if err := json.Unmarshal(w.Method, &m.method); err != nil {
-		return m, errInvalidRequest(`"method" must be a string`)
-	}
-	if w.Params != nil && string(w.Params) != "null" {
-		if w.Params.Kind() != '{' {
+	if rawParams != nil && string(rawParams) != "null" {
+		if rawParams.Kind() != '{' {
 			return m, errInvalidRequest(`"params" must be an object`)
 		}
-		if err := json.Unmarshal(w.Params, &m.params, strictJSON); err != nil {
-			return m, jsonError(err)
+		if e := m.params.decode(s, rawParams); e != nil {
+			return m, e
 		}
-		m.params.present = true
 	}
 	return m, nil
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c
+		}
+	}
+	return 0
+}
+
+// decode reads the members of params, and of params._meta.
+func (p *params) decode(s *jsonscan.Scanner, raw jsontext.Value) *Error {
+	p.present = true
+	if err := s.Start(raw); err != nil {
+		return jsonError(err)
+	}
+	for {
+		name, value, ok, err := s.Next()
+		if err != nil {
+			return jsonError(err)
+		}
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "_meta":
+			p.Meta = value
+		case "name":
+			p.Name = value
+		case "uri":
+			p.URI = value
+		case "arguments":
+			p.Arguments = value
+		case "cursor":
+			p.Cursor = value
+		case "protocolVersion":
+			p.ProtocolVersion = value
+		case "inputResponses":
+			p.InputResponses = value
+		case "requestState":
+			p.RequestState = value
+		case "ref":
+			p.Ref = value
+		case "argument":
+			p.Argument = value
+		case "context":
+			p.Context = value
+		}
+	}
+	p.metaOK = true
+	if p.Meta == nil || string(p.Meta) == "null" {
+		return nil
+	}
+	if p.Meta.Kind() != '{' {
+		p.metaOK = false
+		return nil
+	}
+	if err := s.Start(p.Meta); err != nil {
+		return jsonError(err)
+	}
+	for {
+		name, value, ok, err := s.Next()
+		if err != nil {
+			return jsonError(err)
+		}
+		if !ok {
+			return nil
+		}
+		switch string(name) {
+		case MetaProtocolVersion:
+			p.hasVersion, p.metaVersion = true, value
+		case MetaClientCapabilities:
+			p.hasCaps, p.metaCaps = true, value
+		case MetaClientInfo:
+			p.metaClient = value
+		default:
+			p.otherMetaLen++
+		}
+	}
 }
 
 func jsonError(err error) *Error {
@@ -136,26 +233,5 @@ func validID(v jsontext.Value) bool {
 // stringMember reads a raw member that must be a JSON string. ok is false when
 // the member is absent or of another type.
 func stringMember(v jsontext.Value) (s string, ok bool) {
-	if v.Kind() != '"' {
-		return "", false
-	}
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// metaMembers splits params._meta into its members. A _meta that is present
-// but not an object reports ok=false.
-func metaMembers(v jsontext.Value) (members map[string]jsontext.Value, ok bool) {
-	if v == nil {
-		return nil, true
-	}
-	if v.Kind() != '{' {
-		return nil, false
-	}
-	if err := json.Unmarshal(v, &members); err != nil {
-		return nil, false
-	}
-	return members, true
+	return jsonscan.String(v)
 }

@@ -20,7 +20,7 @@ func (c *call) promptsList() (*result, *Error) {
 		return nil, e
 	}
 	return &result{members: c.listMembers("prompts", len(items), func(i int) []byte {
-		return pick(c.version, items[i].wire, items[i].wire0326)
+		return pick(c.version, items[i].wire, items[i].wire0618, items[i].wire0326)
 	}, next), cacheable: true}, nil
 }
 

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
+	encjson "encoding/json"
 	"net/http"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kobana/kobana-mcp/internal/jsonscan"
 )
 
 // Request is what every handler (tool, prompt, resource, completion) learns
@@ -19,8 +22,8 @@ type Request struct {
 	// era). 2025 clients declared theirs once in initialize, which a
 	// stateless server never sees again, so they have none here.
 	Capabilities ClientCapabilities
-	// ClientInfo is the client's self-description, for display and logs only.
-	ClientInfo *Implementation
+	// clientInfo is the raw clientInfo of the envelope, read on demand.
+	clientInfo jsontext.Value
 	// Header is the HTTP request's header, for handlers that forward
 	// product headers (a workspace id, a language) to an in-process API.
 	Header http.Header
@@ -41,10 +44,23 @@ func (r *Request) JSONText(body []byte) Content {
 		return TextContent(string(body))
 	}
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, body, "", r.textIndent); err != nil {
+	if err := encjson.Indent(&buf, body, "", r.textIndent); err != nil {
 		return TextContent(string(body))
 	}
 	return TextContent(buf.String())
+}
+
+// ClientInfo is the client's self-description from the 2026 envelope, for
+// display and logs only (it is self-reported); nil when absent or invalid.
+func (r *Request) ClientInfo() *Implementation {
+	if r.clientInfo.Kind() != '{' {
+		return nil
+	}
+	var info Implementation
+	if json.Unmarshal(r.clientInfo, &info) != nil {
+		return nil
+	}
+	return &info
 }
 
 // Implementation names a client or a server.
@@ -57,12 +73,34 @@ type Implementation struct {
 // ClientCapabilities is the capability object a 2026-07-28 client sends in
 // every request's _meta.
 type ClientCapabilities struct {
-	members map[string]jsontext.Value
+	raw jsontext.Value
+}
+
+// member returns one capability's raw value; it is read on demand because
+// most requests never ask.
+func (c ClientCapabilities) member(name string) (jsontext.Value, bool) {
+	if c.raw == nil {
+		return nil, false
+	}
+	s := jsonscan.Get()
+	defer jsonscan.Put(s)
+	if s.Start(c.raw) != nil {
+		return nil, false
+	}
+	for {
+		n, v, ok, err := s.Next()
+		if err != nil || !ok {
+			return nil, false
+		}
+		if string(n) == name {
+			return v, true
+		}
+	}
 }
 
 // Has reports whether the client declared the named capability.
 func (c ClientCapabilities) Has(name string) bool {
-	_, ok := c.members[name]
+	_, ok := c.member(name)
 	return ok
 }
 
@@ -90,16 +128,13 @@ func (c ClientCapabilities) ElicitURL() bool {
 }
 
 func (c ClientCapabilities) elicitation() (map[string]jsontext.Value, bool) {
-	v, ok := c.members["elicitation"]
-	if !ok {
+	v, ok := c.member("elicitation")
+	if !ok || v.Kind() != '{' {
 		return nil, false
 	}
-	m, ok := metaMembers(v)
-	if !ok || v == nil {
+	var m map[string]jsontext.Value
+	if json.Unmarshal(v, &m) != nil {
 		return nil, false
-	}
-	if m == nil {
-		m = map[string]jsontext.Value{}
 	}
 	return m, true
 }

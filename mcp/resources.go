@@ -19,7 +19,7 @@ func (c *call) resourcesList() (*result, *Error) {
 		return nil, e
 	}
 	return &result{members: c.listMembers("resources", len(items), func(i int) []byte {
-		return pick(c.version, items[i].wire, items[i].wire0326)
+		return pick(c.version, items[i].wire, items[i].wire0618, items[i].wire0326)
 	}, next), cacheable: true}, nil
 }
 
@@ -35,13 +35,17 @@ func (c *call) templatesList() (*result, *Error) {
 		return nil, e
 	}
 	return &result{members: c.listMembers("resourceTemplates", len(items), func(i int) []byte {
-		return pick(c.version, items[i].wire, items[i].wire0326)
+		return pick(c.version, items[i].wire, items[i].wire0618, items[i].wire0326)
 	}, next), cacheable: true}, nil
 }
 
-func pick(version string, wire, wire0326 []byte) []byte {
-	if version == Version20250326 {
+// pick chooses an entry's serialisation for the version in use.
+func pick(version string, wire, wire0618, wire0326 []byte) []byte {
+	switch version {
+	case Version20250326:
 		return wire0326
+	case Version20250618:
+		return wire0618
 	}
 	return wire
 }

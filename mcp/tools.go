@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kobana/kobana-mcp/internal/jsonscan"
 )
 
 func (c *call) toolsList() (*result, *Error) {
@@ -23,17 +25,17 @@ func (c *call) toolsList() (*result, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	b := make([]byte, 0, 64*len(items)+64)
+	size := 64
+	for _, t := range items {
+		size += len(t.wire) + 1
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `"tools":[`...)
 	for i, t := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if c.version == Version20250326 {
-			b = append(b, t.wire0326...)
-		} else {
-			b = append(b, t.wire...)
-		}
+		b = append(b, pick(c.version, t.wire, t.wire0618, t.wire0326)...)
 	}
 	b = append(b, ']')
 	if next != "" {
@@ -116,26 +118,23 @@ func (t *compiledTool) checkArguments(args jsontext.Value) string {
 }
 
 // unknownKeys lists the top-level keys of an object that are not declared,
-// reading tokens without building the object.
+// reading them in place without building the object.
 func unknownKeys(obj jsontext.Value, declared map[string]bool) []string {
-	dec := jsontext.NewDecoder(strings.NewReader(string(obj)))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+	s := jsonscan.Get()
+	defer jsonscan.Put(s)
+	if s.Start(obj) != nil {
 		return nil
 	}
 	var unknown []string
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
+	for {
+		name, _, ok, err := s.Next()
+		if err != nil || !ok {
 			return unknown
 		}
-		if k := tok.String(); !declared[k] {
-			unknown = append(unknown, k)
-		}
-		if err := dec.SkipValue(); err != nil {
-			return unknown
+		if !declared[string(name)] {
+			unknown = append(unknown, string(name))
 		}
 	}
-	return unknown
 }
 
 func quoteList(keys []string) string {
@@ -212,7 +211,7 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 			content[i] = content[i].forVersion(c.version)
 		}
 	}
-	m, err := members(nil).value("content", content)
+	m, err := appendContent(make(members, 0, 64+contentSize(content)), content)
 	if err != nil {
 		return nil, c.handlerError(err)
 	}
@@ -229,4 +228,35 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 		m = m.raw("isError", []byte("true"))
 	}
 	return &result{members: m, meta: res.Meta}, nil
+}
+
+// appendContent writes the "content" member. Text blocks, by far the most
+// common, are written directly; other blocks go through the encoder.
+func appendContent(m members, content []Content) (members, error) {
+	m = append(m, `"content":[`...)
+	for i, block := range content {
+		if i > 0 {
+			m = append(m, ',')
+		}
+		if block.Type == "text" && block.Meta == nil {
+			m = append(m, `{"type":"text","text":`...)
+			m = appendQuote(m, block.Text)
+			m = append(m, '}')
+			continue
+		}
+		b, err := json.Marshal(block)
+		if err != nil {
+			return m, err
+		}
+		m = append(m, b...)
+	}
+	return append(m, ']'), nil
+}
+
+func contentSize(content []Content) int {
+	n := 0
+	for _, b := range content {
+		n += len(b.Text) + len(b.Data) + 32
+	}
+	return n
 }

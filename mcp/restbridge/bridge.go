@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kobana/kobana-mcp/internal/jsonscan"
 	"github.com/kobana/kobana-mcp/mcp"
 )
 
@@ -56,8 +58,9 @@ type Options struct {
 
 // Bridge dispatches tools to one API handler.
 type Bridge struct {
-	api  http.Handler
-	opts Options
+	api               http.Handler
+	opts              Options
+	idempotencyHeader string
 }
 
 // New returns a Bridge to api.
@@ -74,7 +77,7 @@ func New(api http.Handler, opts Options) *Bridge {
 	opts.ForwardHeaders = slices.DeleteFunc(slices.Clone(opts.ForwardHeaders), func(h string) bool {
 		return strings.EqualFold(h, "Authorization") || strings.EqualFold(h, "Cookie")
 	})
-	return &Bridge{api: api, opts: opts}
+	return &Bridge{api: api, opts: opts, idempotencyHeader: http.CanonicalHeaderKey(opts.IdempotencyHeader)}
 }
 
 type inProcessKey struct{}
@@ -94,25 +97,28 @@ type segment struct {
 
 type compiledRoute struct {
 	Route
-	segments []segment
-	params   map[string]bool
-	query    map[string]bool
-	allQuery bool
+	segments   []segment
+	paramNames []string
+	query      map[string]bool
+	allQuery   bool
 }
 
 func compile(r Route) (*compiledRoute, error) {
 	if r.Method == "" || !strings.HasPrefix(r.Path, "/") {
 		return nil, fmt.Errorf("restbridge: route %q %q needs a method and an absolute path", r.Method, r.Path)
 	}
-	cr := &compiledRoute{Route: r, params: map[string]bool{}, query: map[string]bool{}}
+	cr := &compiledRoute{Route: r, query: map[string]bool{}}
 	for _, part := range strings.Split(r.Path[1:], "/") {
 		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
 			name := strings.TrimSuffix(part[1:len(part)-1], "...")
 			cr.segments = append(cr.segments, segment{param: name})
-			cr.params[name] = true
+			cr.paramNames = append(cr.paramNames, name)
 		} else {
 			cr.segments = append(cr.segments, segment{literal: part})
 		}
+	}
+	if len(cr.paramNames) > 4 {
+		return nil, fmt.Errorf("restbridge: route %q has more than 4 path parameters", r.Path)
 	}
 	for _, q := range r.Query {
 		cr.query[q] = true
@@ -158,79 +164,68 @@ func (b *Bridge) call(ctx context.Context, cr *compiledRoute, req *mcp.CallToolR
 	return b.toResult(ctx, cr, req, rec), nil
 }
 
+// Header values set on every in-process request, shared read-only.
+var (
+	acceptJSON      = []string{"application/json"}
+	contentTypeJSON = []string{"application/json"}
+)
+
 // buildRequest maps the flat arguments object onto the route: path
 // parameters escaped into the path, the idempotency key into its header,
 // the rest into the query string or the JSON body. It returns a message
 // for the model when the arguments cannot make a request.
 func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest) (*http.Request, string) {
-	pathValues := make(map[string]string, len(cr.params))
+	var pathValues [4]string // path parameters, in cr.paramNames order
 	var query url.Values
 	var body []byte
 	idempotencyKey := ""
-	dec := jsontext.NewDecoder(bytes.NewReader(req.Arguments))
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+	s := jsonscan.Get()
+	defer jsonscan.Put(s)
+	if err := s.Start(req.Arguments); err != nil {
 		return nil, "Invalid arguments: expected an object"
 	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
+	for {
+		rawName, val, ok, err := s.Next()
 		if err != nil {
 			return nil, "Invalid arguments: " + err.Error()
 		}
-		name := tok.String()
-		val, err := dec.ReadValue()
-		if err != nil {
-			return nil, "Invalid arguments: " + err.Error()
+		if !ok {
+			break
+		}
+		if i := cr.paramIndex(rawName); i >= 0 {
+			v, ok := scalarText(val)
+			if !ok {
+				return nil, fmt.Sprintf("Invalid arguments: %q must be a string or a number", rawName)
+			}
+			pathValues[i] = v
+			continue
 		}
 		switch {
-		case cr.params[name]:
-			s, ok := scalarText(val)
-			if !ok {
-				return nil, fmt.Sprintf("Invalid arguments: %q must be a string or a number", name)
-			}
-			pathValues[name] = s
-		case name == b.opts.IdempotencyArgument:
-			s, ok := scalarText(val)
+		case string(rawName) == b.opts.IdempotencyArgument:
+			v, ok := scalarText(val)
 			if !ok || val.Kind() != '"' {
-				return nil, fmt.Sprintf("Invalid arguments: %q must be a string", name)
+				return nil, fmt.Sprintf("Invalid arguments: %q must be a string", rawName)
 			}
-			idempotencyKey = s
-		case cr.allQuery || cr.query[name]:
+			idempotencyKey = v
+		case cr.allQuery || cr.query[string(rawName)]:
 			if query == nil {
 				query = url.Values{}
 			}
-			addQuery(query, name, val)
+			addQuery(query, string(rawName), val)
 		default:
 			if body == nil {
 				body = append(make([]byte, 0, len(req.Arguments)), '{')
 			} else {
 				body = append(body, ',')
 			}
-			body, _ = jsontext.AppendQuote(body, name)
+			body, _ = jsontext.AppendQuote(body, rawName)
 			body = append(body, ':')
 			body = append(body, val...)
 		}
 	}
-	var p, raw strings.Builder
-	for _, seg := range cr.segments {
-		p.WriteByte('/')
-		raw.WriteByte('/')
-		if seg.param == "" {
-			p.WriteString(seg.literal)
-			raw.WriteString(seg.literal)
-			continue
-		}
-		v, ok := pathValues[seg.param]
-		if !ok || v == "" {
-			return nil, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
-		}
-		p.WriteString(v)
-		raw.WriteString(url.PathEscape(v))
-	}
-	u := &url.URL{Path: p.String(), RawPath: raw.String()}
-	// A value such as ".." or "a/../b" would be cleaned into another path and
-	// could reach another route: refuse it rather than let routing decide.
-	if path.Clean(u.Path) != u.Path {
-		return nil, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+	u, msg := cr.buildURL(pathValues[:len(cr.paramNames)])
+	if msg != "" {
+		return nil, msg
 	}
 	if query != nil {
 		u.RawQuery = query.Encode()
@@ -240,23 +235,22 @@ func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.C
 	} else if body != nil {
 		body = append(body, '}')
 	}
-	ctx = context.WithValue(ctx, inProcessKey{}, true)
-	hreq, err := http.NewRequestWithContext(ctx, cr.Method, u.String(), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, inProcessKey{}, true), cr.Method, "/", nil)
 	if err != nil {
 		return nil, "Invalid arguments: " + err.Error()
 	}
 	hreq.URL = u
-	hreq.RequestURI = u.RequestURI()
+	hreq.RequestURI = ""
 	hreq.RemoteAddr = "in-process"
-	hreq.Header.Set("Accept", "application/json")
+	hreq.Header["Accept"] = acceptJSON
+	hreq.Body = http.NoBody
 	if body != nil {
-		hreq.Header.Set("Content-Type", "application/json")
-	} else {
-		hreq.Body = http.NoBody
-		hreq.ContentLength = 0
+		hreq.Body = io.NopCloser(bytes.NewReader(body))
+		hreq.ContentLength = int64(len(body))
+		hreq.Header["Content-Type"] = contentTypeJSON
 	}
 	if idempotencyKey != "" {
-		hreq.Header.Set(b.opts.IdempotencyHeader, idempotencyKey)
+		hreq.Header[b.idempotencyHeader] = []string{idempotencyKey}
 	}
 	for _, h := range b.opts.ForwardHeaders {
 		if vs := req.Header.Values(h); len(vs) > 0 {
@@ -266,15 +260,57 @@ func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.C
 	return hreq, ""
 }
 
+// paramIndex returns the position of a path parameter, or -1.
+func (cr *compiledRoute) paramIndex(name []byte) int {
+	for i, p := range cr.paramNames {
+		if p == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// buildURL escapes the path parameters into the route's path. A value such
+// as ".." or "a/../b" would be cleaned into another path and could reach
+// another route: it is refused rather than left to routing.
+func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
+	var p, raw []byte
+	escaped := false
+	vi := 0
+	for _, seg := range cr.segments {
+		p = append(p, '/')
+		if seg.param == "" {
+			p = append(p, seg.literal...)
+			raw = append(raw, '/')
+			raw = append(raw, seg.literal...)
+			continue
+		}
+		v := values[vi]
+		vi++
+		if v == "" {
+			return nil, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
+		}
+		p = append(p, v...)
+		e := url.PathEscape(v)
+		escaped = escaped || e != v
+		raw = append(raw, '/')
+		raw = append(raw, e...)
+	}
+	u := &url.URL{Path: string(p)}
+	if path.Clean(u.Path) != u.Path {
+		return nil, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+	}
+	if escaped {
+		u.RawPath = string(raw)
+	}
+	return u, ""
+}
+
 // scalarText renders a string or number argument as text.
 func scalarText(v jsontext.Value) (string, bool) {
 	switch v.Kind() {
 	case '"':
-		var s string
-		if err := jsonUnquote(v, &s); err != nil {
-			return "", false
-		}
-		return s, true
+		return jsonscan.String(v)
 	case '0':
 		return string(v), true
 	}

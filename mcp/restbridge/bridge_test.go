@@ -14,8 +14,8 @@ import (
 
 type seen struct {
 	method, path, rawQuery, body, idem, workspace, auth string
-	inProcess                                         bool
-	user                                              any
+	inProcess                                           bool
+	user                                                any
 }
 
 type userKey struct{}

@@ -3,9 +3,6 @@ package restbridge
 import (
 	"bytes"
 	"net/http"
-
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // recorder is the ResponseWriter an in-process request writes to. It is
@@ -39,5 +36,3 @@ func (r *recorder) Write(p []byte) (int, error) {
 
 // Flush lets handlers that flush run unchanged; everything is buffered.
 func (r *recorder) Flush() {}
-
-func jsonUnquote(v jsontext.Value, s *string) error { return json.Unmarshal(v, s) }

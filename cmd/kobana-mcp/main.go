@@ -1,0 +1,53 @@
+// Command kobana-mcp serves the MCP endpoints of the Kobana products — the
+// Autonomous Inbox, Dunning and Kadu — each on its own listener, beside the
+// REST API its tools mirror.
+//
+//	kobana-mcp serve            start every product (embedded defaults)
+//	kobana-mcp version          print the version
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `kobana-mcp — MCP endpoints of the Kobana products
+
+Usage:
+  kobana-mcp serve [flags]   start every product, each on its own listener
+  kobana-mcp version         print the version
+
+Run "kobana-mcp serve --help" for the configuration.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "kobana-mcp", version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "kobana-mcp: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

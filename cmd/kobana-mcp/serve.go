@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning"
+	"github.com/kobana/kobana-mcp/inbox"
+	"github.com/kobana/kobana-mcp/kadu"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/app"
+)
+
+// productSpec is a product the binary can serve.
+type productSpec struct {
+	key  string
+	addr string
+	new  func(app.Deps) (*app.Product, error)
+}
+
+var products = []productSpec{
+	{"inbox", "127.0.0.1:8081", inbox.New},
+	{"dunning", "127.0.0.1:8082", dunning.New},
+	{"kadu", "127.0.0.1:8083", kadu.New},
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var s settings
+	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where the embedded database and generated secrets live")
+	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products to start")
+	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
+	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
+	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long in-flight requests may finish after SIGTERM")
+	type productFlags struct{ addr, publicURL, origins *string }
+	pf := map[string]productFlags{}
+	for _, p := range products {
+		up := strings.ToUpper(p.key)
+		pf[p.key] = productFlags{
+			addr:      s.add(p.key+"-addr", "KOBANA_"+up+"_ADDR", p.addr, "listen address of the "+p.key+" listener"),
+			publicURL: s.add(p.key+"-public-url", "KOBANA_"+up+"_PUBLIC_URL", "", "public base URL of the "+p.key+" listener (default http://ADDR)"),
+			origins:   s.add(p.key+"-allowed-origins", "KOBANA_"+up+"_ALLOWED_ORIGINS", "", "extra browser origins allowed on the "+p.key+" MCP endpoint (comma-separated)"),
+		}
+	}
+	if err := s.parse("serve", args, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if *logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler)
+	graceDur, err := time.ParseDuration(*grace)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp: --shutdown-grace:", err)
+		return 2
+	}
+	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
+	sealer, err := loadSealer(*secrets, *dataDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+
+	enabled := map[string]bool{}
+	for _, k := range splitList(*only) {
+		enabled[k] = true
+	}
+	type running struct {
+		name string
+		srv  *http.Server
+		ln   net.Listener
+	}
+	var servers []running
+	closeAll := func() {
+		for _, r := range servers {
+			_ = r.ln.Close()
+		}
+	}
+	for _, spec := range products {
+		if !enabled[spec.key] {
+			continue
+		}
+		f := pf[spec.key]
+		ln, err := net.Listen("tcp", *f.addr)
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			return 1
+		}
+		public := strings.TrimRight(*f.publicURL, "/")
+		if public == "" {
+			public = "http://" + ln.Addr().String()
+		}
+		p, err := spec.new(app.Deps{
+			DataDir:        filepath.Join(*dataDir, spec.key),
+			PublicURL:      public,
+			AllowedOrigins: splitList(*f.origins),
+			States:         sealer,
+			Logger:         log.With("product", spec.key),
+		})
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			return 1
+		}
+		srv := &http.Server{
+			Handler:           p.Handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
+		}
+		servers = append(servers, running{p.Name, srv, ln})
+		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, app.MCPPath)
+	}
+	if len(servers) == 0 {
+		fmt.Fprintln(stderr, "kobana-mcp: no product to start (see --products)")
+		return 2
+	}
+	errc := make(chan error, len(servers))
+	for _, r := range servers {
+		go func() {
+			if err := r.srv.Serve(r.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s: %w", r.name, err)
+			}
+		}()
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "grace", graceDur)
+	case err := <-errc:
+		log.Error("listener failed", "error", err)
+		closeAll()
+		return 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), graceDur)
+	defer cancel()
+	code := 0
+	for _, r := range servers {
+		if err := r.srv.Shutdown(sctx); err != nil {
+			log.Error("shutdown", "server", r.name, "error", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// loadSealer builds the requestState sealer from configured secrets, or
+// from a secret generated once in the data directory so that restarts keep
+// accepting states minted before them.
+func loadSealer(configured, dataDir string) (*mcp.StateSealer, error) {
+	secrets, err := stateSecrets(configured)
+	if err != nil {
+		return nil, fmt.Errorf("--state-secrets: %w", err)
+	}
+	if len(secrets) == 0 {
+		path := filepath.Join(dataDir, "state-secret")
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			secret := make([]byte, 32)
+			if _, err := rand.Read(secret); err != nil {
+				return nil, err
+			}
+			b = []byte(hex.EncodeToString(secret))
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				return nil, err
+			}
+		} else if err != nil {
+			return nil, err
+		}
+		if secrets, err = stateSecrets(strings.TrimSpace(string(b))); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return mcp.NewStateSealer(secrets, mcp.StateOptions{})
+}

@@ -1,0 +1,36 @@
+package kadu
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// localhostOrigins accepts any origin on localhost, 127.0.0.0/8 or [::1],
+// whatever host the request was addressed to: the seed lets local tools
+// (a desktop client's web view, the Inspector) reach Kadu.
+func localhostOrigins(origin string, _ *http.Request) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h := u.Hostname()
+	return strings.EqualFold(h, "localhost") || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// New builds the Kadu listener: its REST API and the MCP endpoint whose
+// tools mirror it.
+func New(deps app.Deps) (*app.Product, error) {
+	api := rest.New(rest.Config{Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
+	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
+	h, err := mcp.NewHandler(MCPOptions(deps), mcp.Catalog{Tools: api.Tools(bridge)})
+	if err != nil {
+		return nil, err
+	}
+	return &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: app.Mux(h, APIBase, api)}, nil
+}

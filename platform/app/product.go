@@ -1,0 +1,53 @@
+// Package app is what the binary needs to know of a product: how to build
+// its listener's handler and where it listens by default. Products
+// implement it; cmd/kobana-mcp only wires them up.
+package app
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/kobana/kobana-mcp/mcp"
+)
+
+// MCPPath is where every product serves its MCP endpoint.
+const MCPPath = "/mcp"
+
+// Deps are the shared services a product is built with.
+type Deps struct {
+	// DataDir is where the product keeps its files.
+	DataDir string
+	// PublicURL is the product listener's public base URL
+	// ("https://mcp.inbox.example.com"); it defines the server's own origin.
+	PublicURL string
+	// AllowedOrigins are extra browser origins allowed to call the endpoint.
+	AllowedOrigins []string
+	// States seals multi-round-trip state with the secret every replica
+	// shares.
+	States *mcp.StateSealer
+	// Logger is the process logger.
+	Logger *slog.Logger
+}
+
+// Product is one Kobana product served on its own listener (its own
+// origin): the MCP endpoint at MCPPath and the REST API beside it.
+type Product struct {
+	// Key names the product in flags and environment variables ("inbox").
+	Key string
+	// Name is the MCP server name ("kobana-autonomous-inbox").
+	Name string
+	// DefaultAddr is the listen address when none is configured.
+	DefaultAddr string
+	// Handler serves the whole listener.
+	Handler http.Handler
+}
+
+// Mux mounts a product's MCP endpoint and API on one handler.
+func Mux(mcpHandler http.Handler, apiBase string, api http.Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(MCPPath, mcpHandler)
+	if api != nil {
+		mux.Handle(apiBase+"/", api)
+	}
+	return mux
+}
