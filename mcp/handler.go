@@ -149,24 +149,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr["Cache-Control"] = noStore
 	hdr[HeaderProtocolVersion] = versionHeaders[guessVersion(r)]
 
-	if origin, ok := r.Header["Origin"]; ok {
+	origin, hasOrigin := r.Header["Origin"]
+	if hasOrigin && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		// A CORS preflight: the browser asks before it POSTs.
 		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
 			h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
 			return
 		}
 		setCORSHeaders(hdr, origin[0])
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			hdr.Set("Access-Control-Allow-Methods", "POST")
-			hdr.Set("Access-Control-Allow-Headers", corsAllowHeaders)
-			hdr.Set("Access-Control-Max-Age", "600")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
+		hdr.Set("Access-Control-Allow-Methods", "POST")
+		hdr.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+		hdr.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	if r.Method != http.MethodPost {
 		hdr.Set("Allow", http.MethodPost)
 		h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Method not allowed: the MCP endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
 		return
+	}
+	if hasOrigin {
+		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
+			h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
+			return
+		}
+		setCORSHeaders(hdr, origin[0])
 	}
 
 	limit := h.opts.MaxBodyBytes

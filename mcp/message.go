@@ -67,7 +67,7 @@ func decodeMessage(body []byte) (*message, *Error) {
 	for {
 		name, value, ok, err := s.Next()
 		if err != nil {
-			return nil, jsonError(err)
+			return withReadableID(id, err), jsonError(err)
 		}
 		if !ok {
 			break
@@ -120,6 +120,17 @@ func decodeMessage(body []byte) (*message, *Error) {
 		}
 	}
 	return m, nil
+}
+
+// withReadableID keeps the id for the error answer when it was read before
+// the body turned out to be invalid, unless the id itself is what is
+// ambiguous (a duplicate "id" key).
+func withReadableID(id jsontext.Value, err error) *message {
+	var se *jsontext.SyntacticError
+	if id == nil || !validID(id) || (errors.As(err, &se) && se.JSONPointer == "/id") {
+		return nil
+	}
+	return &message{id: id}
 }
 
 func firstByte(b []byte) byte {

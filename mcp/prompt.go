@@ -22,7 +22,7 @@ type PromptArgument struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
+	Required    bool   `json:"required,omitzero"`
 }
 
 // PromptHandler renders a prompt.
@@ -74,5 +74,5 @@ type CompleteRequest struct {
 type Completion struct {
 	Values  []string `json:"values"`
 	Total   *int     `json:"total,omitempty"`
-	HasMore bool     `json:"hasMore,omitempty"`
+	HasMore bool     `json:"hasMore,omitzero"`
 }

@@ -38,7 +38,7 @@ var products = []productSpec{
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var s settings
-	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where the embedded database and generated secrets live")
+	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
 	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products to start")
 	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
 	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
@@ -50,7 +50,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		pf[p.key] = productFlags{
 			addr:      s.add(p.key+"-addr", "KOBANA_"+up+"_ADDR", p.addr, "listen address of the "+p.key+" listener"),
 			publicURL: s.add(p.key+"-public-url", "KOBANA_"+up+"_PUBLIC_URL", "", "public base URL of the "+p.key+" listener (default http://ADDR)"),
-			origins:   s.add(p.key+"-allowed-origins", "KOBANA_"+up+"_ALLOWED_ORIGINS", "", "extra browser origins allowed on the "+p.key+" MCP endpoint (comma-separated)"),
+		}
+		if p.key == "inbox" {
+			// Only the Inbox takes an allow-list; Dunning accepts its own
+			// origin and Kadu its own or localhost, as their seeds say.
+			f := pf[p.key]
+			f.origins = s.add("inbox-allowed-origins", "KOBANA_INBOX_ALLOWED_ORIGINS", "", "browser origins allowed on the Inbox MCP endpoint besides loopback ones (comma-separated)")
+			pf[p.key] = f
 		}
 	}
 	if err := s.parse("serve", args, stderr); err != nil {
@@ -112,7 +118,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		p, err := spec.new(app.Deps{
 			DataDir:        filepath.Join(*dataDir, spec.key),
 			PublicURL:      public,
-			AllowedOrigins: splitList(*f.origins),
+			AllowedOrigins: origins(f.origins),
 			States:         sealer,
 			Logger:         log.With("product", spec.key),
 		})
@@ -163,6 +169,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+func origins(list *string) []string {
+	if list == nil {
+		return nil
+	}
+	return splitList(*list)
 }
 
 // loadSealer builds the requestState sealer from configured secrets, or

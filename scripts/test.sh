@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The project's one test command (the README names it; .ci/run runs it).
+# Formatting and vet first, then every Go test with the race detector,
+# then the official MCP conformance suite against the fixture server in
+# every era. Needs Go; the conformance step installs its pinned Node 22 and
+# suite from the npm registry on first use (conformance/package-lock.json).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
+  export PATH="/usr/local/go/bin:$PATH"
+fi
+
+echo "== gofmt"
+unformatted="$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './conformance/node_modules/*'))"
+if [[ -n "$unformatted" ]]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+echo "== conformance suite (examples/everything, every era)"
+conformance/run-everything.sh
