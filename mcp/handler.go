@@ -147,7 +147,7 @@ func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err err
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Cache-Control"] = noStore
-	hdr[HeaderProtocolVersion] = versionHeaders[guessVersion(r)]
+	hdr[canonicalProtocolVersion] = versionHeaders[guessVersion(r)]
 
 	origin, hasOrigin := r.Header["Origin"]
 	if hasOrigin && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
@@ -235,7 +235,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, msg.id, e)
 		return
 	}
-	hdr[HeaderProtocolVersion] = versionHeaders[c.version]
+	hdr[canonicalProtocolVersion] = versionHeaders[c.version]
 	result, e := c.dispatch()
 	if e != nil {
 		h.writeError(w, msg.id, e)

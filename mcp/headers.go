@@ -51,3 +51,7 @@ func decodeHeaderText(v string) (string, bool) {
 	}
 	return v, true
 }
+
+// canonicalProtocolVersion is HeaderProtocolVersion as http.Header keys it,
+// so that Get and Set by any middleware find the one value we write.
+var canonicalProtocolVersion = http.CanonicalHeaderKey(HeaderProtocolVersion)

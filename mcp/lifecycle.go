@@ -73,7 +73,7 @@ func (c *call) initialize() (*result, *Error) {
 		negotiated = requested
 	}
 	c.version = negotiated
-	c.w.Header()[HeaderProtocolVersion] = []string{negotiated}
+	c.w.Header()[canonicalProtocolVersion] = []string{negotiated}
 	return &result{members: c.h.initResult[negotiated]}, nil
 }
 
