@@ -23,7 +23,7 @@ func (a *API) OpenAPI() []byte {
 		entry := map[string]any{
 			"operationId": op.ID,
 			"responses": map[string]any{
-				"default": map[string]any{"description": "An error", "content": map[string]any{"application/json": map[string]any{}}},
+				"default":                map[string]any{"description": "An error", "content": map[string]any{"application/json": map[string]any{}}},
 				successStatus(op.Method): map[string]any{"description": "Success"},
 			},
 		}

@@ -14,7 +14,7 @@ import (
 // one place both `serve --help` and the README's table come from.
 type setting struct {
 	flag, env, def, help string
-	value            *string
+	value                *string
 }
 
 type settings []*setting
