@@ -110,18 +110,30 @@ func (rs *ResourceServer) Authenticate(w http.ResponseWriter, r *http.Request) (
 	return identity.With(r.Context(), id), true
 }
 
+// Challenge returns the WWW-Authenticate value and the OAuth error code
+// and description for a failed identification: a bare challenge when no
+// token was sent, error="invalid_token" when a bad one was (RFC 6750).
+func (rs *ResourceServer) Challenge(err error) (header, code, description string) {
+	if errors.Is(err, errNoToken) {
+		return `Bearer resource_metadata="` + rs.MetadataURL + `", scope="` + strings.Join(rs.Scopes, " ") + `"`,
+			"invalid_request", "an access token is required"
+	}
+	desc := strings.TrimPrefix(err.Error(), ErrInvalidToken.Error()+": ")
+	desc = strings.ReplaceAll(strings.ReplaceAll(desc, "\n", "; "), `"`, "'")
+	return `Bearer error="invalid_token", error_description="` + desc + `", resource_metadata="` + rs.MetadataURL + `", scope="` + strings.Join(rs.Scopes, " ") + `"`,
+		"invalid_token", desc
+}
+
+// StepUpChallenge returns the WWW-Authenticate value asking for scopes.
+func (rs *ResourceServer) StepUpChallenge(scopes []string) string {
+	return `Bearer error="insufficient_scope", scope="` + strings.Join(scopes, " ") + `", resource_metadata="` + rs.MetadataURL + `", error_description="this operation needs more scopes"`
+}
+
 // Unauthorized writes the 401 challenge for err.
 func (rs *ResourceServer) Unauthorized(w http.ResponseWriter, err error) {
-	challenge := `Bearer resource_metadata="` + rs.MetadataURL + `", scope="` + strings.Join(rs.Scopes, " ") + `"`
-	body := oauthError{Error: "invalid_request", Description: "an access token is required"}
-	if !errors.Is(err, errNoToken) {
-		desc := strings.TrimPrefix(err.Error(), ErrInvalidToken.Error()+": ")
-		desc = strings.ReplaceAll(strings.ReplaceAll(desc, "\n", "; "), `"`, "'")
-		challenge = `Bearer error="invalid_token", error_description="` + desc + `", resource_metadata="` + rs.MetadataURL + `", scope="` + strings.Join(rs.Scopes, " ") + `"`
-		body = oauthError{Error: "invalid_token", Description: desc}
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
-	writeOAuthError(w, http.StatusUnauthorized, body)
+	header, code, desc := rs.Challenge(err)
+	w.Header().Set("WWW-Authenticate", header)
+	writeOAuthError(w, http.StatusUnauthorized, oauthError{Error: code, Description: desc})
 }
 
 // Access implements mcp.Authorizer: the person's role decides whether the
@@ -140,7 +152,7 @@ func (rs *ResourceServer) Access(ctx context.Context, req mcp.Requirement) mcp.A
 // InsufficientScope implements mcp.Authorizer: 403 with a step-up challenge
 // naming every scope the operation needs, so the client asks once.
 func (rs *ResourceServer) InsufficientScope(w http.ResponseWriter, r *http.Request, req mcp.Requirement) {
-	w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.Join(req.Scopes, " ")+`", resource_metadata="`+rs.MetadataURL+`", error_description="this operation needs more scopes"`)
+	w.Header().Set("WWW-Authenticate", rs.StepUpChallenge(req.Scopes))
 	writeOAuthError(w, http.StatusForbidden, oauthError{Error: "insufficient_scope", Description: "this operation needs the scopes " + strings.Join(req.Scopes, " ")})
 }
 

@@ -50,9 +50,10 @@ type Config struct {
 	// Errors shapes error bodies (default DefaultErrors).
 	Errors ErrorRenderer
 	// Authorize checks a request against an operation's requirement before
-	// its handler runs; nil allows everything. Return an *Error (401, 403 or
-	// 404) to refuse.
-	Authorize func(r *http.Request, op *Operation) *Error
+	// its handler runs, and may return the request with the caller's
+	// identity in its context; nil allows everything. Return an *Error
+	// (401, 403 or 404) to refuse.
+	Authorize func(r *http.Request, op *Operation) (*http.Request, *Error)
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// Logger receives handler failures (never sent to clients).
@@ -113,7 +114,8 @@ func Handle[In any](a *API, op Operation, fn Handler[In]) {
 	reg := a.register(op, spec)
 	hasBody := op.Method == http.MethodPost || op.Method == http.MethodPut || op.Method == http.MethodPatch
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
-		if e := a.authorize(r, &reg.op); e != nil {
+		r, e := a.authorize(r, &reg.op)
+		if e != nil {
 			a.WriteError(w, e)
 			return
 		}
@@ -140,7 +142,8 @@ func HandleRaw(a *API, op Operation, fn http.HandlerFunc) {
 	op.RESTOnly = true
 	reg := a.register(op, nil)
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
-		if e := a.authorize(r, &reg.op); e != nil {
+		r, e := a.authorize(r, &reg.op)
+		if e != nil {
 			a.WriteError(w, e)
 			return
 		}
@@ -168,9 +171,9 @@ func (a *API) register(op Operation, spec *inputSpec) *registered {
 	return reg
 }
 
-func (a *API) authorize(r *http.Request, op *Operation) *Error {
+func (a *API) authorize(r *http.Request, op *Operation) (*http.Request, *Error) {
 	if a.cfg.Authorize == nil {
-		return nil
+		return r, nil
 	}
 	return a.cfg.Authorize(r, op)
 }
@@ -184,8 +187,11 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, op *Operation, err er
 	a.WriteError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
 }
 
-// WriteError writes e in the API's error shape.
+// WriteError writes e in the API's error shape, with its headers.
 func (a *API) WriteError(w http.ResponseWriter, e *Error) {
+	for k, v := range e.Header {
+		w.Header()[k] = v
+	}
 	writeJSON(w, e.Status, a.cfg.Errors(e))
 }
 

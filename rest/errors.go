@@ -27,6 +27,8 @@ type Error struct {
 	Code    string
 	Message string
 	Details []FieldError
+	// Header is sent with the error (a WWW-Authenticate challenge, say).
+	Header http.Header
 }
 
 // FieldError names one invalid field ("" for the whole input).
