@@ -38,7 +38,12 @@ func headerValue(h http.Header, name string) (value string, present bool, repeat
 func decodeHeaderText(v string) (string, bool) {
 	const prefix, suffix = "=?base64?", "?="
 	if strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix) && len(v) >= len(prefix)+len(suffix) {
-		b, err := base64.StdEncoding.Strict().DecodeString(v[len(prefix) : len(v)-len(suffix)])
+		inner := v[len(prefix) : len(v)-len(suffix)]
+		// The decoder skips CR and LF; a header value must not carry them.
+		if strings.ContainsAny(inner, "\r\n") {
+			return "", false
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(inner)
 		if err != nil || !utf8.Valid(b) {
 			return "", false
 		}
