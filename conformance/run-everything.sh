@@ -7,8 +7,10 @@
 #   conformance/run-everything.sh [era ...]
 #     era   optional subset of the eras of scenarios.txt (default: all of them, in file order)
 #
-# Needs: Go, and network access to the npm registry the first time only (run.sh installs the
-# pinned suite and Node 22 with `npm ci` from package-lock.json). Nothing else is fetched.
+# Needs: Go with this module's dependencies in the module cache (as `go test ./...` does), and
+# network access to the npm registry the first time only (run.sh installs the pinned suite and
+# Node 22 with `npm ci` from package-lock.json). The scenarios themselves only talk to the
+# loopback server; nothing else is fetched.
 # Environment: passed through to run.sh (SCENARIO_TIMEOUT_MS, HARD_TIMEOUT_S, VERBOSE);
 #              STARTUP_TIMEOUT_S (default 60) bounds building and starting the server.
 set -euo pipefail
@@ -51,7 +53,7 @@ server_pid=$!
 
 url=""
 for ((i = 0; i < startup_timeout_s * 10; i++)); do
-  url="$(sed -n 's/^MCP endpoint: \(http:\/\/[^ ]*\)$/\1/p' "$work/stdout" | head -n 1)"
+  url="$(sed -n 's/^MCP endpoint: \(http:\/\/[^ ]*\/mcp\)$/\1/p' "$work/stdout" | head -n 1)"
   [[ -n "$url" ]] && break
   if ! kill -0 "$server_pid" 2>/dev/null; then
     echo "run-everything: the server exited before printing its URL" >&2
