@@ -3,6 +3,9 @@
 // REST API its tools mirror.
 //
 //	kobana-mcp serve            start every product (embedded defaults)
+//	kobana-mcp migrate          bring the database schema up to date
+//	kobana-mcp orgs …           create and list organizations
+//	kobana-mcp users …          create users, set their password or role
 //	kobana-mcp version          print the version
 package main
 
@@ -28,6 +31,9 @@ const usage = `kobana-mcp — MCP endpoints of the Kobana products
 
 Usage:
   kobana-mcp serve [flags]   start every product, each on its own listener
+  kobana-mcp migrate         bring the database schema up to date
+  kobana-mcp orgs ...        create and list organizations (orgs help)
+  kobana-mcp users ...       create users, set their password or role (users help)
   kobana-mcp version         print the version
 
 Run "kobana-mcp serve --help" for the configuration.
@@ -41,6 +47,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdout, stderr)
+	// The database's operator commands (accounts_cmd.go).
+	case "migrate":
+		return migrateCmd(ctx, args[1:], stdout, stderr)
+	case "orgs":
+		return orgsCmd(ctx, args[1:], stdout, stderr)
+	case "users":
+		return usersCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "kobana-mcp", version)
 		return 0

@@ -39,6 +39,7 @@ var products = []productSpec{
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var s settings
 	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
+	dbURL := s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp) // database.go
 	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products to start")
 	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
 	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
@@ -84,6 +85,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
 	}
+	// Storage (database.go): open the database, migrate it, and on the
+	// first start create the demo organization and print its sign-in.
+	db, err := startDatabase(ctx, *dataDir, *dbURL, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
+	defer db.Close()
 
 	enabled := map[string]bool{}
 	for _, k := range splitList(*only) {

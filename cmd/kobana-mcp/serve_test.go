@@ -6,27 +6,87 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
 // TestServeStartsEveryProductAndStopsOnSignal runs the real command on
 // loopback ports the kernel picks, talks to each endpoint it printed, then
-// cancels the context as SIGTERM would and expects a clean exit.
+// cancels the context as SIGTERM would and expects a clean exit. It starts
+// twice on one database, on each engine: the first start creates the demo
+// account and prints its sign-in, the second prints nothing of it.
 func TestServeStartsEveryProductAndStopsOnSignal(t *testing.T) {
+	for _, engine := range storetest.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			dataDir := t.TempDir()
+			dbURL := "" // SQLite: the default file in the data dir
+			if engine == store.Postgres {
+				dbURL = storetest.URL(t, engine)
+			}
+			for start, wantBanners := range []int{1, 0} {
+				lines := serveOnce(t, dataDir, dbURL)
+				banners, password := 0, ""
+				for _, l := range lines {
+					if strings.HasPrefix(l, demoBanner) {
+						banners++
+					}
+					if p, ok := strings.CutPrefix(strings.TrimSpace(l), "password: "); ok {
+						password = p
+					}
+				}
+				if banners != wantBanners {
+					t.Fatalf("start %d printed the demo sign-in %d times, want %d:\n%s", start+1, banners, wantBanners, strings.Join(lines, "\n"))
+				}
+				if start == 0 {
+					db, err := store.Open(context.Background(), databaseURL(dataDir, dbURL))
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = accounts.New(db, accounts.Options{}).VerifyPassword(context.Background(), accounts.DemoOwnerEmail, password)
+					db.Close()
+					if err != nil {
+						t.Fatalf("the printed demo password %q does not sign in: %v", password, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// serveOnce starts serve, checks every product's endpoint answers, stops
+// it as SIGTERM would, and returns what it printed before the endpoints.
+func serveOnce(t *testing.T, dataDir, dbURL string) []string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
-	args := []string{"--data-dir", t.TempDir(), "--inbox-addr", "127.0.0.1:0", "--dunning-addr", "127.0.0.1:0", "--kadu-addr", "127.0.0.1:0"}
-	go func() { done <- run(ctx, append([]string{"serve"}, args...), pw, io.Discard); pw.Close() }()
+	args := []string{"--data-dir", dataDir, "--database-url", dbURL, "--inbox-addr", "127.0.0.1:0", "--dunning-addr", "127.0.0.1:0", "--kadu-addr", "127.0.0.1:0"}
+	stderr := &syncWriter{}
+	go func() { done <- run(ctx, append([]string{"serve"}, args...), pw, stderr); pw.Close() }()
 
 	lines := bufio.NewScanner(pr)
 	urls := map[string]string{}
+	var printed []string
 	for len(urls) < 3 && lines.Scan() {
+		printed = append(printed, lines.Text())
 		name, url, ok := strings.Cut(lines.Text(), " MCP endpoint: ")
 		if ok {
 			urls[name] = url
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if len(urls) < 3 {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d before printing its endpoints: %s", code, stderr.String())
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve printed no endpoints")
 		}
 	}
 	for _, name := range []string{"kobana-autonomous-inbox", "kobana-dunning", "kadu"} {
@@ -45,7 +105,6 @@ func TestServeStartsEveryProductAndStopsOnSignal(t *testing.T) {
 			t.Fatalf("%s: %d %s", name, resp.StatusCode, b)
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	cancel()
 	select {
 	case code := <-done:
@@ -55,6 +114,25 @@ func TestServeStartsEveryProductAndStopsOnSignal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop after the signal")
 	}
+	return printed
+}
+
+// syncWriter lets the test read what the server goroutine writes.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestUnknownCommandAndHelp(t *testing.T) {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// The database settings every command that touches the database shares,
+// serve included, so one environment configures them all.
+const (
+	dataDirHelp     = "where product data and generated secrets live"
+	databaseURLHelp = "database: postgres://… (or postgresql://…) or sqlite:PATH; empty: the SQLite file " + store.DefaultFile + " in the data dir"
+)
+
+// dbFlags are the --data-dir and --database-url settings of a command.
+type dbFlags struct{ dataDir, url *string }
+
+func addDBFlags(s *settings) dbFlags {
+	return dbFlags{
+		dataDir: s.add("data-dir", "KOBANA_DATA_DIR", "./data", dataDirHelp),
+		url:     s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp),
+	}
+}
+
+// databaseURL is the configured URL, or the SQLite file in the data dir.
+func databaseURL(dataDir, configured string) string {
+	if configured != "" {
+		return configured
+	}
+	return store.DefaultURL(dataDir)
+}
+
+// openMigrated opens the database and brings its schema up to date, as
+// every command does before using it: a binary never runs against a schema
+// older than its code.
+func openMigrated(ctx context.Context, dataDir, configured string) (*store.DB, []store.Migration, error) {
+	db, err := store.Open(ctx, databaseURL(dataDir, configured))
+	if err != nil {
+		return nil, nil, err
+	}
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return db, applied, nil
+}
+
+// demoBanner starts the message serve prints when it created the demo
+// account; tests look for it.
+const demoBanner = "Demo organization"
+
+// startDatabase is serve's storage step: open, migrate, and on the first
+// start (no organization yet) create the demo organization and owner and
+// print, once, how to sign in.
+func startDatabase(ctx context.Context, dataDir, configured string, stdout io.Writer) (*store.DB, error) {
+	db, _, err := openMigrated(ctx, dataDir, configured)
+	if err != nil {
+		return nil, err
+	}
+	demo, err := accounts.New(db, accounts.Options{}).EnsureDemo(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if demo != nil {
+		fmt.Fprintf(stdout, "%s %q created (first start). Sign in with\n  email:    %s\n  password: %s\n"+
+			"The password is shown only now; change it with: kobana-mcp users set-password --email %s\n",
+			demoBanner, demo.Organization.Name, demo.Email, demo.Password, demo.Email)
+	}
+	return db, nil
+}

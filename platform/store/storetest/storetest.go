@@ -1,0 +1,186 @@
+// Package storetest opens real databases for tests, on both engines the
+// project supports, so every query is tested the way it runs in
+// production: SQLite in a temporary directory, and PostgreSQL in a schema
+// of its own that is created for the test and dropped after it, so
+// parallel packages, parallel runs and CI reruns never see each other's
+// rows.
+//
+// PostgreSQL is reached at KOBANA_TEST_POSTGRES_URL, by default
+// postgres://postgres@127.0.0.1:5432/test?sslmode=disable. When it does not
+// answer, the PostgreSQL variant fails under CI=true (a CI machine is
+// expected to have it) and is skipped with a message elsewhere.
+// KOBANA_TEST_ENGINES=sqlite (a comma-separated list) narrows the engines
+// for a quick local loop.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for schema set-up
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// DefaultPostgresURL is the server tests use when KOBANA_TEST_POSTGRES_URL
+// is unset: the machine's own PostgreSQL with trust authentication.
+const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// Engines lists the engines every storage test runs against: both, or
+// those KOBANA_TEST_ENGINES names (comma-separated, e.g. "sqlite") for a
+// quick local loop.
+var Engines = engines(os.Getenv("KOBANA_TEST_ENGINES"))
+
+func engines(list string) []store.Dialect {
+	if strings.TrimSpace(list) == "" {
+		return []store.Dialect{store.SQLite, store.Postgres}
+	}
+	var out []store.Dialect
+	for _, e := range strings.Split(list, ",") {
+		out = append(out, store.Dialect(strings.TrimSpace(e)))
+	}
+	return out
+}
+
+// PostgresURL is the server tests use: KOBANA_TEST_POSTGRES_URL or
+// DefaultPostgresURL.
+func PostgresURL() string {
+	if u := os.Getenv("KOBANA_TEST_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return DefaultPostgresURL
+}
+
+// Run runs fn once per engine, each as a subtest named after it, with a
+// freshly migrated, empty database.
+func Run(t *testing.T, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	for _, d := range Engines {
+		t.Run(string(d), func(t *testing.T) { fn(t, Open(t, d)) })
+	}
+}
+
+// Open returns a migrated, empty database of the given engine, closed (and
+// for PostgreSQL its schema dropped) when the test ends.
+func Open(t testing.TB, d store.Dialect) *store.DB {
+	t.Helper()
+	db := OpenUnmigrated(t, d)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate %s: %v", d, err)
+	}
+	return db
+}
+
+// OpenUnmigrated is Open without the migrations, for tests of migrating.
+func OpenUnmigrated(t testing.TB, d store.Dialect) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), URL(t, d))
+	if err != nil {
+		t.Fatalf("open %s: %v", d, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// URL is the URL of a new, empty database of the given engine that lives as
+// long as the test: a SQLite file in t.TempDir(), or a new PostgreSQL
+// schema selected by the URL's search_path. For tests that open the
+// database themselves, such as the command's.
+func URL(t testing.TB, d store.Dialect) string {
+	t.Helper()
+	switch d {
+	case store.SQLite:
+		return "sqlite:" + filepath.Join(t.TempDir(), store.DefaultFile)
+	case store.Postgres:
+		return postgresSchema(t)
+	}
+	t.Fatalf("storetest: unknown engine %q", d)
+	return ""
+}
+
+var (
+	reachOnce sync.Once
+	reachErr  error
+)
+
+// reachable pings the server once per test binary, so an absent server
+// costs one connect timeout, not one per test.
+func reachable(base string) error {
+	reachOnce.Do(func() {
+		admin, err := sql.Open("pgx", withParam(base, "connect_timeout", "5"))
+		if err != nil {
+			reachErr = err
+			return
+		}
+		defer admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		reachErr = admin.PingContext(ctx)
+	})
+	return reachErr
+}
+
+// postgresSchema creates a schema with a random name, registers its drop,
+// and returns the base URL with search_path set to it.
+func postgresSchema(t testing.TB) string {
+	t.Helper()
+	base := PostgresURL()
+	if err := reachable(base); err != nil {
+		msg := fmt.Sprintf("PostgreSQL at %s is not reachable: %v (set KOBANA_TEST_POSTGRES_URL, or start the server)", redact(base), err)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg + "; CI=true requires it")
+		}
+		t.Skip(msg + "; skipping the PostgreSQL variant outside CI")
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	schema := "kobana_test_" + hex.EncodeToString(b)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		admin.Close()
+		t.Fatalf("create schema %s: %v", schema, err)
+	}
+	t.Cleanup(func() {
+		// Registered before the test's own cleanups, so it runs after them:
+		// the test's connections are closed by then.
+		defer admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return withParam(base, "search_path", schema)
+}
+
+func withParam(raw, key, value string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URL)"
+}
