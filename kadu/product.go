@@ -8,6 +8,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -26,11 +27,16 @@ func localhostOrigins(origin string, _ *http.Request) bool {
 // New builds the Kadu listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
-	api := rest.New(rest.Config{Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
+	auth := deps.ProductAuth(APIBase, identity.KaduScopes, ServerTitle)
+	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
 	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
-	h, err := mcp.NewHandler(MCPOptions(deps), mcp.Catalog{Tools: api.Tools(bridge)})
+	opts := MCPOptions(deps)
+	opts.Authorizer = auth.Authorizer()
+	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: api.Tools(bridge)})
 	if err != nil {
 		return nil, err
 	}
-	return &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: app.Mux(h, APIBase, api)}, nil
+	mux := app.Mux(h, APIBase, api)
+	auth.MountIfAny(mux)
+	return &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: mux}, nil
 }

@@ -34,6 +34,7 @@ Usage:
   kobana-mcp migrate         bring the database schema up to date
   kobana-mcp orgs ...        create and list organizations (orgs help)
   kobana-mcp users ...       create users, set their password or role (users help)
+  kobana-mcp token [flags]   print an access token for a product (token --help)
   kobana-mcp version         print the version
 
 Run "kobana-mcp serve --help" for the configuration.
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return orgsCmd(ctx, args[1:], stdout, stderr)
 	case "users":
 		return usersCmd(ctx, args[1:], stdout, stderr)
+	case "token":
+		return tokenCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "kobana-mcp", version)
 		return 0

@@ -25,15 +25,16 @@ import (
 
 // productSpec is a product the binary can serve.
 type productSpec struct {
-	key  string
-	addr string
-	new  func(app.Deps) (*app.Product, error)
+	key     string
+	addr    string
+	apiBase string
+	new     func(app.Deps) (*app.Product, error)
 }
 
 var products = []productSpec{
-	{"inbox", "127.0.0.1:8081", inbox.New},
-	{"dunning", "127.0.0.1:8082", dunning.New},
-	{"kadu", "127.0.0.1:8083", kadu.New},
+	{"inbox", "127.0.0.1:8081", inbox.APIBase, inbox.New},
+	{"dunning", "127.0.0.1:8082", dunning.APIBase, dunning.New},
+	{"kadu", "127.0.0.1:8083", kadu.APIBase, kadu.New},
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -44,22 +45,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
 	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
 	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long in-flight requests may finish after SIGTERM")
-	type productFlags struct{ addr, publicURL, origins *string }
-	pf := map[string]productFlags{}
-	for _, p := range products {
-		up := strings.ToUpper(p.key)
-		pf[p.key] = productFlags{
-			addr:      s.add(p.key+"-addr", "KOBANA_"+up+"_ADDR", p.addr, "listen address of the "+p.key+" listener"),
-			publicURL: s.add(p.key+"-public-url", "KOBANA_"+up+"_PUBLIC_URL", "", "public base URL of the "+p.key+" listener (default http://ADDR)"),
-		}
-		if p.key == "inbox" {
-			// Only the Inbox takes an allow-list; Dunning accepts its own
-			// origin and Kadu its own or localhost, as their seeds say.
-			f := pf[p.key]
-			f.origins = s.add("inbox-allowed-origins", "KOBANA_INBOX_ALLOWED_ORIGINS", "", "browser origins allowed on the Inbox MCP endpoint besides loopback ones (comma-separated)")
-			pf[p.key] = f
-		}
-	}
+	pf := addProductFlags(&s)
+	authFlags := addAuthFlags(&s)
 	if err := s.parse("serve", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -80,7 +67,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
 	}
-	sealer, err := loadSealer(*secrets, *dataDir)
+	sealer, secret, err := loadSealer(*secrets, *dataDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
@@ -93,6 +80,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer db.Close()
+	// Identity (auth.go): the signing keys every replica shares, and how
+	// each product's tokens are verified.
+	verify, err := authFlags.verification(db, secret)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
 
 	enabled := map[string]bool{}
 	for _, k := range splitList(*only) {
@@ -120,16 +114,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1
 		}
-		public := strings.TrimRight(*f.publicURL, "/")
-		if public == "" {
-			public = "http://" + ln.Addr().String()
-		}
+		public := f.public(ln.Addr().String())
 		p, err := spec.new(app.Deps{
 			DataDir:        filepath.Join(*dataDir, spec.key),
 			PublicURL:      public,
 			AllowedOrigins: origins(f.origins),
 			States:         sealer,
 			Logger:         log.With("product", spec.key),
+			DB:             db,
+			Issuer:         verify.issuer(public),
+			Keys:           verify.keys,
+			Roles:          verify.roles,
 		})
 		if err != nil {
 			closeAll()
@@ -187,13 +182,14 @@ func origins(list *string) []string {
 	return splitList(*list)
 }
 
-// loadSealer builds the requestState sealer from configured secrets, or
+// loadSealer builds the requestState sealer (and returns the deployment
+// secret other sealed data derives its keys from) from configured secrets, or
 // from a secret generated once in the data directory so that restarts keep
 // accepting states minted before them.
-func loadSealer(configured, dataDir string) (*mcp.StateSealer, error) {
+func loadSealer(configured, dataDir string) (*mcp.StateSealer, []byte, error) {
 	secrets, err := stateSecrets(configured)
 	if err != nil {
-		return nil, fmt.Errorf("--state-secrets: %w", err)
+		return nil, nil, fmt.Errorf("--state-secrets: %w", err)
 	}
 	if len(secrets) == 0 {
 		path := filepath.Join(dataDir, "state-secret")
@@ -201,18 +197,19 @@ func loadSealer(configured, dataDir string) (*mcp.StateSealer, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			secret := make([]byte, 32)
 			if _, err := rand.Read(secret); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			b = []byte(hex.EncodeToString(secret))
 			if err := os.WriteFile(path, b, 0o600); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		} else if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if secrets, err = stateSecrets(strings.TrimSpace(string(b))); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return mcp.NewStateSealer(secrets, mcp.StateOptions{})
+	sealer, err := mcp.NewStateSealer(secrets, mcp.StateOptions{})
+	return sealer, secrets[0], err
 }

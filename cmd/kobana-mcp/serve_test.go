@@ -89,21 +89,34 @@ func serveOnce(t *testing.T, dataDir, dbURL string) []string {
 			t.Fatal("serve printed no endpoints")
 		}
 	}
-	for _, name := range []string{"kobana-autonomous-inbox", "kobana-dunning", "kadu"} {
+	tokens := map[string]string{}
+	for key, name := range map[string]string{"inbox": "kobana-autonomous-inbox", "dunning": "kobana-dunning", "kadu": "kadu"} {
 		url := urls[name]
 		if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
 			t.Fatalf("%s: printed URL %q", name, url)
 		}
-		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
-		resp, err := http.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
+		// Without a token: the challenge that sends a client to sign in.
+		status, hdr, _ := initialize(t, url, "")
+		base := strings.TrimSuffix(url, "/mcp")
+		if status != 401 || !strings.Contains(hdr.Get("WWW-Authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`) {
+			t.Fatalf("%s without a token: %d %v", name, status, hdr)
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.Contains(string(b), `"name":"`+name+`"`) {
-			t.Fatalf("%s: %d %s", name, resp.StatusCode, b)
+		// With a developer token from the token command.
+		var out, errOut strings.Builder
+		code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--product", key,
+			"--" + key + "-public-url", base, "--user", accounts.DemoOwnerEmail}, &out, &errOut)
+		if code != 0 {
+			t.Fatalf("token %s: %d %s", key, code, errOut.String())
 		}
+		tokens[key] = strings.TrimSpace(out.String())
+		status, _, b := initialize(t, url, tokens[key])
+		if status != 200 || !strings.Contains(b, `"name":"`+name+`"`) {
+			t.Fatalf("%s: %d %s", name, status, b)
+		}
+	}
+	// A token for the Dunning endpoint is refused by the Inbox endpoint.
+	if status, hdr, _ := initialize(t, urls["kobana-autonomous-inbox"], tokens["dunning"]); status != 401 || !strings.Contains(hdr.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Fatalf("a Dunning token on the Inbox: %d %v", status, hdr)
 	}
 	cancel()
 	select {
@@ -115,6 +128,23 @@ func serveOnce(t *testing.T, dataDir, dbURL string) []string {
 		t.Fatal("serve did not stop after the signal")
 	}
 	return printed
+}
+
+func initialize(t *testing.T, url, token string) (int, http.Header, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
 }
 
 // syncWriter lets the test read what the server goroutine writes.

@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 
+	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -95,4 +96,27 @@ func pathOf(u string) string {
 		}
 	}
 	return "/"
+}
+
+// Authorizer is the MCP endpoint's authorizer; nil (open) without auth.
+func (a *Auth) Authorizer() mcp.Authorizer {
+	if a == nil {
+		return nil
+	}
+	return a.MCP
+}
+
+// APIAuthorize is the API's rest.Config.Authorize; nil (open) without auth.
+func (a *Auth) APIAuthorize() func(*http.Request, *rest.Operation) (*http.Request, *rest.Error) {
+	if a == nil {
+		return nil
+	}
+	return a.AuthorizeAPI
+}
+
+// MountIfAny serves the protected resource metadata when auth is on.
+func (a *Auth) MountIfAny(mux *http.ServeMux) {
+	if a != nil {
+		a.Mount(mux)
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // MCPPath is where every product serves its MCP endpoint.
@@ -27,6 +29,25 @@ type Deps struct {
 	States *mcp.StateSealer
 	// Logger is the process logger.
 	Logger *slog.Logger
+	// DB is the shared database.
+	DB *store.DB
+	// Issuer is the authorization server the product's tokens must come
+	// from: its own public URL for the built-in server.
+	Issuer string
+	// Keys verify access tokens. Nil runs the product with no
+	// authentication at all, which only tests of the transport do.
+	Keys oauth.KeySource
+	// Roles looks up a person's current role in an organization.
+	Roles oauth.RoleLookup
+}
+
+// ProductAuth builds the product's resource servers, or nil when the
+// product runs without authentication (no Keys).
+func (d Deps) ProductAuth(apiBase string, scopes []string, name string) *Auth {
+	if d.Keys == nil {
+		return nil
+	}
+	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name})
 }
 
 // Product is one Kobana product served on its own listener (its own

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// authFlags choose who issues the tokens the endpoints accept: the
+// built-in authorization server (default), or an external one a company
+// already runs.
+type authFlags struct{ issuer, jwksURL *string }
+
+func addAuthFlags(s *settings) authFlags {
+	return authFlags{
+		issuer:  s.add("oauth-issuer", "KOBANA_OAUTH_ISSUER", "", "trust an external authorization server with this issuer instead of the built-in one"),
+		jwksURL: s.add("oauth-jwks-url", "KOBANA_OAUTH_JWKS_URL", "", "JWKS URL of the external authorization server (with --oauth-issuer)"),
+	}
+}
+
+// verification is what every product's resource servers share.
+type verification struct {
+	external string
+	keys     oauth.KeySource
+	keySet   *oauth.KeySet // the built-in key set (also when an external issuer is trusted)
+	roles    oauth.RoleLookup
+}
+
+// issuer is the issuer a product's tokens must come from: the external one
+// when configured, else the product's own listener (the built-in server).
+func (v *verification) issuer(public string) string {
+	if v.external != "" {
+		return v.external
+	}
+	return public
+}
+
+// builtInKeys loads (or creates) the built-in authorization server's signing
+// keys, kept sealed in the database so every replica shares them.
+func builtInKeys(db *store.DB, secret []byte) (*oauth.KeySet, error) {
+	ks, err := oauth.NewDBKeyStore(db, secret)
+	if err != nil {
+		return nil, err
+	}
+	return oauth.NewKeySet(ks, oauth.KeySetOptions{})
+}
+
+func (f authFlags) verification(db *store.DB, secret []byte) (*verification, error) {
+	keySet, err := builtInKeys(db, secret)
+	if err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet, roles: roleLookup(accounts.New(db, accounts.Options{}))}
+	if *f.issuer != "" {
+		if *f.jwksURL == "" {
+			return nil, errors.New("--oauth-issuer needs --oauth-jwks-url")
+		}
+		v.external = *f.issuer
+		v.keys = &oauth.RemoteJWKS{URL: *f.jwksURL}
+	}
+	return v, nil
+}
+
+// roleLookup reads the person's current role in the token's organization on
+// every request, so removing someone from an organization takes effect at
+// once.
+func roleLookup(acc *accounts.Store) oauth.RoleLookup {
+	return func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
+		userID := id.UserID
+		if userID == "" {
+			userID = id.Subject
+		}
+		m, err := acc.GetMembership(ctx, id.OrganizationID, userID)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return "", oauth.ErrNoMembership
+			}
+			return "", err
+		}
+		return m.Role, nil
+	}
+}

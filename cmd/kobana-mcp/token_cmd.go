@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/identity"
+)
+
+const tokenUsage = `Prints an access token for a product's MCP endpoint (or its API), signed
+by the built-in authorization server's keys, for scripts and tests:
+
+  TOKEN=$(kobana-mcp token --product inbox --user owner@demo.local)
+  curl -H "Authorization: Bearer $TOKEN" ...
+
+The token is bound to the product's issuer and resource, so use the same
+--data-dir / --database-url, --state-secrets and --<product>-public-url (or
+--<product>-addr) as the serve that will verify it.
+`
+
+// tokenCmd mints a developer token. It signs exactly as the built-in
+// authorization server does, and the token is verified exactly like one
+// from a real sign-in: same issuer, audience, scopes and role lookup.
+func tokenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var s settings
+	db := addDBFlags(&s)
+	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve")
+	pf := addProductFlags(&s)
+	product := s.add("product", "", "inbox", "inbox, dunning or kadu")
+	user := s.add("user", "", "", "the person's e-mail")
+	org := s.add("org", "", "", "organization id or name (needed when the person belongs to several)")
+	scopes := s.add("scopes", "", "", "comma-separated scopes (default: every scope of the product)")
+	ttl := s.add("ttl", "", "15m", "lifetime of the token")
+	resource := s.add("resource", "", "mcp", "mcp (the MCP endpoint) or api (the REST API)")
+	if code := parseCmd(s, "token", args, stderr); code >= 0 {
+		if code == 0 {
+			fmt.Fprint(stderr, "\n"+tokenUsage)
+		}
+		return code
+	}
+	if code := required(stderr, "token", map[string]*string{"user": user}); code >= 0 {
+		return code
+	}
+	var spec *productSpec
+	for i := range products {
+		if products[i].key == *product {
+			spec = &products[i]
+		}
+	}
+	if spec == nil {
+		return fail(stderr, "token", fmt.Errorf("unknown product %q (inbox, dunning or kadu)", *product))
+	}
+	lifetime, err := time.ParseDuration(*ttl)
+	if err != nil || lifetime <= 0 || lifetime > 24*time.Hour {
+		return fail(stderr, "token", fmt.Errorf("--ttl must be a duration between 1s and 24h"))
+	}
+	granted := identity.ProductScopes[spec.key]
+	if *scopes != "" {
+		granted = splitList(*scopes)
+		for _, sc := range granted {
+			if !slices.Contains(identity.ProductScopes[spec.key], sc) {
+				return fail(stderr, "token", fmt.Errorf("%s is not a scope of %s (scopes: %s)", sc, spec.key, strings.Join(identity.ProductScopes[spec.key], ", ")))
+			}
+		}
+	}
+	public := pf[spec.key].public(*pf[spec.key].addr)
+	audience := public + "/mcp"
+	if *resource == "api" {
+		audience = public + spec.apiBase
+	} else if *resource != "mcp" {
+		return fail(stderr, "token", fmt.Errorf("--resource must be mcp or api"))
+	}
+	_, secret, err := loadSealer(*secrets, *db.dataDir)
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	conn, _, err := openMigrated(ctx, *db.dataDir, *db.url)
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	defer conn.Close()
+	acc := accounts.New(conn, accounts.Options{})
+	u, err := findUser(ctx, acc, *user)
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	members, err := acc.Memberships(ctx, u.ID)
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	var orgID string
+	switch {
+	case *org != "":
+		o, err := findOrganization(ctx, acc, *org)
+		if err != nil {
+			return fail(stderr, "token", err)
+		}
+		orgID = o.ID
+		if !slices.ContainsFunc(members, func(m accounts.Membership) bool { return m.OrganizationID == orgID }) {
+			return fail(stderr, "token", fmt.Errorf("%s does not belong to organization %s", u.Email, o.Name))
+		}
+	case len(members) == 1:
+		orgID = members[0].OrganizationID
+	case len(members) == 0:
+		return fail(stderr, "token", fmt.Errorf("%s belongs to no organization", u.Email))
+	default:
+		return fail(stderr, "token", fmt.Errorf("%s belongs to %d organizations; choose one with --org", u.Email, len(members)))
+	}
+	keys, err := builtInKeys(conn, secret)
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	is := &oauth.Issuer{URL: public, Keys: keys}
+	tok, _, err := is.Issue(oauth.Grant{Subject: u.ID, UserID: u.ID, Email: u.Email, OrganizationID: orgID, ClientID: "kobana-mcp-cli",
+		Audience: audience, Scopes: granted, TTL: lifetime})
+	if err != nil {
+		return fail(stderr, "token", err)
+	}
+	fmt.Fprintln(stdout, tok)
+	return 0
+}
