@@ -1,0 +1,57 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// ErrWorkspaceRequired means the organization has several workspaces, the
+// token is bound to none, and the request did not pick one with
+// X-Workspace-Id.
+var ErrWorkspaceRequired = errors.New("accounts: the organization has several workspaces; pick one with the X-Workspace-Id header")
+
+// ErrWorkspaceMismatch means the request picked a workspace other than the
+// one its token is bound to.
+var ErrWorkspaceMismatch = errors.New("accounts: the token is bound to another workspace")
+
+// SelectWorkspace decides which workspace of the caller's organization a
+// request acts on. A token bound to a workspace acts on that one (a
+// different X-Workspace-Id is refused); otherwise X-Workspace-Id (an id or
+// an external id) picks one, and may be omitted only when the organization
+// has exactly one. A workspace of another organization, or a deleted one,
+// is store.ErrNotFound: existence is never revealed across tenants.
+func (s *Store) SelectWorkspace(ctx context.Context, orgID, tokenWorkspace, header string) (Workspace, error) {
+	header = strings.TrimSpace(header)
+	if tokenWorkspace != "" {
+		w, err := s.GetWorkspace(ctx, orgID, tokenWorkspace)
+		if err != nil {
+			return Workspace{}, err
+		}
+		if header != "" && header != w.ID && header != w.ExternalID {
+			return Workspace{}, ErrWorkspaceMismatch
+		}
+		return w, nil
+	}
+	if header != "" {
+		w, err := s.GetWorkspace(ctx, orgID, header)
+		if errors.Is(err, store.ErrNotFound) {
+			w, err = s.GetWorkspaceByExternalID(ctx, orgID, header)
+		}
+		return w, err
+	}
+	all, err := s.ListWorkspaces(ctx, orgID)
+	if err != nil {
+		return Workspace{}, err
+	}
+	switch len(all) {
+	case 1:
+		return all[0], nil
+	case 0:
+		return Workspace{}, fmt.Errorf("%w: the organization has no workspace", store.ErrNotFound)
+	}
+	return Workspace{}, ErrWorkspaceRequired
+}
