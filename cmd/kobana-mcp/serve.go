@@ -26,15 +26,16 @@ import (
 // productSpec is a product the binary can serve.
 type productSpec struct {
 	key     string
+	title   string
 	addr    string
 	apiBase string
 	new     func(app.Deps) (*app.Product, error)
 }
 
 var products = []productSpec{
-	{"inbox", "127.0.0.1:8081", inbox.APIBase, inbox.New},
-	{"dunning", "127.0.0.1:8082", dunning.APIBase, dunning.New},
-	{"kadu", "127.0.0.1:8083", kadu.APIBase, kadu.New},
+	{"inbox", inbox.ServerTitle, "127.0.0.1:8081", inbox.APIBase, inbox.New},
+	{"dunning", dunning.ServerTitle, "127.0.0.1:8082", dunning.APIBase, dunning.New},
+	{"kadu", kadu.ServerTitle, "127.0.0.1:8083", kadu.APIBase, kadu.New},
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -131,8 +132,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1
 		}
+		// The built-in authorization server shares the product's listener
+		// (authserver.go): its issuer is the product's own origin.
+		listener, err := withAuthServer(spec, p.Handler, public, db, verify, authFlags, log)
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			return 1
+		}
 		srv := &http.Server{
-			Handler:           p.Handler,
+			Handler:           listener,
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      60 * time.Second,

@@ -101,6 +101,17 @@ func serveOnce(t *testing.T, dataDir, dbURL string) []string {
 		if status != 401 || !strings.Contains(hdr.Get("WWW-Authenticate"), `resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`) {
 			t.Fatalf("%s without a token: %d %v", name, status, hdr)
 		}
+		// The built-in authorization server shares the listener; its issuer
+		// is the listener's own origin.
+		resp, err := http.Get(base + "/.well-known/oauth-authorization-server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(meta), `"issuer":"`+base+`"`) || !strings.Contains(string(meta), `"code_challenge_methods_supported":["S256"]`) {
+			t.Fatalf("%s authorization server metadata: %d %s", name, resp.StatusCode, meta)
+		}
 		// With a developer token from the token command.
 		var out, errOut strings.Builder
 		code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--product", key,

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/kobana/kobana-mcp/oauth/server/pages"
+)
+
+// Messages of the sign-in page. A failed sign-in says the same thing
+// whatever failed, so the page does not tell which emails have accounts.
+const (
+	msgBadCredentials = "The email or password is incorrect."
+	msgTooMany        = "Too many sign-in attempts. Wait a minute, then try again."
+	msgExpired        = "This form has expired. Please sign in again."
+)
+
+// safeNext returns next if it is an authorization request on this server,
+// the only place sign-in sends a person to; anything else (another host,
+// a scheme, a path elsewhere) is dropped, so the page is no open redirect.
+func safeNext(next string) string {
+	if next == "" || len(next) > 12<<10 || strings.ContainsAny(next, "\\\r\n") {
+		return ""
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Path != PathAuthorize || strings.HasPrefix(next, "//") {
+		return ""
+	}
+	return next
+}
+
+// showSignIn is GET /oauth/sign-in.
+func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	bs, err := s.sessions.ensure(w, r)
+	if err != nil {
+		s.serverError(w, "starting a session", err)
+		return
+	}
+	if bs.UserID != "" {
+		if next != "" {
+			http.Redirect(w, r, next, http.StatusSeeOther)
+			return
+		}
+		pages.Render(w, http.StatusOK, pages.SignIn{Product: s.product, SignedInAs: bs.Email})
+		return
+	}
+	s.renderSignIn(w, http.StatusOK, bs, next, "", "")
+}
+
+func (s *Server) renderSignIn(w http.ResponseWriter, status int, bs *BrowserSession, next, email, problem string) {
+	pages.Render(w, status, pages.SignIn{
+		Product: s.product, Action: PathSignIn, CSRF: csrfToken(bs, formSignIn, ""),
+		Next: next, Email: email, Error: problem,
+	})
+}
+
+// handleSignIn is POST /oauth/sign-in.
+func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 32<<10)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Something went wrong", "The form could not be read. Go back and try again.")
+		return
+	}
+	next := safeNext(r.PostForm.Get("next"))
+	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
+	if len(email) > 320 {
+		email = email[:320]
+	}
+	bs, err := s.sessions.load(r)
+	if err != nil {
+		s.serverError(w, "loading the session", err)
+		return
+	}
+	if !checkCSRF(bs, formSignIn, "", r.PostForm.Get("csrf_token")) {
+		if bs == nil {
+			if bs, err = s.sessions.ensure(w, r); err != nil {
+				s.serverError(w, "starting a session", err)
+				return
+			}
+		}
+		s.renderSignIn(w, http.StatusForbidden, bs, next, email, msgExpired)
+		return
+	}
+	if !s.signInIP.allow(s.clientIP(r)) || (email != "" && s.signInEmail.exhausted(email)) {
+		s.log.Warn("oauth: sign-in rate limited", "ip", s.clientIP(r))
+		w.Header().Set("Retry-After", "60")
+		s.renderSignIn(w, http.StatusTooManyRequests, bs, next, email, msgTooMany)
+		return
+	}
+	password := r.PostForm.Get("password")
+	if email == "" || password == "" {
+		s.renderSignIn(w, http.StatusUnauthorized, bs, next, email, msgBadCredentials)
+		return
+	}
+	p, err := s.accounts.VerifyPassword(r.Context(), email, password)
+	if errors.Is(err, ErrBadCredentials) {
+		s.signInEmail.allow(email)
+		s.renderSignIn(w, http.StatusUnauthorized, bs, next, email, msgBadCredentials)
+		return
+	}
+	if err != nil {
+		s.serverError(w, "verifying a password", err)
+		return
+	}
+	if _, err := s.sessions.signIn(r.Context(), w, bs, p); err != nil {
+		s.serverError(w, "signing in", err)
+		return
+	}
+	if next == "" {
+		pages.Render(w, http.StatusOK, pages.SignIn{Product: s.product, SignedInAs: p.Email})
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
