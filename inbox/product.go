@@ -3,6 +3,7 @@ package inbox
 import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/rest"
@@ -13,6 +14,9 @@ import (
 func New(deps app.Deps) (*app.Product, error) {
 	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger})
+	if deps.DB != nil {
+		registerWorkspaces(api, accounts.New(deps.DB, accounts.Options{}))
+	}
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	opts := MCPOptions(deps)
 	opts.Authorizer = auth.Authorizer()
