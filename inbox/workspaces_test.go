@@ -82,7 +82,9 @@ func TestWorkspaceTools(t *testing.T) {
 		text, isErr := call("workspaces_list", map[string]any{"limit": 1})
 		var page struct {
 			Data []workspaceJSON
-			Meta struct{ NextCursor *string `json:"next_cursor"` }
+			Meta struct {
+				NextCursor *string `json:"next_cursor"`
+			}
 		}
 		if err := json.Unmarshal([]byte(text), &page); err != nil || isErr || len(page.Data) != 1 || page.Meta.NextCursor == nil {
 			t.Fatalf("first page: %s", text)
