@@ -24,3 +24,11 @@ go test -race -count=1 ./...
 
 echo "== conformance suite (examples/everything, every era)"
 conformance/run-everything.sh
+
+# End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
+# to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
+# (CIMD and DCR, headless Chromium on the sign-in and consent pages), calls a
+# tool, and checks that Dunning refuses the Inbox token. Needs /usr/bin/chromium
+# (.ci/run installs it); installs its pinned npm packages on first use.
+echo "== e2e: MCP client OAuth sign-in to the Inbox"
+e2e/run.sh
