@@ -99,6 +99,7 @@ test('kobana-mcp serve starts and prints its endpoints and the demo owner sign-i
   s.cleanups.push(() => rmSync(s.work, { recursive: true, force: true }));
 
   let bin = process.env.KOBANA_MCP_BIN;
+  s.bin = () => bin;
   if (!bin) {
     bin = path.join(s.work, 'kobana-mcp');
     const env = { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` };
@@ -419,4 +420,20 @@ test('the access token issued for the Inbox is refused by the Dunning endpoint',
   assert.equal(res.status, 401, `Dunning accepted or mis-answered an Inbox token: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
   assert.match(www, /error="invalid_token"/, `Dunning's 401 must say error="invalid_token"; WWW-Authenticate: ${www}`);
   t.diagnostic(`Dunning: HTTP 401, WWW-Authenticate: ${www}`);
+});
+
+test('a token issued for the Dunning endpoint is refused by the Inbox endpoint', { timeout: 30_000 }, async t => {
+  assert.ok(s.server, 'not attempted: the server did not start');
+  // A developer token, signed by the same keys as a sign-in would be, for
+  // the Dunning MCP endpoint (issuer and audience: Dunning).
+  const dunningOrigin = new URL(s.urls.dunning).origin;
+  const token = execFileSync(s.bin(), ['token', '--product', 'dunning', '--user', DEMO_EMAIL,
+    '--data-dir', path.join(s.work, 'data'), '--dunning-public-url', dunningOrigin], { timeout: 20_000 }).toString().trim();
+  const control = await postMCP(s.urls.dunning, token);
+  assert.equal(control.status, 200, `control: Dunning should accept its own token; got HTTP ${control.status}`);
+  const res = await postMCP(s.urls.inbox, token);
+  const www = res.headers.get('www-authenticate') ?? '';
+  assert.equal(res.status, 401, `the Inbox accepted or mis-answered a Dunning token: HTTP ${res.status}`);
+  assert.match(www, /error="invalid_token"/, `the Inbox's 401 must say error="invalid_token"; WWW-Authenticate: ${www}`);
+  t.diagnostic(`Inbox: HTTP 401, WWW-Authenticate: ${www}`);
 });
