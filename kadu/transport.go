@@ -40,5 +40,11 @@ func MCPOptions(deps app.Deps) mcp.Options {
 		AllowOrigin:  mcp.AnyOrigin(mcp.AllowOrigins(deps.PublicURL), localhostOrigins),
 		States:       deps.States,
 		Logger:       deps.Logger,
+		// Destructive tools: confirmed through a form when the client can
+		// answer one. Otherwise New replaces Refuse with the seed's approval
+		// link (product-decisions §2.3, approvals.go) whenever there is a
+		// database and the built-in sign-in; Refuse stays without them
+		// (transport tests, an external authorization server).
+		Confirm: mcp.ConfirmOptions{Unconfirmable: mcp.Refuse()},
 	}
 }

@@ -51,7 +51,9 @@ type Authorizer interface {
 }
 
 // RateLimiter decides whether a request may proceed. It runs after
-// authentication, so it can count per token and per tenant.
+// authentication, so it can count per token and per tenant, and after the
+// body is read, so [OperationOf] on the request's context tells a write
+// (a tools/call of a tool that is not read-only) from a read.
 type RateLimiter interface {
 	Limit(r *http.Request) RateDecision
 }

@@ -39,6 +39,10 @@ type Options struct {
 	// States seals the requestState of input_required results; nil makes a
 	// random key, which only works with a single process.
 	States *StateSealer
+	// Confirm configures the confirmation of destructive tools (see
+	// [ConfirmOptions]); the zero value asks 2026 clients that can answer a
+	// form, refuses the others, and remembers used confirmations in memory.
+	Confirm ConfirmOptions
 	// Logger receives internal errors (never sent to clients); nil
 	// discards them.
 	Logger *slog.Logger
@@ -85,6 +89,9 @@ func NewHandler(opts Options, catalog Catalog) (*Handler, error) {
 	}
 	if opts.States == nil {
 		opts.States = NewRandomStateSealer()
+	}
+	if opts.Confirm.Nonces == nil {
+		opts.Confirm.Nonces = NewMemoryNonceStore(nil)
 	}
 	h := &Handler{opts: opts, auth: opts.Authorizer, log: opts.Logger}
 	if h.auth == nil {
@@ -146,6 +153,14 @@ func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err err
 // parsing, envelope, era and header checks, then the method.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
+	// obs, when middleware asked for one, learns what this request was.
+	obs := ObservationFrom(r.Context())
+	fail := func(id []byte, e *Error) {
+		if obs != nil && e != errAlreadyWritten {
+			obs.ErrorCode = e.Code
+		}
+		h.writeError(w, id, e)
+	}
 	hdr["Cache-Control"] = noStore
 	hdr[canonicalProtocolVersion] = versionHeaders[guessVersion(r)]
 
@@ -153,7 +168,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hasOrigin && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		// A CORS preflight: the browser asks before it POSTs.
 		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
-			h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
+			fail(nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
 			return
 		}
 		setCORSHeaders(hdr, origin[0])
@@ -165,12 +180,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		hdr.Set("Allow", http.MethodPost)
-		h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Method not allowed: the MCP endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
+		fail(nil, &Error{Code: CodeInvalidRequest, Message: "Method not allowed: the MCP endpoint accepts POST only", Status: http.StatusMethodNotAllowed})
 		return
 	}
 	if hasOrigin {
 		if len(origin) != 1 || !h.opts.AllowOrigin(origin[0], r) {
-			h.writeError(w, nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
+			fail(nil, &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", Status: http.StatusForbidden})
 			return
 		}
 		setCORSHeaders(hdr, origin[0])
@@ -178,16 +193,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
-		h.writeError(w, nil, errBodyTooLarge(limit))
+		fail(nil, errBodyTooLarge(limit))
 		return
 	}
 	body, tooLarge, err := readBody(r, limit)
 	if tooLarge {
-		h.writeError(w, nil, errBodyTooLarge(limit))
+		fail(nil, errBodyTooLarge(limit))
 		return
 	}
 	if err != nil {
-		h.writeError(w, nil, errInvalidRequest("the request body could not be read"))
+		fail(nil, errInvalidRequest("the request body could not be read"))
 		return
 	}
 
@@ -195,8 +210,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The body is parsed before the rate limit so the limiter can tell
+	// reads from writes (OperationOf, ratelimit.go); its errors are still
+	// answered after the limit.
+	msg, perr := decodeMessage(body)
+	if obs != nil && msg != nil {
+		obs.Method = msg.method
+	}
 	if h.opts.RateLimiter != nil {
-		d := h.opts.RateLimiter.Limit(r.WithContext(ctx))
+		d := h.opts.RateLimiter.Limit(r.WithContext(context.WithValue(ctx, operationKey{}, h.operation(ctx, msg, perr))))
 		if d.Limit > 0 {
 			hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 			hdr.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
@@ -204,18 +226,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if !d.Allowed {
 			hdr.Set("Retry-After", strconv.Itoa(max(d.RetryAfterSeconds, 1)))
-			h.writeError(w, nil, &Error{Code: CodeRateLimited, Message: "Rate limit exceeded; retry after the time in Retry-After", Status: http.StatusTooManyRequests})
+			fail(nil, &Error{Code: CodeRateLimited, Message: "Rate limit exceeded; retry after the time in Retry-After", Status: http.StatusTooManyRequests})
 			return
 		}
 	}
 
-	msg, perr := decodeMessage(body)
 	if perr != nil {
 		var id []byte
 		if msg != nil {
 			id = msg.id
 		}
-		h.writeError(w, id, perr)
+		fail(id, perr)
 		return
 	}
 	if msg.response || msg.id == nil {
@@ -227,18 +248,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.ErrorContext(ctx, "mcp: panic while serving", "method", msg.method, "panic", p)
-			h.writeError(w, msg.id, errInternal())
+			fail(msg.id, errInternal())
 		}
 	}()
 	c := &call{h: h, w: w, r: r, ctx: ctx, msg: msg}
 	if e := c.detectEra(); e != nil {
-		h.writeError(w, msg.id, e)
+		fail(msg.id, e)
 		return
 	}
 	hdr[canonicalProtocolVersion] = versionHeaders[c.version]
+	if obs != nil {
+		obs.Era, obs.Version = c.era.String(), c.version
+		if msg.method == "tools/call" {
+			obs.Tool, _ = stringMember(msg.params.Name)
+		}
+	}
 	result, e := c.dispatch()
 	if e != nil {
-		h.writeError(w, msg.id, e)
+		fail(msg.id, e)
 		return
 	}
 	c.writeResult(msg.id, result)

@@ -37,6 +37,22 @@ type Tool struct {
 	SkipSchemaValidation bool
 	// Handler runs the tool.
 	Handler ToolHandler
+
+	// Confirm describes, for a destructive tool ([Tool.IsDestructive]), what
+	// the call is about to do, naming its target, so the person can confirm
+	// it (see [ConfirmFunc]). Nil asks with a generic message naming the
+	// tool and its arguments.
+	Confirm ConfirmFunc
+	// ConsumesConfirmation says the handler consumes the confirmation's
+	// nonce itself, in the same database transaction as the operation, and
+	// reports a replay with [Confirmation.Replayed] (see
+	// [ConfirmationFrom]). Otherwise the nonce is consumed in the
+	// [NonceStore] just before the handler runs.
+	ConsumesConfirmation bool
+	// ConfirmsItself exempts a destructive tool from the server's
+	// confirmation step: its handler asks for its own confirmation (with
+	// [InputRequiredResult]) and enforces it.
+	ConfirmsItself bool
 }
 
 // ToolAnnotations are the behaviour hints of a tool. Pointers distinguish

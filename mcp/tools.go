@@ -79,6 +79,9 @@ func (c *call) toolsCall() (*result, *Error) {
 	if msg := t.checkArguments(args); msg != "" {
 		return c.toolResult(ErrorResult(msg), name, args)
 	}
+	if c.needsConfirmation(t) {
+		return c.confirmThenRun(t, req, args)
+	}
 	res, err := t.def.Handler(c.ctx, req)
 	if err != nil {
 		return nil, c.handlerError(err)
@@ -226,6 +229,9 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 	}
 	if res.IsError {
 		m = m.raw("isError", []byte("true"))
+		if obs := ObservationFrom(c.r.Context()); obs != nil {
+			obs.ToolError = true
+		}
 	}
 	return &result{members: m, meta: res.Meta}, nil
 }

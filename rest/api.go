@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
 )
 
 // Operation is the one declaration of an API operation.
@@ -38,6 +39,12 @@ type Operation struct {
 	// RESTOnly keeps the operation out of the MCP catalog (a raw file
 	// download, say: files never travel through MCP).
 	RESTOnly bool
+	// ConsumesConfirmation says the handler of this destructive operation
+	// consumes the MCP confirmation's nonce (mcp.ConfirmationFrom) in the
+	// same database transaction as its write, and calls Replayed when the
+	// nonce was used (mcp.Tool.ConsumesConfirmation). Without it the MCP
+	// endpoint consumes the nonce just before dispatching.
+	ConsumesConfirmation bool
 }
 
 // Config configures an API.
@@ -70,6 +77,9 @@ type API struct {
 type registered struct {
 	op    Operation
 	input *inputSpec // nil for raw operations
+	// describes: declared with HandleConfirmed, so the MCP tool asks the
+	// operation itself what a call will do.
+	describes bool
 }
 
 // New returns an empty API. Its OpenAPI document is served at
@@ -104,14 +114,39 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTT
 // anything else is logged and answered 500).
 type Handler[In any] func(ctx context.Context, in *In) (*Response, error)
 
+// Describe says what a call of a destructive operation is about to do, for
+// the person to confirm it, naming the target: "Delete workspace 'Billing'
+// (external id billing)? … This cannot be undone." It receives the
+// validated input with the caller's identity in ctx, exactly as the handler
+// would, and looks the target up. It returns the error the handler would
+// (NotFound for a target the caller cannot see, Validation, Conflict) when
+// the call cannot go ahead; the MCP tool then answers that error, asks
+// nothing and runs nothing.
+type Describe[In any] func(ctx context.Context, in *In) (string, error)
+
 // Handle declares an operation with a typed, validated input.
 func Handle[In any](a *API, op Operation, fn Handler[In]) {
+	handle(a, op, nil, fn)
+}
+
+// HandleConfirmed declares a destructive operation whose MCP tool asks the
+// person to confirm with describe's message (mcp.Tool.Confirm). Over REST it
+// is Handle: an API client answers for its own confirmation.
+func HandleConfirmed[In any](a *API, op Operation, describe Describe[In], fn Handler[In]) {
+	if describe == nil {
+		panic(fmt.Sprintf("rest: operation %s: HandleConfirmed needs a Describe", op.ID))
+	}
+	handle(a, op, describe, fn)
+}
+
+func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In]) {
 	typ := reflect.TypeFor[In]()
 	spec, err := analyseInput(typ, op.Method)
 	if err != nil {
 		panic(fmt.Sprintf("rest: operation %s: %v", op.ID, err))
 	}
 	reg := a.register(op, spec)
+	reg.describes = describe != nil
 	hasBody := op.Method == http.MethodPost || op.Method == http.MethodPut || op.Method == http.MethodPatch
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
 		r, e := a.authorize(r, &reg.op)
@@ -125,6 +160,10 @@ func Handle[In any](a *API, op Operation, fn Handler[In]) {
 		in := new(In)
 		if e := spec.decode(r, hasBody, in); e != nil {
 			a.WriteError(w, e)
+			return
+		}
+		if restbridge.Describing(r.Context()) {
+			describeCall(a, w, r, &reg.op, describe, in)
 			return
 		}
 		res, err := fn(r.Context(), in)
@@ -142,6 +181,10 @@ func HandleRaw(a *API, op Operation, fn http.HandlerFunc) {
 	op.RESTOnly = true
 	reg := a.register(op, nil)
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
+		if restbridge.Describing(r.Context()) {
+			a.WriteError(w, errCannotDescribe(&reg.op))
+			return
+		}
 		r, e := a.authorize(r, &reg.op)
 		if e != nil {
 			a.WriteError(w, e)
@@ -149,6 +192,27 @@ func HandleRaw(a *API, op Operation, fn http.HandlerFunc) {
 		}
 		fn(w, r)
 	})
+}
+
+// describeCall answers a describing request (restbridge.Describer) without
+// running the operation: {"confirm_message": "…"}, or the error describe
+// returned. An operation declared without a Describe refuses: running it
+// would do what the person has not confirmed yet.
+func describeCall[In any](a *API, w http.ResponseWriter, r *http.Request, op *Operation, fn Describe[In], in *In) {
+	if fn == nil {
+		a.WriteError(w, errCannotDescribe(op))
+		return
+	}
+	msg, err := fn(r.Context(), in)
+	if err != nil {
+		a.fail(w, r, op, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{restbridge.DescribeMessageMember: msg})
+}
+
+func errCannotDescribe(op *Operation) *Error {
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "operation " + op.ID + " cannot describe a call"}
 }
 
 func (a *API) register(op Operation, spec *inputSpec) *registered {

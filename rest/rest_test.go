@@ -199,7 +199,7 @@ func toolCall(t *testing.T, url, tool string, args map[string]any) (string, bool
 func TestToolsMirrorTheirRoutes(t *testing.T) {
 	n := &notes{items: map[string]string{"n1": "first"}}
 	api := n.api()
-	h := mcp.MustNewHandler(mcp.Options{Name: "notes", Version: "1", TextIndent: "  "}, mcp.Catalog{Tools: api.Tools(restbridge.New(api, restbridge.Options{}))})
+	h := mcp.MustNewHandler(mcp.Options{Name: "notes", Version: "1", TextIndent: "  ", Confirm: mcp.ConfirmOptions{Disabled: true}}, mcp.Catalog{Tools: api.Tools(restbridge.New(api, restbridge.Options{}))})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 

@@ -45,7 +45,8 @@ func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 		if annotations.Title == "" {
 			annotations.Title = op.Title
 		}
-		tools = append(tools, mcp.Tool{
+		route := restbridge.Route{Method: op.Method, Path: a.cfg.BasePath + op.Path, Query: query}
+		tool := mcp.Tool{
 			Name:                 op.ID,
 			Title:                op.Title,
 			Description:          describe(op),
@@ -53,8 +54,13 @@ func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 			Annotations:          &annotations,
 			Requires:             op.Requires,
 			SkipSchemaValidation: true,
-			Handler:              bridge.MustHandler(restbridge.Route{Method: op.Method, Path: a.cfg.BasePath + op.Path, Query: query}),
-		})
+			ConsumesConfirmation: op.ConsumesConfirmation,
+			Handler:              bridge.MustHandler(route),
+		}
+		if reg.describes {
+			tool.Confirm = bridge.MustDescriber(route)
+		}
+		tools = append(tools, tool)
 	}
 	return tools
 }

@@ -25,6 +25,11 @@ go test -race -count=1 ./...
 echo "== conformance suite (examples/everything, every era)"
 conformance/run-everything.sh
 
+# Conformance of the Inbox endpoint itself (conformance/run-product.sh): `kobana-mcp serve` with the
+# embedded defaults, tokens from `kobana-mcp token` added by conformance/auth-preload.cjs, every
+# scenario of conformance/scenarios-inbox.txt in every era (expected failures: expected-failures-inbox.yml).
+echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product.sh inbox
+
 # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
 # to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
 # (CIMD and DCR, headless Chromium on the sign-in and consent pages), calls a
@@ -32,3 +37,8 @@ conformance/run-everything.sh
 # (.ci/run installs it); installs its pinned npm packages on first use.
 echo "== e2e: MCP client OAuth sign-in to the Inbox"
 e2e/run.sh
+
+# Real clients on the Inbox in every era (e2e/clients/README.md): TypeScript SDK v2 and v1 and the
+# MCP Inspector CLI, pinned in e2e/clients/package-lock.json. (The Go SDK client's test,
+# cmd/kobana-mcp/clients_test.go, runs in `go test` above.)
+echo "== e2e: real MCP clients on the Inbox, every era"; e2e/clients/run.sh

@@ -16,13 +16,15 @@ import (
 )
 
 // The operator's commands over the database: migrate the schema, create
-// and list organizations, create users and change their password or role.
+// and list organizations, add workspaces to them, create users and change their password or role.
 // Each opens the database the way serve does (--data-dir, --database-url,
 // or their environment variables) and migrates it first.
 
 const orgsUsage = `Usage:
   kobana-mcp orgs create --name NAME   create an organization (and its default workspace); prints its id
   kobana-mcp orgs list                 list the organizations
+  kobana-mcp orgs add-workspace --org ORG --label LABEL [--external-id ID] [--email-prefix PREFIX]
+      add a workspace to ORG (its id or exact name); prints the workspace's id
 
 Every command takes --data-dir and --database-url; "kobana-mcp orgs create --help" lists the flags.
 `
@@ -128,6 +130,32 @@ func orgsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", o.ID, o.Name, o.CreatedAt.Format(time.RFC3339))
 			}
 			return tw.Flush()
+		})
+	case "add-workspace":
+		org := s.add("org", "", "", "the organization: its id or exact name")
+		label := s.add("label", "", "", "the workspace's display name")
+		external := s.add("external-id", "", "", "your own id for it (default: its id)")
+		prefix := s.add("email-prefix", "", "", "kebab-case e-mail prefix (default: from the label)")
+		if code := parseCmd(s, "orgs add-workspace", args[1:], stderr); code >= 0 {
+			return code
+		}
+		if code := required(stderr, "orgs add-workspace", map[string]*string{"org": org, "label": label}); code >= 0 {
+			return code
+		}
+		return withAccounts(ctx, db, stderr, "orgs add-workspace", func(a *accounts.Store) error {
+			o, err := findOrganization(ctx, a, *org)
+			if err != nil {
+				return err
+			}
+			w, err := a.CreateWorkspace(ctx, o.ID, accounts.NewWorkspace{Label: *label, ExternalID: *external, EmailPrefix: *prefix})
+			if errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("%s already has a workspace with external id %q", o.Name, *external)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, w.ID)
+			return nil
 		})
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, orgsUsage)

@@ -8,19 +8,20 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/platform/approval"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// withAuthServer mounts the built-in authorization server beside a product
-// on the product's own listener, so the product's origin is its issuer and
-// 2025-03-26 clients find /authorize, /token and /register where they look.
-// With an external issuer configured, the product is served alone.
-func withAuthServer(spec productSpec, product http.Handler, public string, db *store.DB, v *verification, f authFlags, log *slog.Logger) (http.Handler, error) {
+// newAuthServer builds the built-in authorization server of a product's
+// listener (its issuer is the product's own origin), or nil with an
+// external issuer configured. The product gets it too (app.Deps.AuthServer):
+// its own pages — Kadu's approval page — sign people in through it.
+func newAuthServer(spec productSpec, public string, db *store.DB, v *verification, f authFlags, limiters func(string, server.Limit) server.Limiter, log *slog.Logger) (*server.Server, error) {
 	if v.external != "" {
-		return product, nil
+		return nil, nil
 	}
-	as, err := server.New(server.Config{
+	return server.New(server.Config{
 		Issuer:            public,
 		ProductName:       spec.title,
 		Resources:         []string{public + app.MCPPath, public + spec.apiBase},
@@ -30,12 +31,22 @@ func withAuthServer(spec productSpec, product http.Handler, public string, db *s
 		Accounts:          sqlstore.Accounts{Store: accounts.New(db, accounts.Options{})},
 		Logger:            log.With("product", spec.key, "component", "oauth"),
 		AllowInsecureCIMD: *f.devInsecureCIMD == "true",
+		NewLimiter:        limiters, // shared in Redis when configured (limits.go)
+		// Sign-in may return to the approval pages (platform/approval).
+		ReturnPaths: []string{approval.PathPrefix},
 	})
-	if err != nil {
-		return nil, err
+}
+
+// withAuthServer mounts the built-in authorization server beside a product
+// on the product's own listener, so 2025-03-26 clients find /authorize,
+// /token and /register where they look. With an external issuer (as nil)
+// the product is served alone.
+func withAuthServer(as *server.Server, product http.Handler) http.Handler {
+	if as == nil {
+		return product
 	}
 	mux := http.NewServeMux()
 	as.Routes(mux)
 	mux.Handle("/", product)
-	return mux, nil
+	return mux
 }

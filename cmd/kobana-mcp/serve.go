@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning"
@@ -21,6 +23,8 @@ import (
 	"github.com/kobana/kobana-mcp/kadu"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/platform/httpx"
+	"github.com/kobana/kobana-mcp/platform/observe"
 )
 
 // productSpec is a product the binary can serve.
@@ -48,6 +52,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long in-flight requests may finish after SIGTERM")
 	pf := addProductFlags(&s)
 	authFlags := addAuthFlags(&s)
+	limitFlags := addLimitFlags(&s) // limits.go: rate limits, overload bound
+	metricsAddr := s.add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
 	if err := s.parse("serve", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -58,12 +64,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *logFormat == "json" {
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
+	// Every log line written inside a request carries its request id
+	// (observe.go); the access log is observe.Instrument's.
+	handler = observe.LogHandler{Handler: handler}
 	log := slog.New(handler)
+	metrics := observe.NewMetrics()
 	graceDur, err := time.ParseDuration(*grace)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp: --shutdown-grace:", err)
 		return 2
 	}
+	// Limits (limits.go): rate-limit counters in memory or in Redis, the
+	// limit on unauthenticated traffic, the bound on requests in flight.
+	lim, err := limitFlags.open(ctx, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		if errors.As(err, new(errUnavailable)) {
+			return 1
+		}
+		return 2
+	}
+	defer lim.store.Close()
 	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
@@ -97,6 +118,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name string
 		srv  *http.Server
 		ln   net.Listener
+		// shutdown stops the product's background work (app.Product).
+		shutdown func(context.Context) error
 	}
 	var servers []running
 	closeAll := func() {
@@ -116,6 +139,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		public := f.public(ln.Addr().String())
+		// The built-in authorization server shares the product's listener
+		// (authserver.go): its issuer is the product's own origin.
+		as, err := newAuthServer(spec, public, db, verify, authFlags, lim.oauthLimiters(spec.key), log)
+		if err != nil {
+			closeAll()
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			return 1
+		}
 		p, err := spec.new(app.Deps{
 			DataDir:        filepath.Join(*dataDir, spec.key),
 			PublicURL:      public,
@@ -126,35 +157,45 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Issuer:         verify.issuer(public),
 			Keys:           verify.keys,
 			Roles:          verify.roles,
+			RateLimits:     lim.product(spec.key),
+			AuthServer:     as,
 		})
 		if err != nil {
 			closeAll()
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1
 		}
-		// The built-in authorization server shares the product's listener
-		// (authserver.go): its issuer is the product's own origin.
-		listener, err := withAuthServer(spec, p.Handler, public, db, verify, authFlags, log)
-		if err != nil {
-			closeAll()
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
-			return 1
+		listener := withAuthServer(as, p.Handler)
+		// The overload guard and the unauthenticated limit wrap the whole
+		// listener; the timeouts are httpx.DefaultTimeouts (header 10 s,
+		// request 30 s, response 60 s, idle 120 s, 64 KB of headers).
+		// Outermost, the request id, metrics and access log; then the limits;
+		// then /healthz and /readyz, outside authentication.
+		checks := []observe.Check{{Name: "database", Ping: db.Ping}}
+		if lim.store.Shared() {
+			checks = append(checks, observe.Check{Name: "redis", Ping: lim.store.Ping})
 		}
-		srv := &http.Server{
-			Handler:           listener,
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       30 * time.Second,
-			WriteTimeout:      60 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          slog.NewLogLogger(handler, slog.LevelWarn),
-		}
-		servers = append(servers, running{p.Name, srv, ln})
+		instrumented := observe.Instrument(spec.key, metrics, log, lim.wrap(observe.Health(checks, listener)))
+		srv := httpx.NewServer(instrumented, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
+		servers = append(servers, running{p.Name, srv, ln, p.Shutdown})
 		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, app.MCPPath)
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(stderr, "kobana-mcp: no product to start (see --products)")
 		return 2
+	}
+	if *metricsAddr != "" {
+		mln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			closeAll()
+			fmt.Fprintln(stderr, "kobana-mcp: --metrics-addr:", err)
+			return 1
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		msrv := httpx.NewServer(mux, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
+		servers = append(servers, running{name: "metrics", srv: msrv, ln: mln})
+		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", mln.Addr())
 	}
 	errc := make(chan error, len(servers))
 	for _, r := range servers {
@@ -172,16 +213,38 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		closeAll()
 		return 1
 	}
+	// Drain: new requests on kept-alive connections get 503 with
+	// Retry-After and Connection: close; Shutdown stops accepting, closes
+	// idle connections and waits for requests in flight, every listener
+	// at once, for at most the grace period; then each product's
+	// background work (Kadu's approved calls running) gets what is left of
+	// it.
+	lim.guard.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), graceDur)
 	defer cancel()
-	code := 0
+	var failed atomic.Bool
+	var wg sync.WaitGroup
 	for _, r := range servers {
-		if err := r.srv.Shutdown(sctx); err != nil {
-			log.Error("shutdown", "server", r.name, "error", err)
-			code = 1
-		}
+		wg.Go(func() {
+			if err := r.srv.Shutdown(sctx); err != nil {
+				log.Error("shutdown: requests still in flight after the grace period; closing their connections", "server", r.name, "error", err)
+				_ = r.srv.Close()
+				failed.Store(true)
+			}
+			if r.shutdown != nil {
+				if err := r.shutdown(sctx); err != nil {
+					log.Error("shutdown: background work still running after the grace period", "server", r.name, "error", err)
+					failed.Store(true)
+				}
+			}
+		})
 	}
-	return code
+	wg.Wait()
+	if failed.Load() {
+		return 1
+	}
+	log.Info("stopped")
+	return 0
 }
 
 func origins(list *string) []string {

@@ -103,6 +103,11 @@ func newHandler(logger *slog.Logger) (*mcp.Handler, error) {
 		Version:      "1.0.0",
 		Instructions: "Test fixtures for the MCP conformance suite. Nothing here has side effects.",
 		Logger:       logger,
+		// The fixtures declare no annotations, so the spec counts them all
+		// destructive; the suite expects them to run (the input_required
+		// ones ask for their own input), so the server's confirmation step
+		// is off here.
+		Confirm: mcp.ConfirmOptions{Disabled: true},
 	}, mcp.Catalog{
 		Tools:             append(tools(), mrtrTools()...),
 		Resources:         resources(),

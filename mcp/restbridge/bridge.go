@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/kobana/kobana-mcp/internal/jsonscan"
@@ -87,6 +88,67 @@ type inProcessKey struct{}
 func InProcess(ctx context.Context) bool {
 	v, _ := ctx.Value(inProcessKey{}).(bool)
 	return v
+}
+
+type describingKey struct{}
+
+// Describing reports whether an in-process request asks its operation to
+// describe what it would do, for the person's confirmation, instead of
+// doing it (see Describer). An API must never run the operation for such a
+// request.
+func Describing(ctx context.Context) bool {
+	v, _ := ctx.Value(describingKey{}).(bool)
+	return v
+}
+
+// DescribeMessageMember is the member of the JSON object an API answers a
+// Describing request with: {"confirm_message": "Delete …?"}.
+const DescribeMessageMember = "confirm_message"
+
+// Describer returns the confirmation description (mcp.Tool.Confirm) of a
+// destructive tool that mirrors route: the same in-process request as the
+// tool's, marked Describing. The API authorises and validates it as usual,
+// then answers 200 with {"confirm_message": "…"} naming the target, or the
+// error the operation itself would give (a 404 for a target that does not
+// exist): that error is the tool's answer, and nothing is asked or run.
+//
+// Only mirror with it a route whose API honours Describing; package rest
+// does for operations declared with HandleConfirmed, and refuses
+// describing requests to every other operation.
+func (b *Bridge) Describer(route Route) (mcp.ConfirmFunc, error) {
+	cr, err := compile(route)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.CallToolResult, error) {
+		hreq, msg := b.buildRequest(context.WithValue(ctx, describingKey{}, true), cr, req)
+		if msg != "" {
+			return "", mcp.ErrorResult(msg), nil
+		}
+		rec := recorderPool.Get().(*recorder)
+		rec.reset()
+		defer recorderPool.Put(rec)
+		b.api.ServeHTTP(rec, hreq)
+		if rec.status < 300 {
+			var body map[string]jsontext.Value
+			if err := json.Unmarshal(rec.body.Bytes(), &body); err == nil {
+				if text, ok := jsonscan.String(body[DescribeMessageMember]); ok && text != "" {
+					return text, nil, nil
+				}
+			}
+			return "", nil, fmt.Errorf("restbridge: %s %s answered a describing request without %q", cr.Method, cr.Path, DescribeMessageMember)
+		}
+		return "", b.toResult(ctx, cr, req, rec), nil
+	}, nil
+}
+
+// MustDescriber is Describer for routes known to be valid.
+func (b *Bridge) MustDescriber(route Route) mcp.ConfirmFunc {
+	d, err := b.Describer(route)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // segment is a literal part or a {name} parameter of a route path.

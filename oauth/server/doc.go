@@ -31,9 +31,9 @@
 // strings; the Storage keeps only their SHA-256.
 //
 // Everything is in Storage, shared by replicas, except what each process
-// holds in memory: the cache of client metadata documents, and the rate
-// limits of sign-in, registration and metadata fetches (per replica until
-// a shared limiter replaces them).
+// holds in memory: the cache of client metadata documents and, unless
+// Config.NewLimiter shares them (in Redis), the rate limits of sign-in,
+// registration, the token endpoint and metadata fetches.
 //
 // Endpoints (see Server.Routes): the metadata documents and
 // /.well-known/jwks.json; /authorize, /token, /revoke, /register (where

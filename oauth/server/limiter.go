@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -15,10 +16,23 @@ type Limit struct {
 	Burst int
 }
 
+// Limiter counts events per key (an address, an e-mail) for one of the
+// server's limits. The default, a token bucket per key in this process's
+// memory, gives each replica its own allowance; Config.NewLimiter can put
+// the counters where every replica shares them.
+type Limiter interface {
+	// Allow takes one event from key's allowance, reporting whether there
+	// was one.
+	Allow(ctx context.Context, key string) bool
+	// Exhausted reports whether key's allowance is used up, without
+	// taking from it.
+	Exhausted(ctx context.Context, key string) bool
+}
+
 // keyedLimiter holds one token bucket per key (an IP address, an email),
 // in this process's memory. Replicas each keep their own: a person trying
-// passwords across N replicas gets N times the allowance until the shared
-// limiter (Redis, as the transport's rate limits will use) replaces this.
+// passwords across N replicas gets N times the allowance unless
+// Config.NewLimiter shares the counters.
 type keyedLimiter struct {
 	limit Limit
 	max   int
@@ -71,14 +85,14 @@ func (k *keyedLimiter) sweep(now time.Time) {
 	}
 }
 
-// allow takes one event from key's bucket, reporting whether there was one.
-func (k *keyedLimiter) allow(key string) bool {
+// Allow takes one event from key's bucket, reporting whether there was one.
+func (k *keyedLimiter) Allow(_ context.Context, key string) bool {
 	now := time.Now()
 	return k.get(key, now).AllowN(now, 1)
 }
 
-// exhausted reports whether key's bucket is empty, without taking from it.
-func (k *keyedLimiter) exhausted(key string) bool {
+// Exhausted reports whether key's bucket is empty, without taking from it.
+func (k *keyedLimiter) Exhausted(_ context.Context, key string) bool {
 	now := time.Now()
 	return k.get(key, now).TokensAt(now) < 1
 }

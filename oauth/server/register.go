@@ -74,7 +74,7 @@ func badMetadata(w http.ResponseWriter, code string, err error) {
 // handleRegister is POST /register.
 func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	allowAnyOrigin(w)
-	if !s.register.allow(s.clientIP(r)) {
+	if !s.register.Allow(r.Context(), s.clientIP(r)) {
 		w.Header().Set("Retry-After", "60")
 		writeJSON(w, http.StatusTooManyRequests, registrationError{Error: "too_many_requests", Description: "Too many registrations from this address; try again later."})
 		return

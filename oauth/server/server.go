@@ -92,9 +92,22 @@ type Config struct {
 	// the cache one address can make this server fetch (default 30 at
 	// once, then one every 10 s).
 	MetadataFetchPerIP Limit
+	// TokenPerIP limits requests to the token endpoint (default 60 at
+	// once, then one a second).
+	TokenPerIP Limit
+	// NewLimiter makes the limiter of each limit above, named
+	// "sign-in-ip", "sign-in-email", "registration-ip", "token-ip" and
+	// "metadata-fetch-ip"; nil keeps token buckets in this process's
+	// memory. Set it to share the counts among replicas.
+	NewLimiter func(name string, l Limit) Limiter
 	// ClientIP tells the address a request came from, for the limits
 	// (default: the connection's peer; set it behind a reverse proxy).
 	ClientIP func(*http.Request) string
+
+	// ReturnPaths are path prefixes of the product's own pages (for
+	// example "/approvals/") the sign-in page may send a person back to,
+	// besides /authorize; see SignInURL and Visitor (visitor.go).
+	ReturnPaths []string
 }
 
 // Server is the built-in OAuth 2.1 authorization server of one product
@@ -115,8 +128,9 @@ type Server struct {
 	sessions  *sessions
 	csrf      *http.CrossOriginProtection
 
-	signInIP, signInEmail, register *keyedLimiter
-	clientIP                        func(*http.Request) string
+	signInIP, signInEmail, register, token Limiter
+	clientIP                               func(*http.Request) string
+	returnPaths                            []string
 
 	lastPurge atomic.Int64
 	metadata  []byte
@@ -164,8 +178,14 @@ func New(c Config) (*Server, error) {
 	if c.MetadataFetchPerIP == (Limit{}) {
 		c.MetadataFetchPerIP = Limit{Every: 10 * time.Second, Burst: 30}
 	}
+	if c.TokenPerIP == (Limit{}) {
+		c.TokenPerIP = Limit{Every: time.Second, Burst: 60}
+	}
 	if c.ClientIP == nil {
 		c.ClientIP = remoteIP
+	}
+	if c.NewLimiter == nil {
+		c.NewLimiter = func(_ string, l Limit) Limiter { return newKeyedLimiter(l) }
 	}
 	s := &Server{
 		issuer: issuer, product: c.ProductName, resources: resources,
@@ -173,10 +193,12 @@ func New(c Config) (*Server, error) {
 		keys: c.Keys, store: c.Store, accounts: c.Accounts, log: c.Logger,
 		sessions:    newSessions(c.Store, issuer, iss.Scheme == "https", c.SessionTTL),
 		csrf:        http.NewCrossOriginProtection(),
-		signInIP:    newKeyedLimiter(c.SignInPerIP),
-		signInEmail: newKeyedLimiter(c.SignInPerEmail),
-		register:    newKeyedLimiter(c.RegistrationPerIP),
+		signInIP:    c.NewLimiter("sign-in-ip", c.SignInPerIP),
+		signInEmail: c.NewLimiter("sign-in-email", c.SignInPerEmail),
+		register:    c.NewLimiter("registration-ip", c.RegistrationPerIP),
+		token:       c.NewLimiter("token-ip", c.TokenPerIP),
 		clientIP:    c.ClientIP,
+		returnPaths: slices.Clone(c.ReturnPaths),
 	}
 	if s.product == "" {
 		s.product = issuer
@@ -185,11 +207,11 @@ func New(c Config) (*Server, error) {
 		s.errorPage(w, http.StatusForbidden, "This form was sent from another site", "For your safety it was not accepted. Go back to the application and start again.")
 	}))
 	s.documents = newMetadataDocuments(c.AllowInsecureCIMD, c.Logger, s.completeClient)
-	fetches := newKeyedLimiter(c.MetadataFetchPerIP)
+	fetches := c.NewLimiter("metadata-fetch-ip", c.MetadataFetchPerIP)
 	s.documents.mayFetch = func(ctx context.Context) bool {
 		// fosite puts the request it is handling in the context.
 		r, ok := ctx.Value(fosite.RequestContextKey).(*http.Request)
-		return !ok || fetches.allow(s.clientIP(r))
+		return !ok || fetches.Allow(ctx, s.clientIP(r))
 	}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:            c.AccessTokenTTL,

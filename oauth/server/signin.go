@@ -17,23 +17,27 @@ const (
 	msgExpired        = "This form has expired. Please sign in again."
 )
 
-// safeNext returns next if it is an authorization request on this server,
-// the only place sign-in sends a person to; anything else (another host,
-// a scheme, a path elsewhere) is dropped, so the page is no open redirect.
-func safeNext(next string) string {
+// safeNext returns next if it is an authorization request on this server
+// or a page under one of returnPaths (Config.ReturnPaths), the only places
+// sign-in sends a person to; anything else (another host, a scheme, a path
+// elsewhere) is dropped, so the page is no open redirect.
+func safeNext(next string, returnPaths ...string) string {
 	if next == "" || len(next) > 12<<10 || strings.ContainsAny(next, "\\\r\n") {
 		return ""
 	}
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Path != PathAuthorize || strings.HasPrefix(next, "//") {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(next, "//") {
 		return ""
 	}
-	return next
+	if u.Path == PathAuthorize || returnPath(u, returnPaths) {
+		return next
+	}
+	return ""
 }
 
 // showSignIn is GET /oauth/sign-in.
 func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
-	next := safeNext(r.URL.Query().Get("next"))
+	next := safeNext(r.URL.Query().Get("next"), s.returnPaths...)
 	bs, err := s.sessions.ensure(w, r)
 	if err != nil {
 		s.serverError(w, "starting a session", err)
@@ -64,7 +68,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusBadRequest, "Something went wrong", "The form could not be read. Go back and try again.")
 		return
 	}
-	next := safeNext(r.PostForm.Get("next"))
+	next := safeNext(r.PostForm.Get("next"), s.returnPaths...)
 	email := strings.ToLower(strings.TrimSpace(r.PostForm.Get("email")))
 	if len(email) > 320 {
 		email = email[:320]
@@ -84,7 +88,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusForbidden, bs, next, email, msgExpired)
 		return
 	}
-	if !s.signInIP.allow(s.clientIP(r)) || (email != "" && s.signInEmail.exhausted(email)) {
+	if !s.signInIP.Allow(r.Context(), s.clientIP(r)) || (email != "" && s.signInEmail.Exhausted(r.Context(), email)) {
 		s.log.Warn("oauth: sign-in rate limited", "ip", s.clientIP(r))
 		w.Header().Set("Retry-After", "60")
 		s.renderSignIn(w, http.StatusTooManyRequests, bs, next, email, msgTooMany)
@@ -97,7 +101,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := s.accounts.VerifyPassword(r.Context(), email, password)
 	if errors.Is(err, ErrBadCredentials) {
-		s.signInEmail.allow(email)
+		s.signInEmail.Allow(r.Context(), email)
 		s.renderSignIn(w, http.StatusUnauthorized, bs, next, email, msgBadCredentials)
 		return
 	}

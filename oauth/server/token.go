@@ -14,6 +14,11 @@ import (
 func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 	allowAnyOrigin(w)
 	ctx := r.Context()
+	if !s.token.Allow(ctx, s.clientIP(r)) {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusTooManyRequests, registrationError{Error: "too_many_requests", Description: "Too many token requests from this address; try again later."})
+		return
+	}
 	s.maybePurge(ctx)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	sess := &grantSession{}

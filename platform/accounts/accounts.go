@@ -12,7 +12,7 @@
 // to several organizations — and are found by id or email.
 //
 // Errors: store.ErrNotFound, store.ErrConflict (a taken email or external
-// id, the last owner), ErrInvalid (input that can never be stored), and
+// id, the last owner, the last workspace), ErrInvalid (input that can never be stored), and
 // ErrInvalidCredentials from VerifyPassword.
 package accounts
 
@@ -39,6 +39,9 @@ var (
 	// owner, and so without anyone who may manage its people. It is a
 	// store.ErrConflict too.
 	ErrLastOwner = fmt.Errorf("%w: an organization keeps at least one owner", store.ErrConflict)
+	// ErrLastWorkspace: the deletion would leave an organization without a
+	// workspace. It is a store.ErrConflict too.
+	ErrLastWorkspace = fmt.Errorf("%w: an organization keeps at least one workspace", store.ErrConflict)
 )
 
 // Store reads and writes the identity data on a database or inside a

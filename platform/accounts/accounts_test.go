@@ -320,3 +320,49 @@ func TestInTxRollsBackIdentityWithTheCallersWork(t *testing.T) {
 		}
 	})
 }
+
+// An organization keeps at least one workspace, also when its last two are
+// deleted at the same time (the deletion locks the organization's row).
+func TestLastWorkspaceIsKept(t *testing.T) {
+	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
+		org := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Solo"))
+		def := must[[]accounts.Workspace](t)(a.ListWorkspaces(ctx, org.ID))[0]
+		if err := a.DeleteWorkspace(ctx, org.ID, def.ID); !errors.Is(err, accounts.ErrLastWorkspace) || !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("deleting the only workspace: %v, want ErrLastWorkspace", err)
+		}
+		if err := a.DeleteWorkspace(ctx, org.ID, store.NewID()); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleting an unknown workspace of a one-workspace organization: %v, want ErrNotFound", err)
+		}
+		if err := a.DeleteWorkspace(ctx, store.NewID(), def.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("unknown organization: %v", err)
+		}
+		for round := range 3 {
+			extra := must[accounts.Workspace](t)(a.CreateWorkspace(ctx, org.ID, accounts.NewWorkspace{Label: "Extra"}))
+			live := must[[]accounts.Workspace](t)(a.ListWorkspaces(ctx, org.ID))
+			var wg sync.WaitGroup
+			errs := make([]error, len(live))
+			for i, w := range live {
+				wg.Go(func() { errs[i] = a.DeleteWorkspace(ctx, org.ID, w.ID) })
+			}
+			wg.Wait()
+			deleted, refused := 0, 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					deleted++
+				case errors.Is(err, accounts.ErrLastWorkspace):
+					refused++
+				default:
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+			if deleted != 1 || refused != 1 {
+				t.Fatalf("round %d: %d deleted, %d refused; want 1 and 1", round, deleted, refused)
+			}
+			if n := len(must[[]accounts.Workspace](t)(a.ListWorkspaces(ctx, org.ID))); n != 1 {
+				t.Fatalf("round %d: %d live workspaces, want 1", round, n)
+			}
+			_ = extra
+		}
+	})
+}

@@ -168,10 +168,34 @@ func (s *Store) ListWorkspaces(ctx context.Context, orgID string) ([]Workspace, 
 
 // DeleteWorkspace soft-deletes a workspace of the organization: it stops
 // being found and its external id is free again; its row stays for
-// retention. Another organization's workspace is store.ErrNotFound.
+// retention. Another organization's workspace, or one already deleted, is
+// store.ErrNotFound; the organization's last live workspace is
+// ErrLastWorkspace (a store.ErrConflict): an organization always keeps one.
+//
+// It runs in a transaction (joining the caller's, see InTx) that first
+// locks the organization's row, so two concurrent deletions of its last
+// two workspaces cannot both see the other one still live.
 func (s *Store) DeleteWorkspace(ctx context.Context, orgID, workspaceID string) error {
-	return store.ExpectOne(s.q.Exec(ctx, "UPDATE workspaces SET deleted_at = ? WHERE organization_id = ? AND id = ? AND deleted_at IS NULL",
-		store.Now(), orgID, workspaceID))
+	return s.q.WithTx(ctx, func(tx *store.Tx) error {
+		if err := store.ExpectOne(tx.Exec(ctx, "UPDATE organizations SET name = name WHERE id = ?", orgID)); err != nil {
+			return err
+		}
+		var live int
+		if err := tx.Get(ctx, &live, "SELECT COUNT(*) FROM workspaces WHERE organization_id = ? AND deleted_at IS NULL", orgID); err != nil {
+			return err
+		}
+		if live <= 1 {
+			var mine int
+			if err := tx.Get(ctx, &mine, "SELECT COUNT(*) FROM workspaces WHERE organization_id = ? AND id = ? AND deleted_at IS NULL", orgID, workspaceID); err != nil {
+				return err
+			}
+			if mine == 1 {
+				return ErrLastWorkspace
+			}
+		}
+		return store.ExpectOne(tx.Exec(ctx, "UPDATE workspaces SET deleted_at = ? WHERE organization_id = ? AND id = ? AND deleted_at IS NULL",
+			store.Now(), orgID, workspaceID))
+	})
 }
 
 // slug turns a name into a kebab-case e-mail prefix: accents dropped

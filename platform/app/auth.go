@@ -16,6 +16,8 @@ import (
 type Auth struct {
 	MCP *oauth.ResourceServer
 	API *oauth.ResourceServer
+	// limits rate-limits both (nil: unlimited).
+	limits RateLimits
 }
 
 // AuthConfig describes how a product's tokens are verified.
@@ -36,6 +38,8 @@ type AuthConfig struct {
 	Roles oauth.RoleLookup
 	// Name is the product's display name.
 	Name string
+	// Limits, when set, rate-limits both resources (ratelimits.go).
+	Limits RateLimits
 }
 
 // NewAuth builds a product's resource servers.
@@ -49,8 +53,9 @@ func NewAuth(c AuthConfig) *Auth {
 		}
 	}
 	return &Auth{
-		MCP: mk(c.PublicURL+MCPPath, c.Name+" MCP"),
-		API: mk(c.PublicURL+c.APIBase, c.Name+" API"),
+		MCP:    mk(c.PublicURL+MCPPath, c.Name+" MCP"),
+		API:    mk(c.PublicURL+c.APIBase, c.Name+" API"),
+		limits: c.Limits,
 	}
 }
 
@@ -69,6 +74,11 @@ func (a *Auth) AuthorizeAPI(r *http.Request, op *rest.Operation) (*http.Request,
 		}
 		id = verified
 		r = r.WithContext(identity.With(r.Context(), id))
+		// Direct API calls are rate-limited here; in-process ones were
+		// counted by the MCP endpoint (ratelimits.go).
+		if e := a.chargeAPI(r, id, op); e != nil {
+			return nil, e
+		}
 	}
 	if !id.Role.Allows(op.Requires.Permission) {
 		return nil, rest.Forbidden("your role does not allow this operation")

@@ -4,11 +4,14 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -39,6 +42,26 @@ type Deps struct {
 	Keys oauth.KeySource
 	// Roles looks up a person's current role in an organization.
 	Roles oauth.RoleLookup
+	// RateLimits counts the product's requests per token and per
+	// organization (platform/ratelimit); nil leaves them unlimited. The
+	// product passes Auth.RateLimiter() to its MCP endpoint; its API uses
+	// it through Auth.AuthorizeAPI.
+	RateLimits RateLimits
+	// AuthServer is the built-in authorization server on the product's
+	// listener, whose sign-in and sessions the product's own pages (an
+	// approval page) use; nil with an external issuer, and in tests of the
+	// transport.
+	AuthServer *server.Server
+}
+
+// Nonces is the database's store of used confirmations of destructive
+// tools, shared by every replica, or nil without a database (tests of the
+// transport, where the endpoint keeps them in memory).
+func (d Deps) Nonces() *confirm.Nonces {
+	if d.DB == nil {
+		return nil
+	}
+	return confirm.New(d.DB, confirm.Options{Logger: d.Logger})
 }
 
 // ProductAuth builds the product's resource servers, or nil when the
@@ -47,7 +70,7 @@ func (d Deps) ProductAuth(apiBase string, scopes []string, name string) *Auth {
 	if d.Keys == nil {
 		return nil
 	}
-	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name})
+	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name, Limits: d.RateLimits})
 }
 
 // Product is one Kobana product served on its own listener (its own
@@ -61,6 +84,10 @@ type Product struct {
 	DefaultAddr string
 	// Handler serves the whole listener.
 	Handler http.Handler
+	// Shutdown, when set, stops the product's background work (approved
+	// calls running) and waits for it until ctx ends; it is called after
+	// the listener stopped serving.
+	Shutdown func(ctx context.Context) error
 }
 
 // Mux mounts a product's MCP endpoint and API on one handler.
@@ -68,7 +95,9 @@ func Mux(mcpHandler http.Handler, apiBase string, api http.Handler) *http.ServeM
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, mcpHandler)
 	if api != nil {
-		mux.Handle(apiBase+"/", api)
+		// withResponseHeader lets AuthorizeAPI write the rate-limit
+		// headers of direct API calls (ratelimits.go).
+		mux.Handle(apiBase+"/", withResponseHeader(api))
 	}
 	return mux
 }

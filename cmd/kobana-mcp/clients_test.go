@@ -1,0 +1,637 @@
+package main
+
+// The official MCP Go SDK client (github.com/modelcontextprotocol/go-sdk,
+// a test-only dependency, pinned in go.mod) against the Inbox endpoint of
+// a real `serve` (run in-process, so the race detector watches both sides),
+// in every protocol era the endpoint speaks:
+//
+//   - 2026-07-28 through server/discover; the test fails if the SDK fell
+//     back to initialize (the SDK does that silently on any discover error);
+//   - 2025-06-18 and 2025-03-26 through initialize, at exactly that version.
+//
+// In each era: list tools, resources, resource templates and prompts; call a
+// read tool; read a resource; get a prompt; complete an argument; run the
+// destructive tool (workspaces_delete) through the client's elicitation
+// handler. What the endpoint does not offer is checked as absent: without
+// the resources capability resources/list, resources/templates/list and
+// resources/read must answer -32601, and likewise prompts and completions.
+// When the Inbox starts offering them, the same test lists them and reads,
+// gets and completes the first one instead, with no change here.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+)
+
+// sdkcServer is an in-process `serve` of the Inbox alone, with a fresh
+// SQLite data dir on a loopback port the kernel picked.
+type sdkcServer struct {
+	dataDir, base, endpoint string
+}
+
+// sdkcStart runs serve until the test ends (then cancels it as SIGTERM
+// would, and waits for it).
+func sdkcStart(t *testing.T) *sdkcServer {
+	t.Helper()
+	s := &sdkcServer{dataDir: t.TempDir()}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncWriter{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--data-dir", s.dataDir, "--database-url", "", "--products", "inbox",
+			"--inbox-addr", "127.0.0.1:0", "--inbox-public-url", "", "--shutdown-grace", "2s"}, pw, stderr)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("serve did not stop within 15 s of its context ending")
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(pr)
+		for lines.Scan() {
+			if _, url, ok := strings.Cut(lines.Text(), " MCP endpoint: "); ok {
+				found <- strings.TrimSpace(url)
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case s.endpoint = <-found:
+	case code := <-done:
+		t.Fatalf("serve exited with %d before printing the Inbox endpoint: %s", code, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve printed no Inbox endpoint within 60 s: %s", stderr.String())
+	}
+	s.base = strings.TrimSuffix(s.endpoint, "/mcp")
+	return s
+}
+
+// cmd runs one kobana-mcp command against the server's data dir and
+// returns its standard output.
+func (s *sdkcServer) cmd(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errOut strings.Builder
+	args = append(args, "--data-dir", s.dataDir, "--database-url", "")
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("kobana-mcp %s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// sdkcWire is the client's HTTP transport: it adds the token and records
+// every JSON-RPC request the SDK posts (method, protocolVersion of an
+// initialize or a 2026 _meta, the MCP-Protocol-Version header) and the
+// answer's status.
+type sdkcWire struct {
+	token string
+	mu    sync.Mutex
+	log   []sdkcExchange
+}
+
+type sdkcExchange struct {
+	Method, ParamsVersion, HeaderVersion string
+	Status                               int
+	AnswerVersion                        string // result.protocolVersion of an initialize answer
+}
+
+func (w *sdkcWire) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+w.token)
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || r.Method != http.MethodPost {
+		return resp, err
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(answer))
+	var req struct {
+		Method string
+		Params struct {
+			ProtocolVersion string         `json:"protocolVersion"`
+			Meta            map[string]any `json:"_meta"`
+		}
+	}
+	_ = json.Unmarshal(body, &req)
+	var res struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+	}
+	_ = json.Unmarshal(answer, &res)
+	e := sdkcExchange{Method: req.Method, ParamsVersion: req.Params.ProtocolVersion, HeaderVersion: r.Header.Get("MCP-Protocol-Version"),
+		Status: resp.StatusCode, AnswerVersion: res.Result.ProtocolVersion}
+	if v, ok := req.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string); ok {
+		e.ParamsVersion = v
+	}
+	w.mu.Lock()
+	w.log = append(w.log, e)
+	w.mu.Unlock()
+	return resp, nil
+}
+
+func (w *sdkcWire) exchanges() []sdkcExchange {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]sdkcExchange(nil), w.log...)
+}
+
+func (w *sdkcWire) methods() []string {
+	var m []string
+	for _, e := range w.exchanges() {
+		m = append(m, e.Method)
+	}
+	return m
+}
+
+// sdkcElicitor answers the server's elicitation requests as the test says,
+// and remembers what it was asked.
+type sdkcElicitor struct {
+	mu     sync.Mutex
+	action string // accept (with confirm: true) or decline
+	asked  []*sdk.ElicitParams
+}
+
+func (e *sdkcElicitor) handle(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.asked = append(e.asked, req.Params)
+	if e.action == "accept" {
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+	}
+	return &sdk.ElicitResult{Action: e.action}, nil
+}
+
+func (e *sdkcElicitor) set(action string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.action, e.asked = action, nil
+}
+
+func (e *sdkcElicitor) questions() []*sdk.ElicitParams {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*sdk.ElicitParams(nil), e.asked...)
+}
+
+// sdkcStep bounds one client call, so a stuck call fails the test with the
+// step's name instead of hanging it.
+func sdkcStep(t *testing.T) (context.Context, context.CancelFunc) {
+	t.Helper()
+	return context.WithTimeout(context.Background(), 20*time.Second)
+}
+
+// sdkcWantCode fails unless err is a JSON-RPC error with this code.
+func sdkcWantCode(t *testing.T, step string, err error, code int64) {
+	t.Helper()
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) {
+		t.Fatalf("%s: want JSON-RPC error %d, got %v", step, code, err)
+	}
+	if werr.Code != code {
+		t.Fatalf("%s: JSON-RPC error %d (%s), want %d", step, werr.Code, werr.Message, code)
+	}
+}
+
+func sdkcText(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server and drives it with the Go SDK client")
+	}
+	srv := sdkcStart(t)
+	const org = "Demo Company"
+	eras := []string{"2026-07-28", "2025-06-18", "2025-03-26"}
+	for _, era := range eras {
+		// One workspace per era to delete (the organization keeps its
+		// default one, and deleting the last workspace is refused).
+		srv.cmd(t, "orgs", "add-workspace", "--org", org, "--label", "Go SDK "+era, "--external-id", "gosdk-"+era)
+	}
+	srv.cmd(t, "orgs", "add-workspace", "--org", org, "--label", "Go SDK keep", "--external-id", "gosdk-keep")
+	token := srv.cmd(t, "token", "--product", "inbox", "--user", accounts.DemoOwnerEmail, "--inbox-public-url", srv.base, "--ttl", "30m")
+
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			wire := &sdkcWire{token: token}
+			elicitor := &sdkcElicitor{action: "decline"}
+			client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, &sdk.ClientOptions{
+				ElicitationHandler: elicitor.handle,
+				Capabilities:       &sdk.ClientCapabilities{}, // no roots
+			})
+			// The standalone GET stream is left on, as a real client has it:
+			// the stateless endpoint answers it 405, which the SDK must accept.
+			transport := &sdk.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: &http.Client{Transport: wire, Timeout: 30 * time.Second}, MaxRetries: -1}
+			ctx, cancel := sdkcStep(t)
+			cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: era})
+			cancel()
+			if err != nil {
+				t.Fatalf("connect at %s: %v (wire: %v)", era, err, wire.methods())
+			}
+			defer cs.Close()
+
+			// The handshake on the wire.
+			init := cs.InitializeResult()
+			if init.ProtocolVersion != era {
+				t.Fatalf("negotiated %q, want %q (wire: %+v)", init.ProtocolVersion, era, wire.exchanges())
+			}
+			first := wire.exchanges()[0]
+			if era == "2026-07-28" {
+				for _, e := range wire.exchanges() {
+					if e.Method == "initialize" {
+						t.Fatalf("the SDK fell back to initialize after server/discover: %+v", wire.exchanges())
+					}
+				}
+				if first.Method != "server/discover" || first.Status != 200 || first.ParamsVersion != era || first.HeaderVersion != era {
+					t.Fatalf("first exchange %+v, want a 200 server/discover at %s", first, era)
+				}
+			} else if first.Method != "initialize" || first.ParamsVersion != era || first.AnswerVersion != era || first.Status != 200 {
+				t.Fatalf("first exchange %+v, want initialize offering and answered %s", first, era)
+			}
+			if init.ServerInfo == nil || init.ServerInfo.Name != "kobana-autonomous-inbox" {
+				t.Fatalf("serverInfo %+v", init.ServerInfo)
+			}
+			caps := init.Capabilities
+			if caps == nil || caps.Tools == nil {
+				t.Fatalf("capabilities %+v: no tools", caps)
+			}
+			t.Logf("%s: capabilities tools=%v resources=%v prompts=%v completions=%v", era, caps.Tools != nil, caps.Resources != nil, caps.Prompts != nil, caps.Completions != nil)
+
+			// tools/list
+			ctx, cancel = sdkcStep(t)
+			tools, err := cs.ListTools(ctx, nil)
+			cancel()
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			byName := map[string]*sdk.Tool{}
+			for _, tool := range tools.Tools {
+				byName[tool.Name] = tool
+				if tool.Annotations == nil {
+					t.Errorf("tool %s has no annotations", tool.Name)
+				}
+			}
+			for _, name := range []string{"workspaces_list", "workspaces_get"} {
+				if byName[name] == nil || byName[name].Annotations == nil || !byName[name].Annotations.ReadOnlyHint {
+					t.Fatalf("tools/list: no read-only %s among %d tools", name, len(tools.Tools))
+				}
+			}
+
+			// A read tool: list the workspaces, then get one of them.
+			ctx, cancel = sdkcStep(t)
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "workspaces_list", Arguments: map[string]any{}})
+			cancel()
+			if err != nil || res.IsError {
+				t.Fatalf("tools/call workspaces_list: %v %v", err, res)
+			}
+			var list struct {
+				Data []struct {
+					ID         string `json:"id"`
+					ExternalID string `json:"external_id"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(sdkcText(res)), &list); err != nil || len(list.Data) < 2 {
+				t.Fatalf("workspaces_list result %q: %v", sdkcText(res), err)
+			}
+			ctx, cancel = sdkcStep(t)
+			res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "workspaces_get", Arguments: map[string]any{"id": "gosdk-keep"}})
+			cancel()
+			if err != nil || res.IsError || !strings.Contains(sdkcText(res), `"external_id":"gosdk-keep"`) {
+				t.Fatalf("tools/call workspaces_get: %v %q", err, func() string {
+					if res == nil {
+						return ""
+					}
+					return sdkcText(res)
+				}())
+			}
+
+			sdkcResources(t, cs, caps)
+			sdkcPrompts(t, cs, caps)
+			sdkcDestructive(t, cs, byName, elicitor, era)
+
+			var wireLog []string
+			for _, e := range wire.exchanges() {
+				wireLog = append(wireLog, fmt.Sprintf("%s→%d", e.Method, e.Status))
+			}
+			t.Logf("%s wire: %s", era, strings.Join(wireLog, ", "))
+		})
+	}
+}
+
+// sdkcResources lists resources and templates and reads the first
+// resource when the server offers resources; otherwise each method must
+// answer -32601 (Method not found).
+func sdkcResources(t *testing.T, cs *sdk.ClientSession, caps *sdk.ServerCapabilities) {
+	t.Helper()
+	ctx, cancel := sdkcStep(t)
+	defer cancel()
+	if caps.Resources == nil {
+		_, err := cs.ListResources(ctx, nil)
+		sdkcWantCode(t, "resources/list without the resources capability", err, jsonrpc.CodeMethodNotFound)
+		_, err = cs.ListResourceTemplates(ctx, nil)
+		sdkcWantCode(t, "resources/templates/list without the resources capability", err, jsonrpc.CodeMethodNotFound)
+		_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "kobana://inbox/nothing"})
+		sdkcWantCode(t, "resources/read without the resources capability", err, jsonrpc.CodeMethodNotFound)
+		return
+	}
+	resources, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/list: %v", err)
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/templates/list: %v", err)
+	}
+	t.Logf("%d resources, %d templates", len(resources.Resources), len(templates.ResourceTemplates))
+	if len(resources.Resources) > 0 {
+		uri := resources.Resources[0].URI
+		read, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("resources/read %s: %v", uri, err)
+		}
+		if len(read.Contents) == 0 || read.Contents[0].URI == "" {
+			t.Fatalf("resources/read %s: contents %+v", uri, read.Contents)
+		}
+	}
+	if caps.Completions != nil && len(templates.ResourceTemplates) > 0 {
+		tpl := templates.ResourceTemplates[0]
+		if start := strings.Index(tpl.URITemplate, "{"); start >= 0 {
+			end := strings.Index(tpl.URITemplate[start:], "}")
+			name := strings.TrimLeft(tpl.URITemplate[start+1:start+end], "+#./;?&")
+			name, _, _ = strings.Cut(name, ",")
+			name = strings.TrimSuffix(name, "*")
+			done, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/resource", URI: tpl.URITemplate},
+				Argument: sdk.CompleteParamsArgument{Name: name, Value: ""}})
+			if err != nil {
+				t.Fatalf("completion/complete of %s {%s}: %v", tpl.URITemplate, name, err)
+			}
+			if done.Completion.Values == nil {
+				t.Fatalf("completion/complete of %s {%s}: no values array", tpl.URITemplate, name)
+			}
+		}
+	}
+}
+
+// sdkcPrompts lists prompts, gets the first and completes its first
+// argument when the server offers them; otherwise prompts/list,
+// prompts/get and completion/complete must answer -32601.
+func sdkcPrompts(t *testing.T, cs *sdk.ClientSession, caps *sdk.ServerCapabilities) {
+	t.Helper()
+	ctx, cancel := sdkcStep(t)
+	defer cancel()
+	if caps.Completions == nil {
+		_, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "nothing"},
+			Argument: sdk.CompleteParamsArgument{Name: "x", Value: ""}})
+		sdkcWantCode(t, "completion/complete without the completions capability", err, jsonrpc.CodeMethodNotFound)
+	}
+	if caps.Prompts == nil {
+		_, err := cs.ListPrompts(ctx, nil)
+		sdkcWantCode(t, "prompts/list without the prompts capability", err, jsonrpc.CodeMethodNotFound)
+		_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "nothing"})
+		sdkcWantCode(t, "prompts/get without the prompts capability", err, jsonrpc.CodeMethodNotFound)
+		return
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatalf("prompts/list: %v", err)
+	}
+	t.Logf("%d prompts", len(prompts.Prompts))
+	if len(prompts.Prompts) == 0 {
+		return
+	}
+	p := prompts.Prompts[0]
+	args := map[string]string{}
+	for _, a := range p.Arguments {
+		value := "example"
+		if caps.Completions != nil {
+			done, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: p.Name},
+				Argument: sdk.CompleteParamsArgument{Name: a.Name, Value: ""}})
+			if err != nil {
+				t.Fatalf("completion/complete of prompt %s argument %s: %v", p.Name, a.Name, err)
+			}
+			if len(done.Completion.Values) > 0 {
+				value = done.Completion.Values[0]
+			}
+		}
+		if a.Required || value != "example" {
+			args[a.Name] = value
+		}
+	}
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: p.Name, Arguments: args})
+	var werr *jsonrpc.Error
+	switch {
+	case errors.As(err, &werr) && werr.Code == jsonrpc.CodeInvalidParams:
+		// An argument value this test made up may be refused; the prompt
+		// exists and the server checked it.
+		t.Logf("prompts/get %s with %v: -32602 %s", p.Name, args, werr.Message)
+	case err != nil:
+		t.Fatalf("prompts/get %s: %v", p.Name, err)
+	case len(got.Messages) == 0:
+		t.Fatalf("prompts/get %s: no messages", p.Name)
+	}
+}
+
+// sdkcDestructive runs workspaces_delete. On 2026-07-28 the server asks
+// for a confirmation through the client's elicitation handler: declining
+// deletes nothing, accepting deletes the workspace. On the 2025 handshake
+// it refuses with confirmation_required and never asks.
+func sdkcDestructive(t *testing.T, cs *sdk.ClientSession, tools map[string]*sdk.Tool, elicitor *sdkcElicitor, era string) {
+	t.Helper()
+	del := tools["workspaces_delete"]
+	if del == nil {
+		t.Logf("SKIPPED the destructive-tool check: the Inbox lists no workspaces_delete tool yet")
+		return
+	}
+	if del.Annotations == nil || del.Annotations.DestructiveHint == nil || !*del.Annotations.DestructiveHint {
+		t.Fatalf("workspaces_delete is not annotated destructive: %+v", del.Annotations)
+	}
+	ext := "gosdk-" + era
+	call := func() *sdk.CallToolResult {
+		t.Helper()
+		ctx, cancel := sdkcStep(t)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "workspaces_delete", Arguments: map[string]any{"id": ext}})
+		if err != nil {
+			t.Fatalf("tools/call workspaces_delete %s: %v", ext, err)
+		}
+		return res
+	}
+	exists := func() bool {
+		t.Helper()
+		ctx, cancel := sdkcStep(t)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "workspaces_get", Arguments: map[string]any{"id": ext}})
+		if err != nil {
+			t.Fatalf("tools/call workspaces_get %s: %v", ext, err)
+		}
+		if res.IsError && !strings.Contains(sdkcText(res), "not_found") {
+			t.Fatalf("workspaces_get %s: %s", ext, sdkcText(res))
+		}
+		return !res.IsError
+	}
+
+	if era != "2026-07-28" {
+		elicitor.set("accept")
+		res := call()
+		if !res.IsError || !strings.Contains(sdkcText(res), "confirmation_required") {
+			t.Fatalf("workspaces_delete at %s: isError %v %q, want confirmation_required", era, res.IsError, sdkcText(res))
+		}
+		if q := elicitor.questions(); len(q) != 0 {
+			t.Fatalf("the elicitation handler was asked at %s: %+v", era, q[0])
+		}
+		if !exists() {
+			t.Fatalf("workspace %s deleted without a confirmation", ext)
+		}
+		return
+	}
+
+	elicitor.set("decline")
+	res := call()
+	if !res.IsError {
+		t.Fatalf("declined workspaces_delete: not an error: %q", sdkcText(res))
+	}
+	if q := elicitor.questions(); len(q) != 1 || !strings.Contains(q[0].Message, "'Go SDK "+era+"'") {
+		t.Fatalf("declined: the elicitation handler was asked %+v, want one question naming the workspace", q)
+	}
+	if !exists() {
+		t.Fatalf("declined, yet workspace %s is gone", ext)
+	}
+
+	elicitor.set("accept")
+	res = call()
+	if res.IsError {
+		t.Fatalf("accepted workspaces_delete: %s", sdkcText(res))
+	}
+	if q := elicitor.questions(); len(q) != 1 {
+		t.Fatalf("accepted: the elicitation handler was asked %d times, want 1", len(q))
+	}
+	if exists() {
+		t.Fatalf("accepted, yet workspace %s is still there", ext)
+	}
+}
+
+// TestGoSDKClientFeatureChecksOnTheFixture proves the branches above that
+// the Inbox does not reach yet: against examples/everything, which offers
+// resources, templates, prompts and completions, sdkcResources and
+// sdkcPrompts must list, read, get and complete for real in every era.
+func TestGoSDKClientFeatureChecksOnTheFixture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs examples/everything")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "everything")
+	if out, err := exec.Command(goBin, "build", "-o", bin, "github.com/kobana/kobana-mcp/examples/everything").CombinedOutput(); err != nil {
+		t.Fatalf("go build examples/everything: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			if url, ok := strings.CutPrefix(lines.Text(), "MCP endpoint: "); ok {
+				found <- strings.TrimSpace(url)
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	var endpoint string
+	select {
+	case endpoint = <-found:
+	case <-exited:
+		t.Fatalf("everything exited before printing its endpoint: %s", stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("everything printed no endpoint within 30 s: %s", stderr.String())
+	}
+
+	for _, era := range []string{"2026-07-28", "2025-06-18", "2025-03-26"} {
+		t.Run(era, func(t *testing.T) {
+			wire := &sdkcWire{token: "unused"}
+			client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+			transport := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: wire, Timeout: 30 * time.Second}, MaxRetries: -1}
+			ctx, cancel := sdkcStep(t)
+			cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: era})
+			cancel()
+			if err != nil {
+				t.Fatalf("connect at %s: %v", era, err)
+			}
+			defer cs.Close()
+			caps := cs.InitializeResult().Capabilities
+			if cs.InitializeResult().ProtocolVersion != era || caps == nil || caps.Resources == nil || caps.Prompts == nil || caps.Completions == nil {
+				t.Fatalf("the fixture at %s: version %q, capabilities %+v", era, cs.InitializeResult().ProtocolVersion, caps)
+			}
+			sdkcResources(t, cs, caps)
+			sdkcPrompts(t, cs, caps)
+			want := []string{"resources/list", "resources/templates/list", "resources/read", "completion/complete", "prompts/list", "prompts/get"}
+			got := strings.Join(wire.methods(), ",")
+			for _, m := range want {
+				if !strings.Contains(got, m) {
+					t.Fatalf("the feature checks sent no %s: %s", m, got)
+				}
+			}
+			for _, e := range wire.exchanges() {
+				if e.Status != 200 && e.Status != 202 {
+					t.Fatalf("%s answered %d", e.Method, e.Status)
+				}
+			}
+		})
+	}
+}

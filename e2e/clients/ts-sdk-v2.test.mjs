@@ -1,0 +1,67 @@
+// The official MCP TypeScript SDK v2 client (@modelcontextprotocol/client,
+// pinned in package-lock.json) on the Inbox endpoint of a real
+// `kobana-mcp serve`, with a developer token, three ways:
+//   1. pinned to 2026-07-28 (versionNegotiation { pin }): server/discover;
+//   2. auto mode: server/discover must win, with no fallback to initialize;
+//   3. the 2025 handshake at 2025-06-18 (supportedProtocolVersions).
+// Each makes the calls of exerciseInbox (lib/harness.mjs): tools, a read
+// tool, resources/templates/prompts/completion (-32601 while the Inbox has
+// none) and the destructive tool through the elicitation handler.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+import {
+  budget, setup, recordingFetch, exerciseInbox, elicitor, withTimeout, wireText,
+  assertModernHandshake, assertLegacyHandshake, STEP_MS,
+} from './lib/harness.mjs';
+
+const LABEL = 'ts-sdk-v2';
+const { cleanups, watchdog } = budget(LABEL);
+const MODES = {
+  pinned: { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  auto: { versionNegotiation: { mode: 'auto' } },
+  '2025-06-18': { supportedProtocolVersions: ['2025-06-18'] },
+};
+let s = null;
+
+test('setup: server, workspaces to delete, a developer token', { timeout: 200_000 }, async () => {
+  s = await setup({ label: LABEL, cleanups, watchdog, workspaces: Object.keys(MODES).map(m => `v2-${m}`) });
+});
+
+for (const [mode, options] of Object.entries(MODES)) {
+  test(`TypeScript SDK v2 client, ${mode}`, { timeout: 90_000 }, async t => {
+    assert.ok(s, 'setup failed');
+    const trace = [];
+    const elicit = elicitor();
+    const client = new Client({ name: `kobana-mcp-e2e-${LABEL}-${mode}`, version: '1.0.0' }, {
+      capabilities: { elicitation: { form: {} } },
+      ...options,
+    });
+    client.setRequestHandler('elicitation/create', request => elicit.handle(request.params));
+    const transport = new StreamableHTTPClientTransport(new URL(s.inbox), {
+      requestInit: { headers: { Authorization: `Bearer ${s.token}` } },
+      fetch: recordingFetch(trace),
+    });
+    await withTimeout(client.connect(transport, { timeout: STEP_MS }), STEP_MS + 5000, `client.connect() (${mode})`);
+    cleanups.push(() => client.close());
+    const negotiated = client.getNegotiatedProtocolVersion();
+    const modern = mode !== '2025-06-18';
+    if (modern) {
+      assertModernHandshake(trace, negotiated);
+    } else {
+      assert.equal(negotiated, '2025-06-18', 'negotiated protocol version');
+      assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
+    }
+    assert.equal(client.getServerVersion()?.name, 'kobana-autonomous-inbox');
+
+    await exerciseInbox(t, client, { modern, elicit, deleteId: `v2-${mode}`, trace, raw: (method, params) => client.request({ method, params }) });
+    if (modern) {
+      for (const e of trace) assert.equal(e.header, '2026-07-28', `${e.method} carries MCP-Protocol-Version 2026-07-28`);
+    } else {
+      assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
+    }
+    t.diagnostic(`negotiated ${negotiated}; wire: ${wireText(trace)}`);
+    await withTimeout(client.close(), 10_000, 'client.close()');
+  });
+}

@@ -1,0 +1,36 @@
+package kadu
+
+import (
+	"time"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/platform/approval"
+)
+
+// approvalPolicy is Kadu's answer to a destructive call from a client that
+// cannot confirm it in the chat (product-decisions §2.3): an approval link
+// to a page of this listener, where the person who made the call sees
+// exactly what will run and chooses Continuar or Cancelar
+// (platform/approval). It needs the database (the approvals) and the
+// built-in authorization server (the page's sign-in); without either it is
+// nil and MCPOptions' Refuse stays.
+func approvalPolicy(deps app.Deps, auth *app.Auth, tools []mcp.Tool) (*approval.Policy, error) {
+	if deps.DB == nil || deps.AuthServer == nil || auth == nil {
+		return nil, nil
+	}
+	// Kadu is Brazilian first: times on the pages in Brasília time when
+	// the system knows the zone.
+	loc, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		loc = time.UTC
+	}
+	log := deps.Logger
+	if log != nil {
+		log = log.With("component", "approval")
+	}
+	return approval.New(approval.Options{
+		DB: deps.DB, PublicURL: deps.PublicURL, ProductName: ServerTitle, Tools: tools,
+		SignIn: deps.AuthServer, Roles: deps.Roles, Access: auth.MCP.Access, Location: loc, Logger: log,
+	})
+}

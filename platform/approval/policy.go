@@ -1,0 +1,385 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// PathPrefix is where the approval pages live on the product's listener:
+// PathPrefix + id. The authorization server must list it in
+// server.Config.ReturnPaths so sign-in comes back to the page.
+const PathPrefix = "/approvals/"
+
+// ElicitKey is the key of the URL elicitation in inputRequests and
+// inputResponses (2026-07-28 clients that declared URL mode).
+const ElicitKey = "approval"
+
+// stateData marks the sealed requestState data of an approval prompt; the
+// approval's id follows it.
+const stateData = "platform/approval\x00"
+
+// Defaults of Options.
+const (
+	DefaultTTL        = 10 * time.Minute
+	DefaultRunTimeout = 2 * time.Minute
+	DefaultRetryWait  = 20 * time.Second
+)
+
+// SignIn is the sign-in of the product's pages: the built-in authorization
+// server of the same listener (*server.Server), so the person signs in
+// once, exactly as for OAuth.
+type SignIn interface {
+	// Visitor is the person signed in to the request's session, or nil.
+	Visitor(r *http.Request) (*server.Visitor, error)
+	// SignInURL is the sign-in page that returns to returnTo.
+	SignInURL(returnTo string) string
+	// ClientName names an OAuth client for the person.
+	ClientName(ctx context.Context, clientID string) string
+}
+
+// Options configure a Policy.
+type Options struct {
+	// DB holds the approvals (migration 00040).
+	DB *store.DB
+	// PublicURL is the product listener's public base URL; approval links
+	// are PublicURL + PathPrefix + id.
+	PublicURL string
+	// ProductName is shown on the pages ("Kadu").
+	ProductName string
+	// Tools are the catalog's tools: an approved call runs the handler of
+	// the tool with its name. A destructive tool missing here is refused
+	// (mcp.Refuse) instead of getting a link.
+	Tools []mcp.Tool
+	// SignIn signs people in to the pages.
+	SignIn SignIn
+	// Roles reads the person's current role when the page is shown and when
+	// the call runs: someone who left the organization sees no page and
+	// runs nothing. Nil skips the lookup (tests).
+	Roles oauth.RoleLookup
+	// Access judges, when the call runs, whether the person's current role
+	// and the stored scopes still allow the tool (the product's
+	// mcp.Authorizer.Access); nil allows.
+	Access func(ctx context.Context, req mcp.Requirement) mcp.Access
+	// TTL is how long an approval waits for Continuar (DefaultTTL).
+	TTL time.Duration
+	// RunTimeout bounds one run of an approved call (DefaultRunTimeout).
+	RunTimeout time.Duration
+	// RetryWait is how long a client's retry waits for a run in progress
+	// to finish before it is asked to retry again (DefaultRetryWait).
+	RetryWait time.Duration
+	// Location is the time zone of times on the pages (UTC by default).
+	Location *time.Location
+	// Now replaces the clock, for tests.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Policy is the approval-link confirmation policy (product-decisions
+// §2.3): an mcp.ConfirmPolicy for clients that cannot confirm a
+// destructive call in the chat, and the pages where the person approves
+// it (Routes). See the package documentation.
+type Policy struct {
+	opts  Options
+	store *Store
+	tools map[string]*mcp.Tool
+	log   *slog.Logger
+	csrf  *http.CrossOriginProtection
+
+	mu     sync.Mutex
+	closed bool
+	runs   sync.WaitGroup
+}
+
+var _ mcp.ConfirmPolicy = (*Policy)(nil)
+
+// New returns the policy described by opts.
+func New(opts Options) (*Policy, error) {
+	switch {
+	case opts.DB == nil:
+		return nil, errors.New("approval: a database is required")
+	case opts.SignIn == nil:
+		return nil, errors.New("approval: a sign-in (the built-in authorization server) is required")
+	case !strings.HasPrefix(opts.PublicURL, "http://") && !strings.HasPrefix(opts.PublicURL, "https://"):
+		return nil, fmt.Errorf("approval: public URL %q is not an http(s) URL", opts.PublicURL)
+	}
+	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.RunTimeout <= 0 {
+		opts.RunTimeout = DefaultRunTimeout
+	}
+	if opts.RetryWait <= 0 {
+		opts.RetryWait = DefaultRetryWait
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.ProductName == "" {
+		opts.ProductName = opts.PublicURL
+	}
+	p := &Policy{opts: opts, store: NewStore(opts.DB, opts.Now), tools: map[string]*mcp.Tool{}, log: opts.Logger, csrf: http.NewCrossOriginProtection()}
+	for i := range opts.Tools {
+		p.tools[opts.Tools[i].Name] = &opts.Tools[i]
+	}
+	p.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, http.StatusForbidden, view{Kind: "message", Title: "Formulário recusado",
+			Text: "Este formulário foi enviado de outro site e, por segurança, não foi aceito. Nada foi executado."})
+	}))
+	return p, nil
+}
+
+// Store is the policy's table of approvals (for a product's tool that
+// reads them, such as Kadu's kadu_approvals_get).
+func (p *Policy) Store() *Store { return p.store }
+
+// URL is the link of an approval's page.
+func (p *Policy) URL(id string) string { return p.opts.PublicURL + PathPrefix + id }
+
+// Unconfirmable implements mcp.ConfirmPolicy. A first call stores a
+// pending approval and answers its link: as a normal result, or, to a
+// 2026-07-28 client that declared URL elicitation, as an input_required URL
+// request whose sealed state carries the approval's id. The retry of such
+// a client (call.Request.State) reads the approval: still pending asks
+// again; approved runs the call (unless a click already claimed the run,
+// then it waits for and answers the recorded outcome); succeeded or failed
+// answers the recorded outcome; cancelled or expired answers isError.
+func (p *Policy) Unconfirmable(ctx context.Context, call *mcp.UnconfirmableCall) (mcp.Decision, error) {
+	if st := call.Request.State; st != nil {
+		if id, ok := strings.CutPrefix(string(st.Data), stateData); ok {
+			return p.retry(ctx, call, id)
+		}
+	}
+	return p.create(ctx, call)
+}
+
+// create stores the pending approval and answers its link.
+func (p *Policy) create(ctx context.Context, call *mcp.UnconfirmableCall) (mcp.Decision, error) {
+	id := identity.From(ctx)
+	if id == nil || id.UserID == "" || id.OrganizationID == "" {
+		// Nobody could open the link: a machine client, or no identity.
+		return mcp.Refuse().Unconfirmable(ctx, call)
+	}
+	if _, ok := p.tools[call.Tool.Name]; !ok {
+		p.log.ErrorContext(ctx, "approval: a destructive tool is not in the approval policy's catalog; refusing it", "tool", call.Tool.Name)
+		return mcp.Refuse().Unconfirmable(ctx, call)
+	}
+	message, res, err := call.Describe()
+	if err != nil {
+		return mcp.Decision{}, err
+	}
+	if res != nil {
+		// The call cannot go ahead (its target does not exist): that answer,
+		// and no approval.
+		return mcp.Decision{Result: res}, nil
+	}
+	args, err := canonical(call.Request.Arguments)
+	if err != nil {
+		return mcp.Decision{}, mcp.InvalidParams("Invalid arguments: %v", err)
+	}
+	now := p.store.clock()
+	a := &Approval{
+		OrganizationID: id.OrganizationID, UserID: id.UserID, PrincipalHash: PrincipalHash(call.Principal),
+		Issuer: id.Issuer, Subject: id.Subject, Email: id.Email, ClientID: id.ClientID,
+		Scopes: strings.Join(id.Scopes, " "), WorkspaceID: id.WorkspaceID, Audience: id.Audience,
+		Tool: call.Tool.Name, Arguments: args, Message: message,
+		CreatedAt: now, ExpiresAt: now.Add(p.opts.TTL),
+	}
+	if err := p.store.Create(ctx, a); err != nil {
+		return mcp.Decision{}, fmt.Errorf("approval: storing: %w", err)
+	}
+	p.log.InfoContext(ctx, "approval: created", "approval", a.ID, "tool", a.Tool, "organization", a.OrganizationID, "user", a.UserID, "client_id", a.ClientID)
+	if urlElicitation(call.Request) {
+		return mcp.Decision{Result: p.prompt(a, "")}, nil
+	}
+	return mcp.Decision{Result: p.linkResult(call.Request, a)}, nil
+}
+
+// urlElicitation reports whether the client can be asked to open a URL.
+func urlElicitation(req *mcp.CallToolRequest) bool {
+	return req.Era == mcp.EraModern && req.Capabilities.ElicitURL()
+}
+
+// LinkResult is the text of the answer to a client that gets the link as a
+// result: a JSON object.
+type LinkResult struct {
+	ApprovalID  string `json:"approval_id"`
+	ApprovalURL string `json:"approval_url"`
+	Status      Status `json:"status"`
+	ExpiresAt   string `json:"expires_at"`
+	Message     string `json:"message"`
+}
+
+// linkResult is the normal (not error) result carrying the link.
+func (p *Policy) linkResult(req *mcp.CallToolRequest, a *Approval) *mcp.CallToolResult {
+	url := p.URL(a.ID)
+	body, _ := json.Marshal(LinkResult{
+		ApprovalID: a.ID, ApprovalURL: url, Status: a.Status, ExpiresAt: a.ExpiresAt.UTC().Format(time.RFC3339),
+		Message: fmt.Sprintf("Nothing was done yet: this needs the person's approval. Open this link to approve: %s — %s Nothing runs until you choose Continuar on that page; the link expires at %s.",
+			url, a.Message, a.ExpiresAt.UTC().Format(time.RFC3339)),
+	})
+	return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(body)}}
+}
+
+// prompt is the input_required URL elicitation of an approval; note, when
+// set, is said first.
+func (p *Policy) prompt(a *Approval, note string) *mcp.CallToolResult {
+	msg := fmt.Sprintf("Approve in your browser: %s Nothing runs until you choose Continuar on the page (it expires at %s).",
+		a.Message, a.ExpiresAt.UTC().Format(time.RFC3339))
+	if note != "" {
+		msg = note + " " + msg
+	}
+	return mcp.InputRequiredResult(&mcp.InputRequired{
+		Requests: map[string]mcp.InputRequest{ElicitKey: mcp.ElicitURL(msg, p.URL(a.ID))},
+		Data:     []byte(stateData + a.ID),
+	})
+}
+
+// retry continues a URL elicitation.
+func (p *Policy) retry(ctx context.Context, call *mcp.UnconfirmableCall, id string) (mcp.Decision, error) {
+	req := call.Request
+	a, err := p.store.Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return mcp.Decision{Result: toolError(req, "approval_not_found", "Nothing was done: this approval no longer exists. Call the tool again for a new link.")}, nil
+	}
+	if err != nil {
+		return mcp.Decision{}, err
+	}
+	args, err := canonical(req.Arguments)
+	if err != nil || a.PrincipalHash != PrincipalHash(call.Principal) || a.Tool != call.Tool.Name || args != a.Arguments {
+		// The sealed state binds caller, tool and arguments already; this
+		// only catches a state of one approval presented for another call.
+		return mcp.Decision{}, mcp.InvalidParams("Invalid requestState: it belongs to another call")
+	}
+	a, err = p.settle(ctx, a)
+	if err != nil {
+		return mcp.Decision{}, err
+	}
+	if a.Status == StatusPending {
+		if resp, ok := req.InputResponses[ElicitKey]; ok {
+			if answer, err := resp.Elicit(); err == nil && answer.Action != "accept" {
+				// The person would not open the link: nothing will run.
+				done, err := p.store.Cancel(ctx, a.ID)
+				if err != nil {
+					return mcp.Decision{}, err
+				}
+				if done {
+					p.log.InfoContext(ctx, "approval: declined in the client", "approval", a.ID, "action", answer.Action)
+					return mcp.Decision{Result: toolError(req, "approval_declined", fmt.Sprintf("Nothing was done: the person chose %s instead of opening the approval link. They were asked: %s", answer.Action, a.Message))}, nil
+				}
+				if a, err = p.store.Get(ctx, a.ID); err != nil {
+					return mcp.Decision{}, err
+				}
+			}
+		}
+	}
+	if a.Status == StatusApproved {
+		claimed, err := p.store.Claim(ctx, a.ID)
+		if err != nil {
+			return mcp.Decision{}, err
+		}
+		if claimed {
+			// This retry runs it, in a context that outlives the client's
+			// patience so the outcome is recorded whatever happens.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.RunTimeout)
+			defer cancel()
+			res, err := p.execute(rctx, a)
+			return mcp.Decision{Result: res}, err
+		}
+	}
+	if a.Status == StatusApproved || a.Status == StatusRunning {
+		if a, err = p.await(ctx, a.ID); err != nil {
+			return mcp.Decision{}, err
+		}
+	}
+	return mcp.Decision{Result: p.outcome(req, a)}, nil
+}
+
+// outcome answers a retry from the approval's status.
+func (p *Policy) outcome(req *mcp.CallToolRequest, a *Approval) *mcp.CallToolResult {
+	switch a.Status {
+	case StatusSucceeded:
+		return &mcp.CallToolResult{Content: a.Content()}
+	case StatusFailed:
+		return &mcp.CallToolResult{Content: a.Content(), IsError: true}
+	case StatusCancelled:
+		return toolError(req, "approval_cancelled", "Nothing was done: the person chose Cancelar. They were asked: "+a.Message)
+	case StatusExpired:
+		return toolError(req, "approval_expired", fmt.Sprintf("Nothing was done: the approval expired at %s before anyone chose Continuar. Call the tool again for a new link.", a.ExpiresAt.UTC().Format(time.RFC3339)))
+	case StatusApproved, StatusRunning:
+		return p.prompt(a, "It was approved and is running now; retry to get its outcome.")
+	}
+	return p.prompt(a, "")
+}
+
+// await polls the approval until its run has an outcome, RetryWait passes
+// or ctx ends; it returns the last reading.
+func (p *Policy) await(ctx context.Context, id string) (*Approval, error) {
+	deadline := time.Now().Add(p.opts.RetryWait)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		a, err := p.store.Get(ctx, id)
+		if err != nil || a.Status.Final() || time.Now().After(deadline) {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return a, nil
+		case <-tick.C:
+		}
+	}
+}
+
+// toolError is an isError result whose text is
+// {"error":{"code":…,"message":…}}, like the framework's refusal.
+func toolError(req *mcp.CallToolRequest, code, message string) *mcp.CallToolResult {
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": message}})
+	return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(body)}, IsError: true}
+}
+
+// canonical is the RFC 8785 form of a call's arguments ({} when none).
+func canonical(args []byte) (string, error) {
+	if len(args) == 0 {
+		return "{}", nil
+	}
+	v := jsontext.Value(args).Clone()
+	if err := v.Canonicalize(); err != nil {
+		return "", err
+	}
+	return string(v), nil
+}
+
+// Close stops starting runs and waits for those in progress, until ctx
+// ends, for a graceful shutdown.
+func (p *Policy) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.runs.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

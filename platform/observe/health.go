@@ -1,0 +1,53 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// Check is one dependency readiness depends on.
+type Check struct {
+	Name string
+	Ping func(ctx context.Context) error
+}
+
+// Health serves /healthz (the process answers) and /readyz (every
+// dependency answers within two seconds) in front of next, outside any
+// authentication: probes carry no token. Errors are named, never detailed,
+// so the endpoint leaks no connection string.
+func Health(checks []Check, next http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeHealth(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		results := map[string]string{}
+		status := http.StatusOK
+		for _, c := range checks {
+			if err := c.Ping(ctx); err != nil {
+				results[c.Name] = "unavailable"
+				status = http.StatusServiceUnavailable
+			} else {
+				results[c.Name] = "ok"
+			}
+		}
+		word := "ok"
+		if status != http.StatusOK {
+			word = "unavailable"
+		}
+		writeHealth(w, status, map[string]any{"status": word, "checks": results})
+	})
+	mux.Handle("/", next)
+	return mux
+}
+
+func writeHealth(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}

@@ -1,0 +1,177 @@
+// Package observe makes the servers operable: a request id on every
+// request and response, an access log line per request that never holds a
+// secret, Prometheus metrics (served on their own listener) and the health
+// endpoints load balancers and orchestrators probe.
+package observe
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/mcp"
+)
+
+// RequestIDHeader carries the request id, in and out.
+const RequestIDHeader = "X-Request-Id"
+
+type requestIDKey struct{}
+
+// RequestID returns the id of the request ctx belongs to, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID accepts an incoming id a proxy set, when it is short and
+// plain; anything else is replaced, so a log line cannot be forged through
+// the header.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// LogHandler adds the request id of the record's context to every log
+// line, so a line from deep inside a request can be found from the id a
+// client reports.
+type LogHandler struct{ slog.Handler }
+
+// Handle implements slog.Handler.
+func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return LogHandler{h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup implements slog.Handler.
+func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{h.Handler.WithGroup(name)} }
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush keeps streaming handlers working behind the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Instrument wraps one product listener: it assigns the request id, asks
+// the MCP endpoint what each request was (mcp.Observation), records the
+// metrics and writes one access log line. The line holds method, path,
+// status, duration and the MCP method and tool — never headers, query
+// strings or bodies, so no token, password, secret or e-mail body reaches
+// a log.
+func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get(RequestIDHeader)
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set(RequestIDHeader, id)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		var obs *mcp.Observation
+		if r.URL.Path == "/mcp" {
+			obs = &mcp.Observation{}
+			ctx = mcp.WithObservation(ctx, obs)
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		route := routeOf(r.URL.Path)
+		if m != nil {
+			m.observeHTTP(product, route, status, elapsed)
+			if obs != nil {
+				m.observeMCP(product, obs, status, elapsed)
+			}
+		}
+		attrs := []slog.Attr{
+			slog.String("product", product), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		}
+		if obs != nil && obs.Method != "" {
+			attrs = append(attrs, slog.String("mcp_method", obs.Method), slog.String("mcp_era", obs.Era), slog.String("outcome", obs.Outcome()))
+			if obs.Tool != "" {
+				attrs = append(attrs, slog.String("tool", obs.Tool))
+			}
+			if obs.ErrorCode != 0 {
+				attrs = append(attrs, slog.Int("rpc_error", obs.ErrorCode))
+			}
+		}
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		log.LogAttrs(ctx, level, "request", attrs...)
+	})
+}
+
+// routeOf reduces a path to a few route families, so metric labels stay
+// few whatever ids the paths carry.
+func routeOf(path string) string {
+	switch {
+	case path == "/mcp":
+		return "mcp"
+	case strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/v1/"):
+		return "api"
+	case strings.HasPrefix(path, "/.well-known/"):
+		return "well-known"
+	case path == "/authorize" || path == "/token" || path == "/revoke" || path == "/register" || strings.HasPrefix(path, "/oauth/"):
+		return "oauth"
+	case path == "/healthz" || path == "/readyz":
+		return "health"
+	}
+	return "other"
+}
+
+func statusClass(status int) string { return strconv.Itoa(status/100) + "xx" }

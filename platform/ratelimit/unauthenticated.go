@@ -1,0 +1,99 @@
+package ratelimit
+
+import (
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/httpx"
+)
+
+// DefaultUnauthenticatedRate is how many 401 answers one client address
+// may cause in a window before its requests are refused.
+var DefaultUnauthenticatedRate = MustParseRate("300-M")
+
+// Unauthenticated limits, per client address, the requests that end in
+// 401 — no token, a bad or expired one, a token for another resource —
+// so that unauthenticated traffic (which carries no identity to count
+// against, and still costs a body read and a signature check) is not an
+// unlimited path into the server. Each 401 counts against the address;
+// once an address has used its allowance for the window, every request
+// from it gets 429 with Retry-After until the window ends, without being
+// served. Authenticated requests only peek at the counter.
+//
+// It always counts in this process's memory, so each replica allows the
+// rate on its own: it is a cheap guard against floods, not an exact
+// quota, and a Redis round trip on every request would cost more than
+// what it guards. Addresses are the connection's peer (IPv6 by /64);
+// behind a reverse proxy every client shares the proxy's address.
+type Unauthenticated struct {
+	store *Store
+	rate  Rate
+}
+
+// NewUnauthenticated allows rate 401 answers per client address.
+func NewUnauthenticated(rate Rate) *Unauthenticated {
+	return &Unauthenticated{store: NewMemoryStore(), rate: rate}
+}
+
+// Wrap limits next.
+func (u *Unauthenticated) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := "unauth:" + clientAddress(r)
+		if c, err := u.store.Peek(r.Context(), key, u.rate); err == nil && c.Remaining <= 0 {
+			Refuse(w, r, time.Until(time.Unix(c.Reset+1, 0)), "Too many unauthenticated requests from this address; retry after the time in Retry-After")
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == http.StatusUnauthorized {
+			_, _ = u.store.Take(r.Context(), key, u.rate)
+		}
+	})
+}
+
+// Refuse answers 429 with Retry-After in the endpoint's shape (a
+// JSON-RPC error on an MCP endpoint).
+func Refuse(w http.ResponseWriter, r *http.Request, retryAfter time.Duration, message string) {
+	httpx.Refuse(w, r, http.StatusTooManyRequests, retryAfter, message)
+}
+
+// clientAddress is the connection's peer address, IPv6 addresses cut to
+// their /64 (one host usually holds a whole /64).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if ip.To4() == nil {
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
+}
+
+// statusWriter records the status the handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
