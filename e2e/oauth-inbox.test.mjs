@@ -93,7 +93,8 @@ function wellKnown(issuer, suffix) {
 // ---------------------------------------------------------------------------
 
 test('kobana-mcp serve starts and prints its endpoints and the demo owner sign-in', { timeout: 200_000 }, async t => {
-  rmSync(ARTIFACTS, { recursive: true, force: true });
+  // e2e/run.sh empties the artifacts folder once per run; each test file
+  // only adds its own files, so no test removes another's screenshots.
   mkdirSync(ARTIFACTS, { recursive: true });
   s.work = mkdtempSync(path.join(os.tmpdir(), 'kobana-e2e-'));
   s.cleanups.push(() => rmSync(s.work, { recursive: true, force: true }));

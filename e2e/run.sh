@@ -56,6 +56,10 @@ echo "e2e: building ./cmd/kobana-mcp"
 # 4. The test. The test file bounds itself (E2E_BUDGET_MS) and stops the
 #    server and Chromium on failure; timeout is the last resort.
 echo "e2e: node $("$node" --version), $("$chromium" --version 2>/dev/null | head -n 1)"
+# One run, one set of screenshots: the folder is emptied here, once, and
+# every test file only adds its own.
+artifacts="${E2E_ARTIFACTS_DIR:-$root/test-artifacts/e2e}"
+rm -rf "$artifacts" && mkdir -p "$artifacts"
 cd "$here"
 KOBANA_MCP_BIN="$work/kobana-mcp" E2E_BUDGET_MS="$budget_ms" \
   timeout --kill-after=10 "$(( budget_ms / 1000 + 30 ))" \
