@@ -11,16 +11,11 @@ import (
 // New builds the Dunning listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
-	nonces := deps.Nonces()
 	auth := deps.ProductAuth(APIBase, identity.DunningScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
 	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
 	opts := MCPOptions(deps)
-	opts.Authorizer = auth.Authorizer()
-	if nonces != nil {
-		opts.Confirm.Nonces = nonces
-	}
-	opts.RateLimiter = auth.RateLimiter() // per token and organization (platform/ratelimit)
+	deps.Protect(auth, &opts)
 	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: api.Tools(bridge)})
 	if err != nil {
 		return nil, err

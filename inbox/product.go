@@ -12,19 +12,14 @@ import (
 // New builds the Inbox listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
-	nonces := deps.Nonces()
 	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger})
 	if deps.DB != nil {
-		registerWorkspaces(api, accounts.New(deps.DB, accounts.Options{}), nonces)
+		registerWorkspaces(api, accounts.New(deps.DB, accounts.Options{}), deps.Nonces())
 	}
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	opts := MCPOptions(deps)
-	opts.Authorizer = auth.Authorizer()
-	if nonces != nil {
-		opts.Confirm.Nonces = nonces
-	}
-	opts.RateLimiter = auth.RateLimiter() // per token and organization (platform/ratelimit)
+	deps.Protect(auth, &opts)
 	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: api.Tools(bridge)})
 	if err != nil {
 		return nil, err

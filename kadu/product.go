@@ -27,16 +27,11 @@ func localhostOrigins(origin string, _ *http.Request) bool {
 // New builds the Kadu listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
-	nonces := deps.Nonces()
 	auth := deps.ProductAuth(APIBase, identity.KaduScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
 	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
 	opts := MCPOptions(deps)
-	opts.Authorizer = auth.Authorizer()
-	if nonces != nil {
-		opts.Confirm.Nonces = nonces
-	}
-	opts.RateLimiter = auth.RateLimiter() // per token and organization (platform/ratelimit)
+	deps.Protect(auth, &opts)
 	tools := api.Tools(bridge)
 	// Destructive calls a client cannot confirm get an approval link
 	// (approvals.go) when there is a database and the built-in sign-in.

@@ -101,3 +101,14 @@ func Mux(mcpHandler http.Handler, apiBase string, api http.Handler) *http.ServeM
 	}
 	return mux
 }
+
+// Protect gives a product's MCP endpoint what every product's needs: the
+// resource server's authorization, the shared confirmation nonces and the
+// rate limiter. A product without auth (transport tests) stays open.
+func (d Deps) Protect(auth *Auth, opts *mcp.Options) {
+	opts.Authorizer = auth.Authorizer()
+	if nonces := d.Nonces(); nonces != nil {
+		opts.Confirm.Nonces = nonces
+	}
+	opts.RateLimiter = auth.RateLimiter() // per token and organization (platform/ratelimit)
+}
