@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -19,6 +20,10 @@ type InputRequired struct {
 	// Data is sealed into requestState and handed back on the retry as
 	// State.Data; the client can neither read nor change it.
 	Data []byte
+	// TTL is how long the requestState stays valid; zero takes the
+	// sealer's default (5 minutes). A question the person answers out of
+	// band (an approval link) may need longer.
+	TTL time.Duration
 }
 
 // InputRequest is one question for the client: an elicitation, a sampling

@@ -70,7 +70,7 @@ func (c *call) inputRequired(ir *InputRequired, name string, args jsontext.Value
 			Status:  http.StatusBadRequest,
 		}
 	}
-	token, err := c.h.opts.States.seal(c.binding(name, args), asked, ir.Data)
+	token, err := c.h.opts.States.seal(c.binding(name, args), asked, ir.Data, ir.TTL)
 	if err != nil {
 		return nil, c.handlerError(err)
 	}

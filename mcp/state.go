@@ -137,7 +137,13 @@ type statePayload struct {
 const stateFormat = 1
 
 // seal returns the requestState for an input_required result.
-func (s *StateSealer) seal(b binding, asked map[string]string, data []byte) (string, error) {
+func (s *StateSealer) seal(b binding, asked map[string]string, data []byte, ttl time.Duration) (string, error) {
+	// A state may outlive the default TTL (an approval the person grants
+	// later), but never half a rotation period, so its key still opens it.
+	if ttl <= 0 {
+		ttl = s.ttl
+	}
+	ttl = min(ttl, s.period/2)
 	nonce := make([]byte, 16)
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
@@ -145,7 +151,7 @@ func (s *StateSealer) seal(b binding, asked map[string]string, data []byte) (str
 	now := s.now()
 	p := statePayload{
 		Principal: b.principal, Method: b.method, Name: b.name, ArgsHash: b.argsHash,
-		Expires: now.Add(s.ttl).Unix(), Nonce: base64.RawURLEncoding.EncodeToString(nonce),
+		Expires: now.Add(ttl).Unix(), Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Asked: asked, Data: data,
 	}
 	plain, err := json.Marshal(p, json.Deterministic(true))

@@ -250,6 +250,8 @@ func (p *Policy) prompt(a *Approval, note string) *mcp.CallToolResult {
 	return mcp.InputRequiredResult(&mcp.InputRequired{
 		Requests: map[string]mcp.InputRequest{ElicitKey: mcp.ElicitURL(msg, p.URL(a.ID))},
 		Data:     []byte(stateData + a.ID),
+		// The retry may come as late as the approval itself expires.
+		TTL: time.Until(a.ExpiresAt),
 	})
 }
 
