@@ -44,9 +44,9 @@ func (u *Unauthenticated) Wrap(next http.Handler) http.Handler {
 			Refuse(w, r, time.Until(time.Unix(c.Reset+1, 0)), "Too many unauthenticated requests from this address; retry after the time in Retry-After")
 			return
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &httpx.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		if sw.status == http.StatusUnauthorized {
+		if sw.Status == http.StatusUnauthorized {
 			_, _ = u.store.Take(r.Context(), key, u.rate)
 		}
 	})
@@ -74,26 +74,3 @@ func clientAddress(r *http.Request) string {
 	}
 	return ip.String()
 }
-
-// statusWriter records the status the handler answered with.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
