@@ -6,16 +6,31 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
 // New builds the Inbox listener: its REST API and the MCP endpoint whose
 // tools mirror it.
 func New(deps app.Deps) (*app.Product, error) {
+	cfg, _ := deps.Config.(Config)
+	cfg = cfg.withDefaults()
 	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger})
+	product := &app.Product{Key: "inbox", Name: ServerName, DefaultAddr: "127.0.0.1:8081"}
+	var svc *service
 	if deps.DB != nil {
-		registerWorkspaces(api, accounts.New(deps.DB, accounts.Options{}), deps.Nonces())
+		svc = &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger}
+		svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", AllowPrivateTargets: cfg.WebhookAllowPrivateTargets, Retries: cfg.WebhookRetries, Logger: deps.Logger})
+		registerWorkspaces(api, svc.accounts, svc.nonces)
+		registerWorkspaceWrites(api, svc)
+		registerInboxes(api, svc)
+		registerAgents(api, svc)
+		registerEmails(api, svc)
+		registerAgentRuns(api, svc)
+		registerWebhooks(api, svc)
+		registerSystemEvents(api, svc)
+		registerProcessing(svc)
 	}
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	opts := MCPOptions(deps)
@@ -26,5 +41,11 @@ func New(deps app.Deps) (*app.Product, error) {
 	}
 	mux := app.Mux(h, APIBase, api)
 	auth.MountIfAny(mux)
-	return &app.Product{Key: "inbox", Name: ServerName, DefaultAddr: "127.0.0.1:8081", Handler: mux}, nil
+	if svc != nil {
+		mountIntake(mux, svc)
+		product.Start = svc.start
+		product.Shutdown = svc.shutdown
+	}
+	product.Handler = mux
+	return product, nil
 }

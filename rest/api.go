@@ -162,6 +162,7 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 			a.WriteError(w, e)
 			return
 		}
+		r = r.WithContext(withRequest(r.Context(), r))
 		if restbridge.Describing(r.Context()) {
 			describeCall(a, w, r, &reg.op, describe, in)
 			return

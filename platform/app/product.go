@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/confirm"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -52,6 +53,12 @@ type Deps struct {
 	// approval page) use; nil with an external issuer, and in tests of the
 	// transport.
 	AuthServer *server.Server
+	// Jobs is the process's durable job queue (platform/jobs), shared by
+	// the products; nil in tests of the transport.
+	Jobs *jobs.Queue
+	// Config is the product's own configuration (inbox.Config, say), which
+	// only the product knows the type of; nil means its defaults.
+	Config any
 }
 
 // Nonces is the database's store of used confirmations of destructive
@@ -88,6 +95,9 @@ type Product struct {
 	// calls running) and waits for it until ctx ends; it is called after
 	// the listener stopped serving.
 	Shutdown func(ctx context.Context) error
+	// Start, when set, starts the product's own listeners beyond HTTP (the
+	// Inbox's SMTP intake) once the process is ready to serve.
+	Start func(ctx context.Context) error
 }
 
 // Mux mounts a product's MCP endpoint and API on one handler.

@@ -259,3 +259,8 @@ func ExpectOne(res sql.Result, err error) error {
 	}
 	return nil
 }
+
+// SQL is the transaction's database/sql handle, for libraries that insert
+// in the caller's transaction (the job queue enqueues a job in the same
+// transaction as the row it is about).
+func (tx *Tx) SQL() *sql.Tx { return tx.x.Tx }
