@@ -9,7 +9,7 @@ import (
 
 // STUB (helper D): emails routes, HTTP intake at POST /intake/messages (or
 // under the API), SMTP listener.
-func registerEmails(api *rest.API, s *service) {}
+func registerEmails(api *rest.API, s *service)   {}
 func mountIntake(mux *http.ServeMux, s *service) {}
 
 // start starts the SMTP intake (Product.Start).
