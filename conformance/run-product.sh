@@ -20,6 +20,9 @@
 # Environment: passed through to run.sh (SCENARIO_TIMEOUT_MS, HARD_TIMEOUT_S, VERBOSE);
 #              STARTUP_TIMEOUT_S (default 60) bounds building and starting the server.
 set -euo pipefail
+# Every server these tests start takes its SMTP intake on a port the kernel
+# picks, so several can run at once beside anything on the default port.
+export KOBANA_INBOX_SMTP_ADDR="${KOBANA_INBOX_SMTP_ADDR:-127.0.0.1:0}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"

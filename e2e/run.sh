@@ -18,6 +18,9 @@
 #              process is killed 30 s after it), E2E_CHROMIUM (default
 #              /usr/bin/chromium), and what oauth-inbox.test.mjs documents.
 set -euo pipefail
+# Every server these tests start takes its SMTP intake on a port the kernel
+# picks, so several can run at once beside anything on the default port.
+export KOBANA_INBOX_SMTP_ADDR="${KOBANA_INBOX_SMTP_ADDR:-127.0.0.1:0}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"

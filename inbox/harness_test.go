@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,7 +62,7 @@ func newTestEnv(t *testing.T, db *store.DB, cfg Config) *testEnv {
 	if e.Other, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@theirs.example", Password: "a long enough password", OrganizationID: e.Theirs.ID, Role: identity.RoleOwner}); err != nil {
 		t.Fatal(err)
 	}
-	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond})
+	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

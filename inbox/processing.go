@@ -2,12 +2,24 @@ package inbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
 
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/inbox/agent"
+	"github.com/kobana/kobana-mcp/inbox/extract"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
 )
 
 // processArgs is the job that runs the processing agent on one approved
-// e-mail (after intake, or on reprocess).
+// e-mail (after intake, or on reprocess). It carries ids only: the job
+// reads the e-mail as it is when it runs.
 type processArgs struct {
 	OrganizationID string `json:"organization_id"`
 	EmailID        string `json:"email_id"`
@@ -17,8 +29,24 @@ type processArgs struct {
 // Kind names the job in the queue.
 func (processArgs) Kind() string { return "inbox.process_email" }
 
-// registerProcessing registers the processing worker. (Being written.)
-func registerProcessing(s *service) {}
+// processAttempts bounds how often a provider failure that may pass (a
+// 429 or 5xx from the model's API, a timeout) is tried before the e-mail
+// is marked failed.
+const processAttempts = 3
+
+// InsertOpts gives the job its attempts.
+func (processArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: processAttempts}
+}
+
+// registerProcessing registers the processing worker on the process's
+// queue (none in transport tests).
+func registerProcessing(s *service) {
+	if s.jobs == nil {
+		return
+	}
+	jobs.AddWorker(s.jobs, &processWorker{s: s})
+}
 
 // enqueueProcessing schedules the agent for an e-mail, in tx: the job
 // exists exactly when the e-mail's new status is committed.
@@ -28,4 +56,237 @@ func (s *service) enqueueProcessing(ctx context.Context, tx *store.Tx, orgID, em
 	}
 	_, err := s.jobs.EnqueueTx(ctx, tx, processArgs{OrganizationID: orgID, EmailID: emailID, Reprocess: reprocess}, nil)
 	return err
+}
+
+// processWorker runs the agent. River runs a job at least once, so the
+// worker is idempotent: an e-mail that is no longer approved or
+// processing (a duplicate run after success, a deleted e-mail) is left
+// alone.
+type processWorker struct {
+	river.WorkerDefaults[processArgs]
+	s *service
+}
+
+// Timeout bounds one run: the provider's own timeout plus the bookkeeping.
+func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration { return 3 * time.Minute }
+
+// NextRetry retries a passing provider failure soon: the person is waiting
+// for the e-mail's result.
+func (w *processWorker) NextRetry(job *river.Job[processArgs]) time.Time {
+	return time.Now().Add(time.Duration(job.Attempt*job.Attempt) * 5 * time.Second)
+}
+
+// Work processes the e-mail.
+func (w *processWorker) Work(ctx context.Context, job *river.Job[processArgs]) error {
+	final := job.Attempt >= job.MaxAttempts
+	return w.s.process(ctx, job.Args.OrganizationID, job.Args.EmailID, final)
+}
+
+// errTransient marks a failure worth another attempt.
+type errTransient struct{ err error }
+
+func (e errTransient) Error() string { return e.err.Error() }
+func (e errTransient) Unwrap() error { return e.err }
+
+// process runs the agent on one e-mail and records the outcome: an agent
+// run (status, duration, tokens, cost, error), the e-mail's status and
+// result, the workspace's usage, and the events email.processed or
+// email.failed (+ agent_run.failed) — all of the outcome in one
+// transaction. final says no attempt follows this one.
+func (s *service) process(ctx context.Context, orgID, emailID string, final bool) error {
+	e, err := s.getEmail(ctx, s.db, orgID, emailID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted meanwhile: nothing to do
+	}
+	if err != nil {
+		return err
+	}
+	if e.Status != "approved" && e.Status != "processing" {
+		return nil // a duplicate run after the outcome was recorded
+	}
+	ib, err := s.getInbox(ctx, s.db, orgID, e.WorkspaceID, e.InboxID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	// The monthly cost limit is checked before spending anything.
+	settings, err := s.workspaceSettings(ctx, s.db, orgID, e.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if settings.MonthlyCostLimit != nil && settings.MonthlyCostUsed >= *settings.MonthlyCostLimit {
+		return s.recordFailure(ctx, e, ib, nil, "monthly_cost_limit: the workspace reached its monthly cost limit; raise it or wait for next month, then reprocess")
+	}
+	if err := s.setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
+		return err
+	}
+	provider, req := s.providerFor(ctx, e, ib)
+	raw, err := s.emailRaw(ctx, s.db, orgID, e.ID)
+	if err != nil {
+		return err
+	}
+	msg, perr := parseMessage(raw)
+	if perr != nil {
+		return s.recordFailure(ctx, e, ib, nil, "unparseable: "+perr.Error())
+	}
+	// Due dates decode relative to when the e-mail arrived, so a reprocess
+	// next year reads the same boleto the same way.
+	req.Input = extract.Input{Subject: msg.Subject, From: e.FromAddress, Text: msg.Text, HTML: msg.HTML, ReferenceDate: e.ReceivedAt}
+	for _, a := range msg.Attachments {
+		req.Input.Attachments = append(req.Input.Attachments, extract.Attachment{Filename: a.Filename, ContentType: a.ContentType, Data: a.Data})
+	}
+	run, err := startAgentRun(ctx, s.db, agentRunRecord{
+		OrganizationID: orgID, WorkspaceID: e.WorkspaceID, InboxID: e.InboxID, AgentID: agentIDOf(e, ib),
+		EmailID: e.ID, Provider: provider.Name(), LLMModel: modelOr(req.Model, agent.ExtractorModel),
+	})
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	res, runErr := provider.Run(ctx, req)
+	duration := time.Since(started)
+	if runErr != nil {
+		msgText := runErr.Error()
+		if err := s.finishRun(ctx, run, "failed", &msgText, agent.Usage{}, nil, duration); err != nil {
+			return err
+		}
+		if agent.IsRetryable(runErr) && !final {
+			// The e-mail stays processing; River tries again.
+			return errTransient{runErr}
+		}
+		return s.recordFailure(ctx, e, ib, &run, "agent_error: "+msgText)
+	}
+	return s.recordSuccess(ctx, e, ib, run, res, duration)
+}
+
+// providerFor picks the provider and request: the inbox's agent (model,
+// system message) on the configured provider. An agent whose model is the
+// built-in extractor's runs offline whatever the configuration.
+func (s *service) providerFor(ctx context.Context, e emailRecord, ib inboxRecord) (agent.Provider, agent.Request) {
+	var req agent.Request
+	if id := agentIDOf(e, ib); id != nil {
+		if a, err := s.getAgent(ctx, s.db, e.OrganizationID, e.WorkspaceID, *id); err == nil {
+			req.Model, req.SystemMessage = a.LLMModel, a.SystemMessage
+		}
+	}
+	if s.cfg.Provider != "openai" || strings.HasPrefix(req.Model, "kobana-extractor") {
+		req.Model = agent.ExtractorModel
+		return agent.Extractor(), req
+	}
+	if req.Model == "" {
+		req.Model = s.cfg.OpenAIModel
+	}
+	return s.openAI(), req
+}
+
+// openAI is the configured OpenAI-compatible provider.
+func (s *service) openAI() agent.Provider {
+	return agent.OpenAI(agent.OpenAIConfig{URL: s.cfg.OpenAIURL, Model: s.cfg.OpenAIModel, APIKey: s.cfg.OpenAIKey})
+}
+
+func agentIDOf(e emailRecord, ib inboxRecord) *string {
+	if e.AgentID != nil {
+		return e.AgentID
+	}
+	return ib.AgentID
+}
+
+func modelOr(model, fallback string) string {
+	if model == "" {
+		return fallback
+	}
+	return model
+}
+
+func (s *service) finishRun(ctx context.Context, run agentRunRecord, status string, errMsg *string, u agent.Usage, output json.RawMessage, d time.Duration) error {
+	usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
+	return finishAgentRun(ctx, s.db, run.OrganizationID, run.ID, status, errMsg, usage, output, run.StartedAt.Add(d))
+}
+
+// recordSuccess stores the outcome of a successful run in one
+// transaction: the run, the e-mail (processed, with the result), the
+// workspace's cost, and email.processed.
+func (s *service) recordSuccess(ctx context.Context, e emailRecord, ib inboxRecord, run agentRunRecord, res agent.Response, d time.Duration) error {
+	output := res.Output
+	if len(output) == 0 {
+		output = json.RawMessage(`{}`)
+	}
+	metadata, err := json.Marshal(map[string]any{"agent_run_id": run.ID, "provider": res.Provider, "model": res.Model, "result": output})
+	if err != nil {
+		return err
+	}
+	now := store.Now()
+	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+		u := res.Usage
+		usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
+		if err := finishAgentRun(ctx, tx, run.OrganizationID, run.ID, "success", nil, usage, output, run.StartedAt.Add(d)); err != nil {
+			return err
+		}
+		if err := s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "processed", &now, metadata, nil); err != nil {
+			return err
+		}
+		if u.TotalCost > 0 {
+			if err := s.addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
+				return err
+			}
+		}
+		e, err := s.getEmail(ctx, tx, e.OrganizationID, e.ID)
+		if err != nil {
+			return err
+		}
+		run, err := getAgentRun(ctx, tx, run.OrganizationID, run.WorkspaceID, run.ID)
+		if err != nil {
+			return err
+		}
+		return s.emitProcessingEvent(ctx, tx, "email.processed", ib, e, &run)
+	})
+}
+
+// recordFailure marks the e-mail failed with a reason and emits
+// email.failed (and agent_run.failed when a run failed).
+func (s *service) recordFailure(ctx context.Context, e emailRecord, ib inboxRecord, run *agentRunRecord, reason string) error {
+	now := store.Now()
+	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+		if err := s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "failed", &now, nil, &reason); err != nil {
+			return err
+		}
+		e, err := s.getEmail(ctx, tx, e.OrganizationID, e.ID)
+		if err != nil {
+			return err
+		}
+		if run != nil {
+			r, err := getAgentRun(ctx, tx, run.OrganizationID, run.WorkspaceID, run.ID)
+			if err != nil {
+				return err
+			}
+			run = &r
+			if err := s.emitProcessingEvent(ctx, tx, "agent_run.failed", ib, e, run); err != nil {
+				return err
+			}
+		}
+		return s.emitProcessingEvent(ctx, tx, "email.failed", ib, e, run)
+	})
+}
+
+// emitProcessingEvent emits a processing outcome, carrying the inbox, the
+// e-mail and the run as the API shows them.
+func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug string, ib inboxRecord, e emailRecord, run *agentRunRecord) error {
+	if s.hooks == nil {
+		return nil
+	}
+	data := map[string]any{"email": emailJSON(e)}
+	if ib.ID != "" {
+		data["inbox"] = toInboxJSON(ib)
+	}
+	if run != nil {
+		data["agent_run"] = toAgentRunJSON(*run)
+	}
+	if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, data)); err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slug, err)
+	}
+	return nil
+}
+
+// webhooksEvent is an e-mail's event, scoped to its inbox.
+func webhooksEvent(e emailRecord, slug string, data map[string]any) webhooks.Event {
+	return webhooks.Event{OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, Slug: slug, ScopeID: e.InboxID, SubjectID: e.ID, Data: data}
 }

@@ -35,7 +35,13 @@ func New(deps app.Deps) (*app.Product, error) {
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	opts := MCPOptions(deps)
 	deps.Protect(auth, &opts)
-	h, err := mcp.NewHandler(opts, mcp.Catalog{Tools: api.Tools(bridge)})
+	catalog := mcp.Catalog{Tools: api.Tools(bridge)}
+	if svc != nil {
+		catalog.Resources = fixedResources(bridge, svc.accounts)
+		catalog.ResourceTemplates = resourceTemplates(bridge)
+		catalog.Prompts = prompts(bridge)
+	}
+	h, err := mcp.NewHandler(opts, catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +51,13 @@ func New(deps app.Deps) (*app.Product, error) {
 		mountIntake(mux, svc)
 		product.Start = svc.start
 		product.Shutdown = svc.shutdown
+		product.Announce = func() []string {
+			if a := svc.smtpAddr(); a != nil {
+				return []string{ServerName + " SMTP intake: smtp://" + a.String() + " (addresses @" + cfg.MailDomain + ")"}
+			}
+			return nil
+		}
+		product.Collectors = append(product.Collectors, svc.hooks.Collector())
 	}
 	product.Handler = mux
 	return product, nil

@@ -3,8 +3,10 @@ package inbox
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -16,17 +18,38 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// workspaceJSON is a workspace as the API shows it.
+// workspaceJSON is a workspace as the API shows it: the organization's
+// workspace (platform/accounts) with the Inbox's settings and this month's
+// usage of it.
 type workspaceJSON struct {
-	ID          string    `json:"id"`
-	ExternalID  string    `json:"external_id"`
-	Label       string    `json:"label"`
-	EmailPrefix string    `json:"email_prefix"`
-	CreatedAt   time.Time `json:"created_at"`
+	ID                 string         `json:"id"`
+	ExternalID         string         `json:"external_id"`
+	Label              string         `json:"label"`
+	EmailPrefix        string         `json:"email_prefix"`
+	Source             string         `json:"source"`
+	MonthlyCostLimit   *float64       `json:"monthly_cost_limit"`
+	MonthlyCostUsed    float64        `json:"monthly_cost_used"`
+	MonthlyEmailsLimit *int           `json:"monthly_emails_limit"`
+	MonthlyEmailsUsed  int            `json:"monthly_emails_used"`
+	CustomMetadata     map[string]any `json:"custom_metadata"`
+	CreatedAt          time.Time      `json:"created_at"`
+	UpdatedAt          time.Time      `json:"updated_at"`
 }
 
-func toWorkspaceJSON(w accounts.Workspace) workspaceJSON {
-	return workspaceJSON{ID: w.ID, ExternalID: w.ExternalID, Label: w.Label, EmailPrefix: w.EmailPrefix, CreatedAt: w.CreatedAt}
+func toWorkspaceJSON(w accounts.Workspace, ws workspaceSettings) workspaceJSON {
+	meta := map[string]any{}
+	_ = json.Unmarshal([]byte(ws.CustomMetadataJSON), &meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	updated := ws.UpdatedAt
+	if updated.Before(w.CreatedAt) {
+		updated = w.CreatedAt
+	}
+	return workspaceJSON{ID: w.ID, ExternalID: w.ExternalID, Label: w.Label, EmailPrefix: w.EmailPrefix,
+		Source: ws.Source, MonthlyCostLimit: ws.MonthlyCostLimit, MonthlyCostUsed: math.Round(ws.MonthlyCostUsed*100) / 100,
+		MonthlyEmailsLimit: ws.MonthlyEmailsLimit, MonthlyEmailsUsed: ws.MonthlyEmailsUsed,
+		CustomMetadata: meta, CreatedAt: w.CreatedAt, UpdatedAt: updated}
 }
 
 type listWorkspacesIn struct {
@@ -61,13 +84,22 @@ func findWorkspace(ctx context.Context, acc *accounts.Store, orgID, ref string) 
 	return w, err
 }
 
-// registerWorkspaces declares the workspace operations. Every query is
-// scoped by the caller's organization; another organization's workspace is
-// 404, never 403.
+// registerWorkspaces declares workspaces_delete, the one workspace
+// operation that needs nothing beyond the accounts store and the
+// confirmations; the others read the Inbox's settings of each workspace and
+// are declared with the service (registerWorkspaceReads, called by
+// registerWorkspaceWrites). Every query is scoped by the caller's
+// organization; another organization's workspace is 404, never 403.
 func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
+	registerWorkspaceDelete(api, acc, nonces)
+}
+
+// registerWorkspaceReads declares workspaces_list and workspaces_get.
+func registerWorkspaceReads(api *rest.API, s *service) {
+	acc := s.accounts
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_list", Method: "GET", Path: "/workspaces", Tags: []string{"workspaces"},
-		Title: "List workspaces", Summary: "Lists the organization's workspaces, oldest first, with cursor pagination.",
+		Title: "List workspaces", Summary: "Lists the organization's workspaces, oldest first, with cursor pagination, each with its Inbox settings and this month's usage.",
 		Requires: workspacesScope, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listWorkspacesIn) (*rest.Response, error) {
 		id := identity.From(ctx)
@@ -101,7 +133,11 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonc
 		end := min(start+limit, len(all))
 		data := make([]workspaceJSON, 0, end-start)
 		for _, w := range all[start:end] {
-			data = append(data, toWorkspaceJSON(w))
+			ws, err := s.workspaceSettings(ctx, s.db, id.OrganizationID, w.ID)
+			if err != nil {
+				return nil, err
+			}
+			data = append(data, toWorkspaceJSON(w, ws))
 		}
 		var next *string
 		if end < len(all) {
@@ -112,7 +148,7 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonc
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_get", Method: "GET", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
-		Title: "Get a workspace", Summary: "Gets one workspace of the organization by id or external_id.",
+		Title: "Get a workspace", Summary: "Gets one workspace of the organization by id or external_id, with its Inbox settings (source, monthly limits, custom metadata) and this month's usage.",
 		Requires: workspacesScope, Annotations: readOnly(),
 	}, func(ctx context.Context, in *getWorkspaceIn) (*rest.Response, error) {
 		id := identity.From(ctx)
@@ -126,9 +162,12 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonc
 		if err != nil {
 			return nil, err
 		}
-		return rest.OK(map[string]any{"data": toWorkspaceJSON(w)}), nil
+		ws, err := s.workspaceSettings(ctx, s.db, id.OrganizationID, w.ID)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
 	})
-	registerWorkspaceDelete(api, acc, nonces)
 }
 
 // errLastWorkspace is the answer to deleting the organization's only

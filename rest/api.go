@@ -65,6 +65,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// Logger receives handler failures (never sent to clients).
 	Logger *slog.Logger
+	// Idempotency, when set, keeps the first response to a POST, PUT or
+	// PATCH that carries X-Idempotency-Key (or Idempotency-Key) and replays
+	// it to retries (see Idempotency); nil ignores the header.
+	Idempotency Idempotency
 }
 
 // API is a set of operations served as REST and mirrored as MCP tools.
@@ -157,22 +161,30 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 		if hasBody {
 			r.Body = http.MaxBytesReader(w, r.Body, a.cfg.MaxBodyBytes)
 		}
-		in := new(In)
-		if e := spec.decode(r, hasBody, in); e != nil {
-			a.WriteError(w, e)
+		serve := func(w http.ResponseWriter, r *http.Request) {
+			in := new(In)
+			if e := spec.decode(r, hasBody, in); e != nil {
+				a.WriteError(w, e)
+				return
+			}
+			r = r.WithContext(withRequest(r.Context(), r))
+			if restbridge.Describing(r.Context()) {
+				describeCall(a, w, r, &reg.op, describe, in)
+				return
+			}
+			res, err := fn(r.Context(), in)
+			if err != nil {
+				a.fail(w, r, &reg.op, err)
+				return
+			}
+			a.WriteResponse(w, res)
+		}
+		// A describing request runs nothing, so it stores nothing either.
+		if hasBody && a.cfg.Idempotency != nil && !restbridge.Describing(r.Context()) {
+			a.serveIdempotent(w, r, serve)
 			return
 		}
-		r = r.WithContext(withRequest(r.Context(), r))
-		if restbridge.Describing(r.Context()) {
-			describeCall(a, w, r, &reg.op, describe, in)
-			return
-		}
-		res, err := fn(r.Context(), in)
-		if err != nil {
-			a.fail(w, r, &reg.op, err)
-			return
-		}
-		a.WriteResponse(w, res)
+		serve(w, r)
 	})
 }
 

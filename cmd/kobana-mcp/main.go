@@ -3,6 +3,7 @@
 // REST API its tools mirror.
 //
 //	kobana-mcp serve            start every product (embedded defaults)
+//	kobana-mcp worker           run background jobs only (scale-out)
 //	kobana-mcp migrate          bring the database schema up to date
 //	kobana-mcp orgs …           create and list organizations
 //	kobana-mcp users …          create users, set their password or role
@@ -31,6 +32,7 @@ const usage = `kobana-mcp — MCP endpoints of the Kobana products
 
 Usage:
   kobana-mcp serve [flags]   start every product, each on its own listener
+  kobana-mcp worker [flags]  run background jobs only, beside serve --jobs=off
   kobana-mcp migrate         bring the database schema up to date
   kobana-mcp orgs ...        create and list organizations (orgs help)
   kobana-mcp users ...       create users, set their password or role (users help)
@@ -48,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return worker(ctx, args[1:], stdout, stderr)
 	// The database's operator commands (accounts_cmd.go).
 	case "migrate":
 		return migrateCmd(ctx, args[1:], stdout, stderr)

@@ -54,6 +54,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	authFlags := addAuthFlags(&s)
 	limitFlags := addLimitFlags(&s) // limits.go: rate limits, overload bound
 	metricsAddr := s.add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
+	jf := addJobFlags(&s)    // jobs.go: where background jobs run
+	inf := addInboxFlags(&s) // jobs.go: the Inbox's mail intake, agent, webhooks
 	if err := s.parse("serve", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -110,6 +112,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
+	inboxCfg, err := inf.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+	// Background jobs (jobs.go): River on the same database, worked in
+	// this process unless --jobs=off.
+	queue, err := jf.open(ctx, db, false, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
+	if err := metrics.Registry().Register(queue.Collector()); err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
+
 	enabled := map[string]bool{}
 	for _, k := range splitList(*only) {
 		enabled[k] = true
@@ -121,6 +140,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// shutdown stops the product's background work (app.Product).
 		shutdown func(context.Context) error
 	}
+	var starts []*app.Product
 	var servers []running
 	closeAll := func() {
 		for _, r := range servers {
@@ -159,6 +179,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Roles:          verify.roles,
 			RateLimits:     lim.product(spec.key),
 			AuthServer:     as,
+			Jobs:           queue,
+			Config:         productConfig(spec.key, inboxCfg),
 		})
 		if err != nil {
 			closeAll()
@@ -171,13 +193,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// request 30 s, response 60 s, idle 120 s, 64 KB of headers).
 		// Outermost, the request id, metrics and access log; then the limits;
 		// then /healthz and /readyz, outside authentication.
-		checks := []observe.Check{{Name: "database", Ping: db.Ping}}
+		checks := []observe.Check{{Name: "database", Ping: db.Ping}, {Name: "jobs", Ping: queue.Ready}}
 		if lim.store.Shared() {
 			checks = append(checks, observe.Check{Name: "redis", Ping: lim.store.Ping})
 		}
 		instrumented := observe.Instrument(spec.key, metrics, log, lim.wrap(observe.Health(checks, listener)))
 		srv := httpx.NewServer(instrumented, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
 		servers = append(servers, running{p.Name, srv, ln, p.Shutdown})
+		for _, c := range p.Collectors {
+			if err := metrics.Registry().Register(c); err != nil {
+				closeAll()
+				fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+				return 1
+			}
+		}
+		if p.Start != nil {
+			starts = append(starts, p)
+		}
 		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, app.MCPPath)
 	}
 	if len(servers) == 0 {
@@ -196,6 +228,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		msrv := httpx.NewServer(mux, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
 		servers = append(servers, running{name: "metrics", srv: msrv, ln: mln})
 		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", mln.Addr())
+	}
+	// The queue starts working, then the products' own listeners (the
+	// Inbox's SMTP intake), before the HTTP listeners serve.
+	if err := queue.Start(ctx); err != nil {
+		closeAll()
+		fmt.Fprintln(stderr, "kobana-mcp: jobs:", err)
+		return 1
+	}
+	for _, p := range starts {
+		if err := p.Start(ctx); err != nil {
+			closeAll()
+			fmt.Fprintln(stderr, "kobana-mcp:", err)
+			return 1
+		}
+		if p.Announce != nil {
+			for _, line := range p.Announce() {
+				fmt.Fprintln(stdout, line)
+			}
+		}
 	}
 	errc := make(chan error, len(servers))
 	for _, r := range servers {
@@ -240,6 +291,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		})
 	}
 	wg.Wait()
+	// Jobs last: the products no longer enqueue; running jobs get what is
+	// left of the grace period, and River retries any it had to cut.
+	if err := queue.Stop(sctx); err != nil {
+		log.Error("shutdown: jobs still running after the grace period", "error", err)
+		failed.Store(true)
+	}
 	if failed.Load() {
 		return 1
 	}

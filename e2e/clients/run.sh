@@ -14,6 +14,9 @@
 # Environment: E2E_BUDGET_MS (bound of each test file, default 180000; the whole run is killed
 #              30 s after budget x files).
 set -euo pipefail
+# Every server these tests start takes its SMTP intake on a port the kernel
+# picks, so several can run at once beside anything on the default port.
+export KOBANA_INBOX_SMTP_ADDR="${KOBANA_INBOX_SMTP_ADDR:-127.0.0.1:0}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

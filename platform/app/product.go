@@ -5,6 +5,8 @@ package app
 
 import (
 	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net/http"
 
@@ -98,6 +100,12 @@ type Product struct {
 	// Start, when set, starts the product's own listeners beyond HTTP (the
 	// Inbox's SMTP intake) once the process is ready to serve.
 	Start func(ctx context.Context) error
+	// Announce, when set, returns lines the binary prints once the product
+	// started (where its own listeners ended up: "… SMTP intake: …").
+	Announce func() []string
+	// Collectors are the product's own Prometheus metrics (webhook
+	// deliveries, say), registered on the process's metrics endpoint.
+	Collectors []prometheus.Collector
 }
 
 // Mux mounts a product's MCP endpoint and API on one handler.

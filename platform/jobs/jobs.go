@@ -1,19 +1,16 @@
-// Package jobs is the project's durable background job queue: River
-// (github.com/riverqueue/river) on the same database as everything else —
-// SQLite by default, PostgreSQL when replicas share one — so a job is
-// enqueued in the same transaction as the row it is about, and survives a
-// restart. Jobs run in the serving process by default, or only in separate
-// worker processes at scale (Config.Work false on the API replicas).
-//
-// SKELETON: the API below is agreed; the implementation is being written.
 package jobs
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -32,42 +29,110 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Queue is the job queue of one process.
+// Queue is the job queue of one process: a River client over the
+// project's database, its registered workers and periodic jobs, and the
+// counters its Collector exports. Open one per process and share it
+// between products.
 type Queue struct {
-	db  *store.DB
-	cfg Config
+	db      *store.DB
+	cfg     Config
+	log     *slog.Logger
+	schema  string // River's Schema: the PostgreSQL schema, "" on SQLite
+	client  *river.Client[*sql.Tx]
+	workers *river.Workers
+	stats   *counters
+
+	latest int // the newest River schema version this binary knows
+
+	mu       sync.Mutex
+	state    state
+	kinds    []string      // registered job kinds, in order of registration
+	working  bool          // the River client was started (Work and a worker)
+	counted  chan struct{} // closed when the event counter has drained
+	stopDone chan struct{} // closed when Stop has finished
 }
+
+// state is where a Queue is in its life: it only moves forward.
+type state int
+
+const (
+	created  state = iota // New returned; workers may be added
+	started               // Start returned nil
+	stopping              // Stop began: no new work is fetched
+	stopped               // Stop finished (or was called before Start)
+)
 
 // New opens the queue on db and brings River's own schema up to date.
 // Register workers and periodic jobs, then Start.
+//
+// Jobs can be enqueued as soon as New returns, and still while and after
+// the queue stops (they wait in the database for the next worker); with
+// Config.Work they run here once Start is called. On PostgreSQL, replicas calling New together are
+// serialised by an advisory lock while River's schema migrates (see
+// Migrate).
 func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
-	return &Queue{db: db, cfg: cfg}, nil
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	schema, err := riverSchema(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := migrate(ctx, db, schema, cfg.Logger); err != nil {
+		return nil, err
+	}
+	latest, err := latestVersion(db)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{db: db, cfg: cfg, log: cfg.Logger, schema: schema, latest: latest, workers: river.NewWorkers(), stats: newCounters()}
+	if q.client, err = river.NewClient(driverFor(db), q.riverConfig()); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	return q, nil
 }
 
-// AddWorker registers the worker of one job kind. Call before Start.
-func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {}
-
-// AddPeriodic runs a job on a schedule (monthly usage reset, purge).
-// Call before Start.
-func (q *Queue) AddPeriodic(schedule river.PeriodicSchedule, construct func() (river.JobArgs, *river.InsertOpts), runOnStart bool) {
-}
-
-// Start starts working (when Config.Work) and allows Enqueue.
-func (q *Queue) Start(ctx context.Context) error { return nil }
-
-// Stop stops fetching new jobs and waits for running ones until ctx ends.
-func (q *Queue) Stop(ctx context.Context) error { return nil }
-
-// Enqueue inserts a job in its own transaction.
+// Enqueue inserts a job in its own transaction. The args are stored as
+// JSON (encoding/json), so their type must marshal and unmarshal
+// losslessly; opts may be nil. It returns the job's id.
+//
+// Prefer EnqueueTx whenever the job is about a row being written: a job
+// enqueued on its own can run before, or without, the row it refers to.
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
-	return 0, nil
+	if args == nil {
+		return 0, errNilArgs
+	}
+	res, err := q.client.Insert(ctx, args, opts)
+	return insertResult(args, res, err)
 }
 
 // EnqueueTx inserts a job in the caller's transaction: the job exists
 // exactly when the transaction commits.
+//
+// On PostgreSQL a job enqueued in a transaction is found by the next poll
+// (PollInterval) rather than at once, since workers cannot be woken before
+// the commit.
 func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
-	return 0, nil
+	if args == nil {
+		return 0, errNilArgs
+	}
+	if tx == nil {
+		return 0, errors.New("jobs: EnqueueTx with a nil transaction (use Enqueue)")
+	}
+	res, err := q.client.InsertTx(ctx, tx.SQL(), args, opts)
+	return insertResult(args, res, err)
 }
 
-// Ready reports whether the queue can take and run jobs (readiness probe).
-func (q *Queue) Ready(ctx context.Context) error { return nil }
+// errNilArgs is what enqueuing without args gets (River would panic).
+var errNilArgs = errors.New("jobs: enqueue with nil args")
+
+// insertResult names the job kind in errors: River's own messages (an
+// args type that does not marshal to JSON, a kind without a registered
+// worker) do not always say which job it was.
+func insertResult(args river.JobArgs, res *rivertype.JobInsertResult, err error) (int64, error) {
+	if err != nil {
+		return 0, fmt.Errorf("jobs: enqueue %s: %w", args.Kind(), err)
+	}
+	return res.Job.ID, nil
+}

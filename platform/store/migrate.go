@@ -31,9 +31,11 @@ var migrationFiles embed.FS
 //	{{timestamp}}  an instant: TIMESTAMPTZ on PostgreSQL; TIMESTAMP on
 //	               SQLite, the declared type for which modernc.org/sqlite
 //	               reads the stored UTC text back as time.Time.
+//	{{bytes}}      raw bytes kept exactly ([]byte): BYTEA on PostgreSQL,
+//	               BLOB on SQLite (a received e-mail as it arrived).
 var dialectTokens = map[Dialect]*strings.Replacer{
-	SQLite:   strings.NewReplacer("{{timestamp}}", "TIMESTAMP"),
-	Postgres: strings.NewReplacer("{{timestamp}}", "TIMESTAMPTZ"),
+	SQLite:   strings.NewReplacer("{{timestamp}}", "TIMESTAMP", "{{bytes}}", "BLOB"),
+	Postgres: strings.NewReplacer("{{timestamp}}", "TIMESTAMPTZ", "{{bytes}}", "BYTEA"),
 }
 
 // Migration is one schema step that Migrate applied.

@@ -2,19 +2,35 @@
 // system events, fanned out to the organization's matching active
 // webhooks, each delivery signed (X-Kobana-Signature: sha256=<hex HMAC of
 // the raw body>), captured (request and response), retried with backoff on
-// 5xx, timeouts and connection errors, and replayable. Targets are reached
-// through an SSRF guard checked at connect time (oauth/server/safehttp
-// policy) unless a development setting allows private addresses.
+// 5xx, 408, 429, timeouts and connection errors, and replayable. Targets
+// are reached through an SSRF guard checked at connect time
+// (oauth/server/safehttp policy) unless a development setting allows
+// private addresses.
 //
-// One home for every product: rows carry the product that owns them.
+// One home for every product: rows carry the product that owns them, and
+// one delivery worker per job queue serves every product's Service.
 //
-// SKELETON: the API below is agreed; the implementation is being written.
+// Delivery and retries. Emit (and Test, Replay) store a pending delivery
+// and, in the same transaction, a River job whose arguments carry only ids.
+// The job makes one attempt; when the attempt fails in a retryable way and
+// attempts remain, the delivery stays pending with next_retry_at set from
+// Config.Retries and the job snoozes (river.JobSnooze) until then. Snoozing,
+// rather than River's own retry policy, keeps the delivery's attempt count
+// and schedule in the delivery row, the one place that decides: River's
+// attempts and backoff are left to failures of the job itself (a database
+// outage), which never consume a delivery attempt. A job run that finds
+// its delivery already success or failed, or not yet due, sends nothing,
+// so River's at-least-once execution does not send twice.
+//
+// Without a job queue (New with a nil *jobs.Queue, as transport tests do)
+// deliveries are stored and stay pending: nothing sends them.
 package webhooks
 
 import (
-	"context"
+	"crypto/cipher"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -26,17 +42,38 @@ type Config struct {
 	// Product owns the rows ("inbox").
 	Product string
 	// AllowPrivateTargets lets deliveries reach loopback, private and
-	// link-local addresses: development only.
+	// link-local addresses, and targets use plain http: development only.
 	AllowPrivateTargets bool
-	// Retries are the delays before each retry of a failed delivery
-	// (default 7 attempts in all over about nine hours).
+	// Retries are the delays before each retry of a failed delivery, so a
+	// delivery gets len(Retries)+1 attempts in all (default
+	// DefaultRetries: 7 attempts over about nine hours). Empty means the
+	// default.
 	Retries []time.Duration
-	// Timeout bounds one delivery attempt (default 10 s).
+	// Timeout bounds one delivery attempt, connection to last byte
+	// (default 10 s).
 	Timeout time.Duration
-	// Environment is sent as X-Kobana-Environment ("production").
+	// Environment is sent as X-Kobana-Environment ("production", the
+	// default; or "sandbox").
 	Environment string
-	Logger      *slog.Logger
+	// SealingSecret, when set, seals the stored credentials and signing
+	// secrets (AES-256-GCM under a key derived from it): a database dump
+	// alone does not reveal them. Use at least 32 random bytes, the same on
+	// every replica; empty stores them in plain text (development). Values
+	// stored in plain text stay readable after a secret is configured, and
+	// are sealed when next written.
+	SealingSecret []byte
+	// Logger receives the service's logs (nil: discarded).
+	Logger *slog.Logger
 }
+
+// DefaultRetries are the delays between the attempts of a delivery when
+// Config.Retries is empty: 7 attempts in all over 8 h 36 min.
+var DefaultRetries = []time.Duration{
+	time.Minute, 5 * time.Minute, 30 * time.Minute, time.Hour, 3 * time.Hour, 4 * time.Hour,
+}
+
+// DefaultTimeout bounds a delivery attempt when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
 
 // Webhook is a subscription of a workspace to events.
 type Webhook struct {
@@ -55,6 +92,12 @@ type Webhook struct {
 	UpdatedAt           time.Time `db:"updated_at" json:"updated_at"`
 }
 
+// Webhook statuses.
+const (
+	StatusActive   = "active"
+	StatusInactive = "inactive"
+)
+
 // Event is something that happened, as a product reports it to Emit.
 type Event struct {
 	OrganizationID string
@@ -65,7 +108,7 @@ type Event struct {
 	// events of that scope); SubjectID is what the event is about. The
 	// Inbox passes the inbox and the e-mail.
 	ScopeID, SubjectID string
-	// Data is the event's payload "data" member.
+	// Data is the event's payload "data" member (nil: {}).
 	Data any
 }
 
@@ -82,18 +125,55 @@ type SystemEvent struct {
 
 // Service stores webhooks, events and deliveries and sends them.
 type Service struct {
-	db  *store.DB
-	q   *jobs.Queue
-	cfg Config
+	db      *store.DB
+	q       *jobs.Queue
+	cfg     Config
+	log     *slog.Logger
+	aead    cipher.AEAD // nil: secrets stored in plain text
+	client  *http.Client
+	metrics *metrics
 }
 
-// New builds the service and registers its delivery worker on q.
+// New builds the service and registers its delivery worker on q (once per
+// queue: the worker serves every product's Service on it), so the first
+// New on a queue must come before the queue's Start. q may be nil:
+// deliveries are then stored and stay pending.
 func New(db *store.DB, q *jobs.Queue, cfg Config) *Service {
-	return &Service{db: db, q: q, cfg: cfg}
+	if len(cfg.Retries) == 0 {
+		cfg.Retries = DefaultRetries
+	}
+	cfg.Retries = append([]time.Duration(nil), cfg.Retries...)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Environment == "" {
+		cfg.Environment = "production"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{
+		db:      db,
+		q:       q,
+		cfg:     cfg,
+		log:     log.With("component", "webhooks", "product", cfg.Product),
+		client:  newClient(cfg.Timeout, cfg.AllowPrivateTargets),
+		metrics: newMetricsFor(cfg.Product),
+	}
+	if len(cfg.SealingSecret) > 0 {
+		if len(cfg.SealingSecret) < 32 {
+			s.log.Warn("webhooks: the sealing secret is shorter than 32 bytes; use a longer random one")
+		}
+		s.aead = newSealer(cfg.SealingSecret)
+	} else {
+		s.log.Info("webhooks: no sealing secret configured; credentials and signing secrets are stored in plain text")
+	}
+	if q != nil {
+		register(q, s)
+	}
+	return s
 }
 
-// Emit stores the event and, in the same transaction, one pending delivery
-// per matching active webhook with its delivery job.
-func (s *Service) Emit(ctx context.Context, tx *store.Tx, ev Event) (SystemEvent, error) {
-	return SystemEvent{}, nil
-}
+// maxAttempts is how many attempts a delivery gets in all.
+func (s *Service) maxAttempts() int { return len(s.cfg.Retries) + 1 }

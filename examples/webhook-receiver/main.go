@@ -1,0 +1,54 @@
+// Command webhook-receiver is a development receiver for Kobana webhooks:
+// it listens on loopback, checks each delivery's X-Kobana-Signature with
+// the webhook's signing secret, prints the event and answers 200 (or 498,
+// as Kobana's receivers do, when the signature does not verify).
+//
+//	go run ./examples/webhook-receiver -addr 127.0.0.1:9000 -secret whsec_…
+//
+// Point a webhook at http://127.0.0.1:9000/ on a server started with
+// --webhook-allow-private-targets (development only: production webhooks
+// reach public https URLs only).
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:9000", "listen address")
+	secret := flag.String("secret", os.Getenv("KOBANA_WEBHOOK_SECRET"), "the webhook's signing secret (whsec_…); empty: print without checking")
+	flag.Parse()
+	http.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 10<<20))
+		if err != nil {
+			http.Error(w, "read error", http.StatusBadRequest)
+			return
+		}
+		verdict := "signature not checked (no -secret)"
+		if *secret != "" {
+			if !webhooks.Verify(*secret, body, r.Header.Get("X-Kobana-Signature")) {
+				fmt.Printf("REJECTED %s delivery %s: bad signature\n", r.Header.Get("X-Kobana-Event"), r.Header.Get("X-Kobana-Delivery-Id"))
+				w.WriteHeader(498)
+				return
+			}
+			verdict = "signature verified"
+		}
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, body, "", "  ") != nil {
+			pretty.Write(body)
+		}
+		fmt.Printf("%s delivery %s (%s)\n%s\n\n", r.Header.Get("X-Kobana-Event"), r.Header.Get("X-Kobana-Delivery-Id"), verdict, pretty.String())
+		w.WriteHeader(http.StatusOK)
+	})
+	log.Printf("webhook receiver on http://%s/", *addr)
+	log.Fatal(http.ListenAndServe(*addr, nil))
+}

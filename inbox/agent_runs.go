@@ -1,0 +1,131 @@
+package inbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+var agentRunsRead = mcp.Requirement{Scopes: []string{"inbox.agent_runs"}, Permission: identity.PermRead}
+
+// agentRunJSON is a run as the API shows it. Output is what the agent
+// produced from a third party's e-mail: data, never instructions.
+type agentRunJSON struct {
+	ID           string          `json:"id"`
+	WorkspaceID  string          `json:"workspace_id"`
+	InboxID      string          `json:"inbox_id"`
+	AgentID      *string         `json:"agent_id"`
+	EmailID      string          `json:"email_id"`
+	Provider     string          `json:"provider"`
+	LLMModel     string          `json:"llm_model"`
+	Status       string          `json:"status"`
+	Error        *string         `json:"error"`
+	InputTokens  int             `json:"input_tokens"`
+	OutputTokens int             `json:"output_tokens"`
+	CacheRead    int             `json:"cache_read"`
+	CacheWrite   int             `json:"cache_write"`
+	CostPerToken float64         `json:"cost_per_token"`
+	TotalCost    float64         `json:"total_cost"`
+	DurationMS   *int64          `json:"duration_ms"`
+	Output       json.RawMessage `json:"output"`
+	StartedAt    time.Time       `json:"started_at"`
+	FinishedAt   *time.Time      `json:"finished_at"`
+}
+
+func toAgentRunJSON(r agentRunRecord) agentRunJSON {
+	out := json.RawMessage(r.OutputJSON)
+	if len(out) == 0 {
+		out = json.RawMessage(`{}`)
+	}
+	var finished *time.Time
+	if r.FinishedAt != nil {
+		f := r.FinishedAt.UTC()
+		finished = &f
+	}
+	return agentRunJSON{ID: r.ID, WorkspaceID: r.WorkspaceID, InboxID: r.InboxID, AgentID: r.AgentID, EmailID: r.EmailID,
+		Provider: r.Provider, LLMModel: r.LLMModel, Status: r.Status, Error: r.Error, InputTokens: r.InputTokens,
+		OutputTokens: r.OutputTokens, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, CostPerToken: r.CostPerToken,
+		TotalCost: r.TotalCost, DurationMS: r.DurationMS, Output: out, StartedAt: r.StartedAt.UTC(), FinishedAt: finished}
+}
+
+type listAgentRunsIn struct {
+	AgentID string `json:"agent_id,omitempty" in:"query" jsonschema:"Only runs of this agent (its id or external_id)."`
+	EmailID string `json:"email_id,omitempty" in:"query" jsonschema:"Only runs on this e-mail."`
+	InboxID string `json:"inbox_id,omitempty" in:"query" jsonschema:"Only runs on e-mails of this inbox (its id or external_id)."`
+	Status  string `json:"status,omitempty" in:"query" enum:"running,success,failed" jsonschema:"Only runs with this status."`
+	Limit   int    `json:"limit,omitempty" in:"query" minimum:"1" maximum:"200" jsonschema:"How many runs per page (1-200, default 50)."`
+	Cursor  string `json:"cursor,omitempty" in:"query" jsonschema:"The meta.next_cursor of the previous page."`
+}
+
+type agentRunIDIn struct {
+	ID string `json:"id" in:"path" jsonschema:"The run's id."`
+}
+
+// registerAgentRuns declares the read-only operations on agent runs: what
+// the processing agent did with each e-mail, and what it cost.
+func registerAgentRuns(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "agent_runs_list", Method: "GET", Path: "/agent-runs", Tags: []string{"agent runs"},
+		Title: "List agent runs", Summary: "Lists the workspace's agent runs (one per processing of an e-mail), newest first, with cursor pagination; filters agent_id, email_id, inbox_id and status.",
+		Requires: agentRunsRead, Annotations: readOnly(),
+	}, func(ctx context.Context, in *listAgentRunsIn) (*rest.Response, error) {
+		sc, err := s.workspaceScope(ctx)
+		if err != nil {
+			return nil, err
+		}
+		before, err := decodeCursor(in.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		f := agentRunFilter{Status: in.Status, Before: before, Limit: pageLimit(in.Limit)}
+		if in.AgentID != "" {
+			a, err := s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, rest.NotFound("agent")
+			}
+			if err != nil {
+				return nil, err
+			}
+			f.AgentID = a.ID
+		}
+		if in.InboxID != "" {
+			if f.InboxID, err = s.filterInboxID(ctx, sc, in.InboxID); err != nil {
+				return nil, err
+			}
+		}
+		if in.EmailID != "" {
+			if f.EmailID, err = s.filterEmailID(ctx, sc, in.EmailID); err != nil {
+				return nil, err
+			}
+		}
+		rows, err := listAgentRuns(ctx, s.db, sc.OrgID, sc.WorkspaceID, f)
+		if err != nil {
+			return nil, err
+		}
+		return pageResponse(rows, f.Limit, func(r agentRunRecord) string { return r.ID }, toAgentRunJSON), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "agent_runs_get", Method: "GET", Path: "/agent-runs/{id}", Tags: []string{"agent runs"},
+		Title: "Get an agent run", Summary: "Gets one agent run: model, status, error, token usage, cost, duration and the agent's output.",
+		Requires: agentRunsRead, Annotations: readOnly(),
+	}, func(ctx context.Context, in *agentRunIDIn) (*rest.Response, error) {
+		sc, err := s.workspaceScope(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, err := getAgentRun(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, rest.NotFound("agent run")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": toAgentRunJSON(r)}), nil
+	})
+}

@@ -1,0 +1,241 @@
+package inbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// E-mail statuses (00110_inbox_emails.sql): received -> approved |
+// rejected; approved -> processing -> processed | failed; a reprocess puts
+// any status back to processing.
+const (
+	emailReceived   = "received"
+	emailApproved   = "approved"
+	emailRejected   = "rejected"
+	emailProcessing = "processing"
+	emailProcessed  = "processed"
+	emailFailed     = "failed"
+)
+
+// emailStatuses are the statuses in the order an e-mail moves through
+// them (the status filter's enum).
+var emailStatuses = []string{emailReceived, emailApproved, emailRejected, emailProcessing, emailProcessed, emailFailed}
+
+// emailRecord is a received e-mail as stored. The raw message lives in
+// inbox_email_raw (emailRaw), never altered.
+type emailRecord struct {
+	ID                 string     `db:"id"`
+	OrganizationID     string     `db:"organization_id"`
+	WorkspaceID        string     `db:"workspace_id"`
+	InboxID            string     `db:"inbox_id"`
+	AgentID            *string    `db:"agent_id"`
+	MessageID          string     `db:"message_id"`
+	Status             string     `db:"status"`
+	Subject            *string    `db:"subject"`
+	FromAddress        string     `db:"from_address"`
+	ToJSON             string     `db:"to_addresses"`
+	CcJSON             string     `db:"cc_addresses"`
+	BccJSON            string     `db:"bcc_addresses"`
+	HeaderToJSON       string     `db:"header_to"`
+	Forwarded          int        `db:"forwarded"`
+	ForwardedFor       *string    `db:"forwarded_for"`
+	RejectionReason    *string    `db:"rejection_reason"`
+	SpamVerdict        *string    `db:"spam_verdict"`
+	VirusVerdict       *string    `db:"virus_verdict"`
+	BodyText           *string    `db:"body_text"`
+	BodyHTML           *string    `db:"body_html"`
+	AttachmentsJSON    string     `db:"attachments"`
+	RawSize            int64      `db:"raw_size"`
+	RawSHA256          string     `db:"raw_sha256"`
+	Intake             string     `db:"intake"`
+	AgentMetadataJSON  string     `db:"agent_metadata"`
+	CustomMetadataJSON string     `db:"custom_metadata"`
+	LastError          *string    `db:"last_error"`
+	SentAt             *time.Time `db:"sent_at"`
+	ReceivedAt         time.Time  `db:"received_at"`
+	ProcessedAt        *time.Time `db:"processed_at"`
+	CreatedAt          time.Time  `db:"created_at"`
+	UpdatedAt          time.Time  `db:"updated_at"`
+}
+
+// emailAttachment is what the e-mail row keeps of an attachment: its
+// description, not its bytes (those are in the raw message).
+type emailAttachment struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+}
+
+const emailColumns = `id, organization_id, workspace_id, inbox_id, agent_id, message_id, status, subject,
+	from_address, to_addresses, cc_addresses, bcc_addresses, header_to, forwarded, forwarded_for,
+	rejection_reason, spam_verdict, virus_verdict, body_text, body_html, attachments, raw_size, raw_sha256,
+	intake, agent_metadata, custom_metadata, last_error, sent_at, received_at, processed_at, created_at, updated_at`
+
+// insertEmail writes a new e-mail row and its raw message, in q (the
+// intake's transaction).
+func insertEmail(ctx context.Context, q store.Querier, r *emailRecord, raw []byte) error {
+	if _, err := q.Exec(ctx, `INSERT INTO emails (`+emailColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.MessageID, r.Status, r.Subject,
+		r.FromAddress, r.ToJSON, r.CcJSON, r.BccJSON, r.HeaderToJSON, r.Forwarded, r.ForwardedFor,
+		r.RejectionReason, r.SpamVerdict, r.VirusVerdict, r.BodyText, r.BodyHTML, r.AttachmentsJSON, r.RawSize, r.RawSHA256,
+		r.Intake, r.AgentMetadataJSON, r.CustomMetadataJSON, r.LastError, r.SentAt, r.ReceivedAt, r.ProcessedAt, r.CreatedAt, r.UpdatedAt); err != nil {
+		return fmt.Errorf("inbox: insert e-mail: %w", err)
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO inbox_email_raw (email_id, raw) VALUES (?, ?)`, r.ID, raw); err != nil {
+		return fmt.Errorf("inbox: insert raw e-mail: %w", err)
+	}
+	return nil
+}
+
+// getEmail reads a live e-mail of the organization by id, whatever its
+// workspace: what the processing job, which knows only the organization
+// and the e-mail, reads. Another organization's is store.ErrNotFound.
+func (s *service) getEmail(ctx context.Context, q store.Querier, orgID, ref string) (emailRecord, error) {
+	var r emailRecord
+	err := q.Get(ctx, &r, `SELECT `+emailColumns+` FROM emails WHERE organization_id = ? AND id = ? AND deleted_at IS NULL`, orgID, ref)
+	return r, err
+}
+
+// getWorkspaceEmail reads a live e-mail of the caller's workspace: the
+// API's lookup, so another workspace's e-mail answers 404 like another
+// organization's.
+func getWorkspaceEmail(ctx context.Context, q store.Querier, orgID, workspaceID, id string) (emailRecord, error) {
+	return selectWorkspaceEmail(ctx, q, "", orgID, workspaceID, id)
+}
+
+// selectWorkspaceEmail is getWorkspaceEmail with a row lock clause
+// (forUpdate) for a read-modify-write.
+func selectWorkspaceEmail(ctx context.Context, q store.Querier, lock, orgID, workspaceID, id string) (emailRecord, error) {
+	var r emailRecord
+	err := q.Get(ctx, &r, `SELECT `+emailColumns+` FROM emails
+		WHERE organization_id = ? AND workspace_id = ? AND id = ? AND deleted_at IS NULL`+lock, orgID, workspaceID, id)
+	return r, err
+}
+
+// setEmailStatus records where processing is: the status, when it
+// finished (nil: not finished, the column is cleared), the agent's result
+// (nil leaves the stored one as it is; otherwise a JSON object) and the
+// last error (nil clears it). An e-mail of another organization, or none,
+// is store.ErrNotFound.
+func (s *service) setEmailStatus(ctx context.Context, q store.Querier, orgID, emailID, status string, processedAt *time.Time, agentMetadata json.RawMessage, lastError *string) error {
+	valid := false
+	for _, st := range emailStatuses {
+		valid = valid || st == status
+	}
+	if !valid {
+		return fmt.Errorf("inbox: e-mail status %q is not one of %s", status, strings.Join(emailStatuses, ", "))
+	}
+	if processedAt != nil {
+		t := processedAt.UTC().Truncate(time.Microsecond)
+		processedAt = &t
+	}
+	query := `UPDATE emails SET status = ?, processed_at = ?, last_error = ?, updated_at = ?`
+	args := []any{status, processedAt, lastError, store.Now()}
+	if agentMetadata != nil {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(agentMetadata, &obj); err != nil || obj == nil {
+			return fmt.Errorf("inbox: e-mail agent_metadata must be a JSON object")
+		}
+		query += `, agent_metadata = ?`
+		args = append(args, string(bytes.TrimSpace(agentMetadata)))
+	}
+	query += ` WHERE organization_id = ? AND id = ? AND deleted_at IS NULL`
+	args = append(args, orgID, emailID)
+	return store.ExpectOne(q.Exec(ctx, query, args...))
+}
+
+// emailRaw is the message exactly as it was received. An e-mail of
+// another organization, or none, is store.ErrNotFound.
+func (s *service) emailRaw(ctx context.Context, q store.Querier, orgID, emailID string) ([]byte, error) {
+	var raw []byte
+	err := q.Get(ctx, &raw, `SELECT r.raw FROM inbox_email_raw r JOIN emails e ON e.id = r.email_id
+		WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`, orgID, emailID)
+	return raw, err
+}
+
+// emailFilter narrows emails_list; ids are resolved, Before is the id the
+// page continues after (newest first).
+type emailFilter struct {
+	Status       string
+	InboxID      string
+	From         string
+	ReceivedFrom *time.Time // inclusive
+	ReceivedTo   *time.Time // exclusive
+	Before       string
+	Limit        int
+}
+
+// listEmails returns up to f.Limit+1 live e-mails of the workspace,
+// newest first, older than f.Before.
+func listEmails(ctx context.Context, q store.Querier, orgID, workspaceID string, f emailFilter) ([]emailRecord, error) {
+	query := `SELECT ` + emailColumns + ` FROM emails WHERE organization_id = ? AND workspace_id = ? AND deleted_at IS NULL`
+	args := []any{orgID, workspaceID}
+	if f.Status != "" {
+		query += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.InboxID != "" {
+		query += ` AND inbox_id = ?`
+		args = append(args, f.InboxID)
+	}
+	if f.From != "" {
+		query += ` AND LOWER(from_address) LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscape(strings.ToLower(f.From))+"%")
+	}
+	if f.ReceivedFrom != nil {
+		query += ` AND received_at >= ?`
+		args = append(args, *f.ReceivedFrom)
+	}
+	if f.ReceivedTo != nil {
+		query += ` AND received_at < ?`
+		args = append(args, *f.ReceivedTo)
+	}
+	if f.Before != "" {
+		query += ` AND id < ?`
+		args = append(args, f.Before)
+	}
+	query += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, f.Limit+1)
+	rows := []emailRecord{}
+	if err := q.Select(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// markReprocessing puts an e-mail back to processing for a reprocess:
+// processed_at and the last error cleared. It is a conflict when the
+// e-mail is being processed right now (errEmailBusy).
+func markReprocessing(ctx context.Context, tx *store.Tx, orgID, workspaceID, id string) (emailRecord, error) {
+	r, err := selectWorkspaceEmail(ctx, tx, forUpdate(tx), orgID, workspaceID, id)
+	if err != nil {
+		return r, err
+	}
+	if r.Status == emailProcessing {
+		return r, errEmailBusy
+	}
+	now := store.Now()
+	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE emails SET status = ?, processed_at = NULL, last_error = NULL, updated_at = ?
+		WHERE organization_id = ? AND id = ? AND status <> ? AND deleted_at IS NULL`,
+		emailProcessing, now, orgID, r.ID, emailProcessing)); err != nil {
+		return r, err
+	}
+	r.Status, r.ProcessedAt, r.LastError, r.UpdatedAt = emailProcessing, nil, nil, now
+	return r, nil
+}
+
+// jsonList marshals a list for a JSON column ([] when empty).
+func jsonList[T any](v []T) string {
+	if v == nil {
+		v = []T{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

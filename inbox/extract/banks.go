@@ -1,0 +1,60 @@
+package extract
+
+// bankNames names the issuers of most boletos seen in practice, by
+// COMPE code (the first three digits of a bank boleto), so a finding is
+// readable without a lookup. Unknown codes are still reported, unnamed.
+var bankNames = map[string]string{
+	"001": "Banco do Brasil",
+	"004": "Banco do Nordeste",
+	"021": "Banestes",
+	"033": "Santander",
+	"037": "Banpará",
+	"041": "Banrisul",
+	"047": "Banese",
+	"070": "BRB",
+	"077": "Banco Inter",
+	"084": "Uniprime",
+	"085": "Ailos",
+	"097": "Credisis",
+	"104": "Caixa Econômica Federal",
+	"133": "Cresol",
+	"136": "Unicred",
+	"197": "Stone",
+	"208": "BTG Pactual",
+	"212": "Banco Original",
+	"218": "Banco BS2",
+	"237": "Bradesco",
+	"246": "Banco ABC Brasil",
+	"260": "Nu Pagamentos (Nubank)",
+	"274": "Money Plus",
+	"290": "PagSeguro",
+	"323": "Mercado Pago",
+	"336": "C6 Bank",
+	"341": "Itaú Unibanco",
+	"380": "PicPay",
+	"389": "Banco Mercantil do Brasil",
+	"403": "Cora",
+	"422": "Banco Safra",
+	"461": "Asaas",
+	"536": "Neon",
+	"623": "Banco Pan",
+	"633": "Banco Rendimento",
+	"637": "Banco Sofisa",
+	"655": "Banco Votorantim",
+	"707": "Banco Daycoval",
+	"745": "Citibank",
+	"748": "Sicredi",
+	"756": "Sicoob",
+}
+
+// collectionSegments names the arrecadação segment (2nd digit).
+var collectionSegments = map[byte]string{
+	'1': "prefeituras",
+	'2': "saneamento",
+	'3': "energia_eletrica_e_gas",
+	'4': "telecomunicacoes",
+	'5': "orgaos_governamentais",
+	'6': "carnes_e_demais",
+	'7': "multas_de_transito",
+	'9': "uso_exclusivo_do_banco",
+}

@@ -1,0 +1,239 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// maxRecipients bounds an inbox's allow-list: it is read for every
+// received e-mail.
+const maxRecipients = 1000
+
+// normaliseRecipient checks one allow-list entry, an address
+// ("ap@supplier.example") or a whole domain ("@supplier.example"), and
+// returns it lower-cased; "" and a message when it is neither.
+func normaliseRecipient(entry string) (string, string) {
+	e := strings.ToLower(strings.TrimSpace(entry))
+	if domain, ok := strings.CutPrefix(e, "@"); ok {
+		if !validDomain(domain) {
+			return "", "must be an e-mail address or @domain"
+		}
+		return e, ""
+	}
+	if _, _, ok := splitAddress(e); !ok {
+		return "", "must be an e-mail address or @domain"
+	}
+	return e, ""
+}
+
+// normaliseRecipients cleans an allow-list: entries lower-cased, the
+// duplicates dropped (first one kept), each bad entry a field error named
+// after its position.
+func normaliseRecipients(field string, list []string) ([]string, []rest.FieldError) {
+	out := make([]string, 0, len(list))
+	var bad []rest.FieldError
+	if len(list) > maxRecipients {
+		return nil, []rest.FieldError{{Field: field, Message: fmt.Sprintf("may have at most %d entries", maxRecipients)}}
+	}
+	for i, entry := range list {
+		e, msg := normaliseRecipient(entry)
+		if msg != "" {
+			bad = append(bad, rest.FieldError{Field: fmt.Sprintf("%s.%d", field, i), Message: msg})
+			continue
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, bad
+}
+
+// splitAddress splits a lower-cased address into its local part and
+// domain, reporting whether it is a plausible address: one @, a non-empty
+// local part of at most 64 printable characters without spaces, a valid
+// domain.
+func splitAddress(addr string) (local, domain string, ok bool) {
+	local, domain, found := strings.Cut(addr, "@")
+	if !found || local == "" || len(local) > 64 || len(addr) > 254 || strings.ContainsAny(local, " \t\r\n<>()[],;:\\\"@") || !validDomain(domain) {
+		return "", "", false
+	}
+	for _, r := range local {
+		if r < 0x21 || r > 0x7e {
+			return "", "", false
+		}
+	}
+	return local, domain, true
+}
+
+// validDomain reports whether d is a host name of dot-separated labels of
+// letters, digits and inner hyphens.
+func validDomain(d string) bool {
+	if d == "" || len(d) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type addRecipientIn struct {
+	ID    string `json:"id" in:"path" jsonschema:"The inbox's id or external_id."`
+	Email string `json:"email" minLength:"1" maxLength:"254" jsonschema:"The sender to allow: an e-mail address, or @domain for every address of a domain."`
+}
+
+type removeRecipientIn struct {
+	ID    string `json:"id" in:"path" jsonschema:"The inbox's id or external_id."`
+	Email string `json:"email" in:"query" minLength:"1" maxLength:"254" jsonschema:"The allow-list entry to remove: an e-mail address or @domain."`
+}
+
+// Changing who may send to an inbox is security-relevant: admins and
+// owners only (identity.PermManage).
+var recipientsScope = mcp.Requirement{Scopes: []string{"inbox.inboxes"}, Permission: identity.PermManage}
+
+func destructive() mcp.ToolAnnotations {
+	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
+}
+
+// registerInboxRecipients declares the allow-list operations. Both are
+// destructive (they change who can send), so through MCP they run only
+// after the person confirmed a message naming the sender and the inbox.
+// An empty allow-list means anyone may send: removing the last entry opens
+// the inbox, and the confirmation says so.
+func registerInboxRecipients(api *rest.API, s *service) {
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "inboxes_recipients_add", Method: "POST", Path: "/inboxes/{id}/recipients", Tags: []string{"inboxes"},
+		Title:    "Allow a sender",
+		Summary:  "Adds a sender (an address, or @domain) to an inbox's allow-list: 201 when added, 200 when it was already there. With a non-empty allow-list, only listed senders' e-mail is accepted.",
+		Requires: recipientsScope, Annotations: destructive(), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *addRecipientIn) (string, error) {
+		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
+		if err != nil {
+			return "", err
+		}
+		r, err := s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return "", inboxErr(err)
+		}
+		if len(r.AllowedRecipients) == 0 {
+			return fmt.Sprintf("Allow %s to send to inbox '%s' (%s)? The inbox accepts mail from anyone now; afterwards it accepts mail only from %s.", entry, r.Label, r.Email, entry), nil
+		}
+		return fmt.Sprintf("Allow %s to send to inbox '%s' (%s)?", entry, r.Label, r.Email), nil
+	}, func(ctx context.Context, in *addRecipientIn) (*rest.Response, error) {
+		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
+		if err != nil {
+			return nil, err
+		}
+		added := false
+		var r inboxRecord
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			r, err = lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+			if err != nil {
+				return err
+			}
+			if slices.Contains(r.AllowedRecipients, entry) {
+				return nil
+			}
+			if len(r.AllowedRecipients) >= maxRecipients {
+				return rest.Validation("the allow-list is full", rest.FieldError{Field: "email", Message: fmt.Sprintf("the inbox already allows %d senders", maxRecipients)})
+			}
+			r.AllowedRecipients = append(r.AllowedRecipients, entry)
+			r.UpdatedAt = store.Now()
+			added = true
+			return updateInbox(ctx, tx, &r)
+		})
+		if err != nil {
+			return nil, inboxErr(err)
+		}
+		body := map[string]any{"data": toInboxJSON(r)}
+		if added {
+			return rest.Created(body), nil
+		}
+		return rest.OK(body), nil
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "inboxes_recipients_remove", Method: "DELETE", Path: "/inboxes/{id}/recipients", Tags: []string{"inboxes"},
+		Title:    "Remove an allowed sender",
+		Summary:  "Removes a sender (an address, or @domain) from an inbox's allow-list and answers the inbox; 404 when the entry is not there. An empty allow-list accepts mail from anyone.",
+		Requires: recipientsScope, Annotations: destructive(), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *removeRecipientIn) (string, error) {
+		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
+		if err != nil {
+			return "", err
+		}
+		r, err := s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return "", inboxErr(err)
+		}
+		if !slices.Contains(r.AllowedRecipients, entry) {
+			return "", rest.NotFound("recipient")
+		}
+		if len(r.AllowedRecipients) == 1 {
+			return fmt.Sprintf("Stop accepting e-mail from %s at inbox '%s' (%s)? It is the last entry of the allow-list: afterwards the inbox accepts mail from anyone.", entry, r.Label, r.Email), nil
+		}
+		return fmt.Sprintf("Stop accepting e-mail from %s at inbox '%s' (%s)?", entry, r.Label, r.Email), nil
+	}, func(ctx context.Context, in *removeRecipientIn) (*rest.Response, error) {
+		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
+		if err != nil {
+			return nil, err
+		}
+		var r inboxRecord
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			r, err = lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+			if err != nil {
+				return err
+			}
+			i := slices.Index(r.AllowedRecipients, entry)
+			if i < 0 {
+				return rest.NotFound("recipient")
+			}
+			r.AllowedRecipients = slices.Delete(r.AllowedRecipients, i, i+1)
+			r.UpdatedAt = store.Now()
+			return updateInbox(ctx, tx, &r)
+		})
+		if err != nil {
+			return nil, inboxErr(err)
+		}
+		return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
+	})
+}
+
+// recipientCall resolves the caller's workspace and normalises the entry
+// a recipients operation is about.
+func (s *service) recipientCall(ctx context.Context, email, field string) (scope, string, error) {
+	sc, err := s.workspaceScope(ctx)
+	if err != nil {
+		return sc, "", err
+	}
+	entry, msg := normaliseRecipient(email)
+	if msg != "" {
+		return sc, "", rest.Validation("the request is invalid", rest.FieldError{Field: field, Message: msg})
+	}
+	return sc, entry, nil
+}
+
+// inboxErr turns a store error about an inbox into the API's answer.
+func inboxErr(err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return rest.NotFound("inbox")
+	case errors.Is(err, store.ErrConflict):
+		return rest.Conflict("another live inbox already uses this external_id or address")
+	}
+	return err
+}

@@ -1,0 +1,272 @@
+package inbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/inbox/mailparse"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+)
+
+// The intake is where mail enters the Inbox, whichever way it came (SMTP
+// or the HTTP intake): the raw message is stored exactly as received, one
+// e-mail per recipient inbox, each parsed, screened and, when approved,
+// handed to the processing agent.
+
+// Intake channels, stored in emails.intake.
+const (
+	intakeSMTP = "smtp"
+	intakeHTTP = "http"
+)
+
+// errNoRecipient is a message none of whose recipients is a live inbox
+// (they were all deleted between the recipient check and the data).
+var errNoRecipient = errors.New("inbox: no recipient is a live inbox")
+
+// receive stores and screens one received message for each recipient that
+// is a live inbox (rcpts that are not are skipped: the SMTP and HTTP
+// intakes refuse them before calling). Each e-mail is written in its own
+// transaction with its events — email.received, then email.rejected when
+// screening refused it — its usage count and, when approved, its
+// processing job, so an e-mail is never half-received. A message that does
+// not parse is still stored, rejected as unparseable.
+//
+// The e-mails of earlier recipients stay stored when a later one fails: a
+// sender that retries then delivers those twice, which is the usual
+// at-least-once of mail.
+func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, rcpts []string, via string) ([]emailRecord, error) {
+	sum := sha256.Sum256(raw)
+	digest := hex.EncodeToString(sum[:])
+	msg, perr := parseMessage(raw)
+	seen := map[string]bool{}
+	var inboxes []inboxRecord
+	for _, rc := range rcpts {
+		addr := normalizeAddress(rc)
+		if addr == "" || seen[addr] {
+			continue
+		}
+		seen[addr] = true
+		ib, err := s.inboxByAddress(ctx, s.db, addr)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		inboxes = append(inboxes, ib)
+	}
+	if len(inboxes) == 0 {
+		return nil, errNoRecipient
+	}
+	in := incoming{raw: raw, digest: digest, msg: msg, parseErr: perr, envelopeFrom: normalizeAddress(envelopeFrom), via: via, receivedAt: store.Now()}
+	var out []emailRecord
+	for _, ib := range inboxes {
+		// The envelope recipients an e-mail shows are those of its own
+		// organization: another organization's address never leaks.
+		var to []string
+		for _, other := range inboxes {
+			if other.OrganizationID == ib.OrganizationID {
+				to = append(to, other.Email)
+			}
+		}
+		r, err := s.receiveFor(ctx, ib, to, in)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // the inbox was deleted meanwhile
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, errNoRecipient
+	}
+	return out, nil
+}
+
+// incoming is one received message, shared by its recipients' e-mails.
+type incoming struct {
+	raw          []byte
+	digest       string
+	msg          *mailparse.Message
+	parseErr     error
+	envelopeFrom string
+	via          string
+	receivedAt   time.Time
+}
+
+// sender is who screening and the API name as the sender: the From
+// header's address, else the envelope sender.
+func (in incoming) sender() string {
+	if in.msg != nil && in.msg.From != nil {
+		if a := normalizeAddress(in.msg.From.Address); a != "" {
+			return a
+		}
+	}
+	return in.envelopeFrom
+}
+
+// receiveFor writes the e-mail of one recipient inbox, in one transaction.
+func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, in incoming) (emailRecord, error) {
+	var rec emailRecord
+	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
+		cur, err := s.getInbox(ctx, tx, ib.OrganizationID, ib.WorkspaceID, ib.ID)
+		if err != nil {
+			return err
+		}
+		ws, err := s.lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		var v verdict
+		switch {
+		case cur.Status != "active":
+			v = reject(rejectInboxInactive, "the inbox %s is inactive", cur.Email)
+		case in.parseErr != nil:
+			v = reject(rejectUnparseable, "the message could not be read (%v)", in.parseErr)
+		default:
+			v = screen(cur, in.msg, in.sender(), ws)
+		}
+		rec = newEmailRecord(cur, to, in, v)
+		if err := insertEmail(ctx, tx, &rec, in.raw); err != nil {
+			return err
+		}
+		if v.Approved {
+			if err := s.addUsage(ctx, tx, cur.OrganizationID, cur.WorkspaceID, 1, 0); err != nil {
+				return err
+			}
+		}
+		if err := s.emitEmailEvent(ctx, tx, "email.received", cur, rec); err != nil {
+			return err
+		}
+		if !v.Approved {
+			return s.emitEmailEvent(ctx, tx, "email.rejected", cur, rec)
+		}
+		return s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false)
+	})
+	return rec, err
+}
+
+// lockedSettings reads the workspace's settings and usage with its row
+// locked until the transaction ends (PostgreSQL; SQLite's transactions are
+// serialized already), so two e-mails arriving together cannot both pass
+// the monthly limit's last slot.
+func (s *service) lockedSettings(ctx context.Context, tx *store.Tx, orgID, workspaceID string) (workspaceSettings, error) {
+	ws, err := s.workspaceSettings(ctx, tx, orgID, workspaceID)
+	if err != nil || tx.Dialect() != store.Postgres {
+		return ws, err
+	}
+	var id string
+	if err := tx.Get(ctx, &id, `SELECT workspace_id FROM inbox_workspace_settings
+		WHERE workspace_id = ? AND organization_id = ? FOR UPDATE`, workspaceID, orgID); err != nil {
+		return ws, err
+	}
+	return s.workspaceSettings(ctx, tx, orgID, workspaceID)
+}
+
+// emitEmailEvent emits an e-mail's system event: scoped to its inbox,
+// about the e-mail, carrying both as the API shows them.
+func (s *service) emitEmailEvent(ctx context.Context, tx *store.Tx, slug string, ib inboxRecord, r emailRecord) error {
+	if s.hooks == nil {
+		return nil
+	}
+	_, err := s.hooks.Emit(ctx, tx, webhooks.Event{
+		OrganizationID: r.OrganizationID, WorkspaceID: r.WorkspaceID, Slug: slug,
+		ScopeID: ib.ID, SubjectID: r.ID,
+		Data: map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)},
+	})
+	if err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slug, err)
+	}
+	return nil
+}
+
+// newEmailRecord is the row of one recipient inbox's e-mail.
+func newEmailRecord(ib inboxRecord, to []string, in incoming, v verdict) emailRecord {
+	r := emailRecord{
+		ID: store.NewID(), OrganizationID: ib.OrganizationID, WorkspaceID: ib.WorkspaceID, InboxID: ib.ID,
+		AgentID: ib.AgentID, FromAddress: in.sender(), ToJSON: jsonList(to),
+		CcJSON: "[]", BccJSON: "[]", HeaderToJSON: "[]", AttachmentsJSON: "[]",
+		RawSize: int64(len(in.raw)), RawSHA256: in.digest, Intake: in.via,
+		AgentMetadataJSON: "{}", CustomMetadataJSON: "{}",
+		ReceivedAt: in.receivedAt, CreatedAt: in.receivedAt, UpdatedAt: in.receivedAt,
+		Status: emailApproved, RejectionReason: v.reason(),
+	}
+	if !v.Approved {
+		r.Status = emailRejected
+	}
+	m := in.msg
+	if m == nil {
+		return r
+	}
+	r.MessageID = m.MessageID
+	subject := m.Subject
+	r.Subject = &subject
+	r.CcJSON, r.BccJSON, r.HeaderToJSON = jsonList(addresses(m.Cc)), jsonList(addresses(m.Bcc)), jsonList(addresses(m.To))
+	if m.Forwarded {
+		r.Forwarded = 1
+		if m.ForwardedFor != "" {
+			f := strings.ToLower(m.ForwardedFor)
+			r.ForwardedFor = &f
+		}
+	}
+	if m.Text != "" {
+		t := m.Text
+		r.BodyText = &t
+	}
+	if m.HTML != "" {
+		h := m.HTML
+		r.BodyHTML = &h
+	}
+	atts := make([]emailAttachment, 0, len(m.Attachments))
+	for _, a := range m.Attachments {
+		atts = append(atts, emailAttachment{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
+	}
+	r.AttachmentsJSON = jsonList(atts)
+	if m.Date != nil {
+		d := m.Date.UTC().Truncate(time.Microsecond)
+		r.SentAt = &d
+	}
+	return r
+}
+
+// addresses are the addr-specs of a header list.
+func addresses(list []mailparse.Address) []string {
+	out := make([]string, 0, len(list))
+	for _, a := range list {
+		out = append(out, a.Address)
+	}
+	return out
+}
+
+// parseMessage is mailparse.Parse with a last line of defence: a panic in
+// a parser dependency makes the message unparseable, never takes the
+// intake down.
+func parseMessage(raw []byte) (m *mailparse.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("mailparse: panic: %v", p)
+		}
+	}()
+	return mailparse.Parse(raw)
+}
+
+// normalizeAddress is an envelope or header address as the Inbox compares
+// it: angle brackets and blanks removed, lower-cased, valid UTF-8; "" when
+// it is not an address (the null sender "<>", say).
+func normalizeAddress(a string) string {
+	a = strings.TrimSpace(a)
+	a = strings.TrimSuffix(strings.TrimPrefix(a, "<"), ">")
+	a = strings.ToLower(strings.TrimSpace(strings.ToValidUTF8(a, "")))
+	a = strings.ReplaceAll(a, "\x00", "")
+	if !strings.Contains(a, "@") || len(a) > 320 {
+		return ""
+	}
+	return a
+}

@@ -1,0 +1,199 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// The SMTP intake is an MX-style receiver: it accepts mail for the
+// Inbox's addresses from anyone, without AUTH, the way a domain's MX does.
+// It is meant to sit behind the company's mail relay (which does TLS,
+// SPF/DKIM/DMARC and spam filtering, and relays to it on a private
+// network) or to be exposed as the MX of the mail domain itself. It speaks
+// plain SMTP (no STARTTLS): put TLS in front of it when it faces the
+// internet.
+//
+// Recipients are checked at RCPT: an address that is not a live, active
+// inbox is refused there (550 5.1.1), so mail for nobody never reaches
+// DATA. The message is read whole (at most MaxMessageBytes, advertised by
+// SIZE; more is 552) and handed to receive. The stored raw message is the
+// DATA exactly as the client sent it (dot-stuffing undone): no Received:
+// trace header is added, so the download is byte for byte what arrived and
+// its sha256 matches the sender's copy.
+
+// SMTP limits beyond the configured message size.
+const (
+	smtpMaxRecipients = 50
+	smtpReadTimeout   = 2 * time.Minute
+	smtpWriteTimeout  = time.Minute
+	// smtpDataTimeout bounds storing one message once it has arrived.
+	smtpDataTimeout = time.Minute
+)
+
+// smtpIntake is a running SMTP listener.
+type smtpIntake struct {
+	server   *smtp.Server
+	listener net.Listener
+	done     chan struct{}
+}
+
+// smtpIntakes holds each service's running listener. It lives beside the
+// service rather than in it because the service type belongs to the whole
+// package (service.go) and only the intake needs this.
+var smtpIntakes sync.Map // *service → *smtpIntake
+
+// start starts the SMTP intake on cfg.SMTPAddr (Product.Start); "off"
+// disables it. An address that cannot be bound fails the start: mail would
+// otherwise be refused silently.
+func (s *service) start(ctx context.Context) error {
+	if s.cfg.SMTPAddr == "off" || s.cfg.SMTPAddr == "" {
+		return nil
+	}
+	if _, running := smtpIntakes.Load(s); running {
+		return errors.New("inbox: the SMTP intake is already running")
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", s.cfg.SMTPAddr)
+	if err != nil {
+		return fmt.Errorf("inbox: SMTP intake: %w", err)
+	}
+	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
+		return &smtpSession{s: s}, nil
+	}))
+	srv.Domain = s.cfg.MailDomain
+	srv.MaxMessageBytes = s.cfg.MaxMessageBytes
+	srv.MaxRecipients = smtpMaxRecipients
+	srv.ReadTimeout = smtpReadTimeout
+	srv.WriteTimeout = smtpWriteTimeout
+	srv.ErrorLog = smtpLogger{s.logger()}
+	in := &smtpIntake{server: srv, listener: l, done: make(chan struct{})}
+	smtpIntakes.Store(s, in)
+	go func() {
+		defer close(in.done)
+		if err := srv.Serve(l); err != nil && !errors.Is(err, smtp.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+			s.logger().Error("inbox: SMTP intake stopped", "error", err)
+		}
+	}()
+	s.logger().Info("inbox: SMTP intake listening", "addr", l.Addr().String(), "domain", s.cfg.MailDomain)
+	return nil
+}
+
+// shutdown stops the SMTP intake (Product.Shutdown): no new connections,
+// sessions finish the message they are on, until ctx ends; then the rest
+// are closed.
+func (s *service) shutdown(ctx context.Context) error {
+	v, ok := smtpIntakes.LoadAndDelete(s)
+	if !ok {
+		return nil
+	}
+	in := v.(*smtpIntake)
+	err := in.server.Shutdown(ctx)
+	if err != nil {
+		_ = in.server.Close()
+	}
+	<-in.done
+	if errors.Is(err, smtp.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// smtpAddr is where the SMTP intake listens (nil when it is not running):
+// with a ":0" address, the port the system picked.
+func (s *service) smtpAddr() net.Addr {
+	v, ok := smtpIntakes.Load(s)
+	if !ok {
+		return nil
+	}
+	return v.(*smtpIntake).listener.Addr()
+}
+
+func (s *service) logger() *slog.Logger {
+	if s.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.log
+}
+
+// smtpSession is one SMTP transaction's state: the envelope.
+type smtpSession struct {
+	s     *service
+	from  string
+	rcpts []string
+}
+
+// Mail implements smtp.Session: any sender, the null sender included
+// (bounces are mail too).
+func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	ss.from, ss.rcpts = from, nil
+	return nil
+}
+
+// errNoSuchMailbox refuses a recipient that is not a live, active inbox.
+var errNoSuchMailbox = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such mailbox here"}
+
+// errTryLater is a local failure: the client keeps the message and retries.
+var errTryLater = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary local problem, try again later"}
+
+// Rcpt implements smtp.Session: only live, active inboxes receive.
+func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	addr := normalizeAddress(to)
+	if addr == "" {
+		return errNoSuchMailbox
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smtpDataTimeout)
+	defer cancel()
+	ib, err := ss.s.inboxByAddress(ctx, ss.s.db, addr)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errNoSuchMailbox
+	case err != nil:
+		ss.s.logger().Error("inbox: SMTP recipient check failed", "error", err)
+		return errTryLater
+	case ib.Status != "active":
+		return errNoSuchMailbox
+	}
+	ss.rcpts = append(ss.rcpts, addr)
+	return nil
+}
+
+// Data implements smtp.Session: read the whole message, then receive it.
+func (ss *smtpSession) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err // smtp.ErrDataTooLarge answers 552
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smtpDataTimeout)
+	defer cancel()
+	_, err = ss.s.receive(ctx, raw, ss.from, ss.rcpts, intakeSMTP)
+	switch {
+	case errors.Is(err, errNoRecipient):
+		return errNoSuchMailbox
+	case err != nil:
+		ss.s.logger().Error("inbox: SMTP message not stored", "error", err)
+		return errTryLater
+	}
+	return nil
+}
+
+// Reset implements smtp.Session.
+func (ss *smtpSession) Reset() { ss.from, ss.rcpts = "", nil }
+
+// Logout implements smtp.Session.
+func (ss *smtpSession) Logout() error { return nil }
+
+// smtpLogger sends go-smtp's own messages to the service's log.
+type smtpLogger struct{ log *slog.Logger }
+
+func (l smtpLogger) Printf(format string, v ...any) { l.log.Warn("smtp: " + fmt.Sprintf(format, v...)) }
+func (l smtpLogger) Println(v ...any)               { l.log.Warn("smtp: " + fmt.Sprint(v...)) }

@@ -1,0 +1,65 @@
+package inbox
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// TestWorkspaceSettingsDefaultsAndUsage: a workspace without settings
+// gets the defaults on first read; usage adds up (concurrently too);
+// counters of an earlier month start at zero; another organization's
+// workspace is not found.
+func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
+		ctx := context.Background()
+		s := &service{db: db}
+		ws, err := s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws.Source != defaultSource || ws.MonthlyCostLimit != nil || ws.MonthlyEmailsLimit != nil || ws.CustomMetadataJSON != "{}" ||
+			ws.UsageMonth != usageMonth(store.Now()) || ws.MonthlyEmailsUsed != 0 || ws.OrganizationID != e.Mine.ID {
+			t.Fatalf("defaults: %+v", ws)
+		}
+		if _, err := s.workspaceSettings(ctx, db, e.Theirs.ID, e.MineWS.ID); err != store.ErrNotFound {
+			t.Fatalf("another organization's workspace: %v", err)
+		}
+		var wg sync.WaitGroup
+		for range 5 {
+			wg.Go(func() {
+				if err := s.addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.25); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		ws, _ = s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		if ws.MonthlyEmailsUsed != 5 || ws.MonthlyCostUsed != 1.25 {
+			t.Fatalf("usage: %+v", ws)
+		}
+		// Inside a transaction, as intake calls it.
+		err = db.WithTx(ctx, func(tx *store.Tx) error { return s.addUsage(ctx, tx, e.Mine.ID, e.MineWS.ID, 1, 0) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A row still counting an earlier month starts over.
+		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET usage_month = '2020-01' WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		ws, _ = s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		if ws.UsageMonth != usageMonth(store.Now()) || ws.MonthlyEmailsUsed != 1 || ws.MonthlyCostUsed != 0.5 {
+			t.Fatalf("after the month turned: %+v", ws)
+		}
+		if err := s.addUsage(ctx, db, e.Theirs.ID, e.MineWS.ID, 1, 0); err != store.ErrNotFound {
+			t.Fatalf("usage on another organization's workspace: %v", err)
+		}
+	})
+}

@@ -1,0 +1,60 @@
+// Package jobs is the project's durable background job queue: River
+// (github.com/riverqueue/river) on the same database as everything else —
+// SQLite by default, PostgreSQL when replicas share one — so a job is
+// enqueued in the same transaction as the row it is about, and survives a
+// restart. Jobs run in the serving process by default, or only in separate
+// worker processes at scale (Config.Work false on the API replicas).
+//
+// # The model
+//
+// A job is a row in River's river_job table, holding its kind and its
+// arguments as JSON (a type implementing river.JobArgs; it must survive
+// encoding/json both ways). Wiring is: New (which migrates River's own
+// tables), AddWorker for each kind and AddPeriodic for schedules, Start;
+// Stop at shutdown.
+//
+//   - Same-transaction enqueue. EnqueueTx inserts the job with the
+//     caller's *store.Tx: if the transaction rolls back there is no job,
+//     if it commits the job exists. No outbox, no "row saved but job
+//     lost", no "job ran before its row was visible".
+//   - At least once. A job runs until its worker returns nil, is retried
+//     with backoff when it returns an error (25 attempts by default, then
+//     discarded), and may run again after a crash or when River rescues a
+//     job that ran past its deadline. Workers must be idempotent.
+//   - In-process or separate workers. With Config.Work the process runs
+//     jobs (Concurrency at once) on River's default queue; without it the
+//     queue only inserts. Any number of working processes can share one
+//     PostgreSQL database: River locks each job for one of them. They
+//     elect a leader that runs the periodic jobs and River's maintenance
+//     (retries coming due, rescue of stuck jobs, deleting finished jobs
+//     after 24 h, discarded ones after 7 days).
+//   - Observability: Collector exports queue depth and outcome counters;
+//     Ready is the readiness probe.
+//
+// # Engines
+//
+// Both engines use River through the project's own *sql.DB, so River's
+// client is a river.Client[*sql.Tx] on either, and River's tables live
+// beside the project's (on PostgreSQL in the current schema of the URL's
+// search_path, named explicitly to River).
+//
+// PostgreSQL runs through riverdatabasesql without a LISTEN connection:
+// River is in poll-only mode, so a job enqueued by another process, or in
+// a transaction, waits up to PollInterval (default 1 s) to be picked up,
+// and leadership passes to another process up to a few seconds after a
+// leader stops (about 15 s after one dies). River's migrations take no
+// lock: New serialises them between replicas with an advisory lock.
+//
+// SQLite (riversqlite, which River still calls early-stage) works for a
+// single node. It has no LISTEN/NOTIFY either: River polls an outbox
+// table every 50 ms in each working process instead. SQLite has one
+// writer at a time, so River's writes (fetching, completing, electing a
+// leader) queue behind the application's transactions; the store's busy
+// timeout (5 s) and BEGIN IMMEDIATE keep that from failing, but a
+// transaction held open for long stalls the queue. River suggests a
+// one-connection pool for SQLite; the project shares its 8-connection pool
+// instead, which the busy timeout makes safe. Unique jobs work with the
+// default UniqueOpts.ByState only (the advisory-lock path that custom
+// states need exists on PostgreSQL alone). Several processes on one SQLite
+// file work, but that is not a deployment the project supports.
+package jobs

@@ -1,0 +1,119 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+func TestStopWaitsForARunningJob(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		q := newQueue(t, db, true)
+		w := newBlockWorker()
+		AddWorker(q, w)
+		start(t, q)
+		if _, err := q.Enqueue(ctx, blockArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		recv(t, w.started, "the job to start")
+
+		type result struct {
+			err      error
+			finished bool // whether the job had returned when Stop did
+		}
+		stopped := make(chan result, 1)
+		go func() {
+			err := q.Stop(ctx)
+			select {
+			case <-w.finished:
+				stopped <- result{err, true}
+			default:
+				stopped <- result{err, false}
+			}
+		}()
+		// Stop has begun once the queue stops being ready; the job is
+		// still blocked, so Stop must still be waiting.
+		eventually(t, "Stop to begin", func() bool { return q.Ready(ctx) != nil })
+		select {
+		case r := <-stopped:
+			t.Fatalf("Stop returned (%v) while the job was running", r.err)
+		default:
+		}
+		close(w.release)
+		r := recv(t, stopped, "Stop to return")
+		if r.err != nil || !r.finished {
+			t.Errorf("Stop = %v with the job finished %v, want nil after the job", r.err, r.finished)
+		}
+		select {
+		case err := <-w.cancelled:
+			t.Errorf("a graceful stop cancelled the job: %v", err)
+		default:
+		}
+		// Idempotent.
+		if err := q.Stop(ctx); err != nil {
+			t.Errorf("second Stop: %v", err)
+		}
+		if err := q.Start(ctx); err == nil {
+			t.Error("Start after Stop: no error")
+		}
+	})
+}
+
+func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		q := newQueue(t, db, true)
+		w := newBlockWorker()
+		AddWorker(q, w)
+		start(t, q)
+		id, err := q.Enqueue(ctx, blockArgs{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recv(t, w.started, "the job to start")
+
+		sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		if err := q.Stop(sctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Stop = %v, want the context's deadline", err)
+		}
+		if err := recv(t, w.cancelled, "the job's context to be cancelled"); !errors.Is(err, context.Canceled) {
+			t.Errorf("job context ended with %v, want cancelled", err)
+		}
+		// Interrupted by the shutdown, the job goes back to the queue
+		// without spending an attempt.
+		st, attempt := jobState(t, q, id)
+		if st != rivertype.JobStateAvailable || attempt != 0 {
+			t.Errorf("interrupted job is %s after %d attempts, want available after 0", st, attempt)
+		}
+	})
+}
+
+func TestStopBeforeStart(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		q := newQueue(t, db, true)
+		if err := q.Stop(context.Background()); err != nil {
+			t.Errorf("Stop before Start: %v", err)
+		}
+		if err := q.Stop(context.Background()); err != nil {
+			t.Errorf("second Stop: %v", err)
+		}
+	})
+}
+
+func TestWorkingQueueWithoutWorkersStarts(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		q := newQueue(t, db, true)
+		start(t, q)
+		if err := q.Ready(context.Background()); err != nil {
+			t.Errorf("Ready: %v", err)
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package jobs
+
+import (
+	"fmt"
+
+	"github.com/riverqueue/river"
+)
+
+// AddWorker registers the worker of one job kind. Call before Start.
+//
+// Register every kind in every process, working or not: enqueuing a kind
+// that has no worker fails (a typo in a kind, or a worker that was never
+// wired, shows at the first insert, not as jobs that nobody runs).
+//
+// Jobs are delivered at least once: a worker can run twice for one job (a
+// crash after the work but before the completion was recorded, a job
+// rescued after RescueStuckJobsAfter, a retry after an error that came
+// after a side effect), so Work must be idempotent — check what was done
+// before doing it, and key external calls by the job's id. A job runs for
+// at most one minute unless the worker's Timeout says otherwise; it is
+// retried with backoff up to 25 attempts (the worker's NextRetry and the
+// job's MaxAttempts change that), then discarded.
+//
+// It panics on a second worker for the same kind, a kind River refuses,
+// or a call after Start: all are wiring mistakes of the program.
+func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var args T
+	if q.state != created {
+		panic(fmt.Sprintf("jobs: AddWorker(%s) after Start", args.Kind()))
+	}
+	if err := river.AddWorkerSafely(q.workers, w); err != nil {
+		panic(fmt.Sprintf("jobs: AddWorker(%s): %v", args.Kind(), err))
+	}
+	q.kinds = append(q.kinds, args.Kind())
+	q.stats.init(args.Kind())
+}
+
+// AddPeriodic runs a job on a schedule (monthly usage reset, purge).
+// Call before Start.
+//
+// Only one process runs the schedules: the River leader, elected among
+// the working queues (Config.Work) on the database, so every working
+// process should add the same periodic jobs; an insert-only queue ignores
+// them. construct is called at each tick and must not block; it may
+// return nil args to skip that tick. runOnStart also enqueues one job
+// whenever a process becomes leader.
+//
+// The schedule lives in the leader's memory: a restart or a new leader
+// starts it over from the current time, so a long interval
+// (river.PeriodicInterval(30*24*time.Hour)) may never elapse on a
+// service that restarts more often. Prefer calendar schedules such as
+// MonthlyUTC and DailyUTC, whose next run does not depend on when the
+// leader started, and make the job idempotent for its period: a change of
+// leader can enqueue one tick twice (or pass InsertOpts with UniqueOpts
+// ByPeriod from construct).
+func (q *Queue) AddPeriodic(schedule river.PeriodicSchedule, construct func() (river.JobArgs, *river.InsertOpts), runOnStart bool) {
+	if !q.cfg.Work {
+		return
+	}
+	q.client.PeriodicJobs().Add(river.NewPeriodicJob(schedule, construct, &river.PeriodicJobOpts{RunOnStart: runOnStart}))
+}
