@@ -21,7 +21,7 @@ func New(deps app.Deps) (*app.Product, error) {
 	var svc *service
 	if deps.DB != nil {
 		svc = &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger}
-		svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", AllowPrivateTargets: cfg.WebhookAllowPrivateTargets, Retries: cfg.WebhookRetries, Logger: deps.Logger})
+		svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", SealingSecret: deps.Secret, AllowPrivateTargets: cfg.WebhookAllowPrivateTargets, Retries: cfg.WebhookRetries, Logger: deps.Logger})
 		registerWorkspaces(api, svc.accounts, svc.nonces)
 		registerWorkspaceWrites(api, svc)
 		registerInboxes(api, svc)

@@ -180,6 +180,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			RateLimits:     lim.product(spec.key),
 			AuthServer:     as,
 			Jobs:           queue,
+			Secret:         secret,
 			Config:         productConfig(spec.key, inboxCfg),
 		})
 		if err != nil {

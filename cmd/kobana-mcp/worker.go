@@ -27,6 +27,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
 	dbURL := s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp)
 	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products' jobs to work")
+	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve (webhook secrets are sealed with the first)")
 	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
 	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long running jobs may finish after SIGTERM")
 	metricsAddr := s.add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics); empty: none")
@@ -57,7 +58,12 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
 	}
-	db, err := startDatabase(ctx, *dataDir, *dbURL, io.Discard)
+	_, secret, err := loadSealer(*secrets, *dataDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+	db, err := startDatabase(ctx, *dataDir, *dbURL, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
@@ -81,7 +87,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if !enabled[spec.key] {
 			continue
 		}
-		p, err := spec.new(app.Deps{DataDir: filepath.Join(*dataDir, spec.key), Logger: log.With("product", spec.key), DB: db, Jobs: queue, Config: productConfig(spec.key, inboxCfg)})
+		p, err := spec.new(app.Deps{DataDir: filepath.Join(*dataDir, spec.key), Logger: log.With("product", spec.key), DB: db, Jobs: queue, Secret: secret, Config: productConfig(spec.key, inboxCfg)})
 		if err != nil {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1

@@ -58,6 +58,11 @@ type Deps struct {
 	// Jobs is the process's durable job queue (platform/jobs), shared by
 	// the products; nil in tests of the transport.
 	Jobs *jobs.Queue
+	// Secret is the deployment secret every replica shares (the first of
+	// --state-secrets); products derive keys from it to seal what they
+	// store (webhook signing secrets and credentials). Nil in tests of the
+	// transport, where such data is stored as it is.
+	Secret []byte
 	// Config is the product's own configuration (inbox.Config, say), which
 	// only the product knows the type of; nil means its defaults.
 	Config any

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -132,19 +131,6 @@ func jobState(t *testing.T, q *Queue, id int64) (rivertype.JobState, int) {
 		t.Fatalf("get job %d: %v", id, err)
 	}
 	return job.State, job.Attempt
-}
-
-// jobExists tells whether a job row with id exists.
-func jobExists(t *testing.T, q *Queue, id int64) bool {
-	t.Helper()
-	_, err := q.client.JobGet(context.Background(), id)
-	if errors.Is(err, river.ErrNotFound) {
-		return false
-	}
-	if err != nil {
-		t.Fatalf("get job %d: %v", id, err)
-	}
-	return true
 }
 
 // metric is the value of the series of name with exactly labels, and

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -96,24 +97,30 @@ func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
 	})
 }
 
-func TestStopBeforeStart(t *testing.T) {
+// Cases that must simply not fail, on one database: stopping a queue that
+// never started, starting a working queue nobody registered a worker on
+// (River itself refuses to), periodic jobs on an insert-only queue.
+func TestQueueEdgeCases(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		q := newQueue(t, db, true)
-		if err := q.Stop(context.Background()); err != nil {
-			t.Errorf("Stop before Start: %v", err)
+		ctx := context.Background()
+		never := newQueue(t, db, true)
+		for i := range 2 {
+			if err := never.Stop(ctx); err != nil {
+				t.Errorf("Stop %d before Start: %v", i+1, err)
+			}
 		}
-		if err := q.Stop(context.Background()); err != nil {
-			t.Errorf("second Stop: %v", err)
-		}
-	})
-}
 
-func TestWorkingQueueWithoutWorkersStarts(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		q := newQueue(t, db, true)
-		start(t, q)
-		if err := q.Ready(context.Background()); err != nil {
-			t.Errorf("Ready: %v", err)
+		idle := newQueue(t, db, true)
+		start(t, idle)
+		if err := idle.Ready(ctx); err != nil {
+			t.Errorf("a working queue without workers is not ready: %v", err)
 		}
+
+		api := newQueue(t, db, false)
+		AddWorker(api, newRecordWorker())
+		api.AddPeriodic(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
+			return recordArgs{}, nil
+		}, true)
+		start(t, api)
 	})
 }

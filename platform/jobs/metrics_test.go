@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,12 +62,17 @@ func TestCollectorReportsDepthByState(t *testing.T) {
 	})
 }
 
-func TestCollectorSurvivesAFailingDepthQuery(t *testing.T) {
+// A database that stops answering: not ready, and the scrape goes on
+// without the depth.
+func TestClosedDatabase(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, false)
 		AddWorker(q, newRecordWorker())
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if err := q.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "does not answer") {
+			t.Errorf("Ready on a closed database = %v, want does not answer", err)
 		}
 		c := q.Collector()
 		if _, ok := metric(t, c, "kobana_jobs_depth", map[string]string{"state": "available", "kind": "jobs_test.record"}); ok {

@@ -69,15 +69,3 @@ func TestReadyChecksRiversSchema(t *testing.T) {
 		}
 	})
 }
-
-func TestReadyFailsWhenTheDatabaseIsGone(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		q := newQueue(t, db, false)
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "does not answer") {
-			t.Errorf("Ready on a closed database = %v, want does not answer", err)
-		}
-	})
-}

@@ -26,17 +26,6 @@ func TestPeriodicJobRunsOnTheLeader(t *testing.T) {
 	})
 }
 
-func TestAddPeriodicOnInsertOnlyQueueIsIgnored(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		q := newQueue(t, db, false)
-		AddWorker(q, newRecordWorker())
-		q.AddPeriodic(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
-			return recordArgs{}, nil
-		}, true)
-		start(t, q)
-	})
-}
-
 func TestAddWorkerMistakesPanic(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, true)
