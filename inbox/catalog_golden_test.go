@@ -35,12 +35,7 @@ func TestCatalogGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			pretty.WriteByte('\n')
-			name := filepath.Join("testdata", "golden", filepath.Base(method)+".json")
-			if method == "resources/templates/list" {
-				name = filepath.Join("testdata", "golden", "resource_templates.json")
-			} else if method == "resources/list" {
-				name = filepath.Join("testdata", "golden", "resources.json")
-			}
+			name := filepath.Join("testdata", "golden", goldenFiles[method])
 			if *updateGolden && db.Dialect() == store.SQLite {
 				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 					t.Fatal(err)
@@ -59,6 +54,14 @@ func TestCatalogGolden(t *testing.T) {
 			}
 		}
 	})
+}
+
+// goldenFiles names each list's snapshot.
+var goldenFiles = map[string]string{
+	"tools/list":               "tools.json",
+	"resources/list":           "resources.json",
+	"resources/templates/list": "resource_templates.json",
+	"prompts/list":             "prompts.json",
 }
 
 // firstDiff shows where two texts part, with a little context.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -47,11 +46,6 @@ type smtpIntake struct {
 	done     chan struct{}
 }
 
-// smtpIntakes holds each service's running listener. It lives beside the
-// service rather than in it because the service type belongs to the whole
-// package (service.go) and only the intake needs this.
-var smtpIntakes sync.Map // *service → *smtpIntake
-
 // start starts the SMTP intake on cfg.SMTPAddr (Product.Start); "off"
 // disables it. An address that cannot be bound fails the start: mail would
 // otherwise be refused silently.
@@ -59,7 +53,9 @@ func (s *service) start(ctx context.Context) error {
 	if s.cfg.SMTPAddr == "off" || s.cfg.SMTPAddr == "" {
 		return nil
 	}
-	if _, running := smtpIntakes.Load(s); running {
+	s.smtpMu.Lock()
+	defer s.smtpMu.Unlock()
+	if s.smtp != nil {
 		return errors.New("inbox: the SMTP intake is already running")
 	}
 	var lc net.ListenConfig
@@ -77,7 +73,7 @@ func (s *service) start(ctx context.Context) error {
 	srv.WriteTimeout = smtpWriteTimeout
 	srv.ErrorLog = smtpLogger{s.logger()}
 	in := &smtpIntake{server: srv, listener: l, done: make(chan struct{})}
-	smtpIntakes.Store(s, in)
+	s.smtp = in
 	go func() {
 		defer close(in.done)
 		if err := srv.Serve(l); err != nil && !errors.Is(err, smtp.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
@@ -92,11 +88,13 @@ func (s *service) start(ctx context.Context) error {
 // sessions finish the message they are on, until ctx ends; then the rest
 // are closed.
 func (s *service) shutdown(ctx context.Context) error {
-	v, ok := smtpIntakes.LoadAndDelete(s)
-	if !ok {
+	s.smtpMu.Lock()
+	in := s.smtp
+	s.smtp = nil
+	s.smtpMu.Unlock()
+	if in == nil {
 		return nil
 	}
-	in := v.(*smtpIntake)
 	err := in.server.Shutdown(ctx)
 	if err != nil {
 		_ = in.server.Close()
@@ -111,11 +109,12 @@ func (s *service) shutdown(ctx context.Context) error {
 // smtpAddr is where the SMTP intake listens (nil when it is not running):
 // with a ":0" address, the port the system picked.
 func (s *service) smtpAddr() net.Addr {
-	v, ok := smtpIntakes.Load(s)
-	if !ok {
+	s.smtpMu.Lock()
+	defer s.smtpMu.Unlock()
+	if s.smtp == nil {
 		return nil
 	}
-	return v.(*smtpIntake).listener.Addr()
+	return s.smtp.listener.Addr()
 }
 
 func (s *service) logger() *slog.Logger {

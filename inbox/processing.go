@@ -237,6 +237,9 @@ func (s *service) recordSuccess(ctx context.Context, e emailRecord, ib inboxReco
 		if err != nil {
 			return err
 		}
+		if err := s.emitProcessingEvent(ctx, tx, "agent_run.succeeded", ib, e, &run); err != nil {
+			return err
+		}
 		return s.emitProcessingEvent(ctx, tx, "email.processed", ib, e, &run)
 	})
 }

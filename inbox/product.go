@@ -5,6 +5,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/rest"
@@ -16,14 +17,20 @@ func New(deps app.Deps) (*app.Product, error) {
 	cfg, _ := deps.Config.(Config)
 	cfg = cfg.withDefaults()
 	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
-	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger})
+	// Writes replay their first answer for a repeated X-Idempotency-Key,
+	// per organization and workspace, for 24 h (product-decisions §4).
+	var idem rest.Idempotency
+	if deps.DB != nil {
+		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "inbox", Vary: []string{"X-Workspace-Id"}})
+	}
+	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger, Idempotency: idem})
 	product := &app.Product{Key: "inbox", Name: ServerName, DefaultAddr: "127.0.0.1:8081"}
 	var svc *service
 	if deps.DB != nil {
 		svc = &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger}
 		svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", SealingSecret: deps.Secret, AllowPrivateTargets: cfg.WebhookAllowPrivateTargets, Retries: cfg.WebhookRetries, Logger: deps.Logger})
-		registerWorkspaces(api, svc.accounts, svc.nonces)
 		registerWorkspaceWrites(api, svc)
+		registerWorkspaces(api, svc.accounts, svc.nonces)
 		registerInboxes(api, svc)
 		registerAgents(api, svc)
 		registerEmails(api, svc)
@@ -31,6 +38,8 @@ func New(deps app.Deps) (*app.Product, error) {
 		registerWebhooks(api, svc)
 		registerSystemEvents(api, svc)
 		registerProcessing(svc)
+		registerMaintenance(svc)
+		svc.idempotency = idem.(*idempotency.Store)
 	}
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	opts := MCPOptions(deps)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
+	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -24,6 +26,13 @@ type service struct {
 	hooks    *webhooks.Service
 	cfg      Config
 	log      *slog.Logger
+	// idempotency keeps the API's X-Idempotency-Key answers; the purge job
+	// drops expired ones.
+	idempotency *idempotency.Store
+
+	// smtp is the running SMTP intake (intake_smtp.go), nil when stopped.
+	smtpMu sync.Mutex
+	smtp   *smtpIntake
 }
 
 // scope is who is calling and on which workspace: every query of an

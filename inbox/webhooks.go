@@ -30,12 +30,13 @@ var webhookEventSlugs = []string{
 	"webhook.test",
 }
 
-// Reads see webhooks and their deliveries; creating and changing them is
-// ordinary writing; deleting one, sending a test or a replay out and
-// rotating the signing secret are destructive (product-decisions §2).
+// Reads see webhooks and their deliveries. Everything else needs an
+// admin: a webhook decides where the organization's e-mail data is sent,
+// so creating or re-pointing one is as sensitive as deleting one, sending
+// a test or a replay out, or rotating the signing secret (the last four
+// are also destructive tools, product-decisions §2).
 var (
 	webhooksRead   = mcp.Requirement{Scopes: []string{"inbox.webhooks"}, Permission: identity.PermRead}
-	webhooksWrite  = mcp.Requirement{Scopes: []string{"inbox.webhooks"}, Permission: identity.PermWrite}
 	webhooksManage = mcp.Requirement{Scopes: []string{"inbox.webhooks"}, Permission: identity.PermManage}
 )
 
@@ -175,7 +176,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		ID: "webhooks_create", Method: "POST", Path: "/webhooks", Tags: []string{"webhooks"},
 		Title: "Create a webhook", Summary: "Creates a webhook that receives the subscribed events as signed POSTs (X-Kobana-Signature: sha256=<hex HMAC-SHA256 of the raw body>).",
 		Description: "The answer holds signing_secret: it is shown only here (and when regenerated); keep it to verify deliveries.",
-		Requires:    webhooksWrite, Annotations: annotations(false, false, false, false),
+		Requires:    webhooksManage, Annotations: annotations(false, false, false, false),
 	}, func(ctx context.Context, in *createWebhookIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -209,7 +210,7 @@ func registerWebhooks(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "webhooks_update", Method: "PATCH", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Update a webhook", Summary: "Changes the fields that are sent: label, url, inbox_id (\"\" for every inbox), auth and its credentials, subscribed_events, status. The signing secret is not shown.",
-		Requires: webhooksWrite, Annotations: annotations(false, false, true, false),
+		Requires: webhooksManage, Annotations: annotations(false, false, true, false),
 	}, func(ctx context.Context, in *updateWebhookIn) (*rest.Response, error) {
 		sc, cur, err := s.findWebhook(ctx, in.ID)
 		if err != nil {

@@ -47,6 +47,7 @@ type Idempotency interface {
 // headers (a workspace selector, say) are part of every fingerprint, so
 // the same key sent for another workspace is a reused key, not a replay.
 type IdempotencyVary interface {
+	// VaryHeaders names the headers, canonical or not.
 	VaryHeaders() []string
 }
 
@@ -74,8 +75,12 @@ const (
 	// MaxIdempotencyKey is the longest key accepted, in bytes.
 	MaxIdempotencyKey = 255
 
+	// CodeIdempotencyKeyReused answers a key sent again with another
+	// request: the client mixed up its keys, and replaying would hide it.
 	CodeIdempotencyKeyReused = "idempotency_key_reused"
-	CodeIdempotencyKeyInUse  = "idempotency_key_in_use"
+	// CodeIdempotencyKeyInUse answers a key whose first request is still
+	// running: retrying later gets its response.
+	CodeIdempotencyKeyInUse = "idempotency_key_in_use"
 )
 
 // replayedHeaders are the response headers kept with a response; the rest
@@ -276,4 +281,18 @@ func (b *bufferedResponse) Write(p []byte) (int, error) {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
+}
+
+// idempotencyParameters documents the idempotency headers of a write in
+// the OpenAPI document (none for reads, deletes, or an API without
+// Idempotency).
+func (a *API) idempotencyParameters(method string) []map[string]any {
+	if a.cfg.Idempotency == nil || (method != http.MethodPost && method != http.MethodPut && method != http.MethodPatch) {
+		return nil
+	}
+	return []map[string]any{{
+		"name": IdempotencyHeader, "in": "header", "required": false,
+		"description": "Makes the write safe to retry: the first response (except 401, 403, 429 and 5xx) is kept for 24 hours per organization and key and replayed with Idempotent-Replayed: true; the same key with another request is 409 idempotency_key_reused, and while the first request runs 409 idempotency_key_in_use. Idempotency-Key is accepted too.",
+		"schema":      map[string]any{"type": "string", "maxLength": MaxIdempotencyKey, "pattern": "^[\\x20-\\x7E]+$"},
+	}}
 }

@@ -49,6 +49,7 @@ func (a *API) OpenAPI() []byte {
 		}
 		if reg.input != nil {
 			params, body := reg.input.openAPIParts()
+			params = append(params, a.idempotencyParameters(op.Method)...)
 			if len(params) > 0 {
 				entry["parameters"] = params
 			}

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -88,6 +90,15 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, "migrate", err)
 	}
 	fmt.Fprintf(stdout, "%s: schema version %d (this binary knows up to %d)\n", conn, cur, latest)
+	// The job queue's own tables (River's migrations), so a deploy can
+	// migrate everything before any replica starts.
+	versions, err := jobs.Migrate(ctx, conn, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return fail(stderr, "migrate", err)
+	}
+	if len(versions) > 0 {
+		fmt.Fprintf(stdout, "applied job queue schema versions %v\n", versions)
+	}
 	return 0
 }
 

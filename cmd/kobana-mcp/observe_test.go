@@ -47,7 +47,7 @@ func TestServeHealthAndMetrics(t *testing.T) {
 	if code, hdr, body := get(inbox + "/healthz"); code != 200 || hdr.Get("X-Request-Id") == "" {
 		t.Fatalf("healthz: %d %v %s", code, hdr, body)
 	}
-	if code, _, body := get(inbox + "/readyz"); code != 200 || !strings.Contains(body, `"database":"ok"`) {
+	if code, _, body := get(inbox + "/readyz"); code != 200 || !strings.Contains(body, `"database":"ok"`) || !strings.Contains(body, `"jobs":"ok"`) {
 		t.Fatalf("readyz: %d %s", code, body)
 	}
 	resp, err := http.Post(inbox+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
@@ -60,7 +60,11 @@ func TestServeHealthAndMetrics(t *testing.T) {
 	}
 	code, _, body := get(metrics)
 	if code != 200 || !strings.Contains(body, `kobana_mcp_requests_total{era="unknown",method="none",outcome="http_401",product="inbox",tool=""} 1`) ||
-		!strings.Contains(body, `kobana_http_requests_total{product="inbox",route="health",status="2xx"} 2`) {
+		!strings.Contains(body, `kobana_http_requests_total{product="inbox",route="health",status="2xx"} 2`) ||
+		// The job queue's depth by kind and state, and the webhook
+		// dispatcher's counters, are on the same endpoint.
+		!strings.Contains(body, `kobana_jobs_depth{kind="inbox.process_email",state="available"} 0`) ||
+		!strings.Contains(body, `kobana_webhook_delivery_duration_seconds_count{product="inbox"} 0`) {
 		t.Fatalf("metrics: %d\n%s", code, grep(body, "kobana_"))
 	}
 	cancel()

@@ -23,7 +23,9 @@ type Config struct {
 	// Concurrency is how many jobs run at once in this process (default 10).
 	Concurrency int
 	// PollInterval is how often workers look for new jobs when the engine
-	// cannot notify them (default 1 s; tests set less).
+	// cannot notify them (default 1 s, at least MinPollInterval; tests set
+	// less). On PostgreSQL it bounds how long a job enqueued by another
+	// process, or inside a transaction, waits to be picked up.
 	PollInterval time.Duration
 	// Logger receives the queue's logs.
 	Logger *slog.Logger
@@ -67,9 +69,9 @@ const (
 //
 // Jobs can be enqueued as soon as New returns, and still while and after
 // the queue stops (they wait in the database for the next worker); with
-// Config.Work they run here once Start is called. On PostgreSQL, replicas calling New together are
-// serialised by an advisory lock while River's schema migrates (see
-// Migrate).
+// Config.Work they run here once Start is called. On PostgreSQL, replicas
+// calling New together are serialised by an advisory lock while River's
+// schema migrates (see Migrate).
 func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {

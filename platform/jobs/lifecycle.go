@@ -19,7 +19,8 @@ const cancelGrace = 5 * time.Second
 // burst of completions far beyond Concurrency.
 const eventBuffer = 10_000
 
-// Start starts working (when Config.Work) and allows Enqueue.
+// Start starts working (when Config.Work) and allows Enqueue. (Enqueue
+// works before Start too: the job waits in the database.)
 //
 // Jobs run with contexts that carry ctx's values but not its deadline or
 // cancellation: only Stop ends them. Starting a working queue with no

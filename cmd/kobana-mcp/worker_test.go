@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/smtp"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// startCommand runs a kobana-mcp command until the test ends (as SIGTERM
+// would stop it, expecting exit 0) and returns its first stdout line that
+// contains want.
+func startCommand(t *testing.T, args []string, want string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	stderr := &syncWriter{}
+	go func() { done <- run(ctx, args, pw, stderr); pw.Close() }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("%s exited %d: %s", args[0], code, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("%s did not stop", args[0])
+		}
+	})
+	lines := bufio.NewScanner(pr)
+	found := ""
+	for found == "" && lines.Scan() {
+		if strings.Contains(lines.Text(), want) {
+			found = lines.Text()
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if found == "" {
+		t.Fatalf("%s never printed %q: %s", args[0], want, stderr.String())
+	}
+	return found
+}
+
+// TestWorkerWorksForAnAPIReplica is the scale-out shape: `serve --jobs=off`
+// only receives mail and enqueues, a separate `kobana-mcp worker` on the
+// same database processes it. The e-mail sent to the API replica ends
+// processed, which only the worker can have done.
+func TestWorkerWorksForAnAPIReplica(t *testing.T) {
+	for _, engine := range storetest.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			dataDir := t.TempDir()
+			dbURL := ""
+			if engine == store.Postgres {
+				dbURL = storetest.URL(t, engine)
+			}
+			addr := freePort(t)
+			line := startCommand(t, []string{"serve", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox", "--inbox-addr", addr, "--jobs", "off"}, "SMTP intake: smtp://")
+			_, rest, _ := strings.Cut(line, "smtp://")
+			smtpAddr, _, _ := strings.Cut(rest, " ")
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--inbox-addr", addr, "--user", accounts.DemoOwnerEmail, "--resource", "api"}, &out, &errOut); code != 0 {
+				t.Fatal(errOut.String())
+			}
+			tok := strings.TrimSpace(out.String())
+			do := func(method, path, body string) map[string]any {
+				req, _ := http.NewRequest(method, "http://"+addr+"/api/v1"+path, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var doc map[string]any
+				_ = json.NewDecoder(resp.Body).Decode(&doc)
+				return doc
+			}
+			ib := do("POST", "/inboxes", `{"label":"Scale"}`)["data"].(map[string]any)
+			mail, _ := os.ReadFile("../../examples/inbox/boleto.eml")
+			if err := smtp.SendMail(smtpAddr, nil, "cobranca@acme.example", []string{ib["email"].(string)}, mail); err != nil {
+				t.Fatal(err)
+			}
+			// Without a worker the e-mail waits, approved.
+			time.Sleep(500 * time.Millisecond)
+			list := do("GET", "/emails", "")["data"].([]any)
+			if len(list) != 1 || list[0].(map[string]any)["status"] != "approved" {
+				t.Fatalf("before the worker: %v", list)
+			}
+			startCommand(t, []string{"worker", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox"}, "working jobs")
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				list = do("GET", "/emails", "")["data"].([]any)
+				if list[0].(map[string]any)["status"] == "processed" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the worker did not process the e-mail: %v", list)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
+}

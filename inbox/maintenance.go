@@ -1,0 +1,105 @@
+package inbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// The Inbox's periodic jobs (domain.md §A6): the monthly usage reset and
+// the purge of soft-deleted data after the retention period. The queue's
+// leader runs them; they are idempotent, so a run repeated after a crash
+// changes nothing more.
+
+// usageResetArgs starts every workspace's month at zero.
+type usageResetArgs struct{}
+
+// Kind names the job.
+func (usageResetArgs) Kind() string { return "inbox.usage_reset" }
+
+// purgeArgs removes what was deleted before the retention period.
+type purgeArgs struct{}
+
+// Kind names the job.
+func (purgeArgs) Kind() string { return "inbox.purge" }
+
+type usageResetWorker struct {
+	river.WorkerDefaults[usageResetArgs]
+	s *service
+}
+
+// Work resets the counters of every workspace whose month is over. The
+// counters also roll over lazily on the first write of a month
+// (settings_store.go); this job makes the numbers the API shows right on
+// the first of the month even for a workspace that receives nothing.
+func (w *usageResetWorker) Work(ctx context.Context, _ *river.Job[usageResetArgs]) error {
+	month := time.Now().UTC().Format("2006-01")
+	_, err := w.s.db.Exec(ctx, `UPDATE inbox_workspace_settings SET usage_month = ?, monthly_cost_used = 0, monthly_emails_used = 0, updated_at = ?
+		WHERE usage_month <> ?`, month, store.Now(), month)
+	return err
+}
+
+type purgeWorker struct {
+	river.WorkerDefaults[purgeArgs]
+	s *service
+}
+
+// Work deletes, for good, the inboxes (with their e-mails, raw messages and
+// agent runs), agents and webhooks deleted more than the retention period
+// ago, and the expired idempotency keys.
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
+	return w.s.purge(ctx, time.Now().Add(-w.s.cfg.Retention))
+}
+
+// purge removes what was deleted before cutoff.
+func (s *service) purge(ctx context.Context, cutoff time.Time) error {
+	cutoff = cutoff.UTC()
+	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
+		// E-mails go with their inbox; their raw message and agent runs
+		// cascade.
+		if _, err := tx.Exec(ctx, `DELETE FROM emails WHERE inbox_id IN (SELECT id FROM inboxes WHERE deleted_at IS NOT NULL AND deleted_at < ?)`, cutoff); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM emails WHERE deleted_at IS NOT NULL AND deleted_at < ?`, cutoff); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM inboxes WHERE deleted_at IS NOT NULL AND deleted_at < ?`, cutoff); err != nil {
+			return err
+		}
+		// An agent still named by an inbox (a deleted one kept for its
+		// retention) stays until that inbox goes.
+		_, err := tx.Exec(ctx, `DELETE FROM inbox_agents WHERE deleted_at IS NOT NULL AND deleted_at < ?
+			AND NOT EXISTS (SELECT 1 FROM inboxes i WHERE i.agent_id = inbox_agents.id)`, cutoff)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.hooks != nil {
+		if _, err := s.hooks.Purge(ctx, cutoff); err != nil {
+			return err
+		}
+	}
+	if s.idempotency != nil {
+		// Expired idempotency keys (24 h), whatever the retention.
+		if _, err := s.idempotency.Purge(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerMaintenance registers the periodic jobs' workers and schedules.
+func registerMaintenance(s *service) {
+	if s.jobs == nil {
+		return
+	}
+	jobs.AddWorker(s.jobs, &usageResetWorker{s: s})
+	jobs.AddWorker(s.jobs, &purgeWorker{s: s})
+	s.jobs.AddPeriodic(jobs.MonthlyUTC(), func() (river.JobArgs, *river.InsertOpts) { return usageResetArgs{}, nil }, false)
+	s.jobs.AddPeriodic(jobs.DailyUTC(3, 17), func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, false)
+}
