@@ -3,9 +3,9 @@ package inbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/kobana/kobana-mcp/mcp"
@@ -106,15 +106,42 @@ func fixedResources(b *restbridge.Bridge, acc *accounts.Store) []mcp.Resource {
 				return nil, mcp.ErrResourceNotFound
 			}
 			w, err := acc.SelectWorkspace(ctx, id.OrganizationID, id.WorkspaceID, req.Header.Get("X-Workspace-Id"))
+			if errors.Is(err, accounts.ErrWorkspaceRequired) {
+				// No workspace chosen among several: the resource shows
+				// them and says how to pick one, rather than failing.
+				return listWorkspacesResource(ctx, b, req)
+			}
 			if err != nil {
-				if strings.Contains(err.Error(), "several workspaces") {
-					return nil, mcp.InvalidParams("the organization has several workspaces: pick one with the X-Workspace-Id header")
-				}
 				return nil, mcp.ErrResourceNotFound
 			}
 			return readThrough(ctx, b, req, "/workspaces/"+url.PathEscape(w.ID), "workspace", nil)
 		},
 	}}
+}
+
+// listWorkspacesResource is the workspace resource when the organization
+// has several workspaces and the request picked none.
+func listWorkspacesResource(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	status, body := b.Get(ctx, &req.Request, APIBase+"/workspaces", url.Values{"limit": {"200"}})
+	if status != http.StatusOK {
+		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
+	}
+	var doc struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(map[string]any{
+		"notice":     untrustedNotice,
+		"workspace":  nil,
+		"hint":       "The organization has several workspaces and this session picked none: send the X-Workspace-Id header (a workspace's id or external_id) to act on one.",
+		"workspaces": doc.Data,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResource(req.URI, "application/json", string(out))}}, nil
 }
 
 // readThrough GETs an API route in-process and wraps its data member as

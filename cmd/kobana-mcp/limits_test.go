@@ -71,15 +71,18 @@ type replica struct {
 	addr   string
 	cmd    *exec.Cmd
 	stderr *syncWriter
-	done   chan error
+	// exited is closed when the process has been waited for; waitErr is
+	// then its exit error.
+	exited  chan struct{}
+	waitErr error
 }
 
 // startReplica starts serve and waits until it has printed its endpoint.
 func startReplica(t *testing.T, bin, addr string, args ...string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--products", "inbox", "--inbox-addr", addr}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--products", "inbox", "--inbox-addr", addr, "--inbox-smtp-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = childEnv()
-	r := &replica{addr: addr, cmd: cmd, stderr: &syncWriter{}, done: make(chan error, 1)}
+	r := &replica{addr: addr, cmd: cmd, stderr: &syncWriter{}, exited: make(chan struct{})}
 	cmd.Stderr = r.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -102,12 +105,10 @@ func startReplica(t *testing.T, bin, addr string, args ...string) *replica {
 			ready <- false
 		}
 	}()
-	go func() { r.done <- cmd.Wait() }()
+	go func() { r.waitErr = cmd.Wait(); close(r.exited) }()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-r.done
-		}
+		_ = cmd.Process.Kill() // an error when it already exited
+		<-r.exited
 	})
 	select {
 	case ok := <-ready:
@@ -127,8 +128,8 @@ func (r *replica) stop(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-r.done:
-		if err != nil {
+	case <-r.exited:
+		if err := r.waitErr; err != nil {
 			t.Fatalf("serve on %s after SIGTERM: %v\n%s", r.addr, err, r.stderr.String())
 		}
 	case <-time.After(15 * time.Second):
