@@ -115,17 +115,8 @@ func registerAgentRuns(api *rest.API, s *service) {
 		Title: "Get an agent run", Summary: "Gets one agent run: model, status, error, token usage, cost, duration and the agent's output.",
 		Requires: agentRunsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *agentRunIDIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := getAgentRun(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, rest.NotFound("agent run")
-		}
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": toAgentRunJSON(r)}), nil
+		return readItem(ctx, s, "agent run", func(sc scope) (agentRunRecord, error) {
+			return getAgentRun(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		}, toAgentRunJSON)
 	})
 }

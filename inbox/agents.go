@@ -101,15 +101,9 @@ func registerAgents(api *rest.API, s *service) {
 		Title: "Get an agent", Summary: "Gets one agent of the workspace by id or external_id.",
 		Requires: agentsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		a, err := s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		if err != nil {
-			return nil, agentErr(err)
-		}
-		return rest.OK(map[string]any{"data": toAgentJSON(a)}), nil
+		return readItem(ctx, s, "agent", func(sc scope) (agentRecord, error) {
+			return s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		}, toAgentJSON)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "agents_create", Method: "POST", Path: "/agents", Tags: []string{"agents"},

@@ -155,15 +155,9 @@ func registerInboxes(api *rest.API, s *service) {
 		Title: "Get an inbox", Summary: "Gets one inbox of the workspace by id or external_id.",
 		Requires: inboxesRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		if err != nil {
-			return nil, inboxErr(err)
-		}
-		return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
+		return readItem(ctx, s, "inbox", func(sc scope) (inboxRecord, error) {
+			return s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		}, toInboxJSON)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_create", Method: "POST", Path: "/inboxes", Tags: []string{"inboxes"},

@@ -94,18 +94,9 @@ func registerSystemEvents(api *rest.API, s *service) {
 		Title: "Get a system event", Summary: "Gets one system event with its payload (the envelope webhooks receive, without the delivery fields).",
 		Requires: systemEventsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *systemEventIDIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ev, err := s.hooks.GetEvent(ctx, sc.OrgID, sc.WorkspaceID, in.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, rest.NotFound("system event")
-		}
-		if err != nil {
-			return nil, webhookError(err)
-		}
-		return rest.OK(map[string]any{"data": toSystemEventJSON(ev)}), nil
+		return readItem(ctx, s, "system event", func(sc scope) (webhooks.SystemEvent, error) {
+			return s.hooks.GetEvent(ctx, sc.OrgID, sc.WorkspaceID, in.ID)
+		}, toSystemEventJSON)
 	})
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -73,4 +75,26 @@ func startDatabase(ctx context.Context, dataDir, configured string, stdout io.Wr
 			demoBanner, demo.Organization.Name, demo.Email, demo.Password, demo.Email)
 	}
 	return db, nil
+}
+
+// openDataDir is how serve and worker start: the data directory made, the
+// deployment secrets loaded (or generated there once), the database opened
+// and migrated. A non-zero code is the exit status, its reason already
+// written to stderr; otherwise the caller closes the database.
+func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stdout, stderr io.Writer) (*mcp.StateSealer, []byte, *store.DB, int) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return nil, nil, nil, 1
+	}
+	sealer, secret, err := loadSealer(secrets, dataDir)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return nil, nil, nil, 2
+	}
+	db, err := startDatabase(ctx, dataDir, dbURL, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return nil, nil, nil, 1
+	}
+	return sealer, secret, db, 0
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +19,18 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 )
+
+// demoToken mints, with `kobana-mcp token`, a token of the demo owner for
+// the Inbox listening on addr ("api" or "mcp").
+func demoToken(t *testing.T, dataDir, dbURL, addr, resource string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--inbox-addr", addr, "--user", accounts.DemoOwnerEmail, "--resource", resource, "--ttl", "1h"}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("token: %s", errOut.String())
+	}
+	return strings.TrimSpace(out.String())
+}
 
 // receivedHook is one delivery the test's receiver got.
 type receivedHook struct {
@@ -81,46 +92,13 @@ func TestInboxEndToEnd(t *testing.T) {
 			if engine == store.Postgres {
 				dbURL = storetest.URL(t, engine)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			pr, pw := io.Pipe()
-			done := make(chan int, 1)
 			addr := freePort(t)
-			args := []string{"serve", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox", "--inbox-addr", addr,
-				"--webhook-allow-private-targets", "true", "--webhook-retries", "200ms,400ms"}
-			stderr := &syncWriter{}
-			go func() { done <- run(ctx, args, pw, stderr); pw.Close() }()
-			t.Cleanup(func() {
-				cancel()
-				select {
-				case code := <-done:
-					if code != 0 {
-						t.Errorf("serve exited %d: %s", code, stderr.String())
-					}
-				case <-time.After(30 * time.Second):
-					t.Error("serve did not stop")
-				}
-			})
-			lines := bufio.NewScanner(pr)
-			smtpAddr := ""
-			for smtpAddr == "" && lines.Scan() {
-				if _, rest, ok := strings.Cut(lines.Text(), "SMTP intake: smtp://"); ok {
-					smtpAddr, _, _ = strings.Cut(rest, " ")
-				}
-			}
-			if smtpAddr == "" {
-				t.Fatalf("serve printed no SMTP intake: %s", stderr.String())
-			}
-			go func() { _, _ = io.Copy(io.Discard, pr) }()
+			line := startCommand(t, []string{"serve", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox", "--inbox-addr", addr,
+				"--webhook-allow-private-targets", "true", "--webhook-retries", "200ms,400ms"}, "SMTP intake: smtp://")
+			_, rest, _ := strings.Cut(line, "smtp://")
+			smtpAddr, _, _ := strings.Cut(rest, " ")
 			base := "http://" + addr
-			token := func(resource string) string {
-				var out, errOut bytes.Buffer
-				code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--inbox-addr", addr, "--user", accounts.DemoOwnerEmail, "--resource", resource, "--ttl", "1h"}, &out, &errOut)
-				if code != 0 {
-					t.Fatalf("token: %s", errOut.String())
-				}
-				return strings.TrimSpace(out.String())
-			}
-			apiTok, mcpTok := token("api"), token("mcp")
+			apiTok, mcpTok := demoToken(t, dataDir, dbURL, addr, "api"), demoToken(t, dataDir, dbURL, addr, "mcp")
 			api := func(method, path string, body any) (int, map[string]any) {
 				t.Helper()
 				var r io.Reader

@@ -87,21 +87,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer lim.store.Close()
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 1
-	}
-	sealer, secret, err := loadSealer(*secrets, *dataDir)
-	if err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 2
-	}
-	// Storage (database.go): open the database, migrate it, and on the
-	// first start create the demo organization and print its sign-in.
-	db, err := startDatabase(ctx, *dataDir, *dbURL, stdout)
-	if err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 1
+	// Storage (database.go): the data directory, the deployment secrets,
+	// the database migrated and, on the first start, the demo organization
+	// with its sign-in printed.
+	sealer, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stdout, stderr)
+	if code != 0 {
+		return code
 	}
 	defer db.Close()
 	// Identity (auth.go): the signing keys every replica shares, and how

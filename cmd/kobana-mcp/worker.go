@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -54,19 +53,9 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
 	}
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 1
-	}
-	_, secret, err := loadSealer(*secrets, *dataDir)
-	if err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 2
-	}
-	db, err := startDatabase(ctx, *dataDir, *dbURL, stdout)
-	if err != nil {
-		fmt.Fprintln(stderr, "kobana-mcp:", err)
-		return 1
+	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stdout, stderr)
+	if code != 0 {
+		return code
 	}
 	defer db.Close()
 	*jf.mode = "in-process" // a worker works, whatever the shared environment says

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -69,11 +67,7 @@ func TestWorkerWorksForAnAPIReplica(t *testing.T) {
 			line := startCommand(t, []string{"serve", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox", "--inbox-addr", addr, "--jobs", "off"}, "SMTP intake: smtp://")
 			_, rest, _ := strings.Cut(line, "smtp://")
 			smtpAddr, _, _ := strings.Cut(rest, " ")
-			var out, errOut bytes.Buffer
-			if code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--database-url", dbURL, "--inbox-addr", addr, "--user", accounts.DemoOwnerEmail, "--resource", "api"}, &out, &errOut); code != 0 {
-				t.Fatal(errOut.String())
-			}
-			tok := strings.TrimSpace(out.String())
+			tok := demoToken(t, dataDir, dbURL, addr, "api")
 			do := func(method, path, body string) map[string]any {
 				req, _ := http.NewRequest(method, "http://"+addr+"/api/v1"+path, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+tok)
