@@ -75,11 +75,7 @@ func registerAgentRuns(api *rest.API, s *service) {
 		Title: "List agent runs", Summary: "Lists the workspace's agent runs (one per processing of an e-mail), newest first, with cursor pagination; filters agent_id, email_id, inbox_id and status.",
 		Requires: agentRunsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listAgentRunsIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		before, err := decodeCursor(in.Cursor)
+		sc, before, err := s.pageScope(ctx, in.Cursor)
 		if err != nil {
 			return nil, err
 		}

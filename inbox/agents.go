@@ -81,11 +81,7 @@ func registerAgents(api *rest.API, s *service) {
 		Title: "List agents", Summary: "Lists the workspace's agents, oldest first, with cursor pagination.",
 		Requires: agentsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listAgentsIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		after, err := decodeCursor(in.Cursor)
+		sc, after, err := s.pageScope(ctx, in.Cursor)
 		if err != nil {
 			return nil, err
 		}

@@ -126,11 +126,7 @@ func registerInboxes(api *rest.API, s *service) {
 		Title: "List inboxes", Summary: "Lists the workspace's inboxes, oldest first, with cursor pagination; filters by status, agent and text in the label or address.",
 		Requires: inboxesRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listInboxesIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		after, err := decodeCursor(in.Cursor)
+		sc, after, err := s.pageScope(ctx, in.Cursor)
 		if err != nil {
 			return nil, err
 		}

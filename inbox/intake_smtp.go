@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"golang.org/x/net/netutil"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -37,6 +38,11 @@ const (
 	smtpWriteTimeout  = time.Minute
 	// smtpDataTimeout bounds storing one message once it has arrived.
 	smtpDataTimeout = time.Minute
+	// smtpMaxConnections bounds the sessions open at once: a sender that
+	// opens connections and holds them (each may wait up to the read
+	// timeout) cannot take the process's memory or file descriptors; more
+	// connections wait in the kernel's backlog until one closes.
+	smtpMaxConnections = 200
 )
 
 // smtpIntake is a running SMTP listener.
@@ -63,6 +69,7 @@ func (s *service) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("inbox: SMTP intake: %w", err)
 	}
+	l = netutil.LimitListener(l, smtpMaxConnections)
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{s: s}, nil
 	}))

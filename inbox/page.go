@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"encoding/base64"
 	"strings"
 
@@ -62,4 +63,19 @@ func pageResponse[R any, J any](rows []R, limit int, idOf func(R) string, show f
 		data = append(data, show(r))
 	}
 	return rest.OK(map[string]any{"data": data, "meta": map[string]any{"next_cursor": next}})
+}
+
+// pageScope starts a listing: the caller's workspace and the id the page
+// continues after (or before, for newest-first listings), or the error to
+// answer (a foreign workspace's 404, a cursor that is not one of ours).
+func (s *service) pageScope(ctx context.Context, cursor string) (scope, string, error) {
+	sc, err := s.workspaceScope(ctx)
+	if err != nil {
+		return scope{}, "", err
+	}
+	from, err := decodeCursor(cursor)
+	if err != nil {
+		return scope{}, "", err
+	}
+	return sc, from, nil
 }

@@ -141,11 +141,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		Title: "List webhooks", Summary: "Lists the workspace's webhooks, oldest first, with cursor pagination; filters status and inbox_id. Signing secrets and credentials are never shown.",
 		Requires: webhooksRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listWebhooksIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		after, err := decodeCursor(in.Cursor)
+		sc, after, err := s.pageScope(ctx, in.Cursor)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,8 @@ import (
 // Tools derives the MCP tool of every operation that is not REST-only, in
 // declaration order, each dispatching in-process through bridge to this
 // API. The tool's input schema is the operation's own, plus an
-// idempotency_key on writes.
+// idempotency_key on the writes that honour it (POST, PUT, PATCH; a
+// DELETE is idempotent by itself and ignores the header).
 func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 	var tools []mcp.Tool
 	for _, reg := range a.ops {
@@ -22,8 +23,7 @@ func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 			continue
 		}
 		schema := reg.input.schema.CloneSchemas()
-		isWrite := op.Method != http.MethodGet && op.Method != http.MethodHead
-		if isWrite {
+		if op.Method == http.MethodPost || op.Method == http.MethodPut || op.Method == http.MethodPatch {
 			if schema.Properties == nil {
 				schema.Properties = map[string]*jsonschema.Schema{}
 			}

@@ -12,11 +12,11 @@ package main
 // In each era: list tools, resources, resource templates and prompts; call a
 // read tool; read a resource; get a prompt; complete an argument; run the
 // destructive tool (workspaces_delete) through the client's elicitation
-// handler. What the endpoint does not offer is checked as absent: without
-// the resources capability resources/list, resources/templates/list and
-// resources/read must answer -32601, and likewise prompts and completions.
-// When the Inbox starts offering them, the same test lists them and reads,
-// gets and completes the first one instead, with no change here.
+// handler. The Inbox offers resources, templates, prompts and completions,
+// so the test lists them and reads, gets and completes the first one; a
+// feature an endpoint does not offer is checked as absent instead (-32601
+// for resources/list, resources/templates/list, resources/read, and
+// likewise prompts and completions).
 
 import (
 	"bufio"

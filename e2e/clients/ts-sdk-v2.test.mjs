@@ -5,8 +5,9 @@
 //   2. auto mode: server/discover must win, with no fallback to initialize;
 //   3. the 2025 handshake at 2025-06-18 (supportedProtocolVersions).
 // Each makes the calls of exerciseInbox (lib/harness.mjs): tools, a read
-// tool, resources/templates/prompts/completion (-32601 while the Inbox has
-// none) and the destructive tool through the elicitation handler.
+// tool, resources/templates/prompts/completion (the Inbox's real ones; a
+// feature not declared must answer -32601) and the destructive tool
+// through the elicitation handler.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
