@@ -42,7 +42,7 @@ func (f jobFlags) open(ctx context.Context, db *store.DB, work bool, log *slog.L
 
 // inboxFlags are the Inbox's own settings (inbox.Config).
 type inboxFlags struct {
-	mailDomain, smtpAddr, maxMessage, provider, openaiURL, openaiModel, openaiKey, allowPrivate, retries *string
+	mailDomain, smtpAddr, maxMessage, provider, openaiURL, openaiModel, openaiKey, allowPrivate, retries, retention *string
 }
 
 func addInboxFlags(s *settings) inboxFlags {
@@ -56,6 +56,7 @@ func addInboxFlags(s *settings) inboxFlags {
 		openaiKey:    s.add("inbox-openai-key", "KOBANA_INBOX_OPENAI_KEY", "", "API key of the openai provider (prefer the environment variable)"),
 		allowPrivate: s.add("webhook-allow-private-targets", "KOBANA_WEBHOOK_ALLOW_PRIVATE_TARGETS", "false", "development only: let webhooks reach loopback, private and link-local addresses, over http too"),
 		retries:      s.add("webhook-retries", "KOBANA_WEBHOOK_RETRIES", "1m,5m,30m,1h,3h,4h", "delays between webhook delivery attempts (comma-separated durations; 6 delays = 7 attempts)"),
+		retention:    s.add("inbox-retention", "KOBANA_INBOX_RETENTION", "720h", "how long deleted inboxes (with their e-mails), agents and webhooks are kept before the daily purge removes them"),
 	}
 }
 
@@ -72,6 +73,10 @@ func (f inboxFlags) config() (inbox.Config, error) {
 		}
 		retries = append(retries, v)
 	}
+	retention, err := time.ParseDuration(*f.retention)
+	if err != nil || retention < time.Hour {
+		return inbox.Config{}, fmt.Errorf("--inbox-retention must be a duration of at least 1h")
+	}
 	switch *f.provider {
 	case "extractor", "openai":
 	default:
@@ -87,6 +92,7 @@ func (f inboxFlags) config() (inbox.Config, error) {
 		OpenAIKey:                  *f.openaiKey,
 		WebhookAllowPrivateTargets: *f.allowPrivate == "true" || *f.allowPrivate == "1",
 		WebhookRetries:             retries,
+		Retention:                  retention,
 	}, nil
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // fixture reads one of the Inbox's test messages (inbox/testdata/mail).
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "mail", name))
 	if err != nil {
