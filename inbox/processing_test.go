@@ -97,7 +97,8 @@ func TestProcessingDecodesBoleto(t *testing.T) {
 			t.Fatalf("agent runs: %d %s", code, runs)
 		}
 		code, events := e.Do(e.Owner, "GET", "/api/v1/system-events?email_id="+id, nil)
-		if code != 200 || !strings.Contains(events, `"slug":"email.processed"`) || !strings.Contains(events, `"slug":"email.received"`) {
+		if code != 200 || !strings.Contains(events, `"slug":"email.processed"`) || !strings.Contains(events, `"slug":"email.received"`) ||
+			!strings.Contains(events, `"organization":{"id":"`+e.Mine.ID+`","name":"Mine"}`) || !strings.Contains(events, `"workspace":{"external_id":"`+e.MineWS.ExternalID) {
 			t.Fatalf("events: %d %s", code, events)
 		}
 		// The other organization sees none of it.

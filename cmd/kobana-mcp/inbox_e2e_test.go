@@ -147,8 +147,9 @@ func TestInboxEndToEnd(t *testing.T) {
 			if !webhooks.Verify(secret, d.body, d.signature) {
 				t.Fatalf("the webhook's signature does not verify: %s", d.signature)
 			}
-			if !bytes.Contains(d.body, []byte(`"due_date":"2026-03-10"`)) || !bytes.Contains(d.body, []byte(`"amount":"1234.56"`)) {
-				t.Fatalf("the boleto is not decoded in the webhook: %s", d.body)
+			if !bytes.Contains(d.body, []byte(`"due_date":"2026-03-10"`)) || !bytes.Contains(d.body, []byte(`"amount":"1234.56"`)) ||
+				!bytes.Contains(d.body, []byte(`"name":"Demo Company"`)) {
+				t.Fatalf("the boleto or the organization is not in the webhook: %s", d.body)
 			}
 
 			// 2. The same through MCP tools.
