@@ -179,7 +179,7 @@ func (s *service) emitEmailEvent(ctx context.Context, tx *store.Tx, slug string,
 	_, err := s.hooks.Emit(ctx, tx, webhooks.Event{
 		OrganizationID: r.OrganizationID, WorkspaceID: r.WorkspaceID, Slug: slug,
 		ScopeID: ib.ID, SubjectID: r.ID,
-		Data: s.withTenant(ctx, tx, r.OrganizationID, r.WorkspaceID, map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)}),
+		Data: withTenant(ctx, s.accounts.InTx(tx), r.OrganizationID, r.WorkspaceID, map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)}),
 	})
 	if err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slug, err)

@@ -283,7 +283,7 @@ func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug st
 	if run != nil {
 		data["agent_run"] = toAgentRunJSON(*run)
 	}
-	data = s.withTenant(ctx, tx, e.OrganizationID, e.WorkspaceID, data)
+	data = withTenant(ctx, s.accounts.InTx(tx), e.OrganizationID, e.WorkspaceID, data)
 	if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, data)); err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slug, err)
 	}

@@ -298,7 +298,7 @@ func registerWebhooks(api *rest.API, s *service) {
 			"message": "This is a test event from the Kobana Autonomous Inbox.",
 			"webhook": map[string]any{"id": w.ID, "external_id": w.ExternalID, "label": w.Label, "url": w.URL},
 		}
-		ev, err := s.hooks.Test(ctx, sc.OrgID, sc.WorkspaceID, w.ID, s.withTenant(ctx, s.db, sc.OrgID, sc.WorkspaceID, data))
+		ev, err := s.hooks.Test(ctx, sc.OrgID, sc.WorkspaceID, w.ID, withTenant(ctx, s.accounts, sc.OrgID, sc.WorkspaceID, data))
 		if err != nil {
 			return nil, webhookError(err)
 		}
