@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/smtp"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,11 +53,69 @@ func startCommand(t *testing.T, args []string, want string) string {
 	return found
 }
 
-// TestWorkerWorksForAnAPIReplica is the scale-out shape: `serve --jobs=off`
-// only receives mail and enqueues, a separate `kobana-mcp worker` on the
-// same database processes it. The e-mail sent to the API replica ends
-// processed, which only the worker can have done.
+// startProcess runs the built binary with args as its own OS process
+// until the test ends (then SIGTERM, expecting exit 0) and returns its
+// first stdout line that contains want.
+func startProcess(t *testing.T, bin string, args []string, want string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = childEnv()
+	stderr := &syncWriter{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stdout)
+		sent := false
+		for lines.Scan() {
+			if !sent && strings.Contains(lines.Text(), want) {
+				found <- lines.Text()
+				sent = true
+			}
+		}
+		if !sent {
+			close(found)
+		}
+	}()
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("%s exited with %v: %s", args[0], err, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("%s did not stop after SIGTERM", args[0])
+		}
+	})
+	select {
+	case line, ok := <-found:
+		if !ok {
+			t.Fatalf("%s stopped without printing %q: %s", args[0], want, stderr.String())
+		}
+		return line
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s never printed %q: %s", args[0], want, stderr.String())
+	}
+	return ""
+}
+
+// TestWorkerWorksForAnAPIReplica is the scale-out shape, as two OS
+// processes of the real binary on one database: `serve --jobs=off` only
+// receives mail and enqueues; a separate `kobana-mcp worker` processes it.
+// The e-mail sent to the API replica ends processed, which only the worker
+// can have done.
 func TestWorkerWorksForAnAPIReplica(t *testing.T) {
+	bin := buildBinary(t)
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
 			dataDir := t.TempDir()
@@ -64,7 +124,8 @@ func TestWorkerWorksForAnAPIReplica(t *testing.T) {
 				dbURL = storetest.URL(t, engine)
 			}
 			addr := freePort(t)
-			line := startCommand(t, []string{"serve", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox", "--inbox-addr", addr, "--jobs", "off"}, "SMTP intake: smtp://")
+			common := []string{"--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox"}
+			line := startProcess(t, bin, append([]string{"serve", "--inbox-addr", addr, "--inbox-smtp-addr", "127.0.0.1:0", "--jobs", "off"}, common...), "SMTP intake: smtp://")
 			_, rest, _ := strings.Cut(line, "smtp://")
 			smtpAddr, _, _ := strings.Cut(rest, " ")
 			tok := demoToken(t, dataDir, dbURL, addr, "api")
@@ -92,7 +153,7 @@ func TestWorkerWorksForAnAPIReplica(t *testing.T) {
 			if len(list) != 1 || list[0].(map[string]any)["status"] != "approved" {
 				t.Fatalf("before the worker: %v", list)
 			}
-			startCommand(t, []string{"worker", "--data-dir", dataDir, "--database-url", dbURL, "--products", "inbox"}, "working jobs")
+			startProcess(t, bin, append([]string{"worker"}, common...), "working jobs")
 			deadline := time.Now().Add(30 * time.Second)
 			for {
 				list = do("GET", "/emails", "")["data"].([]any)
