@@ -126,7 +126,7 @@ func (p *parser) walk(m *Message, h textproto.Header, body io.Reader, depth int,
 	}
 	a := Attachment{
 		Filename:    cleanText(filename),
-		ContentType: mediaType,
+		ContentType: cleanText(mediaType),
 		Size:        int64(len(data)),
 		Data:        data,
 		ContentID:   cleanText(strings.Trim(strings.TrimSpace(h.Get("Content-Id")), "<>")),
