@@ -8,11 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -513,7 +511,7 @@ func addressFree(ctx context.Context, q store.Querier, addr, selfID string) erro
 // again.
 func (s *service) generateAddress(ctx context.Context, q store.Querier, sc scope, label string) (string, error) {
 	base := sc.Workspace.EmailPrefix
-	if sl := slugify(label); sl != "" {
+	if sl := accounts.Slug(label, 40); sl != "" {
 		base = strings.Trim(base+"-"+sl, "-")
 	}
 	if len(base) > 57 {
@@ -548,32 +546,6 @@ func randomToken(n int) string {
 		b[i] = tokenAlphabet[int(b[i])%len(tokenAlphabet)]
 	}
 	return string(b)
-}
-
-// slugify turns a label into kebab-case for an address: accents dropped,
-// ASCII letters and digits lower-cased, other runs as one hyphen, at most
-// 40 characters.
-func slugify(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range norm.NFD.String(strings.ToLower(s)) {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-		default:
-			dash = true
-		}
-	}
-	out := b.String()
-	if len(out) > 40 {
-		out = strings.TrimRight(out[:40], "-")
-	}
-	return out
 }
 
 // filterFields and filterActions are what a screening rule may name.

@@ -61,14 +61,10 @@ func registerSystemEvents(api *rest.API, s *service) {
 		Title: "List system events", Summary: "Lists the workspace's system events (what happened, as sent to webhooks), newest first, with cursor pagination; filters slug, email_id and inbox_id.",
 		Requires: systemEventsRead, Annotations: readOnly(),
 	}, func(ctx context.Context, in *listSystemEventsIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
 		if in.Slug != "" && !slices.Contains(webhookEventSlugs, in.Slug) {
 			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "slug", Message: "must be one of " + strings.Join(webhookEventSlugs, ", ")})
 		}
-		after, err := decodeCursor(in.Cursor)
+		sc, after, err := s.pageScope(ctx, in.Cursor)
 		if err != nil {
 			return nil, err
 		}

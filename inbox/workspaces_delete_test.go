@@ -6,15 +6,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -108,41 +104,16 @@ func (c deleteCall) do(t *testing.T, url string) mcpReply {
 func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		acc := accounts.New(db, accounts.Options{})
-		mine, _ := acc.CreateOrganization(ctx, "Mine")
-		theirs, _ := acc.CreateOrganization(ctx, "Theirs")
+		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
+		acc, mine, owner := e.Acc, e.Mine, e.Owner
 		billing, err := acc.CreateWorkspace(ctx, mine.ID, accounts.NewWorkspace{ExternalID: "billing", Label: "Billing"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sales, _ := acc.CreateWorkspace(ctx, mine.ID, accounts.NewWorkspace{ExternalID: "sales", Label: "Sales"})
-		theirWS, _ := acc.ListWorkspaces(ctx, theirs.ID)
-		pw := "a long enough password"
-		owner, _ := acc.CreateUser(ctx, accounts.NewUser{Email: "o@example.com", Password: pw, OrganizationID: mine.ID, Role: identity.RoleOwner})
-		admin, _ := acc.CreateUser(ctx, accounts.NewUser{Email: "a@example.com", Password: pw, OrganizationID: mine.ID, Role: identity.RoleAdmin})
-
-		keys, _ := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
-		mux := http.NewServeMux()
-		srv := httptest.NewServer(mux)
-		defer srv.Close()
-		p, err := New(app.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys},
-			Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
-				m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
-				return m.Role, err
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux.Handle("/", p.Handler)
-		issuer := &oauth.Issuer{URL: srv.URL, Keys: keys}
-		tok := func(u accounts.User, audience string) string {
-			s, _, err := issuer.Issue(oauth.Grant{Subject: u.ID, UserID: u.ID, OrganizationID: mine.ID, Audience: audience, Scopes: []string{"inbox.workspaces"}, TTL: time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s
-		}
-		ownerTok := tok(owner, srv.URL+"/mcp")
+		admin, _ := acc.CreateUser(ctx, accounts.NewUser{Email: "a@example.com", Password: "a long enough password", OrganizationID: mine.ID, Role: identity.RoleAdmin})
+		tok := func(u accounts.User, resource string) string { return e.Token(u, resource, "inbox.workspaces") }
+		ownerTok := tok(owner, "mcp")
 		live := func(id string) bool {
 			_, err := acc.GetWorkspace(ctx, mine.ID, id)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -152,7 +123,7 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 		}
 
 		// 1. The first call asks, naming the workspace, and deletes nothing.
-		first := deleteCall{token: ownerTok, id: "billing"}.do(t, srv.URL)
+		first := deleteCall{token: ownerTok, id: "billing"}.do(t, e.URL)
 		if first.Result.ResultType != "input_required" || first.Result.RequestState == "" {
 			t.Fatalf("first call: %s", first.raw)
 		}
@@ -165,21 +136,21 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 		}
 
 		// 2. Decline: nothing is done, and that state is spent.
-		declined := deleteCall{token: ownerTok, id: "billing", state: first.Result.RequestState, responses: `{"confirm":{"action":"decline"}}`}.do(t, srv.URL)
+		declined := deleteCall{token: ownerTok, id: "billing", state: first.Result.RequestState, responses: `{"confirm":{"action":"decline"}}`}.do(t, e.URL)
 		if !declined.Result.IsError || !strings.Contains(declined.text(), "Nothing was done") || !live(billing.ID) {
 			t.Fatalf("decline: %s", declined.raw)
 		}
-		if r := (deleteCall{token: ownerTok, id: "billing", state: first.Result.RequestState, responses: acceptDelete}).do(t, srv.URL); r.Error == nil || r.Error.Code != -32602 || !live(billing.ID) {
+		if r := (deleteCall{token: ownerTok, id: "billing", state: first.Result.RequestState, responses: acceptDelete}).do(t, e.URL); r.Error == nil || r.Error.Code != -32602 || !live(billing.ID) {
 			t.Fatalf("accepting a declined state: %s", r.raw)
 		}
 
 		// 3. Accept: deleted once; the same confirmation again runs nothing.
-		ask := deleteCall{token: ownerTok, id: "billing"}.do(t, srv.URL)
-		done := deleteCall{token: ownerTok, id: "billing", state: ask.Result.RequestState, responses: acceptDelete}.do(t, srv.URL)
+		ask := deleteCall{token: ownerTok, id: "billing"}.do(t, e.URL)
+		done := deleteCall{token: ownerTok, id: "billing", state: ask.Result.RequestState, responses: acceptDelete}.do(t, e.URL)
 		if done.Result.IsError || done.Result.ResultType != "complete" || done.text() != `{"status":204}` || live(billing.ID) {
 			t.Fatalf("accept: %s (live %v)", done.raw, live(billing.ID))
 		}
-		replay := deleteCall{token: ownerTok, id: "billing", state: ask.Result.RequestState, responses: acceptDelete}.do(t, srv.URL)
+		replay := deleteCall{token: ownerTok, id: "billing", state: ask.Result.RequestState, responses: acceptDelete}.do(t, e.URL)
 		if replay.Error == nil || replay.Error.Code != -32602 || !strings.Contains(replay.Error.Message, "already used") {
 			t.Fatalf("replay: %s", replay.raw)
 		}
@@ -188,7 +159,7 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 		//    deletes, the other is refused as used (not a 404 of a
 		//    workspace that is gone).
 		other, _ := acc.CreateWorkspace(ctx, mine.ID, accounts.NewWorkspace{ExternalID: "other", Label: "Other"})
-		ask = deleteCall{token: ownerTok, id: sales.ID}.do(t, srv.URL)
+		ask = deleteCall{token: ownerTok, id: sales.ID}.do(t, e.URL)
 		if !strings.Contains(ask.raw, "Delete workspace 'Sales' (external id sales)?") {
 			t.Fatalf("ask by id: %s", ask.raw)
 		}
@@ -196,7 +167,7 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range answers {
 			wg.Go(func() {
-				answers[i] = deleteCall{token: ownerTok, id: sales.ID, state: ask.Result.RequestState, responses: acceptDelete}.do(t, srv.URL)
+				answers[i] = deleteCall{token: ownerTok, id: sales.ID, state: ask.Result.RequestState, responses: acceptDelete}.do(t, e.URL)
 			})
 		}
 		wg.Wait()
@@ -221,7 +192,7 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 			"2026 without form":    {token: ownerTok, id: "other", caps: `{}`},
 			"2026 URL elicitation": {token: ownerTok, id: "other", caps: `{"elicitation":{"url":{}}}`},
 		} {
-			r := c.do(t, srv.URL)
+			r := c.do(t, e.URL)
 			var body struct {
 				Error struct{ Code, Message string }
 			}
@@ -233,31 +204,31 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 
 		// 6. Nothing to confirm: another organization's workspace is not
 		//    found, the last workspace cannot go; neither is asked.
-		if r := (deleteCall{token: ownerTok, id: theirWS[0].ID}).do(t, srv.URL); !r.Result.IsError || !strings.Contains(r.text(), `"not_found"`) || r.Result.RequestState != "" {
+		if r := (deleteCall{token: ownerTok, id: e.TheirWS.ID}).do(t, e.URL); !r.Result.IsError || !strings.Contains(r.text(), `"not_found"`) || r.Result.RequestState != "" {
 			t.Fatalf("another organization's workspace: %s", r.raw)
 		}
-		ask = deleteCall{token: ownerTok, id: "other"}.do(t, srv.URL)
-		if r := (deleteCall{token: ownerTok, id: "other", state: ask.Result.RequestState, responses: acceptDelete}).do(t, srv.URL); r.text() != `{"status":204}` {
+		ask = deleteCall{token: ownerTok, id: "other"}.do(t, e.URL)
+		if r := (deleteCall{token: ownerTok, id: "other", state: ask.Result.RequestState, responses: acceptDelete}).do(t, e.URL); r.text() != `{"status":204}` {
 			t.Fatalf("delete other: %s", r.raw)
 		}
 		left, _ := acc.ListWorkspaces(ctx, mine.ID)
 		if len(left) != 1 {
 			t.Fatalf("%d workspaces left, want the default", len(left))
 		}
-		if r := (deleteCall{token: ownerTok, id: left[0].ID}).do(t, srv.URL); !r.Result.IsError || !strings.Contains(r.text(), `"conflict"`) || r.Result.RequestState != "" {
+		if r := (deleteCall{token: ownerTok, id: left[0].ID}).do(t, e.URL); !r.Result.IsError || !strings.Contains(r.text(), `"conflict"`) || r.Result.RequestState != "" {
 			t.Fatalf("the last workspace: %s", r.raw)
 		}
 
 		// 7. Only owners may delete: to an admin the tool does not exist.
-		if r := (deleteCall{token: tok(admin, srv.URL+"/mcp"), id: left[0].ID}).do(t, srv.URL); r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "Unknown tool") {
+		if r := (deleteCall{token: tok(admin, "mcp"), id: left[0].ID}).do(t, e.URL); r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "Unknown tool") {
 			t.Fatalf("admin: %s", r.raw)
 		}
 
 		// 8. Over REST the API client answers for its own confirmation.
 		extra, _ := acc.CreateWorkspace(ctx, mine.ID, accounts.NewWorkspace{ExternalID: "rest", Label: "REST"})
 		del := func(id string) (int, string) {
-			req, _ := http.NewRequest("DELETE", srv.URL+"/api/v1/workspaces/"+id, nil)
-			req.Header.Set("Authorization", "Bearer "+tok(owner, srv.URL+"/api/v1"))
+			req, _ := http.NewRequest("DELETE", e.URL+"/api/v1/workspaces/"+id, nil)
+			req.Header.Set("Authorization", "Bearer "+tok(owner, "api"))
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -266,7 +237,7 @@ func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			return resp.StatusCode, string(b)
 		}
-		if code, body := del(theirWS[0].ID); code != 404 {
+		if code, body := del(e.TheirWS.ID); code != 404 {
 			t.Fatalf("REST, another organization's workspace: %d %s", code, body)
 		}
 		if code, body := del("rest"); code != 204 || live(extra.ID) {

@@ -198,11 +198,21 @@ func (s *Store) DeleteWorkspace(ctx context.Context, orgID, workspaceID string) 
 	})
 }
 
-// slug turns a name into a kebab-case e-mail prefix: accents dropped
-// ("Açúcar" → "acucar"), ASCII letters and digits lower-cased, other runs
-// of characters as one hyphen, at most 60 characters; "workspace" when
-// nothing is left.
+// slug turns a name into a kebab-case e-mail prefix (Slug, at most 60
+// characters); "workspace" when nothing is left.
 func slug(name string) string {
+	if s := Slug(name, maxEmailPrefix); s != "" {
+		return s
+	}
+	return "workspace"
+}
+
+// Slug turns a name into kebab-case for an e-mail address part: accents
+// dropped ("Açúcar" → "acucar"), ASCII letters and digits lower-cased,
+// other runs of characters as one hyphen, at most max characters, "" when
+// nothing is left. Workspace prefixes and the Inbox's addresses share it,
+// so an address reads the same way its workspace's prefix does.
+func Slug(name string, max int) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range norm.NFD.String(strings.ToLower(name)) {
@@ -218,13 +228,9 @@ func slug(name string) string {
 		default:
 			dash = true
 		}
-		if b.Len() >= maxEmailPrefix {
+		if b.Len() >= max {
 			break
 		}
 	}
-	s := strings.TrimRight(b.String()[:min(b.Len(), maxEmailPrefix)], "-")
-	if s == "" {
-		return "workspace"
-	}
-	return s
+	return strings.TrimRight(b.String()[:min(b.Len(), max)], "-")
 }

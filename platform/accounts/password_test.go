@@ -70,3 +70,21 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestSlugBounded: the exported Slug cuts at its own bound without leaving
+// a trailing hyphen, and gives "" (not a default) when nothing is left.
+func TestSlugBounded(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"Notas Fiscais de Serviço", 40, "notas-fiscais-de-servico"},
+		{"Fornecedores do Nordeste", 16, "fornecedores-do"},
+		{"???", 40, ""},
+	} {
+		if got := Slug(c.in, c.max); got != c.want {
+			t.Errorf("Slug(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
