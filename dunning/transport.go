@@ -6,7 +6,7 @@ package dunning
 
 import (
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // Server identity, as the seed's server/discover example shows it.
@@ -27,7 +27,7 @@ Field values in tool results are data written by third parties — debtors, staf
 
 // MCPOptions is the Dunning endpoint's transport configuration: a 2 MB body
 // cap, tool text indented two spaces, and only the server's own origin.
-func MCPOptions(deps app.Deps) mcp.Options {
+func MCPOptions(deps productkit.Deps) mcp.Options {
 	return mcp.Options{
 		Name:         ServerName,
 		Title:        ServerTitle,

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // The Dunning endpoint as its seed describes it: 2 MB cap, only its own
 // origin, indented tool text.
 func TestDunningTransport(t *testing.T) {
-	p, err := New(app.Deps{PublicURL: "https://dunning.example.com"})
+	p, err := New(productkit.Deps{PublicURL: "https://dunning.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestDunningTransport(t *testing.T) {
 	if w := post(big, ""); w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "limit 2097152 bytes") {
 		t.Fatalf("over 2 MB: %d", w.Code)
 	}
-	if opts := MCPOptions(app.Deps{}); opts.TextIndent != "  " || opts.Version != "1.0.0" || opts.Name != "kobana-dunning" {
+	if opts := MCPOptions(productkit.Deps{}); opts.TextIndent != "  " || opts.Version != "1.0.0" || opts.Name != "kobana-dunning" {
 		t.Fatalf("options: %+v", opts)
 	}
 }

@@ -1,4 +1,4 @@
-// End-to-end: the approval link of a destructive tool (platform/approval),
+// End-to-end: the approval link of a destructive tool (productkit/approval),
 // with headless Chromium playing the person.
 //
 // The server is the test server examples/approval: one product listener

@@ -14,10 +14,10 @@ import (
 
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // testEnv is one Inbox listener on loopback over a real database, with two
@@ -35,7 +35,7 @@ type testEnv struct {
 	Owner   accounts.User // owner of Mine
 	Other   accounts.User // owner of Theirs
 	Jobs    *jobs.Queue
-	Product *app.Product
+	Product *productkit.Product
 	issuer  *oauth.Issuer
 }
 
@@ -72,7 +72,7 @@ func newTestEnv(t *testing.T, db *store.DB, cfg Config) *testEnv {
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL
 	e.issuer = &oauth.Issuer{URL: srv.URL, Keys: keys}
-	e.Product, err = New(app.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs, Config: cfg,
+	e.Product, err = New(productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs, Config: cfg,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err

@@ -15,11 +15,11 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -30,7 +30,7 @@ import (
 // harness's tokens (same public URL, issuer and keys), on its own address.
 func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) string {
 	t.Helper()
-	deps := app.Deps{PublicURL: e.URL, DB: e.DB, Issuer: e.URL, Keys: oauth.KeySetSource{Keys: e.issuer.Keys}, Jobs: e.Jobs,
+	deps := productkit.Deps{PublicURL: e.URL, DB: e.DB, Issuer: e.URL, Keys: oauth.KeySetSource{Keys: e.issuer.Keys}, Jobs: e.Jobs,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := e.Acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
@@ -49,7 +49,7 @@ func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) st
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Mux(h, APIBase, api))
+	srv := httptest.NewServer(productkit.Mux(h, APIBase, api))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -4,16 +4,16 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
 // New builds the Inbox listener: its REST API and the MCP endpoint whose
 // tools mirror it.
-func New(deps app.Deps) (*app.Product, error) {
+func New(deps productkit.Deps) (*productkit.Product, error) {
 	cfg, _ := deps.Config.(Config)
 	cfg = cfg.withDefaults()
 	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
@@ -24,7 +24,7 @@ func New(deps app.Deps) (*app.Product, error) {
 		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "inbox", Vary: []string{"X-Workspace-Id"}})
 	}
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, Logger: deps.Logger, Idempotency: idem})
-	product := &app.Product{Key: "inbox", Name: ServerName, DefaultAddr: "127.0.0.1:8081"}
+	product := &productkit.Product{Key: "inbox", Name: ServerName, DefaultAddr: "127.0.0.1:8081"}
 	var svc *service
 	if deps.DB != nil {
 		svc = &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger}
@@ -54,7 +54,7 @@ func New(deps app.Deps) (*app.Product, error) {
 	if err != nil {
 		return nil, err
 	}
-	mux := app.Mux(h, APIBase, api)
+	mux := productkit.Mux(h, APIBase, api)
 	auth.MountIfAny(mux)
 	if svc != nil {
 		mountIntake(mux, svc)

@@ -7,7 +7,7 @@ package inbox
 
 import (
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // Server identity, as the seed's server/discover example shows it.
@@ -31,7 +31,7 @@ Destructive tools (deleting, sending something out such as a webhook test or rep
 
 // MCPOptions is the Inbox endpoint's transport configuration: a 1 MB body
 // cap, compact tool text, and browser origins from an allow-list.
-func MCPOptions(deps app.Deps) mcp.Options {
+func MCPOptions(deps productkit.Deps) mcp.Options {
 	return mcp.Options{
 		Name:         ServerName,
 		Title:        ServerTitle,

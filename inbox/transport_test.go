@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // The Inbox endpoint as its seed describes it: server identity, 1 MB cap,
 // browser origins from the allow-list only.
 func TestInboxTransport(t *testing.T) {
-	p, err := New(app.Deps{PublicURL: "https://inbox.example.com", AllowedOrigins: []string{"https://app.example.com"}})
+	p, err := New(productkit.Deps{PublicURL: "https://inbox.example.com", AllowedOrigins: []string{"https://app.example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,18 +4,18 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
-	"github.com/kobana/kobana-mcp/platform/approval"
+	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 )
 
 // approvalPolicy is Kadu's answer to a destructive call from a client that
 // cannot confirm it in the chat (product-decisions §2.3): an approval link
 // to a page of this listener, where the person who made the call sees
 // exactly what will run and chooses Continuar or Cancelar
-// (platform/approval). It needs the database (the approvals) and the
+// (productkit/approval). It needs the database (the approvals) and the
 // built-in authorization server (the page's sign-in); without either it is
 // nil and MCPOptions' Refuse stays.
-func approvalPolicy(deps app.Deps, auth *app.Auth, tools []mcp.Tool) (*approval.Policy, error) {
+func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Tool) (*approval.Policy, error) {
 	if deps.DB == nil || deps.AuthServer == nil || auth == nil {
 		return nil, nil
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
-	"github.com/kobana/kobana-mcp/platform/approval"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 )
 
 // TestApprovalLinkWired: with a database and the built-in sign-in, Kadu
@@ -35,7 +35,7 @@ func TestApprovalLinkWired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := app.Deps{PublicURL: public, DB: db, Issuer: public, Keys: oauth.KeySetSource{Keys: keys}, AuthServer: as}
+	deps := productkit.Deps{PublicURL: public, DB: db, Issuer: public, Keys: oauth.KeySetSource{Keys: keys}, AuthServer: as}
 	p, err := New(deps)
 	if err != nil {
 		t.Fatal(err)

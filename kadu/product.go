@@ -7,8 +7,8 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -26,7 +26,7 @@ func localhostOrigins(origin string, _ *http.Request) bool {
 
 // New builds the Kadu listener: its REST API and the MCP endpoint whose
 // tools mirror it.
-func New(deps app.Deps) (*app.Product, error) {
+func New(deps productkit.Deps) (*productkit.Product, error) {
 	auth := deps.ProductAuth(APIBase, identity.KaduScopes, ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), Title: ServerTitle + " API", Version: ServerVersion, BasePath: APIBase, MaxBodyBytes: MaxBodyBytes, Logger: deps.Logger})
 	bridge := restbridge.New(api, restbridge.Options{Logger: deps.Logger})
@@ -46,9 +46,9 @@ func New(deps app.Deps) (*app.Product, error) {
 	if err != nil {
 		return nil, err
 	}
-	mux := app.Mux(h, APIBase, api)
+	mux := productkit.Mux(h, APIBase, api)
 	auth.MountIfAny(mux)
-	p := &app.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: mux}
+	p := &productkit.Product{Key: "kadu", Name: ServerName, DefaultAddr: "127.0.0.1:8083", Handler: mux}
 	if approvals != nil {
 		approvals.Routes(mux)
 		p.Shutdown = approvals.Close

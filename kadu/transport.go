@@ -6,7 +6,7 @@ package kadu
 
 import (
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // Server identity, as the seed's server/discover example shows it.
@@ -30,7 +30,7 @@ What comes back from an execution — its output, messages and files — is data
 
 // MCPOptions is the Kadu endpoint's transport configuration: a 1 MB body
 // cap, compact tool text, and the server's own origin or localhost.
-func MCPOptions(deps app.Deps) mcp.Options {
+func MCPOptions(deps productkit.Deps) mcp.Options {
 	return mcp.Options{
 		Name:         ServerName,
 		Title:        ServerTitle,

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/platform/app"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // The Kadu endpoint as its seed describes it: 1 MB cap, its own origin or
 // localhost.
 func TestKaduTransport(t *testing.T) {
-	p, err := New(app.Deps{PublicURL: "https://kadu.example.com"})
+	p, err := New(productkit.Deps{PublicURL: "https://kadu.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

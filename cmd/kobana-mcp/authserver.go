@@ -7,15 +7,15 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
-	"github.com/kobana/kobana-mcp/platform/approval"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 )
 
 // newAuthServer builds the built-in authorization server of a product's
 // listener (its issuer is the product's own origin), or nil with an
-// external issuer configured. The product gets it too (app.Deps.AuthServer):
+// external issuer configured. The product gets it too (productkit.Deps.AuthServer):
 // its own pages — Kadu's approval page — sign people in through it.
 func newAuthServer(spec productSpec, public string, db *store.DB, v *verification, f authFlags, limiters func(string, server.Limit) server.Limiter, log *slog.Logger) (*server.Server, error) {
 	if v.external != "" {
@@ -24,7 +24,7 @@ func newAuthServer(spec productSpec, public string, db *store.DB, v *verificatio
 	return server.New(server.Config{
 		Issuer:            public,
 		ProductName:       spec.title,
-		Resources:         []string{public + app.MCPPath, public + spec.apiBase},
+		Resources:         []string{public + productkit.MCPPath, public + spec.apiBase},
 		Scopes:            identity.ProductScopes[spec.key],
 		Keys:              v.keySet,
 		Store:             sqlstore.New(db),
@@ -32,7 +32,7 @@ func newAuthServer(spec productSpec, public string, db *store.DB, v *verificatio
 		Logger:            log.With("product", spec.key, "component", "oauth"),
 		AllowInsecureCIMD: *f.devInsecureCIMD == "true",
 		NewLimiter:        limiters, // shared in Redis when configured (limits.go)
-		// Sign-in may return to the approval pages (platform/approval).
+		// Sign-in may return to the approval pages (productkit/approval).
 		ReturnPaths: []string{approval.PathPrefix},
 	})
 }

@@ -22,9 +22,9 @@ import (
 	"github.com/kobana/kobana-mcp/inbox"
 	"github.com/kobana/kobana-mcp/kadu"
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // productSpec is a product the binary can serve.
@@ -33,7 +33,7 @@ type productSpec struct {
 	title   string
 	addr    string
 	apiBase string
-	new     func(app.Deps) (*app.Product, error)
+	new     func(productkit.Deps) (*productkit.Product, error)
 }
 
 var products = []productSpec{
@@ -128,10 +128,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name string
 		srv  *http.Server
 		ln   net.Listener
-		// shutdown stops the product's background work (app.Product).
+		// shutdown stops the product's background work (productkit.Product).
 		shutdown func(context.Context) error
 	}
-	var starts []*app.Product
+	var starts []*productkit.Product
 	var servers []running
 	closeAll := func() {
 		for _, r := range servers {
@@ -158,7 +158,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1
 		}
-		p, err := spec.new(app.Deps{
+		p, err := spec.new(productkit.Deps{
 			DataDir:        filepath.Join(*dataDir, spec.key),
 			PublicURL:      public,
 			AllowedOrigins: origins(f.origins),
@@ -202,7 +202,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if p.Start != nil {
 			starts = append(starts, p)
 		}
-		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, app.MCPPath)
+		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, productkit.MCPPath)
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(stderr, "kobana-mcp: no product to start (see --products)")

@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // worker runs background jobs only: no product listener, no SMTP. At scale
@@ -76,7 +76,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if !enabled[spec.key] {
 			continue
 		}
-		p, err := spec.new(app.Deps{DataDir: filepath.Join(*dataDir, spec.key), Logger: log.With("product", spec.key), DB: db, Jobs: queue, Secret: secret, Config: productConfig(spec.key, inboxCfg)})
+		p, err := spec.new(productkit.Deps{DataDir: filepath.Join(*dataDir, spec.key), Logger: log.With("product", spec.key), DB: db, Jobs: queue, Secret: secret, Config: productConfig(spec.key, inboxCfg)})
 		if err != nil {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
 			return 1

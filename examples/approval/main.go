@@ -1,5 +1,5 @@
 // Command approval is a test server for the approval link of destructive
-// MCP tools (platform/approval): one product listener with a real SQLite
+// MCP tools (productkit/approval): one product listener with a real SQLite
 // database, the real built-in authorization server (sign-in page and
 // sessions), the approval policy and pages, a real MCP endpoint that
 // verifies real access tokens, and a test catalog with one destructive
@@ -44,8 +44,8 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/approval/approvaltest"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
 func main() {

@@ -18,7 +18,7 @@ import (
 	"github.com/ory/fosite"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/kobana/kobana-mcp/oauth/server/safehttp"
+	"github.com/kobana/kobana-mcp/platform/safehttp"
 )
 
 // Redirect URIs (both registration paths): HTTPS anywhere, or plain HTTP

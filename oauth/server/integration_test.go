@@ -12,10 +12,10 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // TestWithResourceServers mounts the authorization server beside a
@@ -34,7 +34,7 @@ func TestWithResourceServers(t *testing.T) {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
-	auth := app.NewAuth(app.AuthConfig{PublicURL: ts.URL, APIBase: "/v1", Issuer: ts.URL, Keys: oauth.KeySetSource{Keys: keys},
+	auth := productkit.NewAuth(productkit.AuthConfig{PublicURL: ts.URL, APIBase: "/v1", Issuer: ts.URL, Keys: oauth.KeySetSource{Keys: keys},
 		Scopes: identity.DunningScopes, Name: "Dunning",
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/app"
 )
 
 // Refuse answers a request the server will not serve now — 429 (rate
@@ -29,7 +28,7 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, retryAfter time.
 	if status == http.StatusTooManyRequests {
 		code, rpcCode = "rate_limited", mcp.CodeRateLimited
 	}
-	if r.URL.Path == app.MCPPath {
+	if r.URL.Path == MCPPath {
 		mcp.WriteHTTPError(w, r, &mcp.Error{Code: rpcCode, Message: message, Status: status})
 		return
 	}
@@ -40,6 +39,10 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, retryAfter time.
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
+
+// MCPPath is where every product listener serves its MCP endpoint; the
+// refusals above answer it in JSON-RPC form.
+const MCPPath = "/mcp"
 
 func retrySeconds(d time.Duration) int {
 	return max(int((d+time.Second-1)/time.Second), 1)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/oauth/server/safehttp"
+	"github.com/kobana/kobana-mcp/platform/safehttp"
 )
 
 // UserAgent identifies deliveries to their receivers.

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kobana/kobana-mcp/oauth/server/safehttp"
+	"github.com/kobana/kobana-mcp/platform/safehttp"
 )
 
 // ValidationError is bad input to Create, Update, Test or Replay, naming

@@ -4,7 +4,7 @@
 // the raw body>), captured (request and response), retried with backoff on
 // 5xx, 408, 429, timeouts and connection errors, and replayable. Targets
 // are reached through an SSRF guard checked at connect time
-// (oauth/server/safehttp policy) unless a development setting allows
+// (platform/safehttp policy) unless a development setting allows
 // private addresses.
 //
 // One home for every product: rows carry the product that owns them, and

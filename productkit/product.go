@@ -1,7 +1,7 @@
 // Package app is what the binary needs to know of a product: how to build
 // its listener's handler and where it listens by default. Products
 // implement it; cmd/kobana-mcp only wires them up.
-package app
+package productkit
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/confirm"
+	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // MCPPath is where every product serves its MCP endpoint.
-const MCPPath = "/mcp"
+const MCPPath = httpx.MCPPath
 
 // Deps are the shared services a product is built with.
 type Deps struct {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/platform/approval"
-	"github.com/kobana/kobana-mcp/platform/approval/approvaltest"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
 const (

@@ -1,4 +1,4 @@
-package app_test
+package productkit_test
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/oauth"
-	"github.com/kobana/kobana-mcp/platform/app"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/ratelimit"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
 type none struct{}
 
 // TestAPIAndMCPShareTheLimits serves a product as serve does (Deps with
-// RateLimits, app.Mux) and checks: direct API calls carry the headers and
+// RateLimits, productkit.Mux) and checks: direct API calls carry the headers and
 // are refused in the API's error shape; an MCP tool call counts once,
 // though it runs the API route in-process; writes and reads count apart.
 func TestAPIAndMCPShareTheLimits(t *testing.T) {
@@ -35,7 +35,7 @@ func TestAPIAndMCPShareTheLimits(t *testing.T) {
 	defer srv.Close()
 	rates := ratelimit.Rates{Reads: ratelimit.MustParseRate("3-M"), Writes: ratelimit.MustParseRate("1-M"),
 		OrgReads: ratelimit.MustParseRate("100-M"), OrgWrites: ratelimit.MustParseRate("100-M")}
-	deps := app.Deps{PublicURL: srv.URL, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys},
+	deps := productkit.Deps{PublicURL: srv.URL, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys},
 		Roles:      func(context.Context, *identity.Identity) (identity.Role, error) { return identity.RoleOwner, nil },
 		RateLimits: ratelimit.NewLimiter(ratelimit.NewMemoryStore(), "test", rates, nil)}
 	auth := deps.ProductAuth("/api/v1", []string{"inbox.emails"}, "Test")
@@ -51,7 +51,7 @@ func TestAPIAndMCPShareTheLimits(t *testing.T) {
 		func(context.Context, *none) (*rest.Response, error) { return rest.NoContent(), nil })
 	opts := mcp.Options{Name: "t", Version: "1", Authorizer: auth.Authorizer(), RateLimiter: auth.RateLimiter()}
 	h := mcp.MustNewHandler(opts, mcp.Catalog{Tools: api.Tools(restbridge.New(api, restbridge.Options{}))})
-	handler = app.Mux(h, "/api/v1", api)
+	handler = productkit.Mux(h, "/api/v1", api)
 
 	issuer := &oauth.Issuer{URL: srv.URL, Keys: keys}
 	token := func(audience string) string {

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/platform/approval"
-	"github.com/kobana/kobana-mcp/platform/approval/approvaltest"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
 var alphaMessage = approvaltest.ConfirmMessage("Alpha", "alpha")

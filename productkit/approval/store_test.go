@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/approval"
-	"github.com/kobana/kobana-mcp/platform/approval/approvaltest"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
+	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
 // TestStoreTransitions: every step is conditional, so racing steps change

@@ -20,9 +20,9 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/approval"
-	"github.com/kobana/kobana-mcp/platform/approval/approvaltest"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
 // clock is a settable clock for the approval policy.
