@@ -28,7 +28,7 @@ func whAgent(t *testing.T, db *store.DB, orgID, workspaceID, externalID string) 
 // pagination to the end, every filter, one run with its usage and output,
 // and 404 for another organization's.
 func TestAgentRuns(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		agent := whAgent(t, db, e.Mine.ID, e.MineWS.ID, "extractor")

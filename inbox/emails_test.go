@@ -102,7 +102,7 @@ func listIDs(t *testing.T, e *testEnv, query string) ([]string, emailsPage) {
 // TestEmailsList: newest first, every filter, strict arguments,
 // pagination to the end, and nothing of another organization.
 func TestEmailsList(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
 		ids, page := listIDs(t, e, "")
@@ -195,7 +195,7 @@ func TestEmailsList(t *testing.T) {
 // TestEmailsGet: the whole e-mail JSON, 404 across organizations and for
 // nothing, and the tool.
 func TestEmailsGet(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
 		id := sd.byFixture["mixed_pdf.eml"]
@@ -263,7 +263,7 @@ func TestEmailsGet(t *testing.T) {
 // TestEmailsEML: the download is the stored bytes, as an attachment;
 // another organization's is 404.
 func TestEmailsEML(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
 		get := func(id string) (*http.Response, []byte) {
@@ -314,7 +314,7 @@ func TestEmailsEML(t *testing.T) {
 // job in the same transaction; busy is 409; another organization's is
 // 404; the tool asks for a confirmation it cannot get.
 func TestEmailsReprocess(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
 		ctx := context.Background()
@@ -383,7 +383,7 @@ func TestEmailsReprocessMessage(t *testing.T) {
 // TestEmailsStore covers what the processing job calls: org-scoped reads,
 // status updates and the raw message.
 func TestEmailsStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		s, e, ctx := sd.s, sd.e, context.Background()
 		id := sd.byFixture["mixed_pdf.eml"]

@@ -11,7 +11,7 @@ import (
 // TestHarness checks the shared test environment itself: the same listing
 // through REST and MCP, and each organization sees only its workspace.
 func TestHarness(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "GET", "/api/v1/workspaces", nil)
 		if code != 200 || !strings.Contains(body, e.MineWS.ID) || strings.Contains(body, e.TheirWS.ID) {

@@ -35,7 +35,7 @@ type testEnv struct {
 	Owner   accounts.User // owner of Mine
 	Other   accounts.User // owner of Theirs
 	Jobs    *jobs.Queue
-	Product *productkit.Product
+	Product *productkit.Listener
 	issuer  *oauth.Issuer
 }
 
@@ -72,7 +72,8 @@ func newTestEnv(t *testing.T, db *store.DB, cfg Config) *testEnv {
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL
 	e.issuer = &oauth.Issuer{URL: srv.URL, Keys: keys}
-	e.Product, err = New(productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs, Config: cfg,
+	e.Product, err = productkit.Assemble(Spec(cfg), productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
+		Webhooks: productkit.WebhookSettings{AllowPrivateTargets: cfg.WebhookAllowPrivateTargets, Retries: cfg.WebhookRetries},
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
@@ -107,7 +108,7 @@ func newTestEnv(t *testing.T, db *store.DB, cfg Config) *testEnv {
 func (e *testEnv) Token(user accounts.User, resource string, scopes ...string) string {
 	e.t.Helper()
 	if len(scopes) == 0 {
-		scopes = identity.InboxScopes
+		scopes = Spec(Config{}).Scopes()
 	}
 	org := e.Mine.ID
 	if user.ID == e.Other.ID {

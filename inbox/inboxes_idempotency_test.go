@@ -35,7 +35,7 @@ func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) st
 			m, err := e.Acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
 		}}
-	auth := deps.ProductAuth(APIBase, identity.InboxScopes, ServerTitle)
+	auth := deps.ProductAuth(APIBase, Spec(Config{}).Scopes(), ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), BasePath: APIBase, Idempotency: idem})
 	svc := &service{db: e.DB, accounts: accounts.New(e.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: e.Jobs, cfg: Config{}.withDefaults()}
 	registerWorkspaces(api, svc.accounts, svc.nonces)
@@ -87,7 +87,7 @@ func cfgCount(t *testing.T, db *store.DB, orgID string) int {
 // organization; an expired key runs again; identical requests at once run
 // once; and the MCP tool's idempotency_key replays too.
 func TestInboxesIdempotency(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		now := time.Now()
 		var mu sync.Mutex

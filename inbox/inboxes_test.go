@@ -133,7 +133,7 @@ func (b cfgErrBody) hasField(field string) bool {
 // validation error with its field, conflicts, another organization's ids,
 // and soft deletion that frees the address.
 func TestInboxesCreateGetDelete(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/inboxes", map[string]any{"label": "Contas a Pagar — Março"})
 		if code != 201 {
@@ -275,7 +275,7 @@ func TestInboxesCreateGetDelete(t *testing.T) {
 // TestInboxesListPagesAndFilters pages to the end oldest first, and
 // filters by status, agent and text (a literal % included).
 func TestInboxesListPagesAndFilters(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		_, body := e.Do(e.Owner, "POST", "/api/v1/agents", map[string]any{"label": "Extractor", "external_id": "ext"})
 		agent := cfgData[agentJSON](t, body)
@@ -351,7 +351,7 @@ func TestInboxesListPagesAndFilters(t *testing.T) {
 // replacing the allow-list needs an admin; PATCH changes only what it
 // names, has no allowed_recipients, and -1 removes a limit.
 func TestInboxesUpsertAndUpdate(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "PUT", "/api/v1/inboxes/erp-42", map[string]any{"label": "ERP", "allowed_recipients": []string{"a@x.com"}, "attachments_max_file_number": 2})
 		if code != 201 {
@@ -433,7 +433,7 @@ func TestInboxesUpsertAndUpdate(t *testing.T) {
 // errors, the annotations of domain.md §A4, inboxes_update without
 // allowed_recipients, and destructive tools that ask first.
 func TestInboxesTools(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		var listed struct {
 			Result struct {

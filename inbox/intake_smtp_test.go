@@ -61,7 +61,7 @@ func smtpCode(err error) int {
 // loopback and checks what was stored: bytes identical to what was sent,
 // the parsed fields, screening, events; and what the listener refuses.
 func TestIntakeSMTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0", MaxMessageBytes: 64 << 10})
 		addr := s.smtpAddr().String()

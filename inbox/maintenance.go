@@ -94,12 +94,9 @@ func (s *service) purge(ctx context.Context, cutoff time.Time) error {
 }
 
 // registerMaintenance registers the periodic jobs' workers and schedules.
-func registerMaintenance(s *service) {
-	if s.jobs == nil {
-		return
-	}
-	jobs.AddWorker(s.jobs, &usageResetWorker{s: s})
-	jobs.AddWorker(s.jobs, &purgeWorker{s: s})
-	s.jobs.AddPeriodic(jobs.MonthlyUTC(), func() (river.JobArgs, *river.InsertOpts) { return usageResetArgs{}, nil }, false)
-	s.jobs.AddPeriodic(jobs.DailyUTC(3, 17), func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, false)
+func registerMaintenance(s *service, q *jobs.Queue) {
+	jobs.AddWorker(q, &usageResetWorker{s: s})
+	jobs.AddWorker(q, &purgeWorker{s: s})
+	q.AddPeriodic(jobs.MonthlyUTC(), func() (river.JobArgs, *river.InsertOpts) { return usageResetArgs{}, nil }, false)
+	q.AddPeriodic(jobs.DailyUTC(3, 17), func() (river.JobArgs, *river.InsertOpts) { return purgeArgs{}, nil }, false)
 }

@@ -13,7 +13,7 @@ import (
 // mail; the purge keeps it while the retention runs and removes it with
 // its e-mails, raw message and agent runs after, leaving live data alone.
 func TestPurgeRemovesWhatRetentionReleased(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		gone, goneAddr := createTestInbox(t, e, map[string]any{"label": "Old"})
@@ -56,7 +56,7 @@ func TestPurgeRemovesWhatRetentionReleased(t *testing.T) {
 // TestUsageResetStartsANewMonth resets a workspace whose counters belong
 // to a past month and leaves the current month's alone.
 func TestUsageResetStartsANewMonth(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := &service{db: db, cfg: Config{}.withDefaults()}

@@ -40,12 +40,9 @@ func (processArgs) InsertOpts() river.InsertOpts {
 }
 
 // registerProcessing registers the processing worker on the process's
-// queue (none in transport tests).
-func registerProcessing(s *service) {
-	if s.jobs == nil {
-		return
-	}
-	jobs.AddWorker(s.jobs, &processWorker{s: s})
+// queue.
+func registerProcessing(s *service, q *jobs.Queue) {
+	jobs.AddWorker(q, &processWorker{s: s})
 }
 
 // enqueueProcessing schedules the agent for an e-mail, in tx: the job

@@ -78,7 +78,7 @@ func waitEmail(t *testing.T, e *testEnv, id string, statuses ...string) map[stri
 // processed with the boleto decoded, an agent run recorded, and the
 // email.processed event stored.
 func TestProcessingDecodesBoleto(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		_, addr := createTestInbox(t, e, map[string]any{"label": "Suppliers"})
 		id := postMail(t, e, boletoMail(addr, "billing@supplier.example", "Fatura 123"))
@@ -114,7 +114,7 @@ func TestProcessingDecodesBoleto(t *testing.T) {
 // beside the offline extraction. A provider refusal (400) fails the e-mail
 // with agent_run.failed and email.failed.
 func TestProcessingWithOpenAICompatibleProvider(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		refuse := make(chan bool, 10)
 		llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)

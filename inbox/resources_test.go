@@ -39,7 +39,7 @@ func resourceText(t *testing.T, res map[string]any) string {
 // a delivery, the current workspace — and another organization's e-mail,
 // which is not found, exactly as the route answers it.
 func TestResourcesReadThroughTheRoutes(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		inboxID, addr := createTestInbox(t, e, map[string]any{"label": "Res"})
 		long := strings.Repeat("Linha de texto longa. ", 2000)
@@ -101,7 +101,7 @@ func TestResourcesReadThroughTheRoutes(t *testing.T) {
 // TestPromptsAndCompletions renders the Inbox's prompts with the caller's
 // data and completes their ids from what the caller can see.
 func TestPromptsAndCompletions(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		inboxID, addr := createTestInbox(t, e, map[string]any{"label": "Prompted", "external_id": "prompted", "allowed_recipients": []string{"@ok.example"}})
 		createTestInbox(t, e, map[string]any{"label": "Other", "external_id": "other"})

@@ -14,7 +14,7 @@ import (
 // counters of an earlier month start at zero; another organization's
 // workspace is not found.
 func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		ctx := context.Background()
 		s := &service{db: db}

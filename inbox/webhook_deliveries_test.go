@@ -15,7 +15,7 @@ import (
 // the same event; deliveries are listed newest first and read one by one,
 // and a delivery is reachable only through its own webhook.
 func TestWebhookDeliveries(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := newWHReceiver(t)
 		w, secret := whCreate(t, e, map[string]any{"label": "Receiver", "url": rcv.URL, "subscribed_events": []string{"email.processed"},

@@ -163,7 +163,7 @@ func whCreate(t *testing.T, e *testEnv, body map[string]any) (webhookJSON, strin
 // shows it or the credentials; external ids, inbox scopes, updates, soft
 // delete and pagination to the end.
 func TestWebhooksCRUD(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		inboxID := whInbox(t, db, e.Mine.ID, e.MineWS.ID, "billing")
 		theirInbox := whInbox(t, db, e.Theirs.ID, e.TheirWS.ID, "theirs")
@@ -264,7 +264,7 @@ func TestWebhooksCRUD(t *testing.T) {
 
 // TestWebhooksValidation: bad input answers 422 naming the field.
 func TestWebhooksValidation(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		base := func(kv ...any) map[string]any {
 			m := map[string]any{"label": "L", "url": "https://ok.example/h", "subscribed_events": []string{"*"}}
@@ -322,7 +322,7 @@ func TestWebhooksValidation(t *testing.T) {
 // TestWebhooksPrivateTargetRefused: with the default configuration a
 // webhook cannot point at this machine or a private network.
 func TestWebhooksPrivateTargetRefused(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		for _, u := range []string{"https://127.0.0.1/hook", "https://10.1.2.3/hook", "https://localhost/hook", "http://erp.example/hook"} {
 			code, body := e.Do(e.Owner, "POST", "/api/v1/webhooks", map[string]any{"label": "L", "url": u, "subscribed_events": []string{"*"}})
@@ -341,7 +341,7 @@ func TestWebhooksPrivateTargetRefused(t *testing.T) {
 // for another organization's webhook, delivery, event or run, and changes
 // nothing.
 func TestWebhooksAcrossOrganizations(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := newWHReceiver(t)
 		w, _ := whCreate(t, e, map[string]any{"label": "Mine", "url": rcv.URL, "external_id": "mine", "subscribed_events": []string{"*"}})
@@ -415,7 +415,7 @@ func whWaitDeliveries(t *testing.T, e *testEnv, webhookID string, n int) []webho
 // TestWebhooksMCP: the webhook tools mirror the routes; the destructive
 // ones need a confirmation this client cannot give.
 func TestWebhooksMCP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		text, isErr := e.Call(e.Owner, "webhooks_create", map[string]any{"label": "Tool", "url": "https://tool.example/h", "external_id": "tool", "subscribed_events": []string{"email.received"}})
 		var created struct{ Data createdWebhookJSON }
@@ -534,7 +534,7 @@ func whConfirmedCall(t *testing.T, e *testEnv, tool string, args map[string]any,
 // TestWebhooksConfirmedTools: a client that can confirm is asked with a
 // message naming the webhook, and the tool runs once accepted.
 func TestWebhooksConfirmedTools(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := newWHReceiver(t)
 		w, secret := whCreate(t, e, map[string]any{"label": "Confirm me", "url": rcv.URL, "external_id": "cm", "subscribed_events": []string{"*"}})

@@ -15,7 +15,7 @@ import (
 // admins only, updates of each field (-1 removing a limit), and another
 // organization's workspace not found.
 func TestWorkspacesCreateUpdate(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/workspaces", map[string]any{"label": "Filial São Paulo", "external_id": "sp", "source": "kobana_billing",
 			"monthly_cost_limit": 150.555, "monthly_emails_limit": 1000, "custom_metadata": map[string]any{"cnpj": "00.000.000/0001-00", "tier": 2}})
@@ -113,7 +113,7 @@ func TestWorkspacesCreateUpdate(t *testing.T) {
 // TestWorkspacesWriteTools: workspaces_create and workspaces_update
 // through MCP, with an error each.
 func TestWorkspacesWriteTools(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		text, isErr := e.Call(e.Owner, "workspaces_create", map[string]any{"label": "Tools", "external_id": "tools", "monthly_emails_limit": 10})
 		if isErr || !strings.Contains(text, `"monthly_emails_limit":10`) || !strings.Contains(text, `"monthly_emails_used":0`) {

@@ -102,7 +102,7 @@ func (c deleteCall) do(t *testing.T, url string) mcpReply {
 // answers -32602); runs nothing on decline; and is refused with
 // confirmation_required to clients that cannot confirm.
 func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		acc, mine, owner := e.Acc, e.Mine, e.Owner

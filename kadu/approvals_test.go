@@ -10,7 +10,6 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -19,7 +18,7 @@ import (
 
 // TestApprovalLinkWired: with a database and the built-in sign-in, Kadu
 // serves the approval pages (behind sign-in) and has background work to
-// stop at shutdown; without the sign-in it keeps refusing.
+// stop at shutdown; without the sign-in it serves no approval page.
 func TestApprovalLinkWired(t *testing.T) {
 	const public = "http://127.0.0.1:8083"
 	db := storetest.Open(t, store.SQLite)
@@ -28,7 +27,7 @@ func TestApprovalLinkWired(t *testing.T) {
 		t.Fatal(err)
 	}
 	as, err := server.New(server.Config{
-		Issuer: public, ProductName: ServerTitle, Resources: []string{public + "/mcp", public + APIBase}, Scopes: identity.KaduScopes,
+		Issuer: public, ProductName: ServerTitle, Resources: []string{public + "/mcp", public + APIBase}, Scopes: []string{"kadu.tasks"},
 		Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: accounts.New(db, accounts.Options{})},
 		ReturnPaths: []string{approval.PathPrefix},
 	})
@@ -36,7 +35,7 @@ func TestApprovalLinkWired(t *testing.T) {
 		t.Fatal(err)
 	}
 	deps := productkit.Deps{PublicURL: public, DB: db, Issuer: public, Keys: oauth.KeySetSource{Keys: keys}, AuthServer: as}
-	p, err := New(deps)
+	p, err := productkit.Assemble(Spec(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +49,13 @@ func TestApprovalLinkWired(t *testing.T) {
 	}
 
 	deps.AuthServer = nil
-	p, err = New(deps)
+	p, err = productkit.Assemble(Spec(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w = httptest.NewRecorder()
 	p.Handler.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/approvals/abc", nil))
-	if w.Code != http.StatusNotFound || p.Shutdown != nil {
-		t.Errorf("without the built-in sign-in: %d, shutdown %v", w.Code, p.Shutdown != nil)
+	if w.Code != http.StatusNotFound {
+		t.Errorf("without the built-in sign-in: %d", w.Code)
 	}
 }

@@ -46,7 +46,7 @@ Roles: viewer, member, admin, owner. Every command takes --data-dir and --databa
 // parseCmd parses a command's settings; it returns the exit code to stop
 // with, or -1 to go on.
 func parseCmd(s settings, name string, args []string, stderr io.Writer) int {
-	if err := s.parse(name, args, stderr); err != nil {
+	if err := s.Parse(name, args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -85,7 +85,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, m := range applied {
 		fmt.Fprintf(stdout, "applied %s (%s)\n", m.Name, m.Duration.Round(time.Millisecond))
 	}
-	cur, latest, err := conn.SchemaVersion(ctx)
+	cur, latest, err := conn.SchemaVersion(ctx, productMigrations()...)
 	if err != nil {
 		return fail(stderr, "migrate", err)
 	}
@@ -111,7 +111,7 @@ func orgsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	db := addDBFlags(&s)
 	switch args[0] {
 	case "create":
-		name := s.add("name", "", "", "the organization's name")
+		name := s.Add("name", "", "", "the organization's name")
 		if code := parseCmd(s, "orgs create", args[1:], stderr); code >= 0 {
 			return code
 		}
@@ -143,10 +143,10 @@ func orgsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return tw.Flush()
 		})
 	case "add-workspace":
-		org := s.add("org", "", "", "the organization: its id or exact name")
-		label := s.add("label", "", "", "the workspace's display name")
-		external := s.add("external-id", "", "", "your own id for it (default: its id)")
-		prefix := s.add("email-prefix", "", "", "kebab-case e-mail prefix (default: from the label)")
+		org := s.Add("org", "", "", "the organization: its id or exact name")
+		label := s.Add("label", "", "", "the workspace's display name")
+		external := s.Add("external-id", "", "", "your own id for it (default: its id)")
+		prefix := s.Add("email-prefix", "", "", "kebab-case e-mail prefix (default: from the label)")
 		if code := parseCmd(s, "orgs add-workspace", args[1:], stderr); code >= 0 {
 			return code
 		}
@@ -183,13 +183,13 @@ func usersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var s settings
 	db := addDBFlags(&s)
-	email := s.add("email", "", "", "the user's e-mail address (the sign-in name)")
+	email := s.Add("email", "", "", "the user's e-mail address (the sign-in name)")
 	switch args[0] {
 	case "create":
-		org := s.add("org", "", "", "the organization the user joins: its id or exact name")
-		role := s.add("role", "", string(identity.RoleMember), "the user's role in it: viewer, member, admin or owner")
-		name := s.add("name", "", "", "the user's name (default: the part of the email before @)")
-		password := s.add("password", "", "", "the password (default: generate one and print it)")
+		org := s.Add("org", "", "", "the organization the user joins: its id or exact name")
+		role := s.Add("role", "", string(identity.RoleMember), "the user's role in it: viewer, member, admin or owner")
+		name := s.Add("name", "", "", "the user's name (default: the part of the email before @)")
+		password := s.Add("password", "", "", "the password (default: generate one and print it)")
 		if code := parseCmd(s, "users create", args[1:], stderr); code >= 0 {
 			return code
 		}
@@ -219,7 +219,7 @@ func usersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return nil
 		})
 	case "set-password":
-		password := s.add("password", "", "", "the new password (default: generate one and print it)")
+		password := s.Add("password", "", "", "the new password (default: generate one and print it)")
 		if code := parseCmd(s, "users set-password", args[1:], stderr); code >= 0 {
 			return code
 		}
@@ -244,8 +244,8 @@ func usersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return nil
 		})
 	case "set-role":
-		org := s.add("org", "", "", "the organization: its id or exact name")
-		role := s.add("role", "", "", "the role: viewer, member, admin or owner")
+		org := s.Add("org", "", "", "the organization: its id or exact name")
+		role := s.Add("role", "", "", "the role: viewer, member, admin or owner")
 		if code := parseCmd(s, "users set-role", args[1:], stderr); code >= 0 {
 			return code
 		}

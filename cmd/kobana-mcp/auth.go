@@ -18,9 +18,9 @@ type authFlags struct{ issuer, jwksURL, devInsecureCIMD *string }
 
 func addAuthFlags(s *settings) authFlags {
 	return authFlags{
-		issuer:  s.add("oauth-issuer", "KOBANA_OAUTH_ISSUER", "", "trust an external authorization server with this issuer instead of the built-in one"),
-		jwksURL: s.add("oauth-jwks-url", "KOBANA_OAUTH_JWKS_URL", "", "JWKS URL of the external authorization server (with --oauth-issuer)"),
-		devInsecureCIMD: s.add("oauth-dev-allow-insecure-client-metadata", "KOBANA_OAUTH_DEV_ALLOW_INSECURE_CLIENT_METADATA", "false",
+		issuer:  s.Add("oauth-issuer", "KOBANA_OAUTH_ISSUER", "", "trust an external authorization server with this issuer instead of the built-in one"),
+		jwksURL: s.Add("oauth-jwks-url", "KOBANA_OAUTH_JWKS_URL", "", "JWKS URL of the external authorization server (with --oauth-issuer)"),
+		devInsecureCIMD: s.Add("oauth-dev-allow-insecure-client-metadata", "KOBANA_OAUTH_DEV_ALLOW_INSECURE_CLIENT_METADATA", "false",
 			"DEVELOPMENT AND TESTS ONLY: accept http and loopback client metadata document URLs (an SSRF hole in production)"),
 	}
 }

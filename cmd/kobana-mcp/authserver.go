@@ -7,7 +7,6 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -17,19 +16,19 @@ import (
 // listener (its issuer is the product's own origin), or nil with an
 // external issuer configured. The product gets it too (productkit.Deps.AuthServer):
 // its own pages — Kadu's approval page — sign people in through it.
-func newAuthServer(spec productSpec, public string, db *store.DB, v *verification, f authFlags, limiters func(string, server.Limit) server.Limiter, log *slog.Logger) (*server.Server, error) {
+func newAuthServer(spec *productkit.Spec, public string, db *store.DB, v *verification, f authFlags, limiters func(string, server.Limit) server.Limiter, log *slog.Logger) (*server.Server, error) {
 	if v.external != "" {
 		return nil, nil
 	}
 	return server.New(server.Config{
 		Issuer:            public,
-		ProductName:       spec.title,
-		Resources:         []string{public + productkit.MCPPath, public + spec.apiBase},
-		Scopes:            identity.ProductScopes[spec.key],
+		ProductName:       spec.Title,
+		Resources:         []string{public + productkit.MCPPath, public + spec.APIBase},
+		Scopes:            spec.Scopes(),
 		Keys:              v.keySet,
 		Store:             sqlstore.New(db),
 		Accounts:          sqlstore.Accounts{Store: accounts.New(db, accounts.Options{})},
-		Logger:            log.With("product", spec.key, "component", "oauth"),
+		Logger:            log.With("product", spec.Key, "component", "oauth"),
 		AllowInsecureCIMD: *f.devInsecureCIMD == "true",
 		NewLimiter:        limiters, // shared in Redis when configured (limits.go)
 		// Sign-in may return to the approval pages (productkit/approval).

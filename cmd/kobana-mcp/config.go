@@ -2,63 +2,16 @@ package main
 
 import (
 	"encoding/hex"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"strings"
+
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
-// setting is one configuration value: a flag, the environment variable
-// that sets the same value, and its default. The table of settings is the
-// one place both `serve --help` and the README's table come from.
-type setting struct {
-	flag, env, def, help string
-	value                *string
-}
+// settings is the table of a command's settings (productkit.Settings):
+// the binary's shared ones and each product's own.
+type settings = productkit.Settings
 
-type settings []*setting
-
-func (s *settings) add(flag, env, def, help string) *string {
-	v := new(string)
-	*s = append(*s, &setting{flag: flag, env: env, def: def, help: help, value: v})
-	return v
-}
-
-// parse reads flags over environment variables over defaults.
-func (s settings) parse(name string, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(out)
-	for _, st := range s {
-		def := st.def
-		if v, ok := os.LookupEnv(st.env); ok {
-			def = v
-		}
-		fs.StringVar(st.value, st.flag, def, st.help)
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: kobana-mcp %s [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n", name)
-		fmt.Fprintf(out, "  %-26s %-30s %-24s %s\n", "flag", "environment", "default", "meaning")
-		for _, st := range s {
-			def := st.def
-			if def == "" {
-				def = `""`
-			}
-			fmt.Fprintf(out, "  --%-24s %-30s %-24s %s\n", st.flag, st.env, def, st.help)
-		}
-	}
-	return fs.Parse(args)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return productkit.SplitList(s) }
 
 // stateSecrets reads KOBANA_STATE_SECRETS: comma-separated hex secrets of at
 // least 32 bytes, the first sealing, all opening.

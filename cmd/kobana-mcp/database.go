@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/kobana/kobana-mcp/mcp"
@@ -23,8 +24,8 @@ type dbFlags struct{ dataDir, url *string }
 
 func addDBFlags(s *settings) dbFlags {
 	return dbFlags{
-		dataDir: s.add("data-dir", "KOBANA_DATA_DIR", "./data", dataDirHelp),
-		url:     s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp),
+		dataDir: s.Add("data-dir", "KOBANA_DATA_DIR", "./data", dataDirHelp),
+		url:     s.Add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp),
 	}
 }
 
@@ -44,7 +45,7 @@ func openMigrated(ctx context.Context, dataDir, configured string) (*store.DB, [
 	if err != nil {
 		return nil, nil, err
 	}
-	applied, err := db.Migrate(ctx)
+	applied, err := db.Migrate(ctx, productMigrations()...)
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, err
@@ -97,4 +98,17 @@ func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stdout, st
 		return nil, nil, nil, 1
 	}
 	return sealer, secret, db, 0
+}
+
+// productMigrations are every product's own migrations: the binary always
+// migrates all of them, whichever products it serves, so one database has
+// one schema whatever --products says.
+func productMigrations() []fs.FS {
+	var out []fs.FS
+	for _, p := range products() {
+		if p.Migrations != nil {
+			out = append(out, p.Migrations)
+		}
+	}
+	return out
 }

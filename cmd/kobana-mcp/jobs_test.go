@@ -7,36 +7,26 @@ import (
 	"time"
 )
 
-// TestInboxSettings reads the Inbox's flags into its configuration and
-// refuses what cannot work, naming the flag.
-func TestInboxSettings(t *testing.T) {
-	parse := func(args ...string) (inboxFlags, jobFlags) {
+// TestSharedJobAndWebhookSettings reads the binary's own job and webhook
+// settings and refuses what cannot work, naming the flag.
+func TestSharedJobAndWebhookSettings(t *testing.T) {
+	parse := func(args ...string) (webhookFlags, jobFlags) {
 		t.Helper()
 		var s settings
-		inf, jf := addInboxFlags(&s), addJobFlags(&s)
-		if err := s.parse("serve", args, io.Discard); err != nil {
+		wf, jf := addWebhookFlags(&s), addJobFlags(&s)
+		if err := s.Parse("serve", args, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		return inf, jf
+		return wf, jf
 	}
-	inf, _ := parse("--inbox-provider", "openai", "--webhook-retries", "10s,1m", "--inbox-retention", "48h", "--webhook-allow-private-targets", "true")
-	cfg, err := inf.config()
-	if err != nil {
-		t.Fatal(err)
+	wf, _ := parse("--webhook-retries", "10s,1m", "--webhook-allow-private-targets", "true")
+	w, err := wf.settings()
+	if err != nil || len(w.Retries) != 2 || w.Retries[1] != time.Minute || !w.AllowPrivateTargets {
+		t.Fatalf("webhooks: %+v %v", w, err)
 	}
-	if cfg.Provider != "openai" || len(cfg.WebhookRetries) != 2 || cfg.WebhookRetries[1] != time.Minute || cfg.Retention != 48*time.Hour || !cfg.WebhookAllowPrivateTargets || cfg.SMTPAddr == "" {
-		t.Fatalf("config: %+v", cfg)
-	}
-	for _, bad := range [][]string{
-		{"--inbox-provider", "claude"},
-		{"--webhook-retries", "1m,soon"},
-		{"--inbox-retention", "5m"},
-		{"--inbox-max-message-bytes", "12"},
-	} {
-		inf, _ := parse(bad...)
-		if _, err := inf.config(); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "--")) {
-			t.Errorf("%v: %v", bad, err)
-		}
+	wf, _ = parse("--webhook-retries", "1m,soon")
+	if _, err := wf.settings(); err == nil || !strings.Contains(err.Error(), "webhook-retries") {
+		t.Errorf("bad retries: %v", err)
 	}
 	_, jf := parse("--jobs", "sometimes")
 	if _, err := jf.open(t.Context(), nil, false, nil); err == nil || !strings.Contains(err.Error(), "--jobs") {

@@ -22,17 +22,17 @@ type limitFlags struct {
 
 func addLimitFlags(s *settings) limitFlags {
 	f := limitFlags{
-		redisURL:    s.add("redis-url", "KOBANA_REDIS_URL", "", "Redis holding the rate-limit counters every replica shares (redis://host:port/db); empty: each process counts in its own memory"),
-		redisPrefix: s.add("redis-prefix", "KOBANA_REDIS_PREFIX", "kobana", "prefix of every Redis key, for deployments sharing one Redis"),
-		rates: s.add("rate-limits", "KOBANA_RATE_LIMITS", ratelimit.DefaultRates.String(),
+		redisURL:    s.Add("redis-url", "KOBANA_REDIS_URL", "", "Redis holding the rate-limit counters every replica shares (redis://host:port/db); empty: each process counts in its own memory"),
+		redisPrefix: s.Add("redis-prefix", "KOBANA_REDIS_PREFIX", "kobana", "prefix of every Redis key, for deployments sharing one Redis"),
+		rates: s.Add("rate-limits", "KOBANA_RATE_LIMITS", ratelimit.DefaultRates.String(),
 			"per token (reads, writes) and per organization (org-reads, org-writes) of each product; a rate is COUNT-PERIOD, PERIOD one of S, M, H, D"),
-		unauthenticated: s.add("unauthenticated-limit", "KOBANA_UNAUTHENTICATED_LIMIT", "300-M", "401 answers one client address may cause before its requests get 429 (counted per process)"),
-		maxInFlight:     s.add("max-in-flight", "KOBANA_MAX_IN_FLIGHT", strconv.Itoa(httpx.DefaultMaxInFlight), "requests this process serves at once; past it 503 with Retry-After"),
+		unauthenticated: s.Add("unauthenticated-limit", "KOBANA_UNAUTHENTICATED_LIMIT", "300-M", "401 answers one client address may cause before its requests get 429 (counted per process)"),
+		maxInFlight:     s.Add("max-in-flight", "KOBANA_MAX_IN_FLIGHT", strconv.Itoa(httpx.DefaultMaxInFlight), "requests this process serves at once; past it 503 with Retry-After"),
 		productRates:    map[string]*string{},
 	}
-	for _, p := range products {
-		f.productRates[p.key] = s.add(p.key+"-rate-limits", "KOBANA_"+strings.ToUpper(p.key)+"_RATE_LIMITS", "",
-			"the "+p.key+" product's changes to --rate-limits (same form, only the keys that differ)")
+	for _, p := range products() {
+		f.productRates[p.Key] = s.Add(p.Key+"-rate-limits", "KOBANA_"+strings.ToUpper(p.Key)+"_RATE_LIMITS", "",
+			"the "+p.Key+" product's changes to --rate-limits (same form, only the keys that differ)")
 	}
 	return f
 }

@@ -261,7 +261,7 @@ func TestOAuthLimitsShareTheStore(t *testing.T) {
 	open := func() *limits {
 		var s settings
 		f := addLimitFlags(&s)
-		if err := s.parse("serve", []string{"--redis-url", redisURL, "--redis-prefix", prefix}, io.Discard); err != nil {
+		if err := s.Parse("serve", []string{"--redis-url", redisURL, "--redis-prefix", prefix}, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		l, err := f.open(context.Background(), slog.New(slog.DiscardHandler))
@@ -291,7 +291,7 @@ func TestOAuthLimitsShareTheStore(t *testing.T) {
 	// Without Redis the server keeps its own in-memory buckets.
 	var s settings
 	f := addLimitFlags(&s)
-	_ = s.parse("serve", nil, io.Discard)
+	_ = s.Parse("serve", nil, io.Discard)
 	l, err := f.open(context.Background(), slog.New(slog.DiscardHandler))
 	if err != nil || l.oauthLimiters("inbox") != nil {
 		t.Fatalf("memory store: %v", err)

@@ -2,7 +2,28 @@ package main
 
 import (
 	"strings"
+
+	"github.com/kobana/kobana-mcp/dunning"
+	"github.com/kobana/kobana-mcp/inbox"
+	"github.com/kobana/kobana-mcp/kadu"
+	"github.com/kobana/kobana-mcp/productkit"
 )
+
+// products is every product the binary can serve, in the order it starts
+// them: the one place the binary names a product. Each call returns fresh
+// specs, whose settings bind to a configuration of their own.
+func products() []*productkit.Spec {
+	return []*productkit.Spec{inbox.Spec(inbox.Config{}), dunning.Spec(), kadu.Spec()}
+}
+
+// productKeys is "inbox,dunning,kadu": the default of --products.
+func productKeys() string {
+	var keys []string
+	for _, p := range products() {
+		keys = append(keys, p.Key)
+	}
+	return strings.Join(keys, ",")
+}
 
 // productFlags are one product's listener settings, shared by serve and by
 // token (which must sign for the very issuer serve verifies).
@@ -17,20 +38,35 @@ func (f productFlags) public(listenAddr string) string {
 	return "http://" + listenAddr
 }
 
-func addProductFlags(s *settings) map[string]productFlags {
+// addProductFlags declares every product's listener settings and, when
+// withOwn, the product's own settings too (its Spec.Settings); the
+// returned checks validate those once parsed.
+func addProductFlags(s *settings, specs []*productkit.Spec, withOwn bool) (map[string]productFlags, []func() error) {
 	pf := map[string]productFlags{}
-	for _, p := range products {
-		up := strings.ToUpper(p.key)
+	var checks []func() error
+	for _, p := range specs {
+		up := strings.ToUpper(p.Key)
 		f := productFlags{
-			addr:      s.add(p.key+"-addr", "KOBANA_"+up+"_ADDR", p.addr, "listen address of the "+p.key+" listener"),
-			publicURL: s.add(p.key+"-public-url", "KOBANA_"+up+"_PUBLIC_URL", "", "public base URL of the "+p.key+" listener (default http://ADDR); it is also the issuer of its tokens"),
+			addr:      s.Add(p.Key+"-addr", "KOBANA_"+up+"_ADDR", p.DefaultAddr, "listen address of the "+p.Key+" listener"),
+			publicURL: s.Add(p.Key+"-public-url", "KOBANA_"+up+"_PUBLIC_URL", "", "public base URL of the "+p.Key+" listener (default http://ADDR); it is also the issuer of its tokens"),
 		}
-		if p.key == "inbox" {
-			// Only the Inbox takes an allow-list; Dunning accepts its own
-			// origin and Kadu its own or localhost, as their seeds say.
-			f.origins = s.add("inbox-allowed-origins", "KOBANA_INBOX_ALLOWED_ORIGINS", "", "browser origins allowed on the Inbox MCP endpoint besides loopback ones (comma-separated)")
+		if p.AllowedOrigins {
+			f.origins = s.Add(p.Key+"-allowed-origins", "KOBANA_"+up+"_ALLOWED_ORIGINS", "", "browser origins allowed on the "+p.Title+" MCP endpoint besides loopback ones (comma-separated)")
 		}
-		pf[p.key] = f
+		pf[p.Key] = f
+		if withOwn && p.Settings != nil {
+			checks = append(checks, p.Settings(s))
+		}
 	}
-	return pf
+	return pf, checks
+}
+
+// runChecks validates the products' own settings after parsing.
+func runChecks(checks []func() error) error {
+	for _, c := range checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

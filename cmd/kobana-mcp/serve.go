@@ -18,45 +18,28 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning"
-	"github.com/kobana/kobana-mcp/inbox"
-	"github.com/kobana/kobana-mcp/kadu"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
-// productSpec is a product the binary can serve.
-type productSpec struct {
-	key     string
-	title   string
-	addr    string
-	apiBase string
-	new     func(productkit.Deps) (*productkit.Product, error)
-}
-
-var products = []productSpec{
-	{"inbox", inbox.ServerTitle, "127.0.0.1:8081", inbox.APIBase, inbox.New},
-	{"dunning", dunning.ServerTitle, "127.0.0.1:8082", dunning.APIBase, dunning.New},
-	{"kadu", kadu.ServerTitle, "127.0.0.1:8083", kadu.APIBase, kadu.New},
-}
-
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var s settings
-	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
-	dbURL := s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp) // database.go
-	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products to start")
-	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
-	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
-	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long in-flight requests may finish after SIGTERM")
-	pf := addProductFlags(&s)
+	dataDir := s.Add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
+	dbURL := s.Add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp) // database.go
+	only := s.Add("products", "KOBANA_PRODUCTS", productKeys(), "which products to start")
+	secrets := s.Add("state-secrets", "KOBANA_STATE_SECRETS", "", "hex secrets sealing MCP requestState, shared by all replicas (first seals); empty: one generated in the data dir")
+	logFormat := s.Add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
+	grace := s.Add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long in-flight requests may finish after SIGTERM")
+	specs := products()
+	pf, productChecks := addProductFlags(&s, specs, true)
 	authFlags := addAuthFlags(&s)
 	limitFlags := addLimitFlags(&s) // limits.go: rate limits, overload bound
-	metricsAddr := s.add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
-	jf := addJobFlags(&s)    // jobs.go: where background jobs run
-	inf := addInboxFlags(&s) // jobs.go: the Inbox's mail intake, agent, webhooks
-	if err := s.parse("serve", args, stderr); err != nil {
+	metricsAddr := s.Add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
+	jf := addJobFlags(&s)     // jobs.go: where background jobs run
+	wf := addWebhookFlags(&s) // jobs.go: how every product's webhooks are delivered
+	if err := s.Parse("serve", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -103,7 +86,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	inboxCfg, err := inf.config()
+	hooks, err := wf.settings()
+	if err == nil {
+		err = runChecks(productChecks) // each product's own settings
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
@@ -131,52 +117,52 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// shutdown stops the product's background work (productkit.Product).
 		shutdown func(context.Context) error
 	}
-	var starts []*productkit.Product
+	var starts []*productkit.Listener
 	var servers []running
 	closeAll := func() {
 		for _, r := range servers {
 			_ = r.ln.Close()
 		}
 	}
-	for _, spec := range products {
-		if !enabled[spec.key] {
+	for _, spec := range specs {
+		if !enabled[spec.Key] {
 			continue
 		}
-		f := pf[spec.key]
+		f := pf[spec.Key]
 		ln, err := net.Listen("tcp", *f.addr)
 		if err != nil {
 			closeAll()
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 			return 1
 		}
 		public := f.public(ln.Addr().String())
 		// The built-in authorization server shares the product's listener
 		// (authserver.go): its issuer is the product's own origin.
-		as, err := newAuthServer(spec, public, db, verify, authFlags, lim.oauthLimiters(spec.key), log)
+		as, err := newAuthServer(spec, public, db, verify, authFlags, lim.oauthLimiters(spec.Key), log)
 		if err != nil {
 			closeAll()
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 			return 1
 		}
-		p, err := spec.new(productkit.Deps{
-			DataDir:        filepath.Join(*dataDir, spec.key),
+		p, err := productkit.Assemble(spec, productkit.Deps{
+			DataDir:        filepath.Join(*dataDir, spec.Key),
 			PublicURL:      public,
 			AllowedOrigins: origins(f.origins),
 			States:         sealer,
-			Logger:         log.With("product", spec.key),
+			Logger:         log.With("product", spec.Key),
 			DB:             db,
 			Issuer:         verify.issuer(public),
 			Keys:           verify.keys,
 			Roles:          verify.roles,
-			RateLimits:     lim.product(spec.key),
+			RateLimits:     lim.product(spec.Key),
 			AuthServer:     as,
 			Jobs:           queue,
 			Secret:         secret,
-			Config:         productConfig(spec.key, inboxCfg),
+			Webhooks:       hooks,
 		})
 		if err != nil {
 			closeAll()
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 			return 1
 		}
 		listener := withAuthServer(as, p.Handler)
@@ -189,20 +175,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if lim.store.Shared() {
 			checks = append(checks, observe.Check{Name: "redis", Ping: lim.store.Ping})
 		}
-		instrumented := observe.Instrument(spec.key, metrics, log, lim.wrap(observe.Health(checks, listener)))
+		instrumented := observe.Instrument(spec.Key, metrics, log, lim.wrap(observe.Health(checks, listener)))
 		srv := httpx.NewServer(instrumented, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
-		servers = append(servers, running{p.Name, srv, ln, p.Shutdown})
+		servers = append(servers, running{spec.Name, srv, ln, p.Shutdown})
 		for _, c := range p.Collectors {
 			if err := metrics.Registry().Register(c); err != nil {
 				closeAll()
-				fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+				fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 				return 1
 			}
 		}
 		if p.Start != nil {
 			starts = append(starts, p)
 		}
-		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", p.Name, public, productkit.MCPPath)
+		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", spec.Name, public, productkit.MCPPath)
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(stderr, "kobana-mcp: no product to start (see --products)")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 const tokenUsage = `Prints an access token for a product's MCP endpoint (or its API), signed
@@ -30,14 +30,15 @@ The token is bound to the product's issuer and resource, so use the same
 func tokenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var s settings
 	db := addDBFlags(&s)
-	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve")
-	pf := addProductFlags(&s)
-	product := s.add("product", "", "inbox", "inbox, dunning or kadu")
-	user := s.add("user", "", "", "the person's e-mail")
-	org := s.add("org", "", "", "organization id or name (needed when the person belongs to several)")
-	scopes := s.add("scopes", "", "", "comma-separated scopes (default: every scope of the product)")
-	ttl := s.add("ttl", "", "15m", "lifetime of the token")
-	resource := s.add("resource", "", "mcp", "mcp (the MCP endpoint) or api (the REST API)")
+	secrets := s.Add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve")
+	specs := products()
+	pf, _ := addProductFlags(&s, specs, false)
+	product := s.Add("product", "", "inbox", "inbox, dunning or kadu")
+	user := s.Add("user", "", "", "the person's e-mail")
+	org := s.Add("org", "", "", "organization id or name (needed when the person belongs to several)")
+	scopes := s.Add("scopes", "", "", "comma-separated scopes (default: every scope of the product)")
+	ttl := s.Add("ttl", "", "15m", "lifetime of the token")
+	resource := s.Add("resource", "", "mcp", "mcp (the MCP endpoint) or api (the REST API)")
 	if code := parseCmd(s, "token", args, stderr); code >= 0 {
 		if code == 0 {
 			fmt.Fprint(stderr, "\n"+tokenUsage)
@@ -47,32 +48,33 @@ func tokenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code := required(stderr, "token", map[string]*string{"user": user}); code >= 0 {
 		return code
 	}
-	var spec *productSpec
-	for i := range products {
-		if products[i].key == *product {
-			spec = &products[i]
+	var spec *productkit.Spec
+	for _, p := range specs {
+		if p.Key == *product {
+			spec = p
 		}
 	}
 	if spec == nil {
-		return fail(stderr, "token", fmt.Errorf("unknown product %q (inbox, dunning or kadu)", *product))
+		return fail(stderr, "token", fmt.Errorf("unknown product %q (%s)", *product, productKeys()))
 	}
 	lifetime, err := time.ParseDuration(*ttl)
 	if err != nil || lifetime <= 0 || lifetime > 24*time.Hour {
 		return fail(stderr, "token", fmt.Errorf("--ttl must be a duration between 1s and 24h"))
 	}
-	granted := identity.ProductScopes[spec.key]
+	all := spec.Scopes()
+	granted := all
 	if *scopes != "" {
 		granted = splitList(*scopes)
 		for _, sc := range granted {
-			if !slices.Contains(identity.ProductScopes[spec.key], sc) {
-				return fail(stderr, "token", fmt.Errorf("%s is not a scope of %s (scopes: %s)", sc, spec.key, strings.Join(identity.ProductScopes[spec.key], ", ")))
+			if !slices.Contains(all, sc) {
+				return fail(stderr, "token", fmt.Errorf("%s is not a scope of %s (scopes: %s)", sc, spec.Key, strings.Join(all, ", ")))
 			}
 		}
 	}
-	public := pf[spec.key].public(*pf[spec.key].addr)
+	public := pf[spec.Key].public(*pf[spec.Key].addr)
 	audience := public + "/mcp"
 	if *resource == "api" {
-		audience = public + spec.apiBase
+		audience = public + spec.APIBase
 	} else if *resource != "mcp" {
 		return fail(stderr, "token", fmt.Errorf("--resource must be mcp or api"))
 	}

@@ -23,16 +23,20 @@ import (
 // them.
 func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var s settings
-	dataDir := s.add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
-	dbURL := s.add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp)
-	only := s.add("products", "KOBANA_PRODUCTS", "inbox,dunning,kadu", "which products' jobs to work")
-	secrets := s.add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve (webhook secrets are sealed with the first)")
-	logFormat := s.add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
-	grace := s.add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long running jobs may finish after SIGTERM")
-	metricsAddr := s.add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics); empty: none")
+	dataDir := s.Add("data-dir", "KOBANA_DATA_DIR", "./data", "where product data and generated secrets live")
+	dbURL := s.Add("database-url", "KOBANA_DATABASE_URL", "", databaseURLHelp)
+	only := s.Add("products", "KOBANA_PRODUCTS", productKeys(), "which products' jobs to work")
+	secrets := s.Add("state-secrets", "KOBANA_STATE_SECRETS", "", "the deployment secrets, as given to serve (webhook secrets are sealed with the first)")
+	logFormat := s.Add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
+	grace := s.Add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long running jobs may finish after SIGTERM")
+	metricsAddr := s.Add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics); empty: none")
 	jf := addJobFlags(&s)
-	inf := addInboxFlags(&s)
-	if err := s.parse("worker", args, stderr); err != nil {
+	wf := addWebhookFlags(&s)
+	// A worker takes the products' own settings too: their jobs read them
+	// (the Inbox's agent provider, say).
+	specs := products()
+	_, productChecks := addProductFlags(&s, specs, true)
+	if err := s.Parse("worker", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -48,7 +52,10 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp: --shutdown-grace:", err)
 		return 2
 	}
-	inboxCfg, err := inf.config()
+	hooks, err := wf.settings()
+	if err == nil {
+		err = runChecks(productChecks)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
@@ -70,18 +77,18 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, k := range splitList(*only) {
 		enabled[k] = true
 	}
-	// Building a product registers its job workers; its HTTP handler and
-	// listeners stay unused here.
-	for _, spec := range products {
-		if !enabled[spec.key] {
+	// Each product registers its job workers and periodic jobs from its
+	// spec, exactly as serve does; no listener is built.
+	for _, spec := range specs {
+		if !enabled[spec.Key] {
 			continue
 		}
-		p, err := spec.new(productkit.Deps{DataDir: filepath.Join(*dataDir, spec.key), Logger: log.With("product", spec.key), DB: db, Jobs: queue, Secret: secret, Config: productConfig(spec.key, inboxCfg)})
+		collectors, err := productkit.RegisterJobs(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key), DB: db, Jobs: queue, Secret: secret, Webhooks: hooks})
 		if err != nil {
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.key, err)
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 			return 1
 		}
-		for _, c := range p.Collectors {
+		for _, c := range collectors {
 			_ = metrics.Registry().Register(c)
 		}
 	}

@@ -58,7 +58,7 @@ func TestMetadata(t *testing.T) {
 		"grant_types_supported":                 {"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      {"S256"},
 		"token_endpoint_auth_methods_supported": {"none", "client_secret_basic", "client_secret_post"},
-		"scopes_supported":                      append(slices.Clone(identity.InboxScopes), "offline_access"),
+		"scopes_supported":                      append(slices.Clone(testInboxScopes), "offline_access"),
 	}
 	for k, v := range lists {
 		var got []string
@@ -151,7 +151,7 @@ func TestCodeFlow(t *testing.T) {
 			t.Fatalf("second authorization: %d", again.status)
 		}
 		// Nothing requested: every scope of the product.
-		for _, s := range identity.InboxScopes {
+		for _, s := range testInboxScopes {
 			if !strings.Contains(again.body, `<code class="scope">`+s+`</code>`) {
 				t.Errorf("default grant lacks %s", s)
 			}

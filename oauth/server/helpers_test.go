@@ -87,10 +87,10 @@ func newEnv(t *testing.T, db *store.DB, hooks ...func(*server.Config)) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, ts: ts, keys: keys, db: db, acc: acc, org: org, user: user, issuer: ts.URL,
-		mcp: ts.URL + "/mcp", api: ts.URL + "/api/v1", scopes: identity.InboxScopes}
+		mcp: ts.URL + "/mcp", api: ts.URL + "/api/v1", scopes: testInboxScopes}
 	cfg := server.Config{
 		Issuer: ts.URL, ProductName: "Kobana Autonomous Inbox", Resources: []string{e.mcp, e.api},
-		Scopes: identity.InboxScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
+		Scopes: testInboxScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	for _, h := range hooks {
@@ -375,3 +375,13 @@ func (e *env) grant(extra ...string) (string, tokenResponse) {
 	}
 	return clientID, tr
 }
+
+// The scopes the tests' products declare: the built-in server takes a
+// product's scopes as configuration and knows no product itself.
+var (
+	testInboxScopes = []string{
+		"inbox.workspaces", "inbox.inboxes", "inbox.emails", "inbox.agents",
+		"inbox.agent_runs", "inbox.webhooks", "inbox.system_events",
+	}
+	testDunningScopes = []string{"dunning.debtors", "dunning.charges"}
+)

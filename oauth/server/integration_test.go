@@ -35,14 +35,14 @@ func TestWithResourceServers(t *testing.T) {
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	auth := productkit.NewAuth(productkit.AuthConfig{PublicURL: ts.URL, APIBase: "/v1", Issuer: ts.URL, Keys: oauth.KeySetSource{Keys: keys},
-		Scopes: identity.DunningScopes, Name: "Dunning",
+		Scopes: testDunningScopes, Name: "Dunning",
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
 		}})
 	auth.Mount(mux)
 	as, err := server.New(server.Config{Issuer: ts.URL, ProductName: "Kobana Dunning", Resources: []string{auth.MCP.Resource, auth.API.Resource},
-		Scopes: identity.DunningScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc}})
+		Scopes: testDunningScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc}})
 	if err != nil {
 		t.Fatal(err)
 	}

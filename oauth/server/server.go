@@ -47,7 +47,9 @@ type Config struct {
 	// its MCP endpoint first (the default when a request names none),
 	// then its API base. A token is issued for exactly one of them.
 	Resources []string
-	// Scopes are the product's scopes (platform/identity.ProductScopes).
+	// Scopes are the product's scopes (productkit.Spec.Scopes, derived from
+	// its operations); a product whose operations need only a valid token
+	// may have none.
 	Scopes []string
 	// Keys sign access tokens.
 	Keys *oauth.KeySet
@@ -146,8 +148,6 @@ func New(c Config) (*Server, error) {
 	switch {
 	case len(c.Resources) == 0:
 		return nil, errors.New("oauth server: no resources")
-	case len(c.Scopes) == 0:
-		return nil, errors.New("oauth server: no scopes")
 	case c.Keys == nil || c.Store == nil || c.Accounts == nil:
 		return nil, errors.New("oauth server: Keys, Store and Accounts are required")
 	}

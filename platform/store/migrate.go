@@ -15,11 +15,14 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
-// migrationFiles is the schema's history, one numbered goose SQL file per
-// step, shared by every package of the project: one sequence for the whole
-// database keeps foreign keys between packages' tables simple (a product's
-// table may reference organizations). Add a file with the next number;
-// never edit one that has been released.
+// migrationFiles is the platform's schema history, one numbered goose SQL
+// file per step. Products keep theirs in their own folder and pass them to
+// Migrate; all share one sequence of version numbers for the whole
+// database, which keeps foreign keys between packages' tables simple (a
+// product's table may reference organizations). The platform numbers its
+// files below 100; each product takes a range of its own (docs/decisions.md
+// "Migrations"). Add a file with the next number of your range; never edit
+// one that has been released.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -53,8 +56,15 @@ type Migration struct {
 // is current, so running it at every start is cheap and safe). On
 // PostgreSQL a session advisory lock, one per schema, lets replicas start
 // together: one migrates, the others wait and then find nothing to do.
-func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
-	p, err := db.migrator(ctx)
+//
+// sources are the products' own migration directories (each an fs.FS whose
+// root holds NNNNN_name.sql files), applied in one ordered run with the
+// platform's: one goose history, versions unique across all sources. A
+// step numbered below one already applied (a product's file added after a
+// later platform one) is applied too rather than refused, since ranges
+// interleave.
+func (db *DB) Migrate(ctx context.Context, sources ...fs.FS) ([]Migration, error) {
+	p, err := db.migrator(ctx, sources)
 	if err != nil {
 		return nil, err
 	}
@@ -75,8 +85,8 @@ func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
 // this binary knows, for `kobana-mcp migrate` and health checks: a database
 // ahead of the binary means an older binary is running against a newer
 // schema.
-func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, err error) {
-	p, err := db.migrator(ctx)
+func (db *DB) SchemaVersion(ctx context.Context, sources ...fs.FS) (current, latest int64, err error) {
+	p, err := db.migrator(ctx, sources)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -89,8 +99,8 @@ func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, err err
 
 // migrator is a goose provider over the embedded files as this engine
 // spells them. It must not be closed: that would close db.
-func (db *DB) migrator(ctx context.Context) (*goose.Provider, error) {
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+func (db *DB) migrator(ctx context.Context, sources []fs.FS) (*goose.Provider, error) {
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true)}
 	gooseDialect := goose.DialectSQLite3
 	if db.dialect == Postgres {
 		gooseDialect = goose.DialectPostgres
@@ -116,7 +126,11 @@ func (db *DB) migrator(ctx context.Context) (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := goose.NewProvider(gooseDialect, db.SQL(), dialectFS{fsys, dialectTokens[db.dialect]}, opts...)
+	union, err := newUnionFS(append([]fs.FS{fsys}, sources...))
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(gooseDialect, db.SQL(), dialectFS{union, dialectTokens[db.dialect]}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
@@ -171,12 +185,17 @@ type sizedInfo struct {
 // Size is the length of the rewritten text, not of the embedded file.
 func (i sizedInfo) Size() int64 { return i.size }
 
-// MigrationFiles is the migration directory as PostgreSQL spells it, for
-// tools and tests that list or read the steps.
-func MigrationFiles() fs.FS {
+// MigrationFiles is the migration directory (the platform's and those of
+// sources) as PostgreSQL spells it, for tools and tests that list or read
+// the steps.
+func MigrationFiles(sources ...fs.FS) (fs.FS, error) {
 	fsys, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
-		panic(err) // the directory is embedded: it is there
+		return nil, err
 	}
-	return dialectFS{fsys, dialectTokens[Postgres]}
+	union, err := newUnionFS(append([]fs.FS{fsys}, sources...))
+	if err != nil {
+		return nil, err
+	}
+	return dialectFS{union, dialectTokens[Postgres]}, nil
 }

@@ -71,7 +71,11 @@ func TestParseURL(t *testing.T) {
 
 func migrationCount(t *testing.T) int64 {
 	t.Helper()
-	files, err := fs.Glob(store.MigrationFiles(), "*.sql")
+	fsys, err := store.MigrationFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := fs.Glob(fsys, "*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("migration files: %v %v", files, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -62,20 +63,28 @@ func PostgresURL() string {
 }
 
 // Run runs fn once per engine, each as a subtest named after it, with a
-// freshly migrated, empty database.
+// freshly migrated, empty database (the platform's tables).
 func Run(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	t.Helper()
+	RunWith(t, nil, fn)
+}
+
+// RunWith is Run with a product's own migrations applied too (its
+// Migrations), for the product's storage tests.
+func RunWith(t *testing.T, migrations fs.FS, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
 	for _, d := range Engines {
-		t.Run(string(d), func(t *testing.T) { fn(t, Open(t, d)) })
+		t.Run(string(d), func(t *testing.T) { fn(t, Open(t, d, migrations)) })
 	}
 }
 
 // Open returns a migrated, empty database of the given engine, closed (and
-// for PostgreSQL its schema dropped) when the test ends.
-func Open(t testing.TB, d store.Dialect) *store.DB {
+// for PostgreSQL its schema dropped) when the test ends. sources are
+// products' own migrations, applied with the platform's.
+func Open(t testing.TB, d store.Dialect, sources ...fs.FS) *store.DB {
 	t.Helper()
 	db := OpenUnmigrated(t, d)
-	if _, err := db.Migrate(context.Background()); err != nil {
+	if _, err := db.Migrate(context.Background(), sources...); err != nil {
 		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return db

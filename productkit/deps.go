@@ -1,14 +1,14 @@
-// Package app is what the binary needs to know of a product: how to build
-// its listener's handler and where it listens by default. Products
-// implement it; cmd/kobana-mcp only wires them up.
+// Package productkit assembles a product: a product declares itself once
+// as a Spec (spec.go) in its own folder, and Assemble builds its listener —
+// REST API, MCP endpoint, authorization, rate limits, confirmation — the
+// same way for every product. It sits above the foundations (platform/…)
+// and oauth; the binary only lists specs (docs/decisions.md "Layers").
 package productkit
 
 import (
-	"context"
-
-	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
@@ -64,9 +64,19 @@ type Deps struct {
 	// store (webhook signing secrets and credentials). Nil in tests of the
 	// transport, where such data is stored as it is.
 	Secret []byte
-	// Config is the product's own configuration (inbox.Config, say), which
-	// only the product knows the type of; nil means its defaults.
-	Config any
+	// Webhooks are the deployment's webhook delivery settings, the same
+	// for every product (platform/webhooks).
+	Webhooks WebhookSettings
+}
+
+// WebhookSettings are how every product's webhooks are delivered.
+type WebhookSettings struct {
+	// AllowPrivateTargets lets webhooks reach loopback and private
+	// addresses over http too: development only.
+	AllowPrivateTargets bool
+	// Retries are the delays between delivery attempts (nil: the
+	// platform's default).
+	Retries []time.Duration
 }
 
 // Nonces is the database's store of used confirmations of destructive
@@ -79,39 +89,13 @@ func (d Deps) Nonces() *confirm.Nonces {
 	return confirm.New(d.DB, confirm.Options{Logger: d.Logger})
 }
 
-// ProductAuth builds the product's resource servers, or nil when the
+// ProductAuth builds a product's resource servers, or nil when the
 // product runs without authentication (no Keys).
 func (d Deps) ProductAuth(apiBase string, scopes []string, name string) *Auth {
 	if d.Keys == nil {
 		return nil
 	}
 	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name, Limits: d.RateLimits})
-}
-
-// Product is one Kobana product served on its own listener (its own
-// origin): the MCP endpoint at MCPPath and the REST API beside it.
-type Product struct {
-	// Key names the product in flags and environment variables ("inbox").
-	Key string
-	// Name is the MCP server name ("kobana-autonomous-inbox").
-	Name string
-	// DefaultAddr is the listen address when none is configured.
-	DefaultAddr string
-	// Handler serves the whole listener.
-	Handler http.Handler
-	// Shutdown, when set, stops the product's background work (approved
-	// calls running) and waits for it until ctx ends; it is called after
-	// the listener stopped serving.
-	Shutdown func(ctx context.Context) error
-	// Start, when set, starts the product's own listeners beyond HTTP (the
-	// Inbox's SMTP intake) once the process is ready to serve.
-	Start func(ctx context.Context) error
-	// Announce, when set, returns lines the binary prints once the product
-	// started (where its own listeners ended up: "… SMTP intake: …").
-	Announce func() []string
-	// Collectors are the product's own Prometheus metrics (webhook
-	// deliveries, say), registered on the process's metrics endpoint.
-	Collectors []prometheus.Collector
 }
 
 // Mux mounts a product's MCP endpoint and API on one handler.

@@ -1,0 +1,88 @@
+package inbox
+
+import (
+	"net/http"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/idempotency"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Spec is the Inbox as the binary serves it: its listener, settings,
+// migrations, operations, catalog extras, jobs and intake. cfg is its
+// configuration before settings are parsed (the zero Config: the
+// documented defaults); the binary's settings overwrite it.
+func Spec(cfg Config) *productkit.Spec {
+	p := &cfg
+	return &productkit.Spec{
+		Key:            "inbox",
+		Name:           ServerName,
+		Title:          ServerTitle,
+		Version:        ServerVersion,
+		DefaultAddr:    "127.0.0.1:8081",
+		APIBase:        APIBase,
+		AllowedOrigins: true,
+		Migrations:     Migrations,
+		Settings:       p.settings,
+		Build:          func(b *productkit.Builder) error { return build(b, p.withDefaults()) },
+	}
+}
+
+// build declares the Inbox on b: every operation on the API, the catalog
+// extras, the jobs, the HTTP and SMTP intake.
+func build(b *productkit.Builder, cfg Config) error {
+	deps := b.Deps
+	// Writes replay their first answer for a repeated X-Idempotency-Key,
+	// per organization and workspace, for 24 h (product-decisions §4).
+	idem := idempotency.New(deps.DB, idempotency.Options{Namespace: "inbox", Vary: []string{"X-Workspace-Id"}})
+	var apiIdem rest.Idempotency
+	if deps.DB != nil {
+		apiIdem = idem
+	}
+	api := b.API(rest.Config{Idempotency: apiIdem})
+	svc := &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger, idempotency: idem}
+	svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", SealingSecret: deps.Secret,
+		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets || cfg.WebhookAllowPrivateTargets, Retries: firstNonEmpty(cfg.WebhookRetries, deps.Webhooks.Retries), Logger: deps.Logger})
+	registerWorkspaceWrites(api, svc)
+	registerWorkspaces(api, svc.accounts, svc.nonces)
+	registerInboxes(api, svc)
+	registerAgents(api, svc)
+	registerEmails(api, svc)
+	registerAgentRuns(api, svc)
+	registerWebhooks(api, svc)
+	registerSystemEvents(api, svc)
+	b.Jobs(func(q *jobs.Queue) {
+		registerProcessing(svc, q)
+		registerMaintenance(svc, q)
+	})
+	b.MCP(MCPOptions, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
+	b.Catalog(func(bridge *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
+		return mcp.Catalog{Resources: fixedResources(bridge, svc.accounts), ResourceTemplates: resourceTemplates(bridge), Prompts: prompts(bridge)}, nil
+	})
+	if deps.DB == nil {
+		return nil // a catalog only: no intake to serve
+	}
+	b.Routes(func(mux *http.ServeMux) { mountIntake(mux, svc) })
+	b.Lifecycle(svc.start, svc.shutdown, func() []string {
+		if a := svc.smtpAddr(); a != nil {
+			return []string{ServerName + " SMTP intake: smtp://" + a.String() + " (addresses @" + cfg.MailDomain + ")"}
+		}
+		return nil
+	})
+	b.Collect(svc.hooks.Collector())
+	return nil
+}
+
+func firstNonEmpty[T any](lists ...[]T) []T {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l
+		}
+	}
+	return nil
+}

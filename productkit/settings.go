@@ -1,0 +1,78 @@
+package productkit
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Setting is one configuration value: a flag, the environment variable that
+// sets the same value, and its default. The table of settings is the one
+// place `serve --help` and the README's configuration table come from.
+type Setting struct {
+	Flag, Env, Default, Help string
+	value                    *string
+}
+
+// Settings is an ordered table of settings. The binary declares the shared
+// ones; each product declares its own through its Spec.Settings, bound to
+// its own typed configuration, so nothing about a product is written in
+// the binary (README "Configuration").
+type Settings struct{ list []*Setting }
+
+// Add declares a setting and returns where its value lands once Parse ran.
+func (s *Settings) Add(flag, env, def, help string) *string {
+	v := new(string)
+	s.list = append(s.list, &Setting{Flag: flag, Env: env, Default: def, Help: help, value: v})
+	return v
+}
+
+// List is the table, in declaration order.
+func (s *Settings) List() []Setting {
+	out := make([]Setting, len(s.list))
+	for i, st := range s.list {
+		out[i] = *st
+	}
+	return out
+}
+
+// Parse reads flags over environment variables over defaults; name is the
+// command, for the usage text written to out.
+func (s *Settings) Parse(name string, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	for _, st := range s.list {
+		def := st.Default
+		if st.Env != "" {
+			if v, ok := os.LookupEnv(st.Env); ok {
+				def = v
+			}
+		}
+		fs.StringVar(st.value, st.Flag, def, st.Help)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: kobana-mcp %s [flags]\n\nEvery flag can also be set by its environment variable; a flag wins.\n\n", name)
+		fmt.Fprintf(out, "  %-26s %-30s %-24s %s\n", "flag", "environment", "default", "meaning")
+		for _, st := range s.list {
+			def := st.Default
+			if def == "" {
+				def = `""`
+			}
+			fmt.Fprintf(out, "  --%-24s %-30s %-24s %s\n", st.Flag, st.Env, def, st.Help)
+		}
+	}
+	return fs.Parse(args)
+}
+
+// SplitList splits a comma-separated setting, dropping blanks.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

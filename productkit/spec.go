@@ -1,0 +1,268 @@
+package productkit
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Spec is everything a product is, declared in the product's own package:
+// its name and listener, its settings, its migrations and how it builds
+// its API, catalog, jobs and pages. The binary holds one list of specs
+// and nothing product-specific (docs/decisions.md "A product is one
+// folder"); adding a product touches its folder and that one line.
+type Spec struct {
+	// Key names the product in flags, environment variables and the data
+	// directory ("inbox": --inbox-addr, KOBANA_INBOX_ADDR, <data-dir>/inbox).
+	Key string
+	// Name is the MCP server name ("kobana-autonomous-inbox").
+	Name string
+	// Title is the human name ("Kobana Autonomous Inbox").
+	Title string
+	// Version is the server and API version.
+	Version string
+	// DefaultAddr is the listen address when none is configured.
+	DefaultAddr string
+	// APIBase is the REST API's path on the listener ("/api/v1").
+	APIBase string
+	// AllowedOrigins, when set, adds a --<key>-allowed-origins setting:
+	// browser origins allowed on the MCP endpoint (the Inbox's seed lets
+	// its deployment choose; Dunning and Kadu fix theirs).
+	AllowedOrigins bool
+	// Migrations are the product's own goose SQL files, applied with the
+	// platform's in one ordered run (store.DB.Migrate); nil: none. Their
+	// version numbers share one sequence with the platform's.
+	Migrations fs.FS
+	// Settings declares the product's own settings on s, bound to the
+	// product's typed configuration, and returns the check that validates
+	// (and converts) them once parsed. Nil: the product has none.
+	Settings func(s *Settings) (check func() error)
+	// Build declares the product on b. It must not need a connection:
+	// with b.Deps.DB nil (catalog snapshots, generated docs) it still
+	// declares every operation, resource and prompt.
+	Build func(b *Builder) error
+}
+
+// Builder is what a product's Build fills: the API it declares its
+// operations on, and the parts of its listener beyond them.
+type Builder struct {
+	// Deps are the shared services (DB nil when only the catalog is
+	// wanted).
+	Deps Deps
+	// Auth is the product's resource servers, nil without keys.
+	Auth *Auth
+
+	spec       *Spec
+	api        *rest.API
+	apiConfig  rest.Config
+	bridgeOpts restbridge.Options
+	mcpOptions func(Deps) mcp.Options
+	extras     func(*restbridge.Bridge, []mcp.Tool) (mcp.Catalog, error)
+	confirm    func(tools []mcp.Tool) (mcp.ConfirmPolicy, error)
+	jobs       []func(*jobs.Queue)
+	routes     []func(*http.ServeMux)
+	listener   Listener
+}
+
+// API is the product's REST API, created on first use with the spec's
+// name, version and base path, the product's authorization and cfg's
+// other fields (body cap, idempotency, error codes) from the first call.
+func (b *Builder) API(cfg rest.Config) *rest.API {
+	if b.api == nil {
+		cfg.Title = b.spec.Title + " API"
+		cfg.Version = b.spec.Version
+		cfg.BasePath = b.spec.APIBase
+		cfg.Authorize = b.Auth.APIAuthorize()
+		if cfg.Logger == nil {
+			cfg.Logger = b.Deps.Logger
+		}
+		b.apiConfig = cfg
+		b.api = rest.New(cfg)
+	}
+	return b.api
+}
+
+// MCP sets the endpoint's transport configuration (from the product's
+// seed) and the bridge's options; the authorizer, nonces and rate limiter
+// are added by Assemble.
+func (b *Builder) MCP(options func(Deps) mcp.Options, bridge restbridge.Options) {
+	b.mcpOptions = options
+	b.bridgeOpts = bridge
+}
+
+// Catalog adds resources, resource templates, prompts and completions to
+// the tools the API's operations make.
+func (b *Builder) Catalog(extras func(bridge *restbridge.Bridge, tools []mcp.Tool) (mcp.Catalog, error)) {
+	b.extras = extras
+}
+
+// Unconfirmable sets how the endpoint answers a destructive call that the
+// client cannot confirm in the chat (Kadu's approval link); nil keeps the
+// product's MCPOptions choice.
+func (b *Builder) Unconfirmable(policy func(tools []mcp.Tool) (mcp.ConfirmPolicy, error)) {
+	b.confirm = policy
+}
+
+// Jobs registers the product's job workers and periodic jobs on a queue.
+// serve, worker and tests all register through it, so every process knows
+// the same kinds.
+func (b *Builder) Jobs(register func(q *jobs.Queue)) { b.jobs = append(b.jobs, register) }
+
+// Routes mounts the product's own pages and endpoints beside the MCP
+// endpoint and the API (the Inbox's HTTP intake, Kadu's approval pages).
+func (b *Builder) Routes(mount func(mux *http.ServeMux)) { b.routes = append(b.routes, mount) }
+
+// Lifecycle sets the product's own start, shutdown and announcement (see
+// Listener).
+func (b *Builder) Lifecycle(start, shutdown func(context.Context) error, announce func() []string) {
+	b.listener.Start, b.listener.Shutdown, b.listener.Announce = start, shutdown, announce
+}
+
+// Collect adds Prometheus collectors of the product's own.
+func (b *Builder) Collect(c ...prometheus.Collector) {
+	b.listener.Collectors = append(b.listener.Collectors, c...)
+}
+
+// Listener is one product served on its own listener (its own origin):
+// the MCP endpoint at MCPPath and the REST API beside it.
+type Listener struct {
+	// Spec is what was built.
+	Spec *Spec
+	// Handler serves the whole listener.
+	Handler http.Handler
+	// API is the product's REST API.
+	API *rest.API
+	// MCP is the product's MCP endpoint.
+	MCP *mcp.Handler
+	// Catalog is what the endpoint lists.
+	Catalog mcp.Catalog
+	// Shutdown, when set, stops the product's background work and waits
+	// for it until ctx ends; it is called after the listener stopped
+	// serving.
+	Shutdown func(ctx context.Context) error
+	// Start, when set, starts the product's own listeners beyond HTTP (the
+	// Inbox's SMTP intake) once the process is ready to serve.
+	Start func(ctx context.Context) error
+	// Announce, when set, returns lines the binary prints once the product
+	// started ("… SMTP intake: …").
+	Announce func() []string
+	// Collectors are the product's own Prometheus metrics.
+	Collectors []prometheus.Collector
+}
+
+// build runs the spec's Build.
+func (s *Spec) build(deps Deps) (*Builder, error) {
+	b := &Builder{Deps: deps, spec: s}
+	b.Auth = deps.ProductAuth(s.APIBase, s.Scopes(), s.Title)
+	if s.Build != nil {
+		if err := s.Build(b); err != nil {
+			return nil, err
+		}
+	}
+	b.API(rest.Config{})
+	if b.mcpOptions == nil {
+		b.mcpOptions = func(Deps) mcp.Options { return mcp.Options{Name: s.Name, Title: s.Title, Version: s.Version} }
+	}
+	return b, nil
+}
+
+// Assemble builds the product's listener from its spec: the API, the MCP
+// endpoint whose tools mirror it (authorized, confirmed and rate-limited
+// like every product's), the protected resource metadata, the product's
+// own routes, and its jobs on deps.Jobs. It is the one place those parts
+// are put together, so no product writes it.
+func Assemble(s *Spec, deps Deps) (*Listener, error) {
+	b, err := s.build(deps)
+	if err != nil {
+		return nil, err
+	}
+	bridge := restbridge.New(b.api, b.bridgeOpts)
+	tools := b.api.Tools(bridge)
+	catalog := mcp.Catalog{Tools: tools}
+	if b.extras != nil {
+		extra, err := b.extras(bridge, tools)
+		if err != nil {
+			return nil, err
+		}
+		catalog.Resources, catalog.ResourceTemplates, catalog.Prompts = extra.Resources, extra.ResourceTemplates, extra.Prompts
+	}
+	opts := b.mcpOptions(deps)
+	deps.Protect(b.Auth, &opts)
+	if b.confirm != nil {
+		policy, err := b.confirm(tools)
+		if err != nil {
+			return nil, err
+		}
+		if policy != nil {
+			opts.Confirm.Unconfirmable = policy
+		}
+	}
+	h, err := mcp.NewHandler(opts, catalog)
+	if err != nil {
+		return nil, err
+	}
+	mux := Mux(h, s.APIBase, b.api)
+	b.Auth.MountIfAny(mux)
+	for _, mount := range b.routes {
+		mount(mux)
+	}
+	if deps.Jobs != nil {
+		for _, register := range b.jobs {
+			register(deps.Jobs)
+		}
+	}
+	l := b.listener
+	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, mux, b.api, h, catalog
+	return &l, nil
+}
+
+// RegisterJobs registers the product's job workers and periodic jobs on
+// q, without serving it: what `kobana-mcp worker` does for each product.
+func RegisterJobs(s *Spec, deps Deps) ([]prometheus.Collector, error) {
+	b, err := s.build(deps)
+	if err != nil {
+		return nil, err
+	}
+	if deps.Jobs != nil {
+		for _, register := range b.jobs {
+			register(deps.Jobs)
+		}
+	}
+	return b.listener.Collectors, nil
+}
+
+// Catalog is the product's MCP catalog and API as declared, built without
+// any connection: for snapshots, generated reference docs and the
+// product's scopes.
+func Catalog(s *Spec) (*Listener, error) {
+	return Assemble(s, Deps{PublicURL: "http://127.0.0.1"})
+}
+
+// Scopes are the product's OAuth scopes, derived from its operations'
+// requirements in declaration order: a scope exists because an operation
+// needs it.
+func (s *Spec) Scopes() []string {
+	b := &Builder{spec: s}
+	if s.Build != nil {
+		if err := s.Build(b); err != nil {
+			return nil
+		}
+	}
+	var out []string
+	for _, op := range b.API(rest.Config{}).Operations() {
+		for _, sc := range op.Requires.Scopes {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
