@@ -18,7 +18,8 @@ import (
 // migrationFiles is the schema's history, one numbered goose SQL file per
 // step, shared by every package of the project: one sequence for the whole
 // database keeps foreign keys between packages' tables simple (a product's
-// table may reference organizations). Add a file with the next number;
+// table may reference organizations). Add a file with the next number of
+// its range (platform steps below 00100, the products' from 00100 on);
 // never edit one that has been released.
 //
 //go:embed migrations/*.sql
@@ -90,7 +91,15 @@ func (db *DB) SchemaVersion(ctx context.Context) (current, latest int64, err err
 // migrator is a goose provider over the embedded files as this engine
 // spells them. It must not be closed: that would close db.
 func (db *DB) migrator(ctx context.Context) (*goose.Provider, error) {
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	opts := []goose.ProviderOption{
+		goose.WithDisableGlobalRegistry(true),
+		// Platform steps are numbered below 00100 and the products' from
+		// 00100 on, so a platform step added later (00070) sorts below
+		// steps a database already has; without this, goose refuses to
+		// migrate such a database ("missing migration"). Each step
+		// creates its own tables, so applying one late is safe.
+		goose.WithAllowOutofOrder(true),
+	}
 	gooseDialect := goose.DialectSQLite3
 	if db.dialect == Postgres {
 		gooseDialect = goose.DialectPostgres
