@@ -14,11 +14,21 @@ import (
 // RoleLookup returns the person's current role in the token's organization.
 // It runs on every request, so a changed or revoked membership takes effect
 // at once rather than when the token expires; an error refuses the token.
+// When the token names a grant (identity.Identity.GrantID) the lookup also
+// checks, in the same read, that the grant was not revoked, so revocation
+// reaches access tokens the resource servers otherwise verify on their own
+// (oauth/server/sqlstore.RoleLookup).
 type RoleLookup func(ctx context.Context, id *identity.Identity) (identity.Role, error)
 
 // ErrNoMembership is what a RoleLookup returns when the person no longer
 // belongs to the organization.
 var ErrNoMembership = errors.New("no membership in the organization")
+
+// ErrGrantRevoked is what a RoleLookup returns when the token's grant was
+// revoked (at /revoke, or by the reuse of a code or refresh token): the
+// token is refused as invalid_token, like an expired one, although its
+// signature and lifetime are still good.
+var ErrGrantRevoked = errors.New("the grant was revoked")
 
 // ResourceServer guards one protected resource — an MCP endpoint or a REST
 // API — as RFC 9728 and the MCP authorization spec describe. It implements
@@ -89,6 +99,9 @@ func (rs *ResourceServer) Identify(r *http.Request) (*identity.Identity, error) 
 	}
 	if rs.Roles != nil {
 		role, err := rs.Roles(r.Context(), id)
+		if errors.Is(err, ErrGrantRevoked) {
+			return nil, errors.Join(ErrInvalidToken, errors.New("the token's grant was revoked"))
+		}
 		if err != nil {
 			return nil, errors.Join(ErrInvalidToken, errors.New("the person no longer belongs to the organization"))
 		}

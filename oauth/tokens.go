@@ -24,6 +24,12 @@ type AccessClaims struct {
 	UserID    string `json:"uid,omitempty"`
 	Email     string `json:"email,omitempty"`
 	Workspace string `json:"ws,omitempty"`
+	// GrantID is the built-in authorization server's grant (fosite's
+	// request id, shared by every token of an authorization through any
+	// number of refreshes). Resource servers refuse the token once the
+	// grant is revoked, before it expires (README, "Sign-in, tokens and
+	// scopes").
+	GrantID string `json:"gid,omitempty"`
 }
 
 // Grant is what a token is issued for.
@@ -39,6 +45,11 @@ type Grant struct {
 	Audience string
 	Scopes   []string
 	TTL      time.Duration
+	// GrantID is the authorization server's grant the token belongs to,
+	// written as the "gid" claim so revoking the grant reaches the token.
+	// Empty for developer tokens (kobana-mcp token): no grant can be
+	// revoked for them, and they live until they expire.
+	GrantID string
 }
 
 // Issuer mints access tokens signed by the built-in authorization server.
@@ -81,7 +92,7 @@ func (is *Issuer) Issue(g Grant) (string, time.Time, error) {
 			ID: fmt.Sprintf("%x", jti),
 		},
 		Scope: strings.Join(g.Scopes, " "), ClientID: g.ClientID, Org: g.OrganizationID,
-		UserID: g.UserID, Email: g.Email, Workspace: g.WorkspaceID,
+		UserID: g.UserID, Email: g.Email, Workspace: g.WorkspaceID, GrantID: g.GrantID,
 	}
 	tok, err := jwt.Signed(signer).Claims(claims).Serialize()
 	return tok, exp, err
@@ -114,7 +125,9 @@ type JWTVerifier struct {
 	// issued for this very resource).
 	Audience string
 	Keys     KeySource
-	// Leeway tolerates clock skew on exp, nbf and iat (default 30 s).
+	// Leeway tolerates clock skew between replicas and clients on exp, nbf
+	// and iat (default 30 s): a token is still accepted up to Leeway after
+	// its exp (README, "Sign-in, tokens and scopes").
 	Leeway time.Duration
 	Now    func() time.Time
 }
@@ -174,6 +187,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Ident
 	return &identity.Identity{
 		Issuer: c.Issuer, Subject: c.Subject, OrganizationID: c.Org, UserID: c.UserID, Email: c.Email,
 		Scopes: strings.Fields(c.Scope), ClientID: c.ClientID, WorkspaceID: c.Workspace, Audience: v.Audience,
+		GrantID: c.GrantID,
 	}, nil
 }
 

@@ -164,3 +164,43 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("retired key kept: %d keys", len(ks.JWKS().Keys))
 	}
 }
+
+// TestGrantClaim: a token issued for a grant names it ("gid"), so the role
+// lookup can refuse it once the grant is revoked; a developer token names
+// none and carries no such claim.
+func TestGrantClaim(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	is, _, v := newTestIssuer(t, c)
+	g := grant()
+	g.GrantID = "0b0c6a2e-grant"
+	tok, _, err := is.Issue(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := v.Verify(context.Background(), tok)
+	if err != nil || id.GrantID != "0b0c6a2e-grant" {
+		t.Fatalf("grant id: %+v %v", id, err)
+	}
+	dev, _, _ := is.Issue(grant())
+	if id, err := v.Verify(context.Background(), dev); err != nil || id.GrantID != "" {
+		t.Fatalf("developer token: %+v %v", id, err)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(dev, ".")[1])
+	if strings.Contains(string(payload), `"gid"`) {
+		t.Fatalf("a token without a grant carries a gid claim: %s", payload)
+	}
+}
+
+// TestExpiryLeeway pins the documented leeway (README, "Sign-in, tokens and
+// scopes"): a token is accepted up to 30 seconds after its exp, not after.
+func TestExpiryLeeway(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	is, _, v := newTestIssuer(t, c)
+	tok, exp, _ := is.Issue(grant())
+	c.t = exp.Add(29 * time.Second)
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("29 s after expiry: %v", err)
+	}
+	c.t = exp.Add(31 * time.Second)
+	expectInvalid(t, v, tok, "expired")
+}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
 	"github.com/kobana/kobana-mcp/oauth"
-	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -57,7 +55,7 @@ func (f authFlags) verification(db *store.DB, secret []byte) (*verification, err
 	if err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet, roles: roleLookup(accounts.New(db, accounts.Options{}))}
+	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet, roles: sqlstore.RoleLookup(db)}
 	if *f.issuer != "" {
 		if *f.jwksURL == "" {
 			return nil, errors.New("--oauth-issuer needs --oauth-jwks-url")
@@ -66,24 +64,4 @@ func (f authFlags) verification(db *store.DB, secret []byte) (*verification, err
 		v.keys = &oauth.RemoteJWKS{URL: *f.jwksURL}
 	}
 	return v, nil
-}
-
-// roleLookup reads the person's current role in the token's organization on
-// every request, so removing someone from an organization takes effect at
-// once.
-func roleLookup(acc *accounts.Store) oauth.RoleLookup {
-	return func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
-		userID := id.UserID
-		if userID == "" {
-			userID = id.Subject
-		}
-		m, err := acc.GetMembership(ctx, id.OrganizationID, userID)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return "", oauth.ErrNoMembership
-			}
-			return "", err
-		}
-		return m.Role, nil
-	}
 }

@@ -27,8 +27,12 @@
 // keys published at /.well-known/jwks.json), so oauth.JWTVerifier — every
 // resource server — verifies them with no call to this server. Roles are
 // not in them: resource servers look the person's role up on every
-// request. Authorization codes and refresh tokens are opaque random
-// strings; the Storage keeps only their SHA-256.
+// request, and in the same read whether the token's grant (its "gid"
+// claim, fosite's request id, shared by every token of one authorization)
+// was revoked, so revoking a grant — /revoke, or the reuse of a code or
+// refresh token — refuses its access tokens at once on every replica.
+// Authorization codes and refresh tokens are opaque random strings; the
+// Storage keeps only their SHA-256.
 //
 // Everything is in Storage, shared by replicas, except what each process
 // holds in memory: the cache of client metadata documents and, unless

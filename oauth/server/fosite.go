@@ -248,10 +248,18 @@ func (t *tokens) GenerateAccessToken(_ context.Context, r fosite.Requester) (str
 			ttl = time.Second
 		}
 	}
+	// r's id is the grant's: fosite gives the token request the id of the
+	// authorization request (at the code exchange) or of the stored grant
+	// (at a refresh), so every access token of one authorization, through
+	// any number of refreshes, carries the same id, the one revocation
+	// marks (RevokeAccessToken, RevokeRefreshToken).
+	if r.GetID() == "" {
+		return "", "", errors.New("oauth server: a grant without an id")
+	}
 	tok, _, err := t.issuer.Issue(oauth.Grant{
 		Subject: sess.Subject, OrganizationID: sess.OrganizationID, UserID: sess.UserID, Email: sess.Email,
 		ClientID: r.GetClient().GetID(), WorkspaceID: sess.WorkspaceID,
-		Audience: aud[0], Scopes: scopes, TTL: ttl,
+		Audience: aud[0], Scopes: scopes, TTL: ttl, GrantID: r.GetID(),
 	})
 	if err != nil {
 		return "", "", err
@@ -329,6 +337,10 @@ type fositeStore struct {
 	// shell is the client of a stored grant: its id and grant types, and
 	// what every client of this server may ask for.
 	shell func(id string, grantTypes []string) *oauthClient
+	// revokedFor is how long the mark of a revoked grant is kept: longer
+	// than any access token issued before the revocation can still be
+	// accepted (see Server.New).
+	revokedFor time.Duration
 }
 
 var (
@@ -462,13 +474,15 @@ func (f *fositeStore) CreateAccessTokenSession(ctx context.Context, signature st
 	return f.create(ctx, KindAccess, signature, r, fosite.AccessToken)
 }
 
+// GetAccessTokenSession finds an access token's grant. Only revocation
+// asks (no introspection is offered), and an access token a refresh has
+// retired (inactive) still verifies at every resource server until it
+// expires, so it is returned as active: revoking it revokes its grant, and
+// with it the token, rather than being a no-op that leaves it working.
 func (f *fositeStore) GetAccessTokenSession(ctx context.Context, signature string, into fosite.Session) (fosite.Requester, error) {
-	req, active, err := f.get(ctx, KindAccess, signature, into)
+	req, _, err := f.get(ctx, KindAccess, signature, into)
 	if err != nil {
 		return nil, err
-	}
-	if !active {
-		return req, fosite.ErrInactiveToken
 	}
 	return req, nil
 }
@@ -510,12 +524,34 @@ func (f *fositeStore) RotateRefreshToken(ctx context.Context, requestID, signatu
 	return f.st.DeactivateGrant(ctx, KindAccess, requestID)
 }
 
+// RevokeRefreshToken and RevokeAccessToken are what fosite calls, both of
+// them, whenever it revokes a grant: /revoke of either token, a second
+// exchange of a code, a retired refresh token presented again. Besides
+// retiring the grant's records, each marks the grant revoked (RevokeGrant),
+// which is what refuses its access tokens at the resource servers
+// (sqlstore.RoleLookup); either call alone is enough, and marking twice is
+// no error. A rotation (RotateRefreshToken) is not a revocation: the grant
+// lives on, and its earlier access tokens with it until they expire.
 func (f *fositeStore) RevokeRefreshToken(ctx context.Context, requestID string) error {
+	if err := f.revokeGrant(ctx, requestID); err != nil {
+		return err
+	}
 	return f.st.DeactivateGrant(ctx, KindRefresh, requestID)
 }
 
 func (f *fositeStore) RevokeAccessToken(ctx context.Context, requestID string) error {
+	if err := f.revokeGrant(ctx, requestID); err != nil {
+		return err
+	}
 	return f.st.DeactivateGrant(ctx, KindAccess, requestID)
+}
+
+func (f *fositeStore) revokeGrant(ctx context.Context, requestID string) error {
+	if requestID == "" {
+		return errors.New("oauth server: revoking a grant without an id")
+	}
+	now := time.Now().UTC()
+	return f.st.RevokeGrant(ctx, requestID, now, now.Add(f.revokedFor))
 }
 
 func (f *fositeStore) BeginTX(ctx context.Context) (context.Context, error) { return f.st.BeginTx(ctx) }

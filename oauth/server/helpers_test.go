@@ -37,6 +37,7 @@ const (
 type env struct {
 	t       *testing.T
 	ts      *httptest.Server
+	mux     *http.ServeMux
 	as      *server.Server
 	keys    *oauth.KeySet
 	db      *store.DB
@@ -86,7 +87,7 @@ func newEnv(t *testing.T, db *store.DB, hooks ...func(*server.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, ts: ts, keys: keys, db: db, acc: acc, org: org, user: user, issuer: ts.URL,
+	e := &env{t: t, ts: ts, mux: mux, keys: keys, db: db, acc: acc, org: org, user: user, issuer: ts.URL,
 		mcp: ts.URL + "/mcp", api: ts.URL + "/api/v1", scopes: testInboxScopes}
 	cfg := server.Config{
 		Issuer: ts.URL, ProductName: "Kobana Autonomous Inbox", Resources: []string{e.mcp, e.api},

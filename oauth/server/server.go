@@ -236,6 +236,7 @@ func New(c Config) (*Server, error) {
 		shell: func(id string, grantTypes []string) *oauthClient {
 			return s.completeClient(&oauthClient{ID: id, Source: sourceStored, GrantTypes: grantTypes, ResponseTypes: []string{"code"}})
 		},
+		revokedFor: c.AccessTokenTTL + revokedGrantMargin,
 	}
 	s.provider = newProvider(cfg, store, &tokens{issuer: &oauth.Issuer{URL: issuer, Keys: c.Keys}})
 	s.metadata, err = json.Marshal(s.Metadata())
@@ -244,6 +245,12 @@ func New(c Config) (*Server, error) {
 	}
 	return s, nil
 }
+
+// revokedGrantMargin is how much longer than AccessTokenTTL the mark of a
+// revoked grant is kept: beyond the resource servers' 30-second leeway on
+// a token's expiry (oauth.JWTVerifier) and any difference between the
+// clocks of the replicas, so no access token of the grant outlives it.
+const revokedGrantMargin = 5 * time.Minute
 
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {

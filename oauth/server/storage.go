@@ -23,7 +23,8 @@ const (
 	// KindPKCE: the PKCE challenge of an authorization code.
 	KindPKCE Kind = "pkce"
 	// KindAccess: an access token. The token is a self-contained JWT; the
-	// record only lets revocation find its grant.
+	// record only lets revocation find its grant (Storage.RevokeGrant then
+	// refuses every access token of it).
 	KindAccess Kind = "access"
 	// KindRefresh: a refresh token. A rotated one stays, inactive, until
 	// it expires: presenting it again is reuse, and revokes the grant.
@@ -104,6 +105,13 @@ type Storage interface {
 	DeactivateRecord(ctx context.Context, kind Kind, signature string) error
 	// DeactivateGrant marks every record of the kind and grant inactive.
 	DeactivateGrant(ctx context.Context, kind Kind, requestID string) error
+	// RevokeGrant records that the grant was revoked at revokedAt, and
+	// keeps the mark until expiresAt (past the expiry of every access
+	// token issued from it). The resource servers' role lookup reads it
+	// on every request, so revocation reaches access tokens, which are
+	// otherwise verified without asking this server. Revoking a revoked
+	// grant is no error and keeps the first mark.
+	RevokeGrant(ctx context.Context, requestID string, revokedAt, expiresAt time.Time) error
 
 	// CreateClient stores a registered client.
 	CreateClient(ctx context.Context, c *ClientRecord) error
@@ -117,7 +125,8 @@ type Storage interface {
 	// DeleteSession removes a session; removing an absent one is no error.
 	DeleteSession(ctx context.Context, idHash string) error
 
-	// PurgeExpired deletes records and sessions that expired before t.
+	// PurgeExpired deletes records, revoked-grant marks and sessions that
+	// expired before t.
 	PurgeExpired(ctx context.Context, t time.Time) error
 
 	// BeginTx, Commit and Rollback make the writes between them one unit

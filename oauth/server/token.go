@@ -89,9 +89,10 @@ func (s *Server) accessError(w http.ResponseWriter, r *http.Request, ar fosite.A
 
 // handleRevoke is POST /revoke (RFC 7009): revoking a refresh token — or
 // an access token — revokes the whole grant: every refresh token of it
-// stops working at once. Access tokens already issued stay valid until
-// they expire (at most AccessTokenTTL): resource servers verify them
-// without asking us.
+// stops working at once, and so does every access token of it, although
+// resource servers verify those without asking us: the grant is marked
+// revoked in the database (Storage.RevokeGrant), and the role lookup every
+// resource server runs on every request refuses tokens naming it.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	allowAnyOrigin(w)
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)

@@ -33,6 +33,11 @@ type Identity struct {
 	WorkspaceID string
 	// Audience is the resource the token was issued for.
 	Audience string
+	// GrantID names the built-in authorization server's grant the token
+	// was issued from (its "gid" claim), so a revoked grant can be refused
+	// while its tokens are unexpired; empty for developer tokens and
+	// external issuers' tokens, which no revocation reaches.
+	GrantID string
 }
 
 // HasScope reports whether the token holds scope.

@@ -100,7 +100,15 @@ func (db *DB) SchemaVersion(ctx context.Context, sources ...fs.FS) (current, lat
 // migrator is a goose provider over the embedded files as this engine
 // spells them. It must not be closed: that would close db.
 func (db *DB) migrator(ctx context.Context, sources []fs.FS) (*goose.Provider, error) {
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true)}
+	opts := []goose.ProviderOption{
+		goose.WithDisableGlobalRegistry(true),
+		// Platform steps are numbered below 00100 and each product's in a
+		// range of its own, so a step added later (00070) sorts below
+		// steps a database already has; without this, goose refuses to
+		// migrate such a database ("missing migration"). Each step creates
+		// its own tables, so applying one late is safe.
+		goose.WithAllowOutofOrder(true),
+	}
 	gooseDialect := goose.DialectSQLite3
 	if db.dialect == Postgres {
 		gooseDialect = goose.DialectPostgres

@@ -1,7 +1,9 @@
 // Package sqlstore keeps the authorization server's state in the project's
 // database (platform/store: SQLite embedded, PostgreSQL for replicas), in
-// the tables of migration 00020_oauth_server.sql, and adapts
-// platform/accounts to the server's Accounts.
+// the tables of migrations 00020_oauth_server.sql and
+// 00070_oauth_revoked_grants.sql, adapts platform/accounts to the server's
+// Accounts, and gives the resource servers their role lookup (RoleLookup),
+// which also refuses tokens of revoked grants.
 package sqlstore
 
 import (
@@ -204,6 +206,15 @@ func (s *Store) DeactivateGrant(ctx context.Context, kind server.Kind, requestID
 	return err
 }
 
+// RevokeGrant implements server.Storage. The first mark stays (ON
+// CONFLICT DO NOTHING, which also keeps a PostgreSQL transaction usable
+// where a unique violation would abort it).
+func (s *Store) RevokeGrant(ctx context.Context, requestID string, revokedAt, expiresAt time.Time) error {
+	_, err := s.q(ctx).Exec(ctx, `INSERT INTO oauth_revoked_grants (grant_id, revoked_at, expires_at) VALUES (?, ?, ?)
+		ON CONFLICT (grant_id) DO NOTHING`, requestID, ts(revokedAt), ts(expiresAt))
+	return err
+}
+
 type clientRow struct {
 	ID            string         `db:"id"`
 	SecretHash    sql.NullString `db:"secret_hash"`
@@ -322,6 +333,9 @@ func (s *Store) DeleteSession(ctx context.Context, idHash string) error {
 // PurgeExpired implements server.Storage.
 func (s *Store) PurgeExpired(ctx context.Context, t time.Time) error {
 	if _, err := s.q(ctx).Exec(ctx, "DELETE FROM oauth_grant_records WHERE expires_at < ?", ts(t)); err != nil {
+		return err
+	}
+	if _, err := s.q(ctx).Exec(ctx, "DELETE FROM oauth_revoked_grants WHERE expires_at < ?", ts(t)); err != nil {
 		return err
 	}
 	_, err := s.q(ctx).Exec(ctx, "DELETE FROM oauth_browser_sessions WHERE expires_at < ?", ts(t))
