@@ -15,3 +15,9 @@ var updateGolden = flag.Bool("update", false, "rewrite the Inbox's golden catalo
 func TestCatalogGolden(t *testing.T) {
 	catalogtest.Golden(t, Spec(Config{}), "testdata/golden", *updateGolden)
 }
+
+// TestReferenceDoc keeps docs/tools/inbox.md, the Inbox's tool reference,
+// what its declarations say.
+func TestReferenceDoc(t *testing.T) {
+	catalogtest.ReferenceDoc(t, Spec(Config{}), "../docs/tools/inbox.md", *updateGolden)
+}

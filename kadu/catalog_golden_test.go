@@ -1,0 +1,22 @@
+package kadu
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/kobana/kobana-mcp/productkit/catalogtest"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden catalog snapshots and the tool reference")
+
+// TestCatalogGolden pins the product's whole MCP surface to
+// testdata/golden/*.json, built from its spec without a database.
+func TestCatalogGolden(t *testing.T) {
+	catalogtest.Golden(t, Spec(), "testdata/golden", *updateGolden)
+}
+
+// TestReferenceDoc keeps docs/tools/kadu.md, the product's tool reference,
+// what its declarations say.
+func TestReferenceDoc(t *testing.T) {
+	catalogtest.ReferenceDoc(t, Spec(), "../docs/tools/kadu.md", *updateGolden)
+}
