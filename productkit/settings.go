@@ -14,6 +14,7 @@ import (
 type Setting struct {
 	Flag, Env, Default, Help string
 	value                    *string
+	explicit                 bool // set by its flag or its environment variable
 }
 
 // Settings is an ordered table of settings. The binary declares the shared
@@ -48,6 +49,7 @@ func (s *Settings) Parse(name string, args []string, out io.Writer) error {
 		if st.Env != "" {
 			if v, ok := os.LookupEnv(st.Env); ok {
 				def = v
+				st.explicit = true
 			}
 		}
 		fs.StringVar(st.value, st.Flag, def, st.Help)
@@ -63,7 +65,29 @@ func (s *Settings) Parse(name string, args []string, out io.Writer) error {
 			fmt.Fprintf(out, "  --%-24s %-30s %-24s %s\n", st.Flag, st.Env, def, st.Help)
 		}
 	}
-	return fs.Parse(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fs.Visit(func(f *flag.Flag) {
+		for _, st := range s.list {
+			if st.Flag == f.Name {
+				st.explicit = true
+			}
+		}
+	})
+	return nil
+}
+
+// Explicit reports whether the setting named by its flag was given, by
+// the flag or by its environment variable, rather than left at its
+// default (after Parse).
+func (s *Settings) Explicit(flag string) bool {
+	for _, st := range s.list {
+		if st.Flag == flag {
+			return st.explicit
+		}
+	}
+	return false
 }
 
 // SplitList splits a comma-separated setting, dropping blanks.

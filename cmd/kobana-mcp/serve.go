@@ -118,6 +118,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		shutdown func(context.Context) error
 	}
 	var starts []*productkit.Listener
+	endpoints := map[string]string{}
 	var servers []running
 	closeAll := func() {
 		for _, r := range servers {
@@ -189,10 +190,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			starts = append(starts, p)
 		}
 		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", spec.Name, public, productkit.MCPPath)
+		endpoints[spec.Key] = public
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(stderr, "kobana-mcp: no product to start (see --products)")
 		return 2
+	}
+	// `kobana-mcp token` reads where the products listen (endpoints.go).
+	if err := recordEndpoints(*dataDir, endpoints); err != nil {
+		log.Warn("could not record the endpoints in the data directory; token needs --<product>-addr", "error", err)
 	}
 	if *metricsAddr != "" {
 		mln, err := net.Listen("tcp", *metricsAddr)

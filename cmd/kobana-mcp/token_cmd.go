@@ -71,7 +71,15 @@ func tokenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			}
 		}
 	}
+	// The issuer is the product's public URL: as given, else as the
+	// running serve recorded it in the data directory, else the default
+	// address.
 	public := pf[spec.Key].public(*pf[spec.Key].addr)
+	if !s.Explicit(spec.Key+"-public-url") && !s.Explicit(spec.Key+"-addr") {
+		if u := recordedEndpoint(*db.dataDir, spec.Key); u != "" {
+			public = u
+		}
+	}
 	audience := public + "/mcp"
 	if *resource == "api" {
 		audience = public + spec.APIBase

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -58,5 +59,29 @@ func TestTokenCommand(t *testing.T) {
 	}
 	if id.OrganizationID != org2.ID || id.UserID != u.ID || strings.Join(id.Scopes, " ") != "inbox.emails" {
 		t.Fatalf("identity %+v", id)
+	}
+}
+
+// TestTokenFindsTheRunningServe: serve records where it listens in the
+// data directory, so a token minted without --inbox-addr is for the
+// issuer serve verifies, even on a port other than the default; a
+// different --inbox-addr still wins.
+func TestTokenFindsTheRunningServe(t *testing.T) {
+	dataDir := t.TempDir()
+	addr := freePort(t)
+	startCommand(t, []string{"serve", "--data-dir", dataDir, "--products", "inbox", "--inbox-addr", addr, "--inbox-smtp-addr", "off"}, "MCP endpoint")
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--user", accounts.DemoOwnerEmail}, &out, &errOut); code != 0 {
+		t.Fatalf("token: %s", errOut.String())
+	}
+	if status, hdr, body := initialize(t, "http://"+addr+"/mcp", strings.TrimSpace(out.String())); status != 200 {
+		t.Fatalf("token without --inbox-addr: %d %v %s", status, hdr, body)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"token", "--data-dir", dataDir, "--user", accounts.DemoOwnerEmail, "--inbox-addr", "127.0.0.1:1"}, &out, &errOut); code != 0 {
+		t.Fatalf("token: %s", errOut.String())
+	}
+	if status, _, _ := initialize(t, "http://"+addr+"/mcp", strings.TrimSpace(out.String())); status != 401 {
+		t.Fatalf("a token for another address: %d, want 401", status)
 	}
 }
