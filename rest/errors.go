@@ -14,6 +14,7 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeForbidden        = "forbidden"
 	CodeRateLimited      = "rate_limited"
+	CodeUnavailable      = "unavailable"
 	CodeInternal         = "internal_error"
 	CodeBadRequest       = "bad_request"
 	CodeUnsupportedMedia = "unsupported_media_type"

@@ -22,8 +22,12 @@ import (
 // request (Scope) and stores claims and responses.
 //
 // A request with a key runs as: Begin claims (scope, key) for the
-// request's fingerprint; the operation runs; Complete stores its response,
-// or Abort releases the claim when the response must not be kept.
+// request's fingerprint; the operation runs with the context Begin
+// returned; Complete stores its response, or Abort releases the claim when
+// the response must not be kept. An implementation on a database makes the
+// claim, the operation's own writes and the stored response one
+// transaction (platform/idempotency): then a write that happened and a
+// key that knows it are one fact, whatever crashes in between.
 type Idempotency interface {
 	// Scope names whose keys a request uses: an organization, say, so two
 	// tenants may use the same key independently. "" turns idempotency off
@@ -32,13 +36,17 @@ type Idempotency interface {
 	// Begin claims key in scope for a request with fingerprint. It returns
 	// a non-nil response to replay when the key's first request finished,
 	// or a claim token to pass to Complete or Abort when this request is
-	// the first. A key used with another fingerprint is
-	// ErrIdempotencyKeyReused; a key whose first request is still running
-	// is ErrIdempotencyKeyInUse.
-	Begin(ctx context.Context, scope, key, fingerprint string) (replay *StoredResponse, claim string, err error)
-	// Complete stores the response of the claimed request.
+	// the first, with the context the operation runs in. A key used with
+	// another fingerprint is ErrIdempotencyKeyReused; a key whose first
+	// request is still running is ErrIdempotencyKeyInUse.
+	Begin(ctx context.Context, scope, key, fingerprint string) (run context.Context, replay *StoredResponse, claim string, err error)
+	// Complete stores the response of the claimed request (ctx is Begin's
+	// run context). An error means nothing was kept, and with a
+	// transactional implementation that the operation's writes did not
+	// commit either: the API then answers 503 so the client retries.
 	Complete(ctx context.Context, scope, key, claim string, res StoredResponse) error
-	// Abort releases the claim and stores nothing: a retry runs afresh.
+	// Abort releases the claim and stores nothing: a retry runs afresh. A
+	// transactional implementation rolls the operation's writes back too.
 	Abort(ctx context.Context, scope, key, claim string) error
 }
 
@@ -203,7 +211,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 		vary = v.VaryHeaders()
 	}
 	ctx := r.Context()
-	replay, claim, err := idem.Begin(ctx, scope, key, fingerprint(r, body, vary))
+	run, replay, claim, err := idem.Begin(ctx, scope, key, fingerprint(r, body, vary))
 	switch {
 	case errors.Is(err, ErrIdempotencyKeyReused):
 		a.WriteError(w, &Error{Status: http.StatusConflict, Code: CodeIdempotencyKeyReused,
@@ -229,18 +237,18 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 	// then send it, so a client that saw an answer can count on its replay.
 	rec := &bufferedResponse{header: http.Header{}}
 	done := false
+	bg := context.WithoutCancel(run)
 	defer func() {
 		if !done {
 			// serve panicked: free the key for a retry, and let the panic go on.
-			_ = idem.Abort(context.WithoutCancel(ctx), scope, key, claim)
+			_ = idem.Abort(bg, scope, key, claim)
 		}
 	}()
-	serve(rec, r)
+	serve(rec, r.WithContext(run))
 	done = true
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	bg := context.WithoutCancel(ctx)
 	if storable(rec.status) {
 		kept := http.Header{}
 		for _, name := range replayedHeaders {
@@ -249,7 +257,12 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 			}
 		}
 		if err := idem.Complete(bg, scope, key, claim, StoredResponse{Status: rec.status, Header: kept, Body: rec.body.Bytes()}); err != nil {
-			a.cfg.Logger.ErrorContext(ctx, "rest: storing an idempotent response", "path", r.URL.Path, "error", err)
+			// Nothing was kept, and the write went with it: say so rather
+			// than answer a success that did not commit.
+			a.cfg.Logger.ErrorContext(ctx, "rest: committing an idempotent write", "path", r.URL.Path, "error", err)
+			a.WriteError(w, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+				Message: "the write could not be committed; retry it with the same idempotency key", Header: http.Header{"Retry-After": {"1"}}})
+			return
 		}
 	} else if err := idem.Abort(bg, scope, key, claim); err != nil {
 		a.cfg.Logger.ErrorContext(ctx, "rest: releasing an idempotency key", "path", r.URL.Path, "error", err)

@@ -24,17 +24,17 @@ type memIdem struct {
 
 func (m *memIdem) Scope(r *http.Request) string { return r.Header.Get("X-Tenant") }
 
-func (m *memIdem) Begin(_ context.Context, scope, key, fp string) (*rest.StoredResponse, string, error) {
+func (m *memIdem) Begin(ctx context.Context, scope, key, fp string) (context.Context, *rest.StoredResponse, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if res, ok := m.stored[scope+key]; ok {
-		return &res, "", nil
+		return ctx, &res, "", nil
 	}
 	if _, ok := m.claims[scope+key]; ok {
-		return nil, "", rest.ErrIdempotencyKeyInUse
+		return ctx, nil, "", rest.ErrIdempotencyKeyInUse
 	}
 	m.claims[scope+key] = fp
-	return nil, "c", nil
+	return ctx, nil, "c", nil
 }
 
 func (m *memIdem) Complete(_ context.Context, scope, key, _ string, res rest.StoredResponse) error {

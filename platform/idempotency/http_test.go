@@ -134,8 +134,10 @@ func TestIdempotencyThroughTheAPI(t *testing.T) {
 	})
 }
 
-// Two identical requests at once: one runs; the other is told the key is
-// in use (nothing stored for it), and a later retry gets the replay.
+// Two identical requests at once, the first running for longer than a
+// retry waits (Options.Wait; SQLite's busy timeout): one runs; the other
+// is told the key is in use (nothing stored for it), and a later retry
+// gets the replay.
 func TestIdempotencyConcurrentRequests(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)

@@ -19,6 +19,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -35,6 +37,9 @@ const (
 	// another request may take it over: longer than any request runs, so
 	// only the claim of a replica that died is ever taken over.
 	DefaultLease = 5 * time.Minute
+	// DefaultWait is how long a retry waits for a first request still
+	// running before it answers 409 idempotency_key_in_use.
+	DefaultWait = 5 * time.Second
 )
 
 // Options configure a Store; the zero value is the production setting
@@ -51,8 +56,11 @@ type Options struct {
 	// key reused for another workspace is a conflict, not a replay.
 	Vary []string
 	// TTL is how long a response is kept (default DefaultTTL); Lease how
-	// long a request may run holding its key (default DefaultLease).
-	TTL, Lease time.Duration
+	// long a request may run holding its key (default DefaultLease); Wait
+	// how long a retry waits for the key's first request to end before it
+	// is told the key is in use (default DefaultWait; PostgreSQL — SQLite
+	// waits for its busy timeout).
+	TTL, Lease, Wait time.Duration
 	// Now replaces the clock, for tests.
 	Now func() time.Time
 }
@@ -72,6 +80,9 @@ func ByOrganization(r *http.Request) string {
 type Store struct {
 	db   *store.DB
 	opts Options
+	// open holds the transaction of each claim a request of this process
+	// holds, until Complete or Abort ends it.
+	open sync.Map // claimKey → func(commit bool) error
 }
 
 var (
@@ -92,6 +103,9 @@ func New(db *store.DB, opts Options) *Store {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
 	}
 	return &Store{db: db, opts: opts}
 }
@@ -120,11 +134,47 @@ type row struct {
 	ExpiresAt       time.Time `db:"expires_at"`
 }
 
-// Begin implements rest.Idempotency. A row past its expiry (a response
-// older than the TTL, or the claim of a request that never finished within
-// its lease) is removed and the key claimed afresh.
-func (s *Store) Begin(ctx context.Context, scope, key, fingerprint string) (*rest.StoredResponse, string, error) {
+// Begin implements rest.Idempotency. It opens the request's ambient
+// transaction (store.DB.BeginAmbient) and claims the key inside it: the
+// operation's writes and the response Complete stores commit with the
+// claim, or none of them does. A second request with the key waits for
+// the first to end (on the key's row on PostgreSQL, on the write lock on
+// SQLite) and then replays its answer; should the first process die, its
+// transaction rolls back with it and the retry runs once. A row past its
+// expiry (a response older than the TTL, or an in-flight claim left by a
+// version that committed claims on their own) is removed and the key
+// claimed afresh.
+func (s *Store) Begin(ctx context.Context, scope, key, fingerprint string) (context.Context, *rest.StoredResponse, string, error) {
+	run, finish, err := s.db.BeginAmbient(ctx)
+	if isLockTimeout(err) {
+		return ctx, nil, "", rest.ErrIdempotencyKeyInUse
+	}
+	if err != nil {
+		return ctx, nil, "", err
+	}
+	replay, claim, err := s.claim(run, scope, key, fingerprint)
+	if err != nil || replay != nil {
+		_ = finish(false)
+		if isLockTimeout(err) {
+			err = rest.ErrIdempotencyKeyInUse
+		}
+		return ctx, replay, "", err
+	}
+	s.open.Store(claimKey{scope, key, claim}, finish)
+	return run, nil, claim, nil
+}
+
+// claim inserts the key's row in the ambient transaction of ctx, or reads
+// the row that is there.
+func (s *Store) claim(ctx context.Context, scope, key, fingerprint string) (*rest.StoredResponse, string, error) {
 	claim := rand.Text()
+	if s.db.Dialect() == store.Postgres {
+		// A request waiting on the key's first request gives up after a
+		// while rather than hold a connection for as long as that one runs.
+		if _, err := s.db.Exec(ctx, "SET LOCAL lock_timeout = '"+s.opts.Wait.String()+"'"); err != nil {
+			return nil, "", err
+		}
+	}
 	for range 3 {
 		now := s.now()
 		res, err := s.db.Exec(ctx, `INSERT INTO idempotency_keys (scope, key, request_hash, claim, state, created_at, expires_at)
@@ -173,15 +223,35 @@ func (s *Store) Begin(ctx context.Context, scope, key, fingerprint string) (*res
 	return nil, "", rest.ErrIdempotencyKeyInUse
 }
 
+// isLockTimeout reports a wait for another request's key that ran out:
+// PostgreSQL's lock_timeout (55P03) or SQLite's busy timeout.
+func isLockTimeout(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "55P03") || strings.Contains(msg, "lock timeout") || strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// claimKey names an open claim, whose transaction Complete or Abort ends.
+type claimKey struct{ scope, key, claim string }
+
 // errClaimLost is a Complete or Abort whose claim is gone: its lease ran
 // out and another request took the key over.
 var errClaimLost = errors.New("idempotency: the claim on the key was lost (its lease expired)")
 
 // Complete implements rest.Idempotency: the response is kept for the TTL
-// from now.
+// from now, and the request's transaction — the claim, the operation's
+// writes, the response — commits. An error means none of it did.
 func (s *Store) Complete(ctx context.Context, scope, key, claim string, res rest.StoredResponse) error {
+	v, ok := s.open.LoadAndDelete(claimKey{scope, key, claim})
+	if !ok {
+		return errClaimLost
+	}
+	finish := v.(func(bool) error)
 	h, err := json.Marshal(res.Header)
 	if err != nil {
+		_ = finish(false)
 		return err
 	}
 	body := res.Body
@@ -192,15 +262,23 @@ func (s *Store) Complete(ctx context.Context, scope, key, claim string, res rest
 		WHERE scope = ? AND key = ? AND claim = ? AND state = 'in_flight'`,
 		res.Status, string(h), body, s.now().Add(s.opts.TTL), scope, key, claim))
 	if errors.Is(err, store.ErrNotFound) {
-		return errClaimLost
+		err = errClaimLost
 	}
-	return err
+	if err != nil {
+		_ = finish(false)
+		return err
+	}
+	return finish(true)
 }
 
-// Abort implements rest.Idempotency.
+// Abort implements rest.Idempotency: the request's transaction rolls
+// back, its writes and its claim with it.
 func (s *Store) Abort(ctx context.Context, scope, key, claim string) error {
-	_, err := s.db.Exec(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND claim = ? AND state = 'in_flight'`, scope, key, claim)
-	return err
+	v, ok := s.open.LoadAndDelete(claimKey{scope, key, claim})
+	if !ok {
+		return nil
+	}
+	return v.(func(bool) error)(false)
 }
 
 // Purge deletes expired keys and returns how many: responses past their

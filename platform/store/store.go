@@ -165,18 +165,42 @@ func (db *DB) Ping(ctx context.Context) error { return db.x.PingContext(ctx) }
 // Close closes the pool; the DB is unusable afterwards.
 func (db *DB) Close() error { return db.x.Close() }
 
-// Get implements Querier.
+// Get implements Querier; inside an ambient transaction (ambient.go) it
+// reads through it.
 func (db *DB) Get(ctx context.Context, dest any, query string, args ...any) error {
+	if a := db.ambientOf(ctx); a != nil {
+		return a.get(ctx, dest, query, args...)
+	}
+	return db.getPool(ctx, dest, query, args...)
+}
+
+// Select implements Querier; inside an ambient transaction it reads
+// through it.
+func (db *DB) Select(ctx context.Context, dest any, query string, args ...any) error {
+	if a := db.ambientOf(ctx); a != nil {
+		return a.selectRows(ctx, dest, query, args...)
+	}
+	return db.selectPool(ctx, dest, query, args...)
+}
+
+// Exec implements Querier; inside an ambient transaction it writes
+// through it.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if a := db.ambientOf(ctx); a != nil {
+		return a.exec(ctx, query, args...)
+	}
+	return db.execPool(ctx, query, args...)
+}
+
+func (db *DB) getPool(ctx context.Context, dest any, query string, args ...any) error {
 	return mapError(db.x.GetContext(ctx, dest, db.x.Rebind(query), args...))
 }
 
-// Select implements Querier.
-func (db *DB) Select(ctx context.Context, dest any, query string, args ...any) error {
+func (db *DB) selectPool(ctx context.Context, dest any, query string, args ...any) error {
 	return mapError(db.x.SelectContext(ctx, dest, db.x.Rebind(query), args...))
 }
 
-// Exec implements Querier.
-func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (db *DB) execPool(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	res, err := db.x.ExecContext(ctx, db.x.Rebind(query), args...)
 	return res, mapError(err)
 }
@@ -189,7 +213,17 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 // PostgreSQL runs it at READ COMMITTED; SQLite's transactions are
 // serialized. Code that reads, decides, then writes must let a unique
 // index, not the read, have the last word, and expect ErrConflict.
-func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+//
+// Inside an ambient transaction (ambient.go) fn runs in a savepoint of it
+// and commits with it.
+func (db *DB) WithTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if a := db.ambientOf(ctx); a != nil {
+		return a.withTx(ctx, fn)
+	}
+	return db.withNewTx(ctx, fn)
+}
+
+func (db *DB) withNewTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	x, err := db.x.BeginTxx(ctx, nil)
 	if err != nil {
 		return mapError(err)
