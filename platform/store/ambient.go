@@ -22,8 +22,8 @@ import (
 // otherwise abort the whole transaction, and code that expects a unique
 // violation (ErrConflict) and answers it must still be able to commit.
 type ambient struct {
-	db   *DB
-	tx   *Tx
+	db *DB
+	tx *Tx
 	// done is set once finish ran; uses after it go to the pool. Like a
 	// Tx, the ambient transaction is for one goroutine: the request's.
 	done atomic.Bool
