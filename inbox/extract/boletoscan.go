@@ -5,7 +5,30 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kobana/kobana-mcp/platform/brazil"
 )
+
+// Boleto is a boleto found in the e-mail, every check digit verified
+// (brazil.Boleto, whose FoundAs says which form was in the e-mail), and
+// the parts it was found in. Sources comes last, after the decoded
+// fields, as it always has in the extractor's JSON.
+type Boleto struct {
+	brazil.Boleto
+	Sources []string `json:"sources"`
+}
+
+// InvalidBoleto is a number shaped like a boleto line or barcode whose
+// check digits do not verify: a typo, an OCR slip or a forgery. It is
+// never reported as a Boleto. Kind is brazil.KindBank or
+// brazil.KindCollection, by its shape; Reason is brazil.DecodeBoleto's
+// error.
+type InvalidBoleto struct {
+	Kind    string   `json:"kind"`
+	Digits  string   `json:"digits"`
+	Reason  string   `json:"reason"`
+	Sources []string `json:"sources"`
+}
 
 // A boleto in text is a run of digit groups separated by the usual
 // formatting — dots, hyphens, spaces, line breaks — as in
@@ -38,7 +61,7 @@ type digitGroup struct {
 // boletoHit is one boleto (or invalid boleto) found in a text.
 type boletoHit struct {
 	span
-	boleto  Boleto
+	boleto  brazil.Boleto
 	invalid *InvalidBoleto
 }
 
@@ -135,14 +158,14 @@ func tryWindows(text string, ch []digitGroup, i int, ref time.Time) (*boletoHit,
 		if !plausible(text, sp.start, digits, lens) {
 			continue
 		}
-		bol, err := DecodeBoleto(digits, ref)
+		bol, err := brazil.DecodeBoleto(digits, ref)
 		if err == nil {
 			return &boletoHit{span: sp, boleto: bol}, j + 1
 		}
 		if invalid == nil && boletoShaped(digits, lens) {
-			kind := KindBank
+			kind := brazil.KindBank
 			if digits[0] == '8' && size != 47 {
-				kind = KindCollection
+				kind = brazil.KindCollection
 			}
 			invalid = &boletoHit{span: sp, invalid: &InvalidBoleto{Kind: kind, Digits: digits, Reason: err.Error()}}
 			invalidNext = j + 1

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kobana/kobana-mcp/platform/brazil"
 )
 
 // maxPatternScan bounds the text of one source that the regular-expression
@@ -79,8 +81,7 @@ func (c *collector) scan(source, text string) {
 		}
 		b := h.boleto
 		if i, isNew := c.merge("b:"+b.Barcode, len(c.r.Boletos)); isNew {
-			b.Sources = []string{source}
-			c.r.Boletos = append(c.r.Boletos, b)
+			c.r.Boletos = append(c.r.Boletos, Boleto{Boleto: b, Sources: []string{source}})
 		} else {
 			c.r.Boletos[i].Sources = addSource(c.r.Boletos[i].Sources, source)
 		}
@@ -99,8 +100,7 @@ func (c *collector) scan(source, text string) {
 		}
 		p := h.pix
 		if i, isNew := c.merge("p:"+p.Payload, len(c.r.Pix)); isNew {
-			p.Sources = []string{source}
-			c.r.Pix = append(c.r.Pix, p)
+			c.r.Pix = append(c.r.Pix, Pix{Pix: p, Sources: []string{source}})
 		} else {
 			c.r.Pix[i].Sources = addSource(c.r.Pix[i].Sources, source)
 		}
@@ -132,8 +132,8 @@ func (c *collector) scan(source, text string) {
 	amounts := findAmounts(rest)
 	slices.SortStableFunc(amounts, func(a, b amountHit) int { return a.start - b.start })
 	for _, h := range amounts {
-		if i, isNew := c.merge("a:"+formatCents(h.cents), len(c.r.Amounts)); isNew {
-			c.r.Amounts = append(c.r.Amounts, Amount{Value: formatCents(h.cents), Cents: h.cents, Sources: []string{source}})
+		if i, isNew := c.merge("a:"+brazil.FormatCents(h.cents), len(c.r.Amounts)); isNew {
+			c.r.Amounts = append(c.r.Amounts, Amount{Value: brazil.FormatCents(h.cents), Cents: h.cents, Sources: []string{source}})
 		} else {
 			c.r.Amounts[i].Sources = addSource(c.r.Amounts[i].Sources, source)
 		}

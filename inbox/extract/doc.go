@@ -5,6 +5,14 @@
 // every check digit and CRC verified, so a finding is either provably
 // well-formed or reported separately as invalid.
 //
+// The extractor finds; platform/brazil decodes. What is extraction stays
+// here: scanning text for boleto-shaped digit chains, Pix codes,
+// documents, amounts and dates, and the Sources bookkeeping. The rules of
+// the codes themselves (FEBRABAN check digits and due-date factor, the
+// BR Code's TLV and CRC, CPF and CNPJ) live in platform/brazil, shared
+// with the products that read them too; a finding embeds the decoded
+// brazil.Boleto or brazil.Pix.
+//
 // It needs no network and no model: it is the default processing
 // "agent" (see inbox/agent.Extractor) and the source of hints handed to
 // LLM providers. Extract never panics, whatever the input: malformed PDFs

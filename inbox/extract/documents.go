@@ -3,112 +3,22 @@ package extract
 import (
 	"regexp"
 	"strings"
+
+	"github.com/kobana/kobana-mcp/platform/brazil"
 )
 
-// Document is a CNPJ or CPF whose check digits verify. Number is the
-// normalised form (14 or 11 characters, letters upper-case), Formatted
-// the usual punctuation ("12.345.678/0001-95", "123.456.789-09").
-// Alphanumeric marks the CNPJ format introduced in 2026, with letters in
-// the first 12 positions.
+// Document is a CNPJ or CPF found in the e-mail whose check digits
+// verify. Kind is brazil.KindCNPJ or brazil.KindCPF, Number the
+// normalised form (brazil.NormalizeDocument: 14 or 11 characters, letters
+// upper-case), Formatted the usual punctuation (brazil.FormatDocument:
+// "12.345.678/0001-95", "123.456.789-09"). Alphanumeric marks the CNPJ
+// format introduced in 2026, with letters in the first 12 positions.
 type Document struct {
 	Kind         string   `json:"kind"`
 	Number       string   `json:"number"`
 	Formatted    string   `json:"formatted"`
 	Alphanumeric bool     `json:"alphanumeric"`
 	Sources      []string `json:"sources"`
-}
-
-// Document kinds.
-const (
-	KindCNPJ = "cnpj"
-	KindCPF  = "cpf"
-)
-
-var (
-	cnpjWeights1 = []int{5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}
-	cnpjWeights2 = []int{6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}
-)
-
-// ValidCNPJ reports whether s (formatted or not, numeric or alphanumeric)
-// is a CNPJ whose two check digits verify. Each of the first 12
-// characters counts as its ASCII code minus 48 (digits 0–9, A=17 … Z=42),
-// which makes the 2026 alphanumeric rule identical to the numeric one for
-// digit-only numbers. Numbers of one repeated digit are rejected.
-func ValidCNPJ(s string) bool {
-	return validCNPJ(normalizeDocument(s))
-}
-
-// ValidCPF reports whether s (formatted or not) is a CPF whose two check
-// digits verify. Numbers of one repeated digit are rejected.
-func ValidCPF(s string) bool {
-	return validCPF(normalizeDocument(s))
-}
-
-// normalizeDocument drops the punctuation of a CNPJ/CPF and upper-cases.
-func normalizeDocument(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(s) {
-		if (r >= '0' && r <= '9') || (r >= 'A' && r <= 'Z') {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func validCNPJ(n string) bool {
-	if len(n) != 14 || !allDigits(n[12:]) || repeated(n) {
-		return false
-	}
-	for i := 0; i < 12; i++ {
-		c := n[i]
-		if !isDigit(c) && (c < 'A' || c > 'Z') {
-			return false
-		}
-	}
-	dv := func(s string, w []int) byte {
-		sum := 0
-		for i := range w {
-			sum += int(s[i]-'0') * w[i]
-		}
-		r := sum % 11
-		if r < 2 {
-			return '0'
-		}
-		return byte('0' + 11 - r)
-	}
-	return n[12] == dv(n, cnpjWeights1) && n[13] == dv(n, cnpjWeights2)
-}
-
-func validCPF(n string) bool {
-	if len(n) != 11 || !allDigits(n) || repeated(n) {
-		return false
-	}
-	dv := func(k int) byte {
-		sum := 0
-		for i := 0; i < k; i++ {
-			sum += int(n[i]-'0') * (k + 1 - i)
-		}
-		r := sum * 10 % 11
-		if r == 10 {
-			r = 0
-		}
-		return byte('0' + r)
-	}
-	return n[9] == dv(9) && n[10] == dv(10)
-}
-
-// repeated reports whether s is one character repeated ("00000000000"):
-// such numbers pass the check digits but are placeholders.
-func repeated(s string) bool {
-	return s != "" && strings.Count(s, s[:1]) == len(s)
-}
-
-func formatCNPJ(n string) string {
-	return n[0:2] + "." + n[2:5] + "." + n[5:8] + "/" + n[8:12] + "-" + n[12:14]
-}
-
-func formatCPF(n string) string {
-	return n[0:3] + "." + n[3:6] + "." + n[6:9] + "-" + n[9:11]
 }
 
 var (
@@ -144,24 +54,21 @@ func findDocuments(text string) []documentHit {
 		hits = append(hits, documentHit{sp, d})
 	}
 	for _, m := range cnpjFormattedRe.FindAllStringIndex(text, -1) {
-		if d, ok := cnpjDocument(text[m[0]:m[1]]); ok {
+		if d, ok := document(text[m[0]:m[1]]); ok {
 			add(span{m[0], m[1]}, d)
 		}
 	}
 	for _, m := range cpfFormattedRe.FindAllStringIndex(text, -1) {
-		if n := normalizeDocument(text[m[0]:m[1]]); validCPF(n) {
-			add(span{m[0], m[1]}, Document{Kind: KindCPF, Number: n, Formatted: formatCPF(n)})
+		if d, ok := document(text[m[0]:m[1]]); ok {
+			add(span{m[0], m[1]}, d)
 		}
 	}
 	for _, m := range digitRunRe.FindAllStringIndex(text, -1) {
-		n := text[m[0]:m[1]]
-		if (len(n) != 11 && len(n) != 14) || !standsAlone(text, m[0], m[1]) {
+		if n := m[1] - m[0]; (n != 11 && n != 14) || !standsAlone(text, m[0], m[1]) {
 			continue
 		}
-		if len(n) == 14 && validCNPJ(n) {
-			add(span{m[0], m[1]}, Document{Kind: KindCNPJ, Number: n, Formatted: formatCNPJ(n)})
-		} else if len(n) == 11 && validCPF(n) {
-			add(span{m[0], m[1]}, Document{Kind: KindCPF, Number: n, Formatted: formatCPF(n)})
+		if d, ok := document(text[m[0]:m[1]]); ok {
+			add(span{m[0], m[1]}, d)
 		}
 	}
 	for _, m := range cnpjAlnumRe.FindAllStringIndex(text, -1) {
@@ -169,19 +76,27 @@ func findDocuments(text string) []documentHit {
 		if allDigits(n) || !strings.Contains(strings.ToUpper(text[max(0, m[0]-cnpjLookBehind):m[0]]), "CNPJ") {
 			continue
 		}
-		if d, ok := cnpjDocument(n); ok {
+		if d, ok := document(n); ok {
 			add(span{m[0], m[1]}, d)
 		}
 	}
 	return hits
 }
 
-func cnpjDocument(s string) (Document, bool) {
-	n := normalizeDocument(s)
-	if !validCNPJ(n) {
+// document reads s as a CPF or CNPJ, which brazil.DocumentKind tells
+// apart by length, into a finding (without Sources).
+func document(s string) (Document, bool) {
+	kind, ok := brazil.DocumentKind(s)
+	if !ok {
 		return Document{}, false
 	}
-	return Document{Kind: KindCNPJ, Number: n, Formatted: formatCNPJ(n), Alphanumeric: !allDigits(n)}, true
+	n := brazil.NormalizeDocument(s)
+	return Document{Kind: kind, Number: n, Formatted: brazil.FormatDocument(n), Alphanumeric: !allDigits(n)}, true
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // standsAlone reports whether the digit run text[start:end] is a number of

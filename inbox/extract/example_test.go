@@ -35,11 +35,3 @@ func ExampleExtract() {
 	// cnpj 11.222.333/0001-81
 	// due_date 2026-03-10 1234.56 [text]
 }
-
-// DecodeBoleto validates one line or barcode typed by a user.
-func ExampleDecodeBoleto() {
-	_, err := extract.DecodeBoleto("34191.09123 34567.880124 34567.890008 5 13810000123457", time.Now())
-	fmt.Println(err)
-	// Output:
-	// general check digit is 5, expected 2
-}

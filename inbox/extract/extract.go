@@ -21,8 +21,9 @@ type Input struct {
 	HTML        string
 	Attachments []Attachment
 	// ReferenceDate anchors the interpretation of boleto due-date factors
-	// (see DueDateFromFactor): pass the day the e-mail was received so the
-	// result does not depend on when it is (re)processed. Zero means today.
+	// (see brazil.DueDateFromFactor): pass the day the e-mail was received
+	// so the result does not depend on when it is (re)processed. Zero
+	// means today.
 	ReferenceDate time.Time
 }
 

@@ -8,7 +8,13 @@ import (
 	"testing"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 )
+
+// day parses an ISO date, the ReferenceDate of a test e-mail.
+var day = braziltest.Day
 
 func TestExtractEmptyInputHasArraysInOrder(t *testing.T) {
 	b, err := json.Marshal(Extract(Input{}))
@@ -25,15 +31,15 @@ func TestExtractEmptyInputHasArraysInOrder(t *testing.T) {
 }
 
 func TestExtractAllSourcesAndMerging(t *testing.T) {
-	latin1, err := charmap.ISO8859_1.NewEncoder().String("Cobrança de água\nValor: R$ 158,90\nVencimento: 20/03/2026\n" + handEnergyLine)
+	latin1, err := charmap.ISO8859_1.NewEncoder().String("Cobrança de água\nValor: R$ 158,90\nVencimento: 20/03/2026\n" + braziltest.EnergyLine)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := Input{
-		Subject: "Boleto " + handItauLine,
+		Subject: "Boleto " + braziltest.ItauLine,
 		From:    "cobranca@example.com",
-		Text:    "Segue boleto.\nLinha: " + handItauLine + "\nPix: " + bcbExample,
-		HTML:    "<p>Pague com Pix:</p><p>" + bcbExample + "</p><p>Linha inválida: " + flipDigit(handItauLine, 3) + "</p>",
+		Text:    "Segue boleto.\nLinha: " + braziltest.ItauLine + "\nPix: " + braziltest.BCBExample,
+		HTML:    "<p>Pague com Pix:</p><p>" + braziltest.BCBExample + "</p><p>Linha inválida: " + braziltest.FlipDigit(braziltest.ItauLine, 3) + "</p>",
 		Attachments: []Attachment{
 			{Filename: "agua.txt", ContentType: "text/plain; charset=iso-8859-1", Data: []byte(latin1)},
 			{Filename: "nota.html", ContentType: "text/html", Data: []byte("<div>CPF&nbsp;529.982.247-25</div>")},
@@ -45,10 +51,10 @@ func TestExtractAllSourcesAndMerging(t *testing.T) {
 	if len(r.Boletos) != 2 {
 		t.Fatalf("boletos: %+v", r.Boletos)
 	}
-	if b := r.Boletos[0]; b.Barcode != handItauBarcode || !slices.Equal(b.Sources, []string{"subject", "text"}) {
+	if b := r.Boletos[0]; b.Barcode != braziltest.ItauBarcode || !slices.Equal(b.Sources, []string{"subject", "text"}) {
 		t.Errorf("Itaú boleto: %+v", b)
 	}
-	if b := r.Boletos[1]; b.Barcode != handEnergyBarcode || !slices.Equal(b.Sources, []string{"attachment:agua.txt"}) {
+	if b := r.Boletos[1]; b.Barcode != braziltest.EnergyBarcode || !slices.Equal(b.Sources, []string{"attachment:agua.txt"}) {
 		t.Errorf("energy boleto: %+v", b)
 	}
 	if len(r.InvalidBoletos) != 1 || r.InvalidBoletos[0].Sources[0] != "html" {
@@ -96,8 +102,8 @@ func TestBoletoDigitsAreNotDocuments(t *testing.T) {
 	var line string
 	// The value's first 7 digits sit in block 1: step by 10 000 cents.
 	for cents := int64(10_000); cents < 100_000_000_000 && line == ""; cents += 10_000 {
-		bc := tCollectionBarcode(t, '4', '6', cents, "00010000000000000000000000000")
-		if l := tCollectionLine(bc); validCPF(l[:11]) {
+		bc := braziltest.CollectionBarcode(t, '4', '6', cents, "00010000000000000000000000000")
+		if l := braziltest.CollectionLine(bc); brazil.ValidCPF(l[:11]) {
 			line = l
 		}
 	}
@@ -117,7 +123,7 @@ func TestBoletoDigitsAreNotDocuments(t *testing.T) {
 func TestOversizedTextIsCutWithAWarning(t *testing.T) {
 	defer func(old int) { maxSourceBytes = old }(maxSourceBytes)
 	maxSourceBytes = 4096
-	r := Extract(Input{Text: strings.Repeat("x", maxSourceBytes+10) + handItauLine})
+	r := Extract(Input{Text: strings.Repeat("x", maxSourceBytes+10) + braziltest.ItauLine})
 	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "text") || len(r.Boletos) != 0 {
 		t.Errorf("warnings %v boletos %d", r.Warnings, len(r.Boletos))
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 )
 
 // minimalPDF writes a valid one-page PDF by hand: a Helvetica (WinAnsi)
@@ -49,7 +51,7 @@ func pdfFromObjects(objects []string) []byte {
 }
 
 func TestPDFAttachmentBoletoIsFound(t *testing.T) {
-	data := minimalPDF("Banco Itau S.A. - Boleto", "Linha digitavel: "+handItauLine, "Vencimento: 10/03/2026  Valor: R$ 1.234,56", "Beneficiario CNPJ 11.222.333/0001-81")
+	data := minimalPDF("Banco Itau S.A. - Boleto", "Linha digitavel: "+braziltest.ItauLine, "Vencimento: 10/03/2026  Valor: R$ 1.234,56", "Beneficiario CNPJ 11.222.333/0001-81")
 	if got := data[len(data)-6:]; string(got) != "%%EOF\n" {
 		t.Fatalf("fixture trailer %q", got)
 	}
@@ -57,7 +59,7 @@ func TestPDFAttachmentBoletoIsFound(t *testing.T) {
 	if err != nil || pages != 1 || truncated {
 		t.Fatalf("pdfText: pages %d truncated %v err %v", pages, truncated, err)
 	}
-	if !strings.Contains(text, handItauLine) {
+	if !strings.Contains(text, braziltest.ItauLine) {
 		t.Fatalf("line not in the PDF text: %q", text)
 	}
 	r := Extract(Input{
@@ -65,7 +67,7 @@ func TestPDFAttachmentBoletoIsFound(t *testing.T) {
 		Attachments:   []Attachment{{Filename: "boleto.pdf", ContentType: "application/pdf", Data: data}},
 		ReferenceDate: day("2026-02-01"),
 	})
-	if len(r.Boletos) != 1 || r.Boletos[0].Barcode != handItauBarcode || r.Boletos[0].Sources[0] != "attachment:boleto.pdf" {
+	if len(r.Boletos) != 1 || r.Boletos[0].Barcode != braziltest.ItauBarcode || r.Boletos[0].Sources[0] != "attachment:boleto.pdf" {
 		t.Fatalf("boletos: %+v (warnings %v)", r.Boletos, r.Warnings)
 	}
 	if len(r.Attachments) != 1 || r.Attachments[0].Status != AttachmentRead || r.Attachments[0].Pages != 1 {
@@ -80,7 +82,7 @@ func TestPDFAttachmentBoletoIsFound(t *testing.T) {
 }
 
 func TestMalformedPDFBecomesAWarning(t *testing.T) {
-	good := minimalPDF("Linha: " + handItauLine)
+	good := minimalPDF("Linha: " + braziltest.ItauLine)
 	inputs := map[string][]byte{
 		"garbage":           []byte("%PDF-1.4\nthis is not a pdf"),
 		"truncated":         good[:len(good)/2],
@@ -105,7 +107,7 @@ func TestMalformedPDFBecomesAWarning(t *testing.T) {
 // A page tree that contains itself must not hang the reader (the PDF
 // library's own page lookup loops forever on it).
 func TestCyclicPDFPageTreeTerminates(t *testing.T) {
-	objs := pageObjects("Linha: " + handItauLine)
+	objs := pageObjects("Linha: " + braziltest.ItauLine)
 	objs[1] = "<< /Type /Pages /Kids [2 0 R 3 0 R 2 0 R] /Count 3 >>"
 	r := Extract(Input{Attachments: []Attachment{{Filename: "loop.pdf", ContentType: "application/pdf", Data: pdfFromObjects(objs)}},
 		ReferenceDate: day("2026-02-01")})

@@ -1,4 +1,4 @@
-package extract
+package brazil
 
 // The FEBRABAN check-digit algorithms. Each takes ASCII digits only; the
 // callers guarantee it.

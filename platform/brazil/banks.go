@@ -1,4 +1,4 @@
-package extract
+package brazil
 
 // bankNames names the issuers of most boletos seen in practice, by
 // COMPE code (the first three digits of a bank boleto), so a finding is

@@ -1,4 +1,4 @@
-package extract
+package brazil
 
 import (
 	"fmt"
@@ -12,13 +12,18 @@ import (
 // convênio/arrecadação slip (utilities, taxes; kind "collection") has a
 // 48-digit line starting with 8. Both have a 44-digit barcode. Fields
 // that do not apply to the kind are empty.
+//
+// It carries both forms and the formatted line whichever was given, so a
+// caller can store the barcode and show the line without decoding twice.
+// The JSON names are part of the Inbox extractor's published output (its
+// findings embed this type): renaming one is a breaking change there.
 type Boleto struct {
 	Kind          string `json:"kind"`
 	DigitableLine string `json:"digitable_line"`
 	FormattedLine string `json:"formatted_line"`
 	Barcode       string `json:"barcode"`
-	// FoundAs says which form was in the e-mail: "digitable_line" or
-	// "barcode".
+	// FoundAs says which form the input was: "digitable_line" or
+	// "barcode" (FoundAsLine, FoundAsBarcode).
 	FoundAs      string `json:"found_as"`
 	BankCode     string `json:"bank_code"`
 	BankName     string `json:"bank_name"`
@@ -33,31 +38,32 @@ type Boleto struct {
 	AmountCents int64  `json:"amount_cents"`
 	// DueFactor and DueDate are for bank boletos; 0 and "" when the
 	// boleto has no due date (factor 0000).
-	DueFactor int      `json:"due_factor"`
-	DueDate   string   `json:"due_date"`
-	Sources   []string `json:"sources"`
+	DueFactor int    `json:"due_factor"`
+	DueDate   string `json:"due_date"`
 }
 
-// InvalidBoleto is a number shaped like a boleto line or barcode whose
-// check digits do not verify: a typo, an OCR slip or a forgery. It is
-// never reported as a Boleto.
-type InvalidBoleto struct {
-	Kind    string   `json:"kind"`
-	Digits  string   `json:"digits"`
-	Reason  string   `json:"reason"`
-	Sources []string `json:"sources"`
-}
-
-// Boleto kinds.
+// Boleto kinds: a bank boleto or an arrecadação (collection) slip. They
+// use different layouts and check digits, so the kind decides which
+// fields of a Boleto are set.
 const (
 	KindBank       = "bank"
 	KindCollection = "collection"
 )
 
+// Values of Boleto.FoundAs: which form the input was. A boleto typed by a
+// person is usually the line, one read by a scanner the barcode.
+const (
+	FoundAsLine    = "digitable_line"
+	FoundAsBarcode = "barcode"
+)
+
 // DecodeBoleto validates and decodes a boleto given as a 47- or 48-digit
 // line or a 44-digit barcode, in any formatting (everything but digits is
-// ignored). ref anchors the due-date factor (see DueDateFromFactor). The
-// error says which check digit failed.
+// ignored), so what a person pasted or a scanner read is accepted as is.
+// ref anchors the due-date factor (see DueDateFromFactor): pass the day
+// the boleto was received or issued, so the result does not depend on
+// when it is decoded. The error says which check digit failed, every one
+// that did, so a typo can be pointed at.
 func DecodeBoleto(s string, ref time.Time) (Boleto, error) {
 	d := onlyDigits(s)
 	switch {
@@ -113,7 +119,7 @@ func decodeBankLine(l string, ref time.Time) (Boleto, error) {
 		return Boleto{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	b := bankFromBarcode(bc, ref)
-	b.FoundAs = "digitable_line"
+	b.FoundAs = FoundAsLine
 	return b, nil
 }
 
@@ -123,7 +129,7 @@ func decodeBankBarcode(bc string, ref time.Time) (Boleto, error) {
 		return Boleto{}, fmt.Errorf("general check digit is %d, expected %d", g, want)
 	}
 	b := bankFromBarcode(bc, ref)
-	b.FoundAs = "barcode"
+	b.FoundAs = FoundAsBarcode
 	return b, nil
 }
 
@@ -146,7 +152,7 @@ func bankFromBarcode(bc string, ref time.Time) Boleto {
 		BankName:      bankNames[bc[0:3]],
 		CurrencyCode:  bc[3:4],
 		ValueType:     "effective",
-		Amount:        formatCents(cents),
+		Amount:        FormatCents(cents),
 		AmountCents:   cents,
 	}
 	if due, ok := DueDateFromFactor(factor, ref); ok {
@@ -191,7 +197,7 @@ func decodeCollectionLine(l string) (Boleto, error) {
 	if len(errs) > 0 {
 		return Boleto{}, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	b.FoundAs = "digitable_line"
+	b.FoundAs = FoundAsLine
 	return b, nil
 }
 
@@ -220,11 +226,11 @@ func decodeCollectionBarcode(bc string) (Boleto, error) {
 		DigitableLine: line.String(),
 		FormattedLine: strings.Join(formatted, " "),
 		Barcode:       bc,
-		FoundAs:       "barcode",
+		FoundAs:       FoundAsBarcode,
 		Segment:       bc[1:2],
 		SegmentName:   collectionSegments[bc[1]],
 		ValueType:     "effective",
-		Amount:        formatCents(cents),
+		Amount:        FormatCents(cents),
 		AmountCents:   cents,
 	}
 	if bc[2] == '7' || bc[2] == '9' {
@@ -233,8 +239,10 @@ func decodeCollectionBarcode(bc string) (Boleto, error) {
 	return b, nil
 }
 
-// formatCents renders cents as a decimal string with two places.
-func formatCents(c int64) string {
+// FormatCents renders cents as a decimal string with two places
+// ("1234.56"), the form of Boleto.Amount and Pix.Amount: callers that
+// report other amounts beside these use it so equal values print alike.
+func FormatCents(c int64) string {
 	neg := ""
 	if c < 0 {
 		neg, c = "-", -c

@@ -1,4 +1,4 @@
-package extract
+package brazil
 
 import (
 	"fmt"
@@ -11,7 +11,9 @@ import (
 // presented mode): the TLV structure is well-formed, the CRC matches and
 // the mandatory fields are present. A static code carries the receiver's
 // key; a dynamic one carries a URL (KeyType "url") the payer's bank
-// fetches the charge from.
+// fetches the charge from. The JSON names are part of the Inbox
+// extractor's published output (its findings embed this type): renaming
+// one is a breaking change there.
 type Pix struct {
 	Payload string `json:"payload"`
 	Key     string `json:"key"`
@@ -22,38 +24,54 @@ type Pix struct {
 	MerchantName string `json:"merchant_name"`
 	MerchantCity string `json:"merchant_city"`
 	// Amount is "" (and AmountCents 0) when the payer chooses the amount.
-	Amount      string   `json:"amount"`
-	AmountCents int64    `json:"amount_cents"`
-	TxID        string   `json:"txid"`
-	Sources     []string `json:"sources"`
+	Amount      string `json:"amount"`
+	AmountCents int64  `json:"amount_cents"`
+	TxID        string `json:"txid"`
 }
 
-// InvalidPix is something that starts like a Pix code but fails: broken
-// TLV, wrong CRC (a changed character), missing mandatory field. Payload
-// is the code as found (its beginning when the structure is broken).
-type InvalidPix struct {
-	Payload string   `json:"payload"`
-	Reason  string   `json:"reason"`
-	Sources []string `json:"sources"`
-}
+// PixGUI identifies the Pix arrangement in a merchant account template
+// (fields 26–51). A scanner can look for it near a "000201" to tell a
+// broken Pix code from stray digits.
+const PixGUI = "br.gov.bcb.pix"
 
-// pixGUI identifies the Pix arrangement in a merchant account template.
-const pixGUI = "br.gov.bcb.pix"
+// PixStart is how every BR Code begins: field 00 (payload format
+// indicator) with the value "01".
+const PixStart = "000201"
 
-// DecodePix validates and decodes a complete BR Code payload.
+// DecodePix validates and decodes a complete BR Code payload, as pasted
+// by a payer or read from a QR code. The error says what failed: the TLV
+// structure, the CRC (a changed character) or a mandatory field.
 func DecodePix(payload string) (Pix, error) {
 	r := []rune(payload)
-	if !strings.HasPrefix(payload, "000201") {
+	if !strings.HasPrefix(payload, PixStart) {
 		return Pix{}, fmt.Errorf("payload must start with field 00 = \"01\"")
 	}
-	end, fields, err := scanPixFields(r, 0)
-	if err != nil {
+	end, p, err := ReadPix(r, 0)
+	if end == 0 {
 		return Pix{}, err
 	}
 	if end != len(r) {
 		return Pix{}, fmt.Errorf("data after the CRC field (63)")
 	}
-	return decodePixFields(payload, fields)
+	return p, err
+}
+
+// ReadPix reads the BR Code that starts at r[start] inside a longer text,
+// the way a scanner finds codes: field by field up to the CRC field (63),
+// ignoring what follows. It takes the text as runes because BR Code
+// lengths count characters. end is the index in r after the CRC field
+// when the TLV structure holds, and 0 when it does not (err says why);
+// with end > 0, err is nil when the code is valid (p is decoded) and
+// otherwise says why r[start:end] is not. Offsets in errors count from
+// the beginning of r. The caller checks that r[start:] begins with
+// PixStart.
+func ReadPix(r []rune, start int) (end int, p Pix, err error) {
+	end, fields, err := scanPixFields(r, start)
+	if err != nil {
+		return 0, Pix{}, err
+	}
+	p, err = decodePixFields(string(r[start:end]), fields)
+	return end, p, err
 }
 
 // scanPixFields reads top-level fields from r[start:] up to and including
@@ -112,7 +130,7 @@ func decodePixFields(payload string, fields []tlvField) (Pix, error) {
 		if err != nil {
 			return Pix{}, fmt.Errorf("merchant account field %s: %w", f.ID, err)
 		}
-		if gui, _ := tlvGet(sub, "00"); !strings.EqualFold(gui, pixGUI) {
+		if gui, _ := tlvGet(sub, "00"); !strings.EqualFold(gui, PixGUI) {
 			continue
 		}
 		foundGUI = true
@@ -127,7 +145,7 @@ func decodePixFields(payload string, fields []tlvField) (Pix, error) {
 		break
 	}
 	if !foundGUI {
-		return Pix{}, fmt.Errorf("no merchant account with GUI %s (fields 26-51)", pixGUI)
+		return Pix{}, fmt.Errorf("no merchant account with GUI %s (fields 26-51)", PixGUI)
 	}
 	if mcc, ok := tlvGet(fields, "52"); !ok || len(mcc) != 4 || !allDigits(mcc) {
 		return Pix{}, fmt.Errorf("merchant category code (52) missing or not 4 digits")
@@ -140,7 +158,7 @@ func decodePixFields(payload string, fields []tlvField) (Pix, error) {
 			return Pix{}, fmt.Errorf("amount (54) %q is not a decimal number", amt)
 		}
 		p.AmountCents = decimalCents(amt)
-		p.Amount = formatCents(p.AmountCents)
+		p.Amount = FormatCents(p.AmountCents)
 	}
 	if cc, _ := tlvGet(fields, "58"); cc != "BR" {
 		return Pix{}, fmt.Errorf("country (58) must be BR, got %q", cc)
@@ -181,9 +199,9 @@ var (
 // pixKeyType classifies a Pix key by its format, as DICT does.
 func pixKeyType(key string) string {
 	switch {
-	case len(key) == 11 && allDigits(key) && validCPF(key):
+	case validCPF(key):
 		return "cpf"
-	case len(key) == 14 && validCNPJ(strings.ToUpper(key)):
+	case validCNPJ(strings.ToUpper(key)):
 		return "cnpj"
 	case phoneRe.MatchString(key):
 		return "phone"
@@ -193,71 +211,4 @@ func pixKeyType(key string) string {
 		return "evp"
 	}
 	return "unknown"
-}
-
-// pixHit is a Pix code (or invalid one) found in a text.
-type pixHit struct {
-	span
-	pix     Pix
-	invalid *InvalidPix
-}
-
-// pixIgnored are characters dropped before looking for Pix codes: line
-// breaks (long codes wrap in bodies and PDFs) and invisible characters
-// some e-mail clients insert.
-func pixIgnored(r rune) bool {
-	switch r {
-	case '\r', '\n', '\u200b', '\u200c', '\u200d', '\u00ad', '\ufeff':
-		return true
-	}
-	return false
-}
-
-// findPix returns the Pix codes in text. A code is recognised by its
-// start ("000201") and read field by field up to its CRC; failures are
-// reported only when the Pix GUI appears right after the start, so stray
-// digits are not mistaken for broken codes.
-func findPix(text string) []pixHit {
-	if !strings.Contains(text, "0002") {
-		return nil
-	}
-	var runes []rune
-	var offs []int // byte offset in text of each rune kept
-	for i, r := range text {
-		if !pixIgnored(r) {
-			runes = append(runes, r)
-			offs = append(offs, i)
-		}
-	}
-	offs = append(offs, len(text))
-	var hits []pixHit
-	for i := 0; i+6 <= len(runes); i++ {
-		if string(runes[i:i+6]) != "000201" {
-			continue
-		}
-		end, fields, err := scanPixFields(runes, i)
-		if err != nil {
-			if looksLikePix(runes, i) {
-				excerpt := strings.TrimSpace(string(runes[i:min(len(runes), i+120)]))
-				hits = append(hits, pixHit{span: span{offs[i], offs[i]}, invalid: &InvalidPix{Payload: excerpt, Reason: err.Error()}})
-				i += 5
-			}
-			continue
-		}
-		payload := string(runes[i:end])
-		sp := span{offs[i], offs[end-1] + len(string(runes[end-1]))}
-		p, err := decodePixFields(payload, fields)
-		if err != nil {
-			hits = append(hits, pixHit{span: sp, invalid: &InvalidPix{Payload: payload, Reason: err.Error()}})
-		} else {
-			hits = append(hits, pixHit{span: sp, pix: p})
-		}
-		i = end - 1
-	}
-	return hits
-}
-
-// looksLikePix reports whether the Pix GUI follows a "000201" closely.
-func looksLikePix(r []rune, i int) bool {
-	return strings.Contains(strings.ToLower(string(r[i:min(len(r), i+80)])), pixGUI)
 }

@@ -1,4 +1,4 @@
-package extract
+package brazil
 
 // crcTable is the CRC-16/CCITT-FALSE table (polynomial 0x1021), the
 // checksum the BR Code (Pix) specification puts in field 63.
