@@ -29,7 +29,9 @@ import (
 // SIZE; more is 552) and handed to receive. The stored raw message is the
 // DATA exactly as the client sent it (dot-stuffing undone): no Received:
 // trace header is added, so the download is byte for byte what arrived and
-// its sha256 matches the sender's copy.
+// its sha256 matches the sender's copy. A message a relay delivers again
+// (same Message-ID, same bytes, same inbox: its retry after a timeout) is
+// answered 250 and kept once (intake_dedupe.go).
 
 // SMTP limits beyond the configured message size.
 const (
