@@ -10,6 +10,18 @@ type Config struct {
 	// SMTPAddr is where the SMTP intake listens ("127.0.0.1:2525"); "off"
 	// disables it.
 	SMTPAddr string
+	// SMTPTLSCertFile and SMTPTLSKeyFile are a PEM certificate (chain,
+	// leaf first) and its private key. With both set the SMTP intake
+	// offers STARTTLS, so a relay or MX on another host can encrypt the
+	// hop; the files are read again when they change (intake_tls.go), so a
+	// renewed certificate needs no restart. Neither set: plain SMTP only.
+	SMTPTLSCertFile, SMTPTLSKeyFile string
+	// SMTPRequireTLS refuses mail over plain text from peers that are not
+	// on loopback (MAIL answers 530 until STARTTLS), for an intake that
+	// faces networks where nothing else encrypts. It needs the
+	// certificate. Off, STARTTLS is offered and plain text still accepted
+	// (relays that cannot encrypt keep working).
+	SMTPRequireTLS bool
 	// MaxMessageBytes caps one received message (default 25 MiB).
 	MaxMessageBytes int64
 	// Provider picks the processing agent's provider: "extractor" (the

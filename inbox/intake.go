@@ -17,7 +17,8 @@ import (
 // The intake is where mail enters the Inbox, whichever way it came (SMTP
 // or the HTTP intake): the raw message is stored exactly as received, one
 // e-mail per recipient inbox, each parsed, screened and, when approved,
-// handed to the processing agent.
+// handed to the processing agent. A message an inbox has already (a
+// relay's retry) is answered with the e-mail stored then (intake_dedupe.go).
 
 // Intake channels, stored in emails.intake.
 const (
@@ -38,9 +39,11 @@ var errNoRecipient = errors.New("inbox: no recipient is a live inbox")
 // not parse is still stored, rejected as unparseable.
 //
 // The e-mails of earlier recipients stay stored when a later one fails: a
-// sender that retries then delivers those twice, which is the usual
-// at-least-once of mail.
-func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, rcpts []string, via string) ([]emailRecord, error) {
+// sender that retries delivers those again, and each inbox that has the
+// message already answers the e-mail it has (Duplicate) and writes
+// nothing — unless the message has no Message-ID, when it cannot be told
+// from a new one and is stored twice, the usual at-least-once of mail.
+func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, rcpts []string, via string) ([]receivedEmail, error) {
 	sum := sha256.Sum256(raw)
 	digest := hex.EncodeToString(sum[:])
 	msg, perr := parseMessage(raw)
@@ -65,7 +68,10 @@ func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, 
 		return nil, errNoRecipient
 	}
 	in := incoming{raw: raw, digest: digest, msg: msg, parseErr: perr, envelopeFrom: normalizeAddress(envelopeFrom), via: via, receivedAt: store.Now()}
-	var out []emailRecord
+	if msg != nil {
+		in.dedupeKey = dedupeKey(msg.MessageID, digest)
+	}
+	var out []receivedEmail
 	for _, ib := range inboxes {
 		// The envelope recipients an e-mail shows are those of its own
 		// organization: another organization's address never leaks.
@@ -99,6 +105,9 @@ type incoming struct {
 	envelopeFrom string
 	via          string
 	receivedAt   time.Time
+	// dedupeKey is emails.dedupe_key ("" when the message has no
+	// Message-ID: never deduplicated).
+	dedupeKey string
 }
 
 // sender is who screening and the API name as the sender: the From
@@ -112,9 +121,12 @@ func (in incoming) sender() string {
 	return in.envelopeFrom
 }
 
-// receiveFor writes the e-mail of one recipient inbox, in one transaction.
-func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, in incoming) (emailRecord, error) {
+// receiveFor writes the e-mail of one recipient inbox, in one
+// transaction, or answers the one the inbox has already for the same
+// message (Duplicate), writing nothing.
+func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, in incoming) (receivedEmail, error) {
 	var rec emailRecord
+	duplicate := false
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 		cur, err := s.getInbox(ctx, tx, ib.OrganizationID, ib.WorkspaceID, ib.ID)
 		if err != nil {
@@ -123,6 +135,19 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		ws, err := s.lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID)
 		if err != nil {
 			return err
+		}
+		if in.dedupeKey != "" {
+			// Under the workspace's lock a retry that follows the first
+			// delivery finds its e-mail here; setDedupeKey below settles
+			// the deliveries that race past this read.
+			prev, err := emailByDedupeKey(ctx, tx, cur.OrganizationID, cur.ID, in.dedupeKey)
+			if err == nil {
+				rec, duplicate = prev, true
+				return nil
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
 		}
 		var v verdict
 		switch {
@@ -137,6 +162,11 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		if err := insertEmail(ctx, tx, &rec, in.raw); err != nil {
 			return err
 		}
+		if in.dedupeKey != "" {
+			if err := setDedupeKey(ctx, tx, rec, in.dedupeKey); err != nil {
+				return err
+			}
+		}
 		if v.Approved {
 			if err := s.addUsage(ctx, tx, cur.OrganizationID, cur.WorkspaceID, 1, 0); err != nil {
 				return err
@@ -150,7 +180,24 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		}
 		return s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false)
 	})
-	return rec, err
+	if errors.Is(err, errDuplicateDelivery) {
+		// A concurrent delivery of the same message committed first: its
+		// e-mail is the answer, ours was rolled back.
+		rec, err = emailByDedupeKey(ctx, s.db, ib.OrganizationID, ib.ID, in.dedupeKey)
+		if errors.Is(err, store.ErrNotFound) {
+			// Not "the inbox is gone" (receive skips those): the sender
+			// must retry, the message is stored for nobody yet.
+			err = fmt.Errorf("inbox: the e-mail of a concurrent delivery is gone: %v", err)
+		}
+		duplicate = err == nil
+	}
+	if err != nil {
+		return receivedEmail{}, err
+	}
+	if duplicate {
+		s.logger().Info("inbox: message delivered again, kept once", "email_id", rec.ID, "inbox_id", rec.InboxID, "intake", in.via)
+	}
+	return receivedEmail{emailRecord: rec, Duplicate: duplicate}, nil
 }
 
 // lockedSettings reads the workspace's settings and usage with its row

@@ -23,24 +23,29 @@ import (
 // whether or not it exists elsewhere. Explicit recipients (?to=) must all
 // be active inboxes (else 422 naming them); recipients taken from the
 // message's To and Cc headers are those that are, the rest being other
-// people the message was also sent to.
+// people the message was also sent to. A retried post of a message an
+// inbox has already answers 202 with that e-mail (duplicate: true).
 
 // intakeHTTPPath is the HTTP intake's route under the API base.
 const intakeHTTPPath = "/intake/messages"
 
 // intakeResultJSON is what the HTTP intake answers for each e-mail.
+// Duplicate says the inbox had the message already (a relay's retry of a
+// delivery that was stored): the e-mail is the one stored then, as it is
+// now, and nothing was stored again.
 type intakeResultJSON struct {
 	ID              string  `json:"id"`
 	InboxID         string  `json:"inbox_id"`
 	Status          string  `json:"status"`
 	RejectionReason *string `json:"rejection_reason"`
+	Duplicate       bool    `json:"duplicate,omitempty"`
 }
 
 // registerIntake declares the HTTP intake operation.
 func registerIntake(api *rest.API, s *service) {
 	rest.HandleRaw(api, rest.Operation{
 		ID: "intake_messages_create", Method: "POST", Path: intakeHTTPPath, Tags: []string{"intake"},
-		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status. REST only.",
+		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status; a message an inbox has already (same Message-ID and bytes: a retry) answers that e-mail with duplicate: true and is not stored again. REST only.",
 		Requires: emailsWrite, Annotations: writeAnnotations(false),
 	}, func(w http.ResponseWriter, r *http.Request) {
 		s.serveIntake(api, w, r)
@@ -154,7 +159,7 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 	}
 	out := make([]intakeResultJSON, 0, len(emails))
 	for _, e := range emails {
-		out = append(out, intakeResultJSON{ID: e.ID, InboxID: e.InboxID, Status: e.Status, RejectionReason: e.RejectionReason})
+		out = append(out, intakeResultJSON{ID: e.ID, InboxID: e.InboxID, Status: e.Status, RejectionReason: e.RejectionReason, Duplicate: e.Duplicate})
 	}
 	api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
 }

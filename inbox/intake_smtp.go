@@ -19,9 +19,10 @@ import (
 // Inbox's addresses from anyone, without AUTH, the way a domain's MX does.
 // It is meant to sit behind the company's mail relay (which does TLS,
 // SPF/DKIM/DMARC and spam filtering, and relays to it on a private
-// network) or to be exposed as the MX of the mail domain itself. It speaks
-// plain SMTP (no STARTTLS): put TLS in front of it when it faces the
-// internet.
+// network) or to be exposed as the MX of the mail domain itself. With a
+// certificate configured it offers STARTTLS (intake_tls.go), and can be
+// told to require it from peers that are not on loopback; without one it
+// speaks plain SMTP only.
 //
 // Recipients are checked at RCPT: an address that is not a live, active
 // inbox is refused there (550 5.1.1), so mail for nobody never reaches
@@ -29,7 +30,9 @@ import (
 // SIZE; more is 552) and handed to receive. The stored raw message is the
 // DATA exactly as the client sent it (dot-stuffing undone): no Received:
 // trace header is added, so the download is byte for byte what arrived and
-// its sha256 matches the sender's copy.
+// its sha256 matches the sender's copy. A message a relay delivers again
+// (same Message-ID, same bytes, same inbox: its retry after a timeout) is
+// answered 250 and kept once (intake_dedupe.go).
 
 // SMTP limits beyond the configured message size.
 const (
@@ -53,8 +56,9 @@ type smtpIntake struct {
 }
 
 // start starts the SMTP intake on cfg.SMTPAddr (Product.Start); "off"
-// disables it. An address that cannot be bound fails the start: mail would
-// otherwise be refused silently.
+// disables it. An address that cannot be bound, or a TLS configuration
+// that cannot work, fails the start: mail would otherwise be refused (or
+// sent in plain text) silently.
 func (s *service) start(ctx context.Context) error {
 	if s.cfg.SMTPAddr == "off" || s.cfg.SMTPAddr == "" {
 		return nil
@@ -64,6 +68,10 @@ func (s *service) start(ctx context.Context) error {
 	if s.smtp != nil {
 		return errors.New("inbox: the SMTP intake is already running")
 	}
+	tlsConfig, err := smtpTLS(s.cfg, s.logger())
+	if err != nil {
+		return err
+	}
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", s.cfg.SMTPAddr)
 	if err != nil {
@@ -71,8 +79,12 @@ func (s *service) start(ctx context.Context) error {
 	}
 	l = netutil.LimitListener(l, smtpMaxConnections)
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
-		return &smtpSession{s: s}, nil
+		// go-smtp makes a new session after STARTTLS, so what the
+		// connection is at its start is what it stays.
+		_, onTLS := c.TLSConnectionState()
+		return &smtpSession{s: s, onTLS: onTLS, loopback: peerOnLoopback(c.Conn().RemoteAddr())}, nil
 	}))
+	srv.TLSConfig = tlsConfig // nil: STARTTLS is not offered
 	srv.Domain = s.cfg.MailDomain
 	srv.MaxMessageBytes = s.cfg.MaxMessageBytes
 	srv.MaxRecipients = smtpMaxRecipients
@@ -87,7 +99,8 @@ func (s *service) start(ctx context.Context) error {
 			s.logger().Error("inbox: SMTP intake stopped", "error", err)
 		}
 	}()
-	s.logger().Info("inbox: SMTP intake listening", "addr", l.Addr().String(), "domain", s.cfg.MailDomain)
+	s.logger().Info("inbox: SMTP intake listening", "addr", l.Addr().String(), "domain", s.cfg.MailDomain,
+		"starttls", tlsConfig != nil, "require_tls", s.cfg.SMTPRequireTLS)
 	return nil
 }
 
@@ -106,6 +119,11 @@ func (s *service) shutdown(ctx context.Context) error {
 	if err != nil {
 		_ = in.server.Close()
 	}
+	// go-smtp closes only the listeners Serve has registered: a shutdown
+	// right after start, before Serve's goroutine ran, would leave Serve
+	// accepting for ever. Closed here too, Serve's Accept fails and it
+	// returns.
+	_ = in.listener.Close()
 	<-in.done
 	if errors.Is(err, smtp.ErrServerClosed) {
 		err = nil
@@ -131,19 +149,30 @@ func (s *service) logger() *slog.Logger {
 	return s.log
 }
 
-// smtpSession is one SMTP transaction's state: the envelope.
+// smtpSession is one SMTP transaction's state: the envelope, and what
+// the connection is (TLS, a loopback peer) for Config.SMTPRequireTLS.
 type smtpSession struct {
-	s     *service
-	from  string
-	rcpts []string
+	s        *service
+	onTLS    bool
+	loopback bool
+	from     string
+	rcpts    []string
 }
 
 // Mail implements smtp.Session: any sender, the null sender included
-// (bounces are mail too).
+// (bounces are mail too) — over TLS first when Config.SMTPRequireTLS
+// asks for it and the peer is not on loopback.
 func (ss *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	if ss.s.cfg.SMTPRequireTLS && !ss.onTLS && !ss.loopback {
+		return errNeedsTLS
+	}
 	ss.from, ss.rcpts = from, nil
 	return nil
 }
+
+// errNeedsTLS answers MAIL from a peer that must use STARTTLS first
+// (Config.SMTPRequireTLS; docs/decisions.md, "The Autonomous Inbox").
+var errNeedsTLS = &smtp.SMTPError{Code: 530, EnhancedCode: smtp.EnhancedCode{5, 7, 0}, Message: "Must issue a STARTTLS command first"}
 
 // errNoSuchMailbox refuses a recipient that is not a live, active inbox.
 var errNoSuchMailbox = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such mailbox here"}

@@ -253,15 +253,18 @@ func TestIntakeReceiveScreening(t *testing.T) {
 			t.Fatalf("usage %d, want %d (approved only)", got, before+approved)
 		}
 
-		// The month's limits: e-mails, then cost.
+		// The month's limits: e-mails, then cost. contas has pdf already, so
+		// each check sends other bytes (with the same Message-ID: another
+		// e-mail, not a relay's retry).
+		resent := func(n string) []byte { return append([]byte("X-Resent: "+n+"\r\n"), pdf...) }
 		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET monthly_emails_limit = monthly_emails_used WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
 			t.Fatal(err)
 		}
-		wantRejected(receiveOne(pdf, "contas@inbox.localhost"), rejectMonthlyEmails)
+		wantRejected(receiveOne(resent("1"), "contas@inbox.localhost"), rejectMonthlyEmails)
 		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET monthly_emails_limit = NULL, monthly_cost_limit = 0 WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
 			t.Fatal(err)
 		}
-		wantRejected(receiveOne(pdf, "contas@inbox.localhost"), rejectMonthlyCost)
+		wantRejected(receiveOne(resent("2"), "contas@inbox.localhost"), rejectMonthlyCost)
 
 		if _, err := s.receive(ctx, pdf, "", []string{"nobody@inbox.localhost", "not an address"}, intakeSMTP); !errors.Is(err, errNoRecipient) {
 			t.Fatalf("no live recipient: %v", err)
