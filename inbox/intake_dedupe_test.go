@@ -8,16 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/smtp"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/pressly/goose/v3"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -72,7 +68,7 @@ func intakeEvents(t *testing.T, db *store.DB, emailID string) int {
 // bytes under the same Message-ID, no Message-ID, another inbox) is
 // stored.
 func TestDedupeSMTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
 		addr := s.smtpAddr().String()
@@ -149,7 +145,7 @@ func TestDedupeSMTP(t *testing.T) {
 // e-mail stored the first time, marked duplicate — also when the first
 // delivery came over SMTP.
 func TestDedupeHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
@@ -209,7 +205,7 @@ func TestDedupeHTTP(t *testing.T) {
 // over SMTP and twice over HTTP: every delivery succeeds, one e-mail is
 // stored, and every HTTP answer names it.
 func TestDedupeConcurrent(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
 		addr := s.smtpAddr().String()
@@ -313,7 +309,7 @@ func TestDedupeConcurrent(t *testing.T) {
 // until the delivery is blocked on the index; on SQLite it waits for the
 // write lock instead and finds the e-mail on its first look.
 func TestDedupeRaceCommitsFirst(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "off"})
 		ctx := context.Background()
@@ -409,8 +405,7 @@ func TestDedupeMigration(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
 			db := storetest.OpenUnmigrated(t, d)
-			p := migrationsProvider(t, db)
-			if _, err := p.UpTo(ctx, 110); err != nil {
+			if _, err := db.MigrateTo(ctx, 110, Migrations); err != nil {
 				t.Fatal(err)
 			}
 			e := newTestEnv(t, db, Config{SMTPAddr: "off"})
@@ -430,7 +425,7 @@ func TestDedupeMigration(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			applied, err := db.Migrate(ctx)
+			applied, err := db.Migrate(ctx, Migrations)
 			if err != nil {
 				t.Fatalf("migrating over duplicates: %v", err)
 			}
@@ -454,48 +449,16 @@ func TestDedupeMigration(t *testing.T) {
 		})
 		t.Run(string(d)+"/down", func(t *testing.T) {
 			ctx := context.Background()
-			db := storetest.Open(t, d)
-			p := migrationsProvider(t, db)
-			if _, err := p.Down(ctx); err != nil {
+			db := storetest.Open(t, d, Migrations)
+			if err := db.MigrateDown(ctx, Migrations); err != nil {
 				t.Fatalf("down: %v", err)
 			}
 			if _, err := db.Exec(ctx, `SELECT dedupe_key FROM emails`); err == nil {
 				t.Fatal("dedupe_key is still there")
 			}
-			if applied, err := db.Migrate(ctx); err != nil || len(applied) != 1 {
+			if applied, err := db.Migrate(ctx, Migrations); err != nil || len(applied) != 1 {
 				t.Fatalf("up again: %v %+v", err, applied)
 			}
 		})
 	}
-}
-
-// migrationsProvider is a goose provider over the project's migration
-// files as db's engine spells them, for stopping at a version (the
-// store's Migrate goes to the newest). The tokens are those the store
-// documents (platform/store/migrate.go); one it learns later fails here
-// loudly, as SQL that does not parse.
-func migrationsProvider(t *testing.T, db *store.DB) *goose.Provider {
-	t.Helper()
-	dialect, repl := goose.DialectSQLite3, strings.NewReplacer("{{timestamp}}", "TIMESTAMP", "{{bytes}}", "BLOB")
-	if db.Dialect() == store.Postgres {
-		dialect, repl = goose.DialectPostgres, strings.NewReplacer("{{timestamp}}", "TIMESTAMPTZ", "{{bytes}}", "BYTEA")
-	}
-	const dir = "../platform/store/migrations"
-	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("migrations: %v", err)
-	}
-	fsys := fstest.MapFS{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys[filepath.Base(f)] = &fstest.MapFile{Data: []byte(repl.Replace(string(b)))}
-	}
-	p, err := goose.NewProvider(dialect, db.SQL(), fsys, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -183,7 +183,7 @@ func stored(t *testing.T, db *store.DB, raw []byte, inboxID string) {
 // served to new connections without a restart, and a broken one is
 // logged once while the last good certificate stays in use.
 func TestIntakeSMTPTLS(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		dir := t.TempDir()
 		first := newTLSPair(t, 1001)
@@ -293,7 +293,7 @@ func TestIntakeSMTPRequireTLS(t *testing.T) {
 	if host == "" {
 		t.Skip("this host has no non-loopback IPv4 address to connect from")
 	}
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		pair := newTLSPair(t, 3003)
 		certFile, keyFile := pair.write(t, t.TempDir())

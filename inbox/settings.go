@@ -17,6 +17,9 @@ func (c *Config) settings(s *productkit.Settings) func() error {
 	openaiURL := s.Add("inbox-openai-url", "KOBANA_INBOX_OPENAI_URL", "https://api.openai.com/v1", "base URL of the OpenAI-compatible API (provider openai)")
 	openaiModel := s.Add("inbox-openai-model", "KOBANA_INBOX_OPENAI_MODEL", "gpt-4o-mini", "default model of the openai provider (an agent's llm_model wins)")
 	openaiKey := s.Add("inbox-openai-key", "KOBANA_INBOX_OPENAI_KEY", "", "API key of the openai provider (prefer the environment variable)")
+	tlsCert := s.Add("inbox-smtp-tls-cert", "KOBANA_INBOX_SMTP_TLS_CERT", "", "PEM certificate (chain) the SMTP intake offers with STARTTLS; reloaded when the file changes")
+	tlsKey := s.Add("inbox-smtp-tls-key", "KOBANA_INBOX_SMTP_TLS_KEY", "", "PEM private key of --inbox-smtp-tls-cert")
+	requireTLS := s.Add("inbox-smtp-require-tls", "KOBANA_INBOX_SMTP_REQUIRE_TLS", "false", "refuse MAIL before STARTTLS from peers other than loopback (needs the certificate)")
 	retention := s.Add("inbox-retention", "KOBANA_INBOX_RETENTION", "720h", "how long deleted inboxes (with their e-mails), agents and webhooks are kept before the daily purge removes them")
 	return func() error {
 		var max int64
@@ -35,6 +38,14 @@ func (c *Config) settings(s *productkit.Settings) func() error {
 		c.MailDomain, c.SMTPAddr, c.MaxMessageBytes = *mailDomain, *smtpAddr, max
 		c.Provider, c.OpenAIURL, c.OpenAIModel, c.OpenAIKey = *provider, *openaiURL, *openaiModel, *openaiKey
 		c.Retention = ret
+		c.SMTPTLSCertFile, c.SMTPTLSKeyFile = *tlsCert, *tlsKey
+		c.SMTPRequireTLS = *requireTLS == "true" || *requireTLS == "1"
+		if (c.SMTPTLSCertFile == "") != (c.SMTPTLSKeyFile == "") {
+			return fmt.Errorf("--inbox-smtp-tls-cert and --inbox-smtp-tls-key go together")
+		}
+		if c.SMTPRequireTLS && c.SMTPTLSCertFile == "" {
+			return fmt.Errorf("--inbox-smtp-require-tls needs --inbox-smtp-tls-cert and --inbox-smtp-tls-key")
+		}
 		return nil
 	}
 }

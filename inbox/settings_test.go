@@ -33,6 +33,8 @@ func TestInboxSettings(t *testing.T) {
 		{"--inbox-provider", "claude"},
 		{"--inbox-retention", "5m"},
 		{"--inbox-max-message-bytes", "12"},
+		{"--inbox-smtp-tls-cert", "cert.pem"},
+		{"--inbox-smtp-require-tls", "true"},
 	} {
 		if _, err := parse(bad...); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "--")) {
 			t.Errorf("%v: %v", bad, err)

@@ -81,6 +81,39 @@ func (db *DB) Migrate(ctx context.Context, sources ...fs.FS) ([]Migration, error
 	return out, nil
 }
 
+// MigrateTo applies the migrations up to and including version, for tests
+// of a migration over data an older schema held.
+func (db *DB) MigrateTo(ctx context.Context, version int64, sources ...fs.FS) ([]Migration, error) {
+	p, err := db.migrator(ctx, sources)
+	if err != nil {
+		return nil, err
+	}
+	results, err := p.UpTo(ctx, version)
+	var out []Migration
+	for _, r := range results {
+		if r.Error == nil {
+			out = append(out, Migration{Version: r.Source.Version, Name: path.Base(r.Source.Path), Duration: r.Duration})
+		}
+	}
+	if err != nil {
+		return out, fmt.Errorf("store: migrate %s to %d: %w", db.target, version, err)
+	}
+	return out, nil
+}
+
+// MigrateDown rolls the newest applied migration back, for tests that a
+// step's Down works.
+func (db *DB) MigrateDown(ctx context.Context, sources ...fs.FS) error {
+	p, err := db.migrator(ctx, sources)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Down(ctx); err != nil {
+		return fmt.Errorf("store: migrate %s down: %w", db.target, err)
+	}
+	return nil
+}
+
 // SchemaVersion reports the version the database is at and the newest one
 // this binary knows, for `kobana-mcp migrate` and health checks: a database
 // ahead of the binary means an older binary is running against a newer
