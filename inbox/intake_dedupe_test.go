@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
