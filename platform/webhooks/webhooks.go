@@ -22,6 +22,23 @@
 // its delivery already success or failed, or not yet due, sends nothing,
 // so River's at-least-once execution does not send twice.
 //
+// A crash in the middle of an attempt. Each attempt is recorded as
+// started — committed, with its request, before the request leaves — and
+// its outcome after: while it is in flight the delivery shows the attempt
+// with its request and neither a response, an error nor a next retry. A
+// job run that finds an attempt so (its process died, or a hard stop cut
+// it off, and River rescued or retried the job) records that attempt's
+// outcome as unknown — the target may have received it — and retries it
+// on the schedule like a failed one (outcome "unknown" in the metrics):
+// deliveries are at least once, and receivers recognise a repeat by
+// X-Kobana-Delivery-Id. A run cut off by a stop records the unknown
+// outcome itself before it returns.
+//
+// Errors a tenant reads (a delivery's error) say what kind of failure it
+// was — connection refused, timed out, the target address is not allowed
+// — and never the address the target's name resolved to; the operator's
+// log has the full error.
+//
 // Without a job queue (New with a nil *jobs.Queue, as transport tests do)
 // deliveries are stored and stay pending: nothing sends them.
 package webhooks
