@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +36,7 @@ const masked = "********"
 func newClient(timeout time.Duration, allowPrivate bool) *http.Client {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
-		dialer.Control = safehttp.Policy{}.Control
+		dialer.Control = controlTarget
 	}
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -55,6 +56,20 @@ func newClient(timeout time.Duration, allowPrivate bool) *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// controlTarget is the delivery dialer's check of the address actually
+// dialled: the SSRF policy, plus the cloud metadata addresses it cannot
+// tell from public ones (metadataAddrs).
+func controlTarget(network, address string, c syscall.RawConn) error {
+	if err := (safehttp.Policy{}).Control(network, address, c); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(address)
+	if ip, err := netip.ParseAddr(host); err == nil && isMetadataAddr(ip) {
+		return fmt.Errorf("%w: %s is a cloud metadata address", safehttp.ErrForbiddenAddress, ip)
+	}
+	return nil
 }
 
 // deliveredBody is what a delivery sends: the stored envelope plus the

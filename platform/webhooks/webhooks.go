@@ -2,10 +2,13 @@
 // system events, fanned out to the organization's matching active
 // webhooks, each delivery signed (X-Kobana-Signature: sha256=<hex HMAC of
 // the raw body>), captured (request and response), retried with backoff on
-// 5xx, 408, 429, timeouts and connection errors, and replayable. Targets
-// are reached through an SSRF guard checked at connect time
-// (oauth/server/safehttp policy) unless a development setting allows
-// private addresses.
+// 5xx, 408, 429, timeouts and connection errors, and replayable. Unless a
+// development setting allows private addresses, a target is checked when
+// the webhook is saved (every spelling of a private, loopback, link-local,
+// unspecified or metadata address, internal and metadata names: checkHost)
+// and reached through an SSRF guard checked at connect time, on the
+// address actually dialled (oauth/server/safehttp policy, plus the
+// metadata addresses it cannot tell from public ones).
 //
 // One home for every product: rows carry the product that owns them, and
 // one delivery worker per job queue serves every product's Service.
