@@ -62,7 +62,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("jobs: RescueAfter %s is negative", c.RescueAfter)
 	}
 	if c.RescueAfter <= c.JobTimeout {
-		return c, fmt.Errorf("jobs: RescueAfter %s must be longer than JobTimeout %s, or jobs still running would be rescued and run twice", c.RescueAfter, c.JobTimeout)
+		return c, fmt.Errorf("jobs: RescueAfter %s must be longer than JobTimeout %s: a job is stuck only once it has outlived its timeout", c.RescueAfter, c.JobTimeout)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -94,7 +94,7 @@ func (q *Queue) checkTimeouts() (time.Duration, error) {
 			return 0, fmt.Errorf("jobs: %s has no timeout (its worker's Timeout is %s): every job needs a bound, or one whose process died could never be rescued", kt.kind, d)
 		}
 		if d >= q.cfg.RescueAfter {
-			return 0, fmt.Errorf("jobs: RescueAfter %s must be longer than the timeout of %s (%s): raise RescueAfter (--job-rescue-after) or shorten the job", q.cfg.RescueAfter, kt.kind, d)
+			return 0, fmt.Errorf("jobs: RescueAfter %s must be longer than the timeout of %s (%s): raise RescueAfter or shorten the job", q.cfg.RescueAfter, kt.kind, d)
 		}
 		longest = max(longest, d)
 	}
