@@ -32,6 +32,9 @@ type usageResetWorker struct {
 	s *service
 }
 
+// Timeout bounds the reset: one UPDATE over the workspaces' settings.
+func (*usageResetWorker) Timeout(*river.Job[usageResetArgs]) time.Duration { return time.Minute }
+
 // Work resets the counters of every workspace whose month is over. The
 // counters also roll over lazily on the first write of a month
 // (settings_store.go); this job makes the numbers the API shows right on
@@ -47,6 +50,12 @@ type purgeWorker struct {
 	river.WorkerDefaults[purgeArgs]
 	s *service
 }
+
+// Timeout bounds the purge: a day's worth of deletions in one
+// transaction, plus the webhooks' and idempotency keys'. It stays below
+// the job queue's rescue time (five minutes by default), so a purge still
+// working is never taken for one whose process died.
+func (*purgeWorker) Timeout(*river.Job[purgeArgs]) time.Duration { return 3 * time.Minute }
 
 // Work deletes, for good, the inboxes (with their e-mails, raw messages and
 // agent runs), agents and webhooks deleted more than the retention period

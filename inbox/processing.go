@@ -64,7 +64,10 @@ type processWorker struct {
 	s *service
 }
 
-// Timeout bounds one run: the provider's own timeout plus the bookkeeping.
+// Timeout bounds one run: the provider's own timeout (two minutes for the
+// openai provider) plus the bookkeeping. It stays below the job queue's
+// rescue time (five minutes by default), so a run still working is never
+// taken for one whose process died.
 func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration { return 3 * time.Minute }
 
 // NextRetry retries a passing provider failure soon: the person is waiting

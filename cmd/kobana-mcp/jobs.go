@@ -14,12 +14,13 @@ import (
 // jobFlags say where background jobs run: in the serving process (the
 // embedded default), or only in `kobana-mcp worker` processes when
 // deployed at scale (serve --jobs=off on the API replicas).
-type jobFlags struct{ mode, concurrency *string }
+type jobFlags struct{ mode, concurrency, rescueAfter *string }
 
 func addJobFlags(s *settings) jobFlags {
 	return jobFlags{
 		mode:        s.Add("jobs", "KOBANA_JOBS", "in-process", "where background jobs run: in-process (this process works them) or off (this process only enqueues; run `kobana-mcp worker` beside it)"),
 		concurrency: s.Add("job-concurrency", "KOBANA_JOB_CONCURRENCY", "10", "how many jobs one process runs at once"),
+		rescueAfter: s.Add("job-rescue-after", "KOBANA_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String(), "how long a job may stay running before another process takes it over (its process died); longer than every job kind's timeout"),
 	}
 }
 
@@ -37,7 +38,11 @@ func (f jobFlags) open(ctx context.Context, db *store.DB, work bool, log *slog.L
 	if _, err := fmt.Sscan(*f.concurrency, &n); err != nil || n < 1 {
 		return nil, fmt.Errorf("--job-concurrency must be a positive number")
 	}
-	return jobs.New(ctx, db, jobs.Config{Work: work, Concurrency: n, Logger: log.With("component", "jobs")})
+	rescue, err := time.ParseDuration(*f.rescueAfter)
+	if err != nil || rescue <= 0 {
+		return nil, fmt.Errorf("--job-rescue-after must be a positive duration")
+	}
+	return jobs.New(ctx, db, jobs.Config{Work: work, Concurrency: n, RescueAfter: rescue, Logger: log.With("component", "jobs")})
 }
 
 // webhookFlags are how every product's webhooks are delivered

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Defaults of Config.
@@ -19,6 +20,15 @@ const (
 	// MinPollInterval is River's floor for the poll interval; a shorter
 	// one is raised to it.
 	MinPollInterval = river.FetchPollIntervalMin
+	// DefaultJobTimeout bounds a job whose worker sets no Timeout of its
+	// own (River's default too).
+	DefaultJobTimeout = river.JobTimeoutDefault
+	// DefaultRescueAfter is how long a job may run before the leader
+	// treats it as stuck (its process died) and retries it elsewhere:
+	// longer than the project's longest job (an Inbox e-mail's
+	// processing, 3 minutes), short enough that a replica killed mid-job
+	// delays its work by minutes, not River's default hour.
+	DefaultRescueAfter = 5 * time.Minute
 )
 
 // withDefaults fills the zero fields and checks the rest against River's
@@ -39,19 +49,71 @@ func (c Config) withDefaults() (Config, error) {
 	case c.PollInterval < MinPollInterval:
 		c.PollInterval = MinPollInterval
 	}
+	switch {
+	case c.JobTimeout == 0:
+		c.JobTimeout = DefaultJobTimeout
+	case c.JobTimeout < 0:
+		return c, fmt.Errorf("jobs: JobTimeout %s: every job needs a positive bound (a job without one could never be rescued)", c.JobTimeout)
+	}
+	switch {
+	case c.RescueAfter == 0:
+		c.RescueAfter = DefaultRescueAfter
+	case c.RescueAfter < 0:
+		return c, fmt.Errorf("jobs: RescueAfter %s is negative", c.RescueAfter)
+	}
+	if c.RescueAfter <= c.JobTimeout {
+		return c, fmt.Errorf("jobs: RescueAfter %s must be longer than JobTimeout %s: a job is stuck only once it has outlived its timeout", c.RescueAfter, c.JobTimeout)
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
 	return c, nil
 }
 
+// kindTimeout is how a registered kind's timeout is read at Start: by
+// asking its worker with an empty job of that kind.
+type kindTimeout struct {
+	kind    string
+	timeout func() time.Duration
+}
+
+// checkTimeouts resolves every registered kind's timeout (the worker's
+// Timeout, JobTimeout when it returns zero) and checks that RescueAfter
+// is longer than each, so that the leader never rescues a job that is
+// still within its own time. River's rescuer would not rescue such a job
+// anyway (it waits for the kind's own timeout), but RescueAfter would
+// then not be the bound the operator set. It reports the longest.
+func (q *Queue) checkTimeouts() (time.Duration, error) {
+	var longest time.Duration
+	for _, kt := range q.timeouts {
+		d := kt.timeout()
+		switch {
+		case d == 0:
+			d = q.cfg.JobTimeout
+		case d < 0:
+			return 0, fmt.Errorf("jobs: %s has no timeout (its worker's Timeout is %s): every job needs a bound, or one whose process died could never be rescued", kt.kind, d)
+		}
+		if d >= q.cfg.RescueAfter {
+			return 0, fmt.Errorf("jobs: RescueAfter %s must be longer than the timeout of %s (%s): raise RescueAfter or shorten the job", q.cfg.RescueAfter, kt.kind, d)
+		}
+		longest = max(longest, d)
+	}
+	return longest, nil
+}
+
 // riverConfig is the River client configuration of q: workers on the
 // default queue when Config.Work, an insert-only client otherwise.
 func (q *Queue) riverConfig() *river.Config {
 	rc := &river.Config{
-		Logger:  q.log.With("component", "jobs"),
-		Schema:  q.schema,
-		Workers: q.workers,
+		Logger:               q.log.With("component", "jobs"),
+		Schema:               q.schema,
+		Workers:              q.workers,
+		JobTimeout:           q.cfg.JobTimeout,
+		RescueStuckJobsAfter: q.cfg.RescueAfter,
+		Middleware:           []rivertype.Middleware{river.WorkerMiddlewareFunc(q.observeAttempt)},
+	}
+	if q.cfg.Work && q.cfg.leaderless {
+		rc.LeaderElectionDisabled = true
 	}
 	if q.cfg.Work {
 		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.Concurrency}}

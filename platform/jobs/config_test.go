@@ -7,13 +7,25 @@ import (
 
 func TestConfigDefaultsAndLimits(t *testing.T) {
 	c, err := Config{}.withDefaults()
-	if err != nil || c.Concurrency != DefaultConcurrency || c.PollInterval != DefaultPollInterval || c.Logger == nil {
+	if err != nil || c.Concurrency != DefaultConcurrency || c.PollInterval != DefaultPollInterval || c.Logger == nil ||
+		c.JobTimeout != DefaultJobTimeout || c.RescueAfter != DefaultRescueAfter {
 		t.Errorf("zero Config = %+v, %v; want the defaults", c, err)
+	}
+	if DefaultRescueAfter >= time.Hour || DefaultRescueAfter <= DefaultJobTimeout {
+		t.Errorf("DefaultRescueAfter %s: want minutes, longer than the default job timeout", DefaultRescueAfter)
 	}
 	if c, _ := (Config{PollInterval: time.Nanosecond}).withDefaults(); c.PollInterval != MinPollInterval {
 		t.Errorf("a poll interval under River's floor became %s, want %s", c.PollInterval, MinPollInterval)
 	}
-	for _, bad := range []Config{{Concurrency: -1}, {Concurrency: 10_001}, {PollInterval: -time.Second}} {
+	for _, bad := range []Config{
+		{Concurrency: -1}, {Concurrency: 10_001}, {PollInterval: -time.Second},
+		{JobTimeout: -1}, // River's "no timeout": such a job could never be rescued
+		{RescueAfter: -time.Second},
+		{RescueAfter: time.Minute},                              // not longer than the default job timeout
+		{JobTimeout: 10 * time.Minute},                          // longer than the default rescue
+		{JobTimeout: time.Second, RescueAfter: time.Second},     // equal
+		{JobTimeout: 2 * time.Second, RescueAfter: time.Second}, // shorter
+	} {
 		if _, err := bad.withDefaults(); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
@@ -24,6 +36,11 @@ func TestConfigDefaultsAndLimits(t *testing.T) {
 	rc := q.riverConfig()
 	if rc.FetchCooldown > rc.FetchPollInterval || rc.Queues["default"].MaxWorkers != 3 {
 		t.Errorf("river config: cooldown %s, poll %s, queues %+v", rc.FetchCooldown, rc.FetchPollInterval, rc.Queues)
+	}
+	// The rescue time and the default timeout reach River.
+	q.cfg.JobTimeout, q.cfg.RescueAfter = 2*time.Second, 3*time.Second
+	if rc := q.riverConfig(); rc.JobTimeout != 2*time.Second || rc.RescueStuckJobsAfter != 3*time.Second || rc.LeaderElectionDisabled {
+		t.Errorf("river config: job timeout %s, rescue after %s, leader election disabled %v", rc.JobTimeout, rc.RescueStuckJobsAfter, rc.LeaderElectionDisabled)
 	}
 	if rc := (&Queue{cfg: Config{}, log: c.Logger}).riverConfig(); len(rc.Queues) != 0 {
 		t.Errorf("an insert-only queue has queues %+v", rc.Queues)

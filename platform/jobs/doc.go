@@ -20,7 +20,28 @@
 //   - At least once. A job runs until its worker returns nil, is retried
 //     with backoff when it returns an error (25 attempts by default, then
 //     discarded), and may run again after a crash or when River rescues a
-//     job that ran past its deadline. Workers must be idempotent.
+//     job that ran past its deadline. Workers must be idempotent, and make
+//     calls to the outside world through Queue.Call (below).
+//   - Timeouts and rescue. Every job has a timeout (its worker's Timeout,
+//     else Config.JobTimeout, one minute) after which its context is
+//     cancelled. A job whose process died (kill -9, a lost machine) stays
+//     running in the database; the leader rescues it — puts it back to be
+//     retried by any worker — once it has been running for
+//     Config.RescueAfter (five minutes by default, always longer than
+//     every kind's timeout, which Start checks), looking every 30 s.
+//     kobana_jobs_rescued_total counts the rescued jobs where they run
+//     again.
+//   - Shutdown. Stop lets running jobs finish within its context (the
+//     process's shutdown grace), then cancels them: a job that honours its
+//     context goes back to the queue without spending an attempt and runs
+//     again elsewhere; one that does not is rescued like a dead process's.
+//   - Outbound calls. Queue.Call records a call as started, committed,
+//     before making it, and its outcome after, in the job's own row; the
+//     next run of a job that stopped in the middle finds the call started
+//     without an outcome and records it as unknown. Its CallPolicy says
+//     whether an unknown call is made again (ResendUnknown: receivers that
+//     deduplicate) or never by itself (NeverResendUnknown: anything a
+//     person receives).
 //   - In-process or separate workers. With Config.Work the process runs
 //     jobs (Concurrency at once) on River's default queue; without it the
 //     queue only inserts. Any number of working processes can share one

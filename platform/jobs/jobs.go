@@ -27,8 +27,31 @@ type Config struct {
 	// less). On PostgreSQL it bounds how long a job enqueued by another
 	// process, or inside a transaction, waits to be picked up.
 	PollInterval time.Duration
+	// JobTimeout bounds a job whose worker's Timeout returns zero (default
+	// DefaultJobTimeout, one minute): its context is cancelled then. Every
+	// job has a bound: a job without one could never be told from a job
+	// whose process died, so it could never be rescued.
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay running before it counts as
+	// stuck — its process died (kill -9, a lost machine) or it ignores its
+	// context — and the leader puts it back to be retried by another
+	// worker (default DefaultRescueAfter, five minutes; River's own default
+	// is an hour). It must be longer than every job kind's timeout, so a
+	// job that is still working is never rescued: New checks it against
+	// JobTimeout, Start against every registered worker's Timeout. River
+	// looks for stuck jobs every 30 s, so a dead replica's jobs run again
+	// within RescueAfter plus about half a minute (plus the election of a
+	// new leader, up to about 20 s, when the dead replica was the leader).
+	// `serve` and `worker` should expose it as --job-rescue-after.
+	RescueAfter time.Duration
 	// Logger receives the queue's logs.
 	Logger *slog.Logger
+
+	// leaderless keeps this queue out of the leader election (tests: a
+	// worker process that is killed without having been the leader, so
+	// the surviving queue leads at once instead of after the dead
+	// leader's term runs out).
+	leaderless bool
 }
 
 // Queue is the job queue of one process: a River client over the
@@ -49,6 +72,7 @@ type Queue struct {
 	mu       sync.Mutex
 	state    state
 	kinds    []string      // registered job kinds, in order of registration
+	timeouts []kindTimeout // each kind's worker Timeout, read at Start
 	working  bool          // the River client was started (Work and a worker)
 	counted  chan struct{} // closed when the event counter has drained
 	stopDone chan struct{} // closed when Stop has finished

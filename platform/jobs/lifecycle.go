@@ -23,10 +23,12 @@ const eventBuffer = 10_000
 // works before Start too: the job waits in the database.)
 //
 // Jobs run with contexts that carry ctx's values but not its deadline or
-// cancellation: only Stop ends them. Starting a working queue with no
-// worker registered logs a warning and works nothing (River refuses to
-// start without one). Start after Stop is an error; a second Start does
-// nothing.
+// cancellation: only their timeout and Stop end them. A working queue
+// refuses to start when a registered kind has no timeout, or one that is
+// not shorter than Config.RescueAfter (see AddWorker). Starting a working
+// queue with no worker registered logs a warning and works nothing (River
+// refuses to start without one). Start after Stop is an error; a second
+// Start does nothing.
 func (q *Queue) Start(ctx context.Context) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -39,6 +41,10 @@ func (q *Queue) Start(ctx context.Context) error {
 	if q.cfg.Work && len(q.kinds) == 0 {
 		q.log.Warn("jobs: no worker is registered: this process works no jobs")
 	} else if q.cfg.Work {
+		longest, err := q.checkTimeouts()
+		if err != nil {
+			return err
+		}
 		events, cancel := q.client.SubscribeConfig(&river.SubscribeConfig{
 			ChanSize: eventBuffer,
 			Kinds:    []river.EventKind{river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled},
@@ -50,20 +56,29 @@ func (q *Queue) Start(ctx context.Context) error {
 		q.counted = make(chan struct{})
 		go q.stats.count(events, q.counted)
 		q.working = true
-		q.log.Info("jobs: working", "concurrency", q.cfg.Concurrency, "poll_interval", q.cfg.PollInterval, "kinds", q.kinds, "client_id", q.client.ID())
+		q.log.Info("jobs: working", "concurrency", q.cfg.Concurrency, "poll_interval", q.cfg.PollInterval,
+			"rescue_after", q.cfg.RescueAfter, "longest_job_timeout", longest, "kinds", q.kinds, "client_id", q.client.ID())
 	}
 	q.state = started
 	return nil
 }
 
-// Stop stops fetching new jobs and waits for running ones until ctx ends.
+// Stop stops fetching new jobs and waits for running ones until ctx ends:
+// the process's shutdown grace is the time in-flight jobs get to finish.
 //
-// When ctx ends first, the running jobs' contexts are cancelled and Stop
-// waits a few more seconds (cancelGrace) for them to return; a job that
-// returns its context's error is put back as available without spending
-// an attempt, and runs again on the next worker. Stop then reports ctx's
-// error. It is safe to call before Start and more than once; a call while
-// another is stopping waits for it (or for its own ctx).
+// When ctx ends first, the running jobs' contexts are cancelled (River's
+// StopAndCancel) and Stop waits a few more seconds (cancelGrace) for them
+// to return. A job that returns its context's error is put back as
+// available without spending an attempt, and runs again on the next
+// worker — from the start, so a worker must leave nothing half-done: what
+// it did before is found again by its idempotency checks, and an outbound
+// call it had in flight is, for the next run, a call with an unknown
+// outcome (Queue.Call). A job that ignores its context stays running in
+// the database when the process exits, and is rescued after
+// Config.RescueAfter like the jobs of a process that died. Stop then
+// reports ctx's error. It is safe to call before Start and more than
+// once; a call while another is stopping waits for it (or for its own
+// ctx).
 func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	switch q.state {

@@ -67,6 +67,9 @@ func TestStopWaitsForARunningJob(t *testing.T) {
 	})
 }
 
+// A hard stop (the shutdown grace ran out) cancels a running job's
+// context; the job, which honours it, goes back to the queue untouched and
+// is finished by another worker.
 func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -93,6 +96,23 @@ func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
 		st, attempt := jobState(t, q, id)
 		if st != rivertype.JobStateAvailable || attempt != 0 {
 			t.Errorf("interrupted job is %s after %d attempts, want available after 0", st, attempt)
+		}
+
+		// Another replica picks it up and finishes it.
+		other := newQueue(t, db, true)
+		w2 := newBlockWorker()
+		close(w2.release)
+		AddWorker(other, w2)
+		start(t, other)
+		if got := recv(t, w2.started, "the job to run on the other queue"); got != id {
+			t.Fatalf("the other queue ran job %d, want %d", got, id)
+		}
+		eventually(t, "the job to be completed", func() bool {
+			st, _ := jobState(t, other, id)
+			return st == rivertype.JobStateCompleted
+		})
+		if _, attempt := jobState(t, other, id); attempt != 1 {
+			t.Errorf("completed after %d attempts, want 1: the cut-off run does not count", attempt)
 		}
 	})
 }

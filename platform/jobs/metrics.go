@@ -34,6 +34,8 @@ type counters struct {
 	failed      *prometheus.CounterVec
 	discarded   *prometheus.CounterVec
 	cancelled   *prometheus.CounterVec
+	rescued     *prometheus.CounterVec
+	unknown     *prometheus.CounterVec
 	depthErrors prometheus.Counter
 }
 
@@ -46,6 +48,8 @@ func newCounters() *counters {
 		failed:    vec("kobana_jobs_failed_total", "Job attempts in this process that returned an error or panicked, by kind (each retry counts)."),
 		discarded: vec("kobana_jobs_discarded_total", "Jobs this process gave up on after their last attempt failed, by kind."),
 		cancelled: vec("kobana_jobs_cancelled_total", "Jobs whose worker cancelled them (river.JobCancel) in this process, by kind."),
+		rescued:   vec("kobana_jobs_rescued_total", "Jobs this process ran again after the leader rescued them from a worker that never finished them (its process died, or the job ran past RescueAfter), by kind."),
+		unknown:   vec("kobana_jobs_calls_unknown_total", "Outbound calls of jobs (Queue.Call) whose outcome became unknown in this process: found started without an outcome, or cut off in flight, by kind."),
 		depthErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "kobana_jobs_depth_errors_total",
 			Help: "Scrapes whose queue-depth query failed or timed out (kobana_jobs_depth is missing from them)."}),
 	}
@@ -58,6 +62,8 @@ func (c *counters) init(kind string) {
 	c.failed.WithLabelValues(kind)
 	c.discarded.WithLabelValues(kind)
 	c.cancelled.WithLabelValues(kind)
+	c.rescued.WithLabelValues(kind)
+	c.unknown.WithLabelValues(kind)
 }
 
 // count consumes River's job events until River closes the channel.
@@ -85,9 +91,14 @@ func (c *counters) count(events <-chan *river.Event, done chan<- struct{}) {
 // Collector exports the queue's metrics to Prometheus: kobana_jobs_depth
 // (jobs by state and kind, read from the database with one GROUP BY at
 // each scrape, bounded by a 2 s timeout) and the counters
-// kobana_jobs_{completed,failed,discarded,cancelled}_total by kind, which
-// count what this process ran. Register it once per process, e.g. on
-// observe.Metrics.Registry().
+// kobana_jobs_{completed,failed,discarded,cancelled,rescued}_total and
+// kobana_jobs_calls_unknown_total by kind, which count what this process
+// ran. Register it once per process, e.g. on observe.Metrics.Registry().
+//
+// Rescues are counted where the rescued job runs again, from the error
+// River's rescuer appends to it: River reports no event when it rescues,
+// and the rescue itself happens in whichever process leads. A rescued job
+// that had no attempt left is discarded by the rescuer and not counted.
 //
 // The counters come from River's event stream, which drops events (with
 // a logged warning) if more than 10,000 finish faster than they are
@@ -104,6 +115,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	s.failed.Describe(ch)
 	s.discarded.Describe(ch)
 	s.cancelled.Describe(ch)
+	s.rescued.Describe(ch)
+	s.unknown.Describe(ch)
 	s.depthErrors.Describe(ch)
 }
 
@@ -115,6 +128,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	s.failed.Collect(ch)
 	s.discarded.Collect(ch)
 	s.cancelled.Collect(ch)
+	s.rescued.Collect(ch)
+	s.unknown.Collect(ch)
 	s.depthErrors.Collect(ch)
 }
 
@@ -151,4 +166,31 @@ func (q *Queue) collectDepth(ch chan<- prometheus.Metric) {
 	for k, n := range depth {
 		ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(n), k.state, k.kind)
 	}
+}
+
+// rescuerError is the error River's rescuer appends to a job it rescues
+// (river internal/maintenance, JobRescuer). The rescue test pins it: a
+// River upgrade that rewords it fails that test rather than silently
+// zeroing kobana_jobs_rescued_total.
+const rescuerError = "Stuck job rescued by JobRescuer"
+
+// rescued reports whether this attempt of job follows a rescue: its last
+// error is the rescuer's, written for the attempt before this one.
+func rescued(job *rivertype.JobRow) bool {
+	if len(job.Errors) == 0 {
+		return false
+	}
+	last := job.Errors[len(job.Errors)-1]
+	return last.Error == rescuerError && last.Attempt == job.Attempt-1
+}
+
+// observeAttempt is the queue's worker middleware: it counts, and logs,
+// the attempts that follow a rescue.
+func (q *Queue) observeAttempt(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	if rescued(job) {
+		q.stats.rescued.WithLabelValues(job.Kind).Inc()
+		q.log.Warn("jobs: running a job again that a worker never finished (its process died, or the job ran past RescueAfter)",
+			"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt)
+	}
+	return doInner(ctx)
 }

@@ -2,8 +2,10 @@ package jobs
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // AddWorker registers the worker of one job kind. Call before Start.
@@ -14,12 +16,21 @@ import (
 //
 // Jobs are delivered at least once: a worker can run twice for one job (a
 // crash after the work but before the completion was recorded, a job
-// rescued after RescueStuckJobsAfter, a retry after an error that came
+// rescued after Config.RescueAfter, a retry after an error that came
 // after a side effect), so Work must be idempotent — check what was done
-// before doing it, and key external calls by the job's id. A job runs for
-// at most one minute unless the worker's Timeout says otherwise; it is
-// retried with backoff up to 25 attempts (the worker's NextRetry and the
-// job's MaxAttempts change that), then discarded.
+// before doing it, and make outbound calls through Queue.Call, which
+// records each call before it is made and knows, on the next run, that
+// one started and never finished has an unknown outcome.
+//
+// A job runs for at most its worker's Timeout (Config.JobTimeout, one
+// minute by default, when the worker sets none): then its context is
+// cancelled. Give every kind a timeout that fits its work; a negative one
+// (no bound) is refused. Start reads each kind's Timeout once, with an
+// empty job of the kind, and refuses to start unless Config.RescueAfter is
+// longer than all of them, so Timeout must not depend on the job's
+// arguments. A job is retried with backoff up to 25 attempts (the
+// worker's NextRetry and the job's MaxAttempts change that), then
+// discarded.
 //
 // It panics on a second worker for the same kind, a kind River refuses,
 // or a call after Start: all are wiring mistakes of the program.
@@ -33,8 +44,12 @@ func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {
 	if err := river.AddWorkerSafely(q.workers, w); err != nil {
 		panic(fmt.Sprintf("jobs: AddWorker(%s): %v", args.Kind(), err))
 	}
-	q.kinds = append(q.kinds, args.Kind())
-	q.stats.init(args.Kind())
+	kind := args.Kind()
+	q.kinds = append(q.kinds, kind)
+	q.timeouts = append(q.timeouts, kindTimeout{kind: kind, timeout: func() time.Duration {
+		return w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{Kind: kind}})
+	}})
+	q.stats.init(kind)
 }
 
 // AddPeriodic runs a job on a schedule (monthly usage reset, purge).
@@ -56,7 +71,7 @@ func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {
 // leader can enqueue one tick twice (or pass InsertOpts with UniqueOpts
 // ByPeriod from construct).
 func (q *Queue) AddPeriodic(schedule river.PeriodicSchedule, construct func() (river.JobArgs, *river.InsertOpts), runOnStart bool) {
-	if !q.cfg.Work {
+	if !q.cfg.Work || q.cfg.leaderless {
 		return
 	}
 	q.client.PeriodicJobs().Add(river.NewPeriodicJob(schedule, construct, &river.PeriodicJobOpts{RunOnStart: runOnStart}))

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +49,48 @@ func mustPanic(t *testing.T, what string, fn func()) {
 		}
 	}()
 	fn()
+}
+
+// timedArgs is a job whose worker declares the timeout it is built with.
+type timedArgs struct{}
+
+func (timedArgs) Kind() string { return "jobs_test.timed" }
+
+type timedWorker struct {
+	river.WorkerDefaults[timedArgs]
+	timeout time.Duration
+}
+
+func (w timedWorker) Timeout(*river.Job[timedArgs]) time.Duration { return w.timeout }
+
+func (timedWorker) Work(context.Context, *river.Job[timedArgs]) error { return nil }
+
+// A working queue starts only when every kind has a bound shorter than
+// the rescue time: otherwise a job still working could be taken for the
+// job of a dead process, or a dead process's job never be rescued.
+func TestStartChecksEveryTimeoutAgainstTheRescueTime(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		for _, c := range []struct {
+			timeout time.Duration
+			want    string // in Start's error; "" when it starts
+		}{
+			{0, ""}, // JobTimeout
+			{DefaultRescueAfter - time.Second, ""},
+			{DefaultRescueAfter, "must be longer than the timeout of jobs_test.timed"},
+			{time.Hour, "must be longer than the timeout of jobs_test.timed (1h0m0s)"},
+			{-1, "jobs_test.timed has no timeout"},
+		} {
+			q := newQueue(t, db, true)
+			AddWorker(q, newRecordWorker())
+			AddWorker(q, timedWorker{timeout: c.timeout})
+			err := q.Start(context.Background())
+			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Errorf("timeout %s: Start = %v, want %q", c.timeout, err, c.want)
+			}
+		}
+		// An insert-only queue runs nothing, so it has nothing to check.
+		api := newQueue(t, db, false)
+		AddWorker(api, timedWorker{timeout: time.Hour})
+		start(t, api)
+	})
 }

@@ -60,7 +60,11 @@ type ListFilter struct {
 }
 
 // Delivery is one event sent (or to be sent) to one webhook, with the last
-// attempt's request and response as captured.
+// attempt's request and response as captured. Attempt counts the attempts
+// started; while one is in flight the delivery is pending with that
+// attempt's request and no response, error or next retry. An attempt
+// whose outcome is unknown (its worker stopped while it was in flight)
+// shows an error saying so.
 type Delivery struct {
 	ID              string            `db:"id" json:"id"`
 	WebhookID       string            `db:"webhook_id" json:"webhook_id"`

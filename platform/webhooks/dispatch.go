@@ -3,14 +3,18 @@ package webhooks
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/safehttp"
@@ -32,7 +36,7 @@ const masked = "********"
 func newClient(timeout time.Duration, allowPrivate bool) *http.Client {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
-		dialer.Control = safehttp.Policy{}.Control
+		dialer.Control = controlTarget
 	}
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -52,6 +56,20 @@ func newClient(timeout time.Duration, allowPrivate bool) *http.Client {
 			return http.ErrUseLastResponse
 		},
 	}
+}
+
+// controlTarget is the delivery dialer's check of the address actually
+// dialled: the SSRF policy, plus the cloud metadata addresses it cannot
+// tell from public ones (metadataAddrs).
+func controlTarget(network, address string, c syscall.RawConn) error {
+	if err := (safehttp.Policy{}).Control(network, address, c); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(address)
+	if ip, err := netip.ParseAddr(host); err == nil && isMetadataAddr(ip) {
+		return fmt.Errorf("%w: %s is a cloud metadata address", safehttp.ErrForbiddenAddress, ip)
+	}
+	return nil
 }
 
 // deliveredBody is what a delivery sends: the stored envelope plus the
@@ -94,6 +112,9 @@ type sendResult struct {
 	// Sent: a request was made (or its connection attempted).
 	Sent     bool
 	Duration time.Duration
+	// Unknown: the request was started and whether the target got it is
+	// not known (the worker stopped while it was in flight).
+	Unknown bool
 }
 
 // sendRequest is what one attempt sends, and to where.
@@ -105,14 +126,15 @@ type sendRequest struct {
 	At                time.Time
 }
 
-// send makes one attempt. Its error is only ctx's (the job is being
-// stopped): the attempt then does not count.
-func (s *Service) send(ctx context.Context, in sendRequest) (sendResult, error) {
-	res := sendResult{Body: in.Body}
+// prepare builds one attempt's request and captures its headers (with
+// the credentials masked) in the result. A nil request means nothing can
+// be sent; the result says why.
+func (s *Service) prepare(ctx context.Context, in sendRequest) (*http.Request, sendResult) {
+	res := sendResult{Body: in.Body, RequestHeaders: map[string]string{}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL, bytes.NewReader(in.Body))
 	if err != nil {
-		res.Err = "invalid target URL: " + err.Error()
-		return res, nil
+		res.Err = "invalid target URL; nothing was sent"
+		return nil, res
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
@@ -138,7 +160,13 @@ func (s *Service) send(ctx context.Context, in sendRequest) (sendResult, error) 
 	if secretHeader != "" {
 		res.RequestHeaders[secretHeader] = maskAuth(in.Auth, res.RequestHeaders[secretHeader])
 	}
+	return req, res
+}
 
+// do sends a prepared attempt and captures the answer in res. Its error
+// is only the request context's (the job was stopped or ran out of time):
+// whether the target got the request is then unknown.
+func (s *Service) do(ctx context.Context, req *http.Request, res sendResult) (sendResult, error) {
 	start := time.Now()
 	res.Sent = true
 	resp, err := s.client.Do(req)
@@ -148,6 +176,9 @@ func (s *Service) send(ctx context.Context, in sendRequest) (sendResult, error) 
 			return res, ctx.Err()
 		}
 		res.Err, res.Retryable = describeTransportError(err, s.cfg.Timeout)
+		// The error itself names the address the host resolved to: for the
+		// operator's log only, never for the delivery a tenant reads.
+		s.log.Info("webhooks: delivery request failed", "delivery_id", req.Header.Get("X-Kobana-Delivery-Id"), "err", err)
 		return res, nil
 	}
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxCapturedBody))
@@ -169,23 +200,64 @@ func (s *Service) send(ctx context.Context, in sendRequest) (sendResult, error) 
 		res.Retryable = status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
 	}
 	if readErr != nil && !res.Success && res.Err != "" {
-		res.Err += "; reading the response: " + readErr.Error()
+		res.Err += "; reading the rest of the response failed"
 	}
 	return res, nil
 }
 
-// describeTransportError words a failed request for the delivery log and
-// tells whether trying again may help: a refused destination will not,
-// timeouts, connection, DNS and TLS errors may.
+// describeTransportError words a failed request for the delivery, which
+// the tenant reads, and tells whether trying again may help: a refused
+// destination will not; timeouts, connection, DNS and TLS errors may.
+//
+// It never repeats the error's text: Go's errors name the address the
+// host resolved to (dial tcp 10.0.0.7:443: connect: connection refused),
+// and a delivery must not tell a tenant what names resolve to inside the
+// deployment. The words say what kind of failure it was, which is what
+// the receiver's owner needs to fix it.
 func describeTransportError(err error, timeout time.Duration) (string, bool) {
-	if errors.Is(err, safehttp.ErrForbiddenAddress) {
-		return "the target's address is not allowed (private, loopback or reserved networks are refused): " + err.Error(), false
+	var (
+		dnsErr     *net.DNSError
+		ne         net.Error
+		hostErr    x509.HostnameError
+		authErr    x509.UnknownAuthorityError
+		invalidErr x509.CertificateInvalidError
+		verifyErr  *tls.CertificateVerificationError
+		recordErr  tls.RecordHeaderError
+		alertErr   tls.AlertError
+	)
+	switch {
+	case errors.Is(err, safehttp.ErrForbiddenAddress):
+		return "the target address is not allowed: deliveries reach only public internet addresses (private, loopback, link-local and reserved networks are refused); nothing was sent", false
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsNotFound {
+			return "the target's host name does not exist (DNS: no such host)", true
+		}
+		return "the target's host name could not be resolved (DNS failure)", true
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("timed out: no answer within %s", timeout), true
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens on the target's port", true
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the target reset the connection", true
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "the target is unreachable (no route to it)", true
+	case errors.As(err, &hostErr):
+		return "TLS: the target's certificate is not valid for its host name", true
+	case errors.As(err, &authErr):
+		return "TLS: the target's certificate is not signed by a trusted authority", true
+	case errors.As(err, &invalidErr):
+		return "TLS: the target's certificate is invalid or expired", true
+	case errors.As(err, &verifyErr):
+		return "TLS: the target's certificate could not be verified", true
+	case errors.As(err, &recordErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http words the second case with a plain error of its own.
+		return "TLS: the target did not answer in TLS (does it serve plain http on this port?)", true
+	case errors.As(err, &alertErr):
+		return "TLS: the target refused the handshake", true
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the target closed the connection without answering", true
 	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Sprintf("no answer within %s: %v", timeout, err), true
-	}
-	return "the request failed: " + err.Error(), true
+	return "the request failed (a connection or protocol error)", true
 }
 
 // flatten turns a header into the one-value-per-name map a delivery keeps,

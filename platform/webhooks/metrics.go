@@ -19,7 +19,7 @@ func newMetricsFor(product string) *metrics {
 	return &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name:        "kobana_webhook_deliveries_total",
-			Help:        "Webhook delivery attempts by outcome: success, retry (failed, will be retried) or failed (given up, or not sendable).",
+			Help:        "Webhook delivery attempts by outcome: success, retry (failed, will be retried), failed (given up, or not sendable) or unknown (the worker stopped while the request was in flight; retried like a failure, or given up when it was the last attempt).",
 			ConstLabels: labels,
 		}, []string{"outcome"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{

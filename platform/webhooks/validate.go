@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/kobana/kobana-mcp/platform/safehttp"
 )
@@ -105,8 +108,8 @@ func cleanText(field, s string, maxRunes int, required bool) (string, error) {
 
 // checkURL validates a target URL: absolute http(s), a host, no user
 // information or fragment. Unless private targets are allowed it must be
-// https and its host must not be an address the SSRF policy refuses, nor
-// localhost; names are resolved (and checked again) only when connecting.
+// https and its host must pass checkHost; names are resolved (and the
+// address checked again) only when connecting.
 func checkURL(raw string, allowPrivate bool) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -135,16 +138,187 @@ func checkURL(raw string, allowPrivate bool) (string, error) {
 	if u.Scheme != "https" {
 		return "", invalid("url", "must use https")
 	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return "", invalid("url", "must not point to this machine")
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := (safehttp.Policy{}).CheckAddr(ip); err != nil {
-			return "", invalid("url", "must not point to a private, loopback or reserved address")
-		}
+	if err := checkHost(u.Hostname()); err != nil {
+		return "", err
 	}
 	return raw, nil
+}
+
+// checkHost refuses a target host that is not a public internet name or
+// address: this machine, an address the SSRF policy refuses however it is
+// spelt, an internal or cloud metadata name, or something that is no host
+// name at all.
+//
+// Addresses are read the way the URL standard (and so browsers) and
+// inet_aton (and so the C resolver) read them, not only as netip does: a
+// host whose last label is a number is an IPv4 address, of one to four
+// parts, each decimal, hexadecimal (0x…) or octal (0…), the last filling
+// the remaining bytes — 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 are
+// all 127.0.0.1. Which resolvers read such a host so differs between
+// libraries, so anything but the plain a.b.c.d form is refused even for a
+// public address. Non-ASCII hosts are first mapped as IDNA does (NFKC,
+// lower case, ideographic full stops as dots), since the HTTP client
+// converts them the same way before connecting: full-width digits spell
+// 127.0.0.1 too.
+//
+// The check at connect time (the delivery client's dialer) still decides:
+// a public-looking name can resolve to anything.
+func checkHost(host string) error {
+	host = mapHost(host)
+	if ip, err := netip.ParseAddr(host); err == nil { // IPv6 (brackets removed by url), or plain IPv4
+		return checkAddr(ip)
+	}
+	host = strings.TrimSuffix(host, ".")
+	labels := strings.Split(host, ".")
+	for _, l := range labels {
+		if l == "" || strings.ContainsFunc(l, func(r rune) bool {
+			return r < utf8.RuneSelf && !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) {
+			return invalid("url", "must name a valid host")
+		}
+	}
+	if endsInNumber(labels[len(labels)-1]) {
+		ip, ok := parseIPv4(labels)
+		if !ok {
+			return invalid("url", "must name a valid host (%q ends in a number but is not an IPv4 address)", host)
+		}
+		if err := checkAddr(ip); err != nil {
+			return err
+		}
+		if host != ip.String() {
+			return invalid("url", "must write an IPv4 address as four decimal numbers (%s), the one form every resolver reads alike", ip)
+		}
+		return nil // a.b.c.d. (with the root's dot)
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return invalid("url", "must not point to this machine")
+	}
+	if len(labels) == 1 {
+		return invalid("url", "must name a fully qualified host (a single-label name such as %q is resolved through the server's own search domains)", host)
+	}
+	if slices.Contains(metadataHosts, host) {
+		return invalid("url", "must not point to a cloud metadata service")
+	}
+	for _, suffix := range internalSuffixes {
+		if host == suffix || strings.HasSuffix(host, "."+suffix) {
+			return invalid("url", "must not point to an internal name (.%s names only resolve inside a private network)", suffix)
+		}
+	}
+	return nil
+}
+
+// checkAddr refuses what the SSRF policy refuses, and what it would let
+// through only because it cannot tell the address apart from a public
+// one: the cloud metadata addresses outside the private ranges, and IPv6
+// forms that embed an IPv4 address for old translation schemes
+// (IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d), or a
+// zone (an interface of this machine).
+func checkAddr(ip netip.Addr) error {
+	if ip.Zone() != "" || (safehttp.Policy{}).CheckAddr(ip) != nil || isMetadataAddr(ip) ||
+		ipv4Compatible.Contains(ip) || ipv4Translated.Contains(ip) {
+		return invalid("url", "must not point to a private, loopback, link-local, reserved or metadata address")
+	}
+	return nil
+}
+
+// The IPv6 ranges that embed an IPv4 address for translation schemes
+// other than IPv4-mapped (which the SSRF policy reads as the IPv4 address
+// it carries): IPv4-compatible (RFC 4291, deprecated) and IPv4-translated
+// (RFC 2765).
+var (
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+)
+
+// metadataAddrs are cloud metadata and host services reachable from
+// inside a cloud at addresses the SSRF policy's ranges do not cover
+// (169.254.169.254, fd00:ec2::254, 100.100.100.200 and 192.0.0.192 are
+// link-local, unique local, shared or reserved, and refused there).
+var metadataAddrs = []netip.Addr{
+	netip.MustParseAddr("168.63.129.16"), // Azure's host services (WireServer)
+}
+
+// isMetadataAddr reports whether ip is one of metadataAddrs.
+func isMetadataAddr(ip netip.Addr) bool { return slices.Contains(metadataAddrs, ip.Unmap()) }
+
+// metadataHosts are the names of cloud metadata services that are not
+// under one of internalSuffixes.
+var metadataHosts = []string{
+	"metadata.goog", // Google Cloud (also metadata.google.internal)
+}
+
+// internalSuffixes are top-level names that only resolve inside a private
+// network: special-use names (RFC 6761, 6762, 8375), ICANN's private-use
+// .internal (where clouds put their metadata services:
+// metadata.google.internal, instance-data.ec2.internal), Kubernetes'
+// service names, and names ICANN will never delegate because private
+// networks use them.
+var internalSuffixes = []string{
+	"local", "internal", "home.arpa", "localdomain", "svc", "intranet", "lan", "home", "corp",
+}
+
+// mapHost lower-cases host and maps a non-ASCII one as IDNA's lookup does
+// before it is resolved: compatibility forms (full-width digits and
+// letters) to their plain ones, and the ideographic full stops to dots.
+func mapHost(host string) string {
+	host = strings.ToLower(host)
+	for i := 0; i < len(host); i++ {
+		if host[i] >= utf8.RuneSelf {
+			host = strings.ToLower(norm.NFKC.String(host))
+			return strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".").Replace(host)
+		}
+	}
+	return host
+}
+
+// endsInNumber reports whether a host's last label makes it an IPv4
+// address under the URL standard: all decimal digits, or 0x followed by
+// hexadecimal digits.
+func endsInNumber(label string) bool {
+	if l, ok := strings.CutPrefix(label, "0x"); ok {
+		return !strings.ContainsFunc(l, func(r rune) bool { return !unicode.Is(unicode.ASCII_Hex_Digit, r) })
+	}
+	return label != "" && !strings.ContainsFunc(label, func(r rune) bool { return r < '0' || r > '9' })
+}
+
+// parseIPv4 reads labels as the URL standard's IPv4 parser (and
+// inet_aton) does: one to four numbers, decimal, 0x-hexadecimal or
+// 0-octal; every number but the last is one byte, the last fills the
+// bytes that remain.
+func parseIPv4(labels []string) (netip.Addr, bool) {
+	if len(labels) > 4 {
+		return netip.Addr{}, false
+	}
+	var parts []uint64
+	for _, l := range labels {
+		base, digits := 10, l
+		switch {
+		case strings.HasPrefix(l, "0x"):
+			base, digits = 16, l[2:]
+		case len(l) > 1 && l[0] == '0':
+			base, digits = 8, l[1:]
+		}
+		n := uint64(0)
+		if digits != "" {
+			var err error
+			if n, err = strconv.ParseUint(digits, base, 64); err != nil {
+				return netip.Addr{}, false
+			}
+		}
+		parts = append(parts, n)
+	}
+	last := parts[len(parts)-1]
+	if last >= 1<<(8*(5-len(parts))) {
+		return netip.Addr{}, false
+	}
+	v := last
+	for i, p := range parts[:len(parts)-1] {
+		if p > 255 {
+			return netip.Addr{}, false
+		}
+		v |= p << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 // reservedHeaders are request headers a custom auth header may not

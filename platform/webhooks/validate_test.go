@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/kobana/kobana-mcp/platform/safehttp"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -35,6 +37,28 @@ func TestCheckURL(t *testing.T) {
 		{"mailto:someone@example.com", true, false},
 		{"", true, false},
 	}
+	// Every other spelling of an address that must not be reached, refused
+	// when the webhook is saved, and each allowed in development.
+	for _, host := range refusedHosts {
+		cases = append(cases,
+			struct {
+				url          string
+				allowPrivate bool
+				ok           bool
+			}{"https://" + host + "/in", false, false},
+			struct {
+				url          string
+				allowPrivate bool
+				ok           bool
+			}{"https://" + host + "/in", true, true})
+	}
+	for _, host := range acceptedHosts {
+		cases = append(cases, struct {
+			url          string
+			allowPrivate bool
+			ok           bool
+		}{"https://" + host + "/in", false, true})
+	}
 	for _, c := range cases {
 		_, err := checkURL(c.url, c.allowPrivate)
 		if (err == nil) != c.ok {
@@ -44,6 +68,59 @@ func TestCheckURL(t *testing.T) {
 		if err != nil && (!errors.As(err, &ve) || ve.Field != "url") {
 			t.Errorf("checkURL(%q): %v is not a ValidationError on url", c.url, err)
 		}
+	}
+}
+
+// refusedHosts spell, in every way some resolver or browser reads as an
+// address, hosts a webhook must not target; and the names of internal and
+// cloud metadata services.
+var refusedHosts = []string{
+	// 127.0.0.1: decimal, hexadecimal, octal, shortened, mixed.
+	"2130706433", "0x7f000001", "0X7F000001", "0177.0.0.1", "0177.0000.0000.0001", "127.1", "127.0.1",
+	"0x7f.1", "0x7f.0.0.1", "0x7f.0x0.0x0.0x1", "017700000001", "127.0.0.1.", "127.000.000.001",
+	// 0.0.0.0 (this host, to most stacks) and friends.
+	"0", "0x0", "00", "0.0", "0.0.0.0",
+	// 10.0.0.1, 192.168.0.1, 172.16.0.1.
+	"167772161", "0xa000001", "012.0.0.1", "10.1", "0xc0.0xa8.0.1", "3232235521", "0xac100001",
+	// 169.254.169.254, the metadata address of most clouds.
+	"169.254.169.254", "2852039166", "0xa9fea9fe", "0251.0376.0251.0376", "169.254.43518", "0xa9.0xfe.0xa9.0xfe",
+	// IPv6: loopback, unspecified, mapped and embedded IPv4, link-local
+	// with and without zone, unique local (AWS's metadata address).
+	"[::1]", "[0:0:0:0:0:0:0:1]", "[::]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]",
+	"[::ffff:169.254.169.254]", "[::127.0.0.1]", "[::7f00:1]", "[::ffff:0:127.0.0.1]", "[::ffff:0:8.8.8.8]",
+	"[fe80::1]", "[fe80::1%25eth0]", "[fd00:ec2::254]", "[64:ff9b::a9fe:a9fe]",
+	// Full-width digits and ideographic full stops, which IDNA maps.
+	"１２７.０.０.１", "127。0。0。1", "127．0．0．1", "１２７．１",
+	// Shared, reserved and metadata addresses outside the private ranges.
+	"100.100.100.200", "192.0.0.192", "168.63.129.16", "[::ffff:168.63.129.16]",
+	// Metadata, internal and local names.
+	"metadata.google.internal", "METADATA.GOOGLE.INTERNAL.", "metadata.goog", "metadata", "instance-data",
+	"instance-data.ec2.internal", "ip-10-0-0-1.ec2.internal", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local",
+	"printer.local", "router.home.arpa", "nas.lan", "ｍｅｔａｄａｔａ.google.internal", "localhost.", "a.localhost",
+	// Not host names at all, though they end in a number.
+	"1.2.3.4.5", "foo.0x10", "foo.123", "256.0.0.1", "0x1.0x2.0x3.0x4.0x5", "1.16777216", "0xg.0.0.1",
+	"a..b.example.com",
+	// Public addresses in forms resolvers disagree on.
+	"16843009", "0x01010101", "1.1.257", "0x5db8d70e",
+}
+
+// acceptedHosts are ordinary public targets.
+var acceptedHosts = []string{
+	"93.184.215.14", "1.1.1.1", "1.1.1.1.", "[2606:4700:4700::1111]", "hooks.example.com", "HOOKS.Example.COM.",
+	"ação.example.com.br", "xn--ao-dia2a.example.com.br", "hooks-1.example.com", "0x.example.com", "a1.b2",
+	"internal.example.com", "metadata.example.com", "local.example.com", "123.example.com",
+}
+
+// The dialer refuses the metadata addresses the SSRF ranges do not cover,
+// whatever name led to them.
+func TestControlRefusesMetadataAddresses(t *testing.T) {
+	for _, addr := range []string{"168.63.129.16:443", "[::ffff:168.63.129.16]:443", "169.254.169.254:80", "127.0.0.1:443"} {
+		if err := controlTarget("tcp", addr, nil); !errors.Is(err, safehttp.ErrForbiddenAddress) {
+			t.Errorf("%s: %v, want refused", addr, err)
+		}
+	}
+	if err := controlTarget("tcp", "93.184.215.14:443", nil); err != nil {
+		t.Errorf("a public address: %v", err)
 	}
 }
 

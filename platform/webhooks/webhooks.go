@@ -2,10 +2,13 @@
 // system events, fanned out to the organization's matching active
 // webhooks, each delivery signed (X-Kobana-Signature: sha256=<hex HMAC of
 // the raw body>), captured (request and response), retried with backoff on
-// 5xx, 408, 429, timeouts and connection errors, and replayable. Targets
-// are reached through an SSRF guard checked at connect time
-// (platform/safehttp policy) unless a development setting allows
-// private addresses.
+// 5xx, 408, 429, timeouts and connection errors, and replayable. Unless a
+// development setting allows private addresses, a target is checked when
+// the webhook is saved (every spelling of a private, loopback, link-local,
+// unspecified or metadata address, internal and metadata names: checkHost)
+// and reached through an SSRF guard checked at connect time, on the
+// address actually dialled (platform/safehttp policy, plus the
+// metadata addresses it cannot tell from public ones).
 //
 // One home for every product: rows carry the product that owns them, and
 // one delivery worker per job queue serves every product's Service.
@@ -21,6 +24,23 @@
 // outage), which never consume a delivery attempt. A job run that finds
 // its delivery already success or failed, or not yet due, sends nothing,
 // so River's at-least-once execution does not send twice.
+//
+// A crash in the middle of an attempt. Each attempt is recorded as
+// started — committed, with its request, before the request leaves — and
+// its outcome after: while it is in flight the delivery shows the attempt
+// with its request and neither a response, an error nor a next retry. A
+// job run that finds an attempt so (its process died, or a hard stop cut
+// it off, and River rescued or retried the job) records that attempt's
+// outcome as unknown — the target may have received it — and retries it
+// on the schedule like a failed one (outcome "unknown" in the metrics):
+// deliveries are at least once, and receivers recognise a repeat by
+// X-Kobana-Delivery-Id. A run cut off by a stop records the unknown
+// outcome itself before it returns.
+//
+// Errors a tenant reads (a delivery's error) say what kind of failure it
+// was — connection refused, timed out, the target address is not allowed
+// — and never the address the target's name resolved to; the operator's
+// log has the full error.
 //
 // Without a job queue (New with a nil *jobs.Queue, as transport tests do)
 // deliveries are stored and stay pending: nothing sends them.

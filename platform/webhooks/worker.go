@@ -70,6 +70,18 @@ func (r *registry) get(product string) *Service {
 	return r.services[product]
 }
 
+// longestTimeout is the longest attempt timeout of the registered
+// services (zero when there is none).
+func (r *registry) longestTimeout() time.Duration {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var d time.Duration
+	for _, s := range r.services {
+		d = max(d, s.cfg.Timeout)
+	}
+	return d
+}
+
 // deliveryWorker runs delivery jobs: one attempt per run, snoozing the job
 // until the delivery's next retry.
 type deliveryWorker struct {
@@ -93,13 +105,12 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 	return nil
 }
 
-// Timeout implements river.Worker: an attempt is bounded by Config.Timeout;
-// the rest is reading and writing a few rows.
-func (w *deliveryWorker) Timeout(job *river.Job[deliveryArgs]) time.Duration {
-	if s := w.reg.get(job.Args.Product); s != nil {
-		return s.cfg.Timeout + time.Minute
-	}
-	return 0
+// Timeout implements river.Worker: an attempt is bounded by Config.Timeout
+// (the longest of the services on the queue, since the job queue reads
+// one timeout per kind when it starts); the minute more is for reading
+// and writing a few rows.
+func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration {
+	return w.reg.longestTimeout() + time.Minute
 }
 
 // Outcomes of an attempt, as counted by the metrics.
@@ -107,7 +118,27 @@ const (
 	outcomeSuccess = "success"
 	outcomeRetry   = "retry"
 	outcomeFailed  = "failed"
+	// outcomeUnknown: the attempt's request was started and its answer
+	// never recorded (the worker stopped while it was in flight). It is
+	// retried like a failure, or fails the delivery when it was the last.
+	outcomeUnknown = "unknown"
 )
+
+// unknownFound and unknownCutOff say why an attempt's outcome is unknown,
+// as the delivery's error shows it: the target may have received the
+// request, and a retry sends it again with the same X-Kobana-Delivery-Id,
+// by which receivers recognise a repeat.
+const (
+	unknownFound = "the outcome of attempt %d is unknown: its request was started and its answer never recorded " +
+		"(the worker sending it stopped: a process that died or was stopped); the target may have received it " +
+		"(a retry carries the same X-Kobana-Delivery-Id)"
+	unknownCutOff = "the outcome of attempt %d is unknown: the worker was stopped while its request was in flight; " +
+		"the target may have received it (a retry carries the same X-Kobana-Delivery-Id)"
+)
+
+// unknownRecordTimeout bounds recording an attempt cut off in flight, once
+// the job's context has ended.
+const unknownRecordTimeout = 5 * time.Second
 
 // attemptResult is what a job run did.
 type attemptResult struct {
@@ -123,7 +154,14 @@ type attemptResult struct {
 // the delivery is pending and due, and records what happened. It is safe
 // to run more than once for the same attempt: a run that finds the
 // delivery finished or not yet due sends nothing, and of two runs racing
-// on the same attempt only the first to record it counts.
+// on the same attempt only the one that records it as started sends it.
+//
+// An attempt is recorded as started — committed, with its request — before
+// the request leaves, and its outcome after. A run that finds an attempt
+// started and without an outcome (the run sending it died, or was stopped
+// hard, in the middle) records that attempt's outcome as unknown and
+// retries it on the schedule like a failed one: webhooks are delivered at
+// least once, and receivers recognise a repeat by X-Kobana-Delivery-Id.
 func (s *Service) attempt(ctx context.Context, a deliveryArgs) (attemptResult, error) {
 	d, err := s.loadDelivery(ctx, s.db, a.OrganizationID, a.DeliveryID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -135,6 +173,9 @@ func (s *Service) attempt(ctx context.Context, a deliveryArgs) (attemptResult, e
 	}
 	if d.Status != DeliveryPending {
 		return attemptResult{}, nil
+	}
+	if d.inFlight() {
+		return s.recordUnknown(ctx, d, fmt.Sprintf(unknownFound, d.Attempt))
 	}
 	if now := store.Now(); d.NextRetryAt != nil && now.Before(*d.NextRetryAt) {
 		return attemptResult{Wait: d.NextRetryAt.Sub(now)}, nil
@@ -171,23 +212,90 @@ func (s *Service) attempt(ctx context.Context, a deliveryArgs) (attemptResult, e
 	if err != nil {
 		return attemptResult{}, err
 	}
-	var res sendResult
 	if u, perr := url.Parse(w.URL); perr == nil && u.Scheme != "https" && !s.cfg.AllowPrivateTargets {
-		res = sendResult{Body: body, RequestHeaders: map[string]string{},
-			Err: "the target URL must use https (plain http is allowed only in development); nothing was sent"}
-	} else {
-		res, err = s.send(ctx, sendRequest{URL: w.URL, Auth: w.Auth, Secret: secret, Credentials: creds,
-			DeliveryID: d.ID, Slug: d.EventSlug, Body: body, At: at})
-		if err != nil {
-			return attemptResult{}, err
+		return s.record(ctx, d, n, at, sendResult{Body: body, RequestHeaders: map[string]string{},
+			Err: "the target URL must use https (plain http is allowed only in development); nothing was sent"})
+	}
+	req, res := s.prepare(ctx, sendRequest{URL: w.URL, Auth: w.Auth, Secret: secret, Credentials: creds,
+		DeliveryID: d.ID, Slug: d.EventSlug, Body: body, At: at})
+	if req == nil {
+		return s.record(ctx, d, n, at, res) // nothing can be sent
+	}
+	claimed, err := s.markStarted(ctx, d, n, res)
+	if err != nil || !claimed {
+		return attemptResult{}, err
+	}
+	d.Attempt, d.NextRetryAt = n, nil // the row as markStarted left it
+	d.RequestBody, d.RequestHeaders = string(res.Body), encodeHeaders(res.RequestHeaders)
+	res, err = s.do(ctx, req, res)
+	if err != nil {
+		// Cut off in flight (a hard stop, or the job's own timeout): the
+		// request may have arrived. Recorded at once, even though ctx has
+		// ended, so the delivery shows it; if this fails, the next run
+		// finds the attempt started and records the same.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unknownRecordTimeout)
+		defer cancel()
+		if _, rerr := s.recordUnknown(rctx, d, fmt.Sprintf(unknownCutOff, n)); rerr != nil {
+			s.log.Warn("webhooks: recording an attempt cut off in flight", "delivery_id", d.ID, "attempt", n, "err", rerr)
 		}
+		return attemptResult{}, err
 	}
 	return s.record(ctx, d, n, at, res)
 }
 
+// inFlight reports whether the row's last attempt was started and has no
+// outcome: a pending delivery with attempts always has next_retry_at once
+// an attempt's outcome is recorded (record), and none while one is in
+// flight (markStarted).
+func (d *deliveryRow) inFlight() bool {
+	return d.Status == DeliveryPending && d.Attempt > 0 && d.NextRetryAt == nil
+}
+
+// markStarted records attempt n as started, committed before its request
+// is sent: the attempt count, the request as it will be sent, no response,
+// no error and no next retry. It reports false when another run of the
+// job changed the delivery first (it sends the attempt; this run sends
+// nothing).
+func (s *Service) markStarted(ctx context.Context, d deliveryRow, n int, res sendResult) (bool, error) {
+	err := store.ExpectOne(s.db.Exec(ctx, `UPDATE webhook_deliveries SET attempt = ?, request_headers = ?, request_body = ?,
+			response_status = NULL, response_headers = NULL, response_body = NULL, error = NULL, duration_ms = NULL,
+			delivered_at = NULL, next_retry_at = NULL, updated_at = ?
+		WHERE id = ? AND organization_id = ? AND status = ? AND attempt = ?`,
+		n, encodeHeaders(res.RequestHeaders), string(res.Body), store.Now(),
+		d.ID, d.OrganizationID, DeliveryPending, n-1))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// recordUnknown records that the delivery's in-flight attempt has an
+// unknown outcome (why says how that came to be), keeping the request it
+// started with: it is retried on the schedule, or fails the delivery when
+// it was the last attempt.
+func (s *Service) recordUnknown(ctx context.Context, d deliveryRow, why string) (attemptResult, error) {
+	headers := map[string]string{}
+	_ = json.Unmarshal([]byte(d.RequestHeaders), &headers)
+	s.log.Warn("webhooks: a delivery attempt has an unknown outcome", "delivery_id", d.ID, "webhook_id", d.WebhookID, "attempt", d.Attempt)
+	return s.record(ctx, d, d.Attempt, store.Now(), sendResult{RequestHeaders: headers, Body: []byte(d.RequestBody),
+		Err: why, Retryable: true, Unknown: true})
+}
+
+// encodeHeaders is a captured header map as the delivery row stores it.
+func encodeHeaders(h map[string]string) string {
+	if h == nil {
+		h = map[string]string{}
+	}
+	b, _ := json.Marshal(h)
+	return string(b)
+}
+
 // record stores attempt n's outcome: success, a retry at the next delay of
 // the schedule, or the final failure, and keeps the webhook's count of
-// consecutive failed deliveries.
+// consecutive failed deliveries. d is the row as this run last saw it:
+// either before attempt n (d.Attempt is n-1: an attempt that sent
+// nothing) or with attempt n started (d.Attempt is n); the outcome counts
+// only if the row is still so, so that of two runs only one records it.
 func (s *Service) record(ctx context.Context, d deliveryRow, n int, at time.Time, res sendResult) (attemptResult, error) {
 	out := attemptResult{Outcome: outcomeFailed}
 	status := DeliveryFailed
@@ -204,7 +312,14 @@ func (s *Service) record(ctx context.Context, d deliveryRow, n int, at time.Time
 	case res.Retryable:
 		errText += fmt.Sprintf(" (gave up after %d attempts)", n)
 	}
-	reqHeaders, _ := json.Marshal(res.RequestHeaders)
+	if res.Unknown {
+		out.Outcome = outcomeUnknown
+	}
+	reqHeaders := encodeHeaders(res.RequestHeaders)
+	from := `attempt = ?`
+	if d.Attempt == n {
+		from = `attempt = ? AND next_retry_at IS NULL` // started by this run, or found in flight
+	}
 	var respHeaders *string
 	if res.ResponseHeaders != nil {
 		b, _ := json.Marshal(res.ResponseHeaders)
@@ -222,10 +337,10 @@ func (s *Service) record(ctx context.Context, d deliveryRow, n int, at time.Time
 		if err := store.ExpectOne(tx.Exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt = ?,
 				request_headers = ?, request_body = ?, response_status = ?, response_headers = ?, response_body = ?,
 				error = ?, duration_ms = ?, delivered_at = ?, next_retry_at = ?, updated_at = ?
-			WHERE id = ? AND organization_id = ? AND status = ? AND attempt = ?`,
-			status, n, string(reqHeaders), string(res.Body), res.Status, respHeaders, res.ResponseBody,
+			WHERE id = ? AND organization_id = ? AND status = ? AND `+from,
+			status, n, reqHeaders, string(res.Body), res.Status, respHeaders, res.ResponseBody,
 			optional(errText), durationMS, deliveredAt, next, now,
-			d.ID, d.OrganizationID, DeliveryPending, n-1)); err != nil {
+			d.ID, d.OrganizationID, DeliveryPending, d.Attempt)); err != nil {
 			return err
 		}
 		switch status {
