@@ -53,9 +53,10 @@ type purgeWorker struct {
 
 // Timeout bounds the purge: a day's worth of deletions in one
 // transaction, plus the webhooks' and idempotency keys'. It stays below
-// the job queue's rescue time (five minutes by default), so a purge still
-// working is never taken for one whose process died.
-func (*purgeWorker) Timeout(*river.Job[purgeArgs]) time.Duration { return 3 * time.Minute }
+// the job queue's rescue time (five minutes by default; at least the
+// default job timeout of a minute), so a purge still working is never
+// taken for one whose process died.
+func (*purgeWorker) Timeout(*river.Job[purgeArgs]) time.Duration { return time.Minute }
 
 // Work deletes, for good, the inboxes (with their e-mails, raw messages and
 // agent runs), agents and webhooks deleted more than the retention period

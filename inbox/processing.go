@@ -65,10 +65,17 @@ type processWorker struct {
 }
 
 // Timeout bounds one run: the provider's own timeout (two minutes for the
-// openai provider) plus the bookkeeping. It stays below the job queue's
-// rescue time (five minutes by default), so a run still working is never
-// taken for one whose process died.
-func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration { return 3 * time.Minute }
+// openai provider; the built-in extractor needs milliseconds, so 30 s)
+// plus the bookkeeping. It stays below the job queue's rescue time (five
+// minutes by default), so a run still working is never taken for one
+// whose process died, and the extractor's short bound lets a deployment
+// rescue a dead process's e-mails within about a minute.
+func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration {
+	if w.s.cfg.Provider == "openai" {
+		return 3 * time.Minute
+	}
+	return 30 * time.Second
+}
 
 // NextRetry retries a passing provider failure soon: the person is waiting
 // for the e-mail's result.

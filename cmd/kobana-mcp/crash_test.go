@@ -42,7 +42,9 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
 	const public = "http://inbox.crash.test"
-	const rescueAfter = 10 * time.Second
+	// The shortest rescue the job kinds allow: longer than the default job
+	// timeout (a minute) and every kind's own.
+	const rescueAfter = 65 * time.Second
 	common := []string{"--data-dir", dataDir, "--database-url", dbURL, "--state-secrets", hex.EncodeToString(secret), "--inbox-public-url", public,
 		"--redis-url", redisURL, "--redis-prefix", prefix, "--rate-limits", "reads=100000-M,writes=100000-M,org-reads=100000-M,org-writes=100000-M",
 		"--job-rescue-after", rescueAfter.String()}
@@ -190,7 +192,7 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 
 	// Every accepted e-mail is processed, on the survivor, within the
 	// rescue time of the kill.
-	deadline := killed.Add(rescueAfter + 30*time.Second)
+	deadline := killed.Add(rescueAfter + 45*time.Second) // River looks for stuck jobs every 30 s
 	var processed, total int
 	for {
 		if err := db.Get(context.Background(), &total, "SELECT COUNT(*) FROM emails"); err != nil {

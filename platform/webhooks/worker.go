@@ -107,10 +107,12 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 
 // Timeout implements river.Worker: an attempt is bounded by Config.Timeout
 // (the longest of the services on the queue, since the job queue reads
-// one timeout per kind when it starts); the minute more is for reading
-// and writing a few rows.
+// one timeout per kind when it starts); the 20 s more are for reading and
+// writing a few rows. With the default 10 s request timeout an attempt is
+// bounded at 30 s, below the default job timeout, so the job queue may
+// rescue a dead process's jobs after a little more than a minute.
 func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration {
-	return w.reg.longestTimeout() + time.Minute
+	return w.reg.longestTimeout() + 20*time.Second
 }
 
 // Outcomes of an attempt, as counted by the metrics.
