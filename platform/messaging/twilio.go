@@ -193,10 +193,8 @@ var e164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
 
 // twilioMessage is the part of Twilio's Message resource we read.
 type twilioMessage struct {
-	SID          string `json:"sid"`
-	Status       string `json:"status"`
-	ErrorCode    *int   `json:"error_code"`
-	ErrorMessage string `json:"error_message"`
+	SID    string `json:"sid"`
+	Status string `json:"status"`
 }
 
 // twilioError is Twilio's error body.
@@ -238,9 +236,10 @@ func (t *Twilio) Send(ctx context.Context, m Message) (Receipt, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTwilioBody))
 	if err != nil {
-		// The status line arrived; for a 2xx the message exists.
-		e := t.transportError(ctx, m.Channel, err, true)
+		// The status line arrived; after a 2xx the message exists.
+		e := t.transportError(ctx, m.Channel, err, false)
 		e.Status = resp.StatusCode
+		e.MaybeSent = resp.StatusCode >= 200 && resp.StatusCode < 300
 		return Receipt{}, e
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
