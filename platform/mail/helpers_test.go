@@ -45,6 +45,9 @@ type backend struct {
 	msgs      []received
 	authTries []string
 	sessions  int
+	// ended receives a value each time a session ends (the client quit
+	// or the connection closed).
+	ended chan struct{}
 }
 
 func (b *backend) messages() []received {
@@ -77,8 +80,13 @@ type session struct {
 	authed bool
 }
 
-func (s *session) Reset()        { s.cur = received{tls: s.cur.tls, user: s.cur.user} }
-func (s *session) Logout() error { return nil }
+func (s *session) Reset() { s.cur = received{tls: s.cur.tls, user: s.cur.user} }
+func (s *session) Logout() error {
+	if s.b.ended != nil {
+		s.b.ended <- struct{}{}
+	}
+	return nil
+}
 
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	if s.b.users != nil && !s.authed {

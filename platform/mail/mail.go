@@ -295,6 +295,11 @@ func (c *Client) compose(m Message) (*gomail.Msg, string, error) {
 		if err != nil || u.Scheme != "https" || u.Host == "" || hasLineBreak(m.ListUnsubscribe) {
 			return nil, "", refuse("list-unsubscribe %q is not an https URL (RFC 8058)", m.ListUnsubscribe)
 		}
+		// The header is written on one line, which RFC 5322 §2.1.1 caps at
+		// 998 bytes; a URL is not folded safely.
+		if len(u.String())+len(m.ListUnsubscribeMailto) > 900 {
+			return nil, "", refuse("list-unsubscribe URIs longer than 900 bytes")
+		}
 		if err := msg.SetListUnsubscribeOneClick(u.String(), extra...); err != nil {
 			return nil, "", refuse("list-unsubscribe: %v", err)
 		}
@@ -336,10 +341,12 @@ func (c *Client) Send(ctx context.Context, m Message) (Result, error) {
 	tlsConfig := &tls.Config{ServerName: c.cfg.Host, RootCAs: c.cfg.RootCAs, MinVersion: tls.VersionTLS12}
 	// The dialer ties the connection to ctx: cancelling closes it, which
 	// ends whatever read or write is waiting.
-	var stop func() bool
+	var (
+		conn net.Conn
+		stop func() bool
+	)
 	dial := func(dctx context.Context, network, addr string) (net.Conn, error) {
 		d := &net.Dialer{Timeout: c.cfg.Timeout}
-		var conn net.Conn
 		var err error
 		if c.cfg.TLS == TLSImplicit {
 			conn, err = (&tls.Dialer{NetDialer: d, Config: tlsConfig}).DialContext(dctx, network, addr)
@@ -396,6 +403,11 @@ func (c *Client) Send(ctx context.Context, m Message) (Result, error) {
 	}
 	sc, err := gm.DialToSMTPClientWithContext(ctx)
 	if err != nil {
+		// go-mail leaves a connection that failed after connecting (TLS,
+		// AUTH) open.
+		if conn != nil {
+			_ = conn.Close()
+		}
 		return Result{}, c.classify(ctx, stageConnect, err)
 	}
 	resp, stage, err := c.transact(sc, msg)

@@ -220,6 +220,25 @@ func TestTLSRequiredNeverSpeaksInClear(t *testing.T) {
 	}
 }
 
+// TestFailedConnectionIsClosed: a send that fails after connecting (here
+// STARTTLS required and not offered, which go-mail reports without
+// closing) hangs up instead of leaving the relay a connection.
+func TestFailedConnectionIsClosed(t *testing.T) {
+	b := &backend{ended: make(chan struct{}, 8)}
+	r := startRelay(t, b, relayOptions{})
+	c := newTestClient(t, r, func(cfg *Config) { cfg.TLS = TLSRequired })
+	if _, err := c.Send(context.Background(), reminder()); err == nil {
+		t.Fatal("sent without STARTTLS")
+	}
+	// The session ends when we hang up (the relay's own read timeout is
+	// 10 s).
+	select {
+	case <-b.ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection is still open after the send failed")
+	}
+}
+
 // TestAuthInClearOnLoopback: policy none sends AUTH PLAIN without TLS to
 // any loopback address (New allows the policy nowhere else), not only to
 // the names the SMTP library exempts by itself.
@@ -357,7 +376,9 @@ func TestSilentRelayTimesOut(t *testing.T) {
 func TestNoAnswerToTheMessage(t *testing.T) {
 	b := &backend{hold: make(chan struct{})}
 	r := startRelay(t, b, relayOptions{})
-	c := newTestClient(t, r, func(cfg *Config) { cfg.Timeout = 300 * time.Millisecond })
+	// Each step before the end must finish within Timeout: generous, for
+	// loaded machines.
+	c := newTestClient(t, r, func(cfg *Config) { cfg.Timeout = time.Second })
 	_, err := c.Send(context.Background(), reminder())
 	e := mailErr(t, err)
 	if e.Permanent || !e.MaybeSent || !strings.Contains(e.Message, "end of DATA") {
@@ -402,7 +423,10 @@ func TestComposeRefuses(t *testing.T) {
 		"unsubscribe mailto only": func(m *Message) {
 			m.ListUnsubscribe, m.ListUnsubscribeMailto = "", "mailto:unsub@kobana.example"
 		},
-		"bad mailto":         func(m *Message) { m.ListUnsubscribeMailto = "unsub@kobana.example" },
+		"bad mailto": func(m *Message) { m.ListUnsubscribeMailto = "unsub@kobana.example" },
+		"unsubscribe too long": func(m *Message) {
+			m.ListUnsubscribe = "https://dunning.example.com/u/" + strings.Repeat("a", 900)
+		},
 		"reserved header":    func(m *Message) { m.Headers = map[string]string{"bcc": "everyone@x.example"} },
 		"header injection":   func(m *Message) { m.Headers = map[string]string{"X-Note": "a\nBcc: everyone@x.example"} },
 		"header name":        func(m *Message) { m.Headers = map[string]string{"X Note": "a"} },

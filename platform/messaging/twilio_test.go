@@ -324,7 +324,7 @@ func TestTwilioClassifiesErrorAnswers(t *testing.T) {
 // without our knowing its SID, the error is temporary and says MaybeSent.
 func TestTwilioAmbiguousOutcomes(t *testing.T) {
 	fake, srv := newFakeTwilio(t)
-	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) { c.Timeout = 200 * time.Millisecond })
+	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) { c.Timeout = 500 * time.Millisecond })
 
 	e := sendErr(t, tw, Message{Channel: SMS, To: numSlow, Text: "x"})
 	if e.Permanent || !e.MaybeSent || !errors.Is(e, context.DeadlineExceeded) || e.Status != 0 {
