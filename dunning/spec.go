@@ -16,6 +16,7 @@ func Spec() *productkit.Spec {
 		Version:     ServerVersion,
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
+		Migrations:  Migrations,
 		Build:       build,
 	}
 }

@@ -1,0 +1,33 @@
+package dunning
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// TestMigrationsUpAndDown: Dunning's tables apply on both engines after
+// the platform's, and each step rolls back.
+func TestMigrationsUpAndDown(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		for _, table := range []string{"dunning_settings", "dunning_debtors", "dunning_opt_outs", "dunning_charges", "dunning_payments",
+			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals"} {
+			var n int
+			if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM "+table); err != nil {
+				t.Fatalf("%s: %v", table, err)
+			}
+		}
+		for range 4 {
+			if err := db.MigrateDown(ctx, Migrations); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM dunning_debtors"); err == nil {
+			t.Fatal("dunning_debtors is still there after four steps down")
+		}
+	})
+}
