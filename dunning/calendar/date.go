@@ -48,11 +48,20 @@ func ParseDate(s string) (Date, error) {
 	return DateOf(t), nil
 }
 
-// Year, Month and Day are the date's parts.
-func (d Date) Year() int             { return d.year }
-func (d Date) Month() time.Month     { return d.month }
-func (d Date) Day() int              { return d.day }
-func (d Date) IsZero() bool          { return d == Date{} }
+// Year is the date's year.
+func (d Date) Year() int { return d.year }
+
+// Month is the date's month.
+func (d Date) Month() time.Month { return d.month }
+
+// Day is the date's day of the month, from 1.
+func (d Date) Day() int { return d.day }
+
+// IsZero reports whether d is the zero Date, "no date" (an optional
+// date left unset).
+func (d Date) IsZero() bool { return d == Date{} }
+
+// Weekday is the date's day of the week, which decides weekends.
 func (d Date) Weekday() time.Weekday { return d.noonUTC().Weekday() }
 
 // String is the wire form, "2026-03-10".
@@ -88,9 +97,11 @@ func (d Date) Compare(o Date) int {
 	}
 }
 
-// Before and After compare dates.
+// Before reports whether d is earlier than o.
 func (d Date) Before(o Date) bool { return d.Compare(o) < 0 }
-func (d Date) After(o Date) bool  { return d.Compare(o) > 0 }
+
+// After reports whether d is later than o.
+func (d Date) After(o Date) bool { return d.Compare(o) > 0 }
 
 // At is the instant of the wall-clock time hour:min on this date in loc.
 // A wall time that does not exist there (skipped by a daylight-saving

@@ -67,6 +67,8 @@ type RuleError struct {
 	Rule  string
 }
 
+// Error reads "fine_percent 3% exceeds the 2% cap for natural persons
+// (CDC art. 52 §1)".
 func (e *RuleError) Error() string {
 	who := "natural persons"
 	if e.Kind == Company {

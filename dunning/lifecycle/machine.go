@@ -23,6 +23,8 @@ type TransitionError struct {
 	From, To string
 }
 
+// Error reads "a paid charge cannot become overdue", or "the charge is
+// already paid" when From equals To.
 func (e *TransitionError) Error() string {
 	if e.From == e.To {
 		return fmt.Sprintf("the %s is already %s", e.Noun, e.From)

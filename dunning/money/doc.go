@@ -1,8 +1,8 @@
 // Package money is Dunning's amount type: integer cents inside, a float in
 // BRL on the wire.
 //
-// The product's wire convention (product-decisions §4, "Money: float in
-// BRL, rounded to cents by the server") means a client may send 10.005;
+// The product's wire convention (money is a float in BRL, rounded to
+// cents by the server) means a client may send 10.005;
 // the server rounds it half-up to 10.01 instead of rejecting it. Every
 // amount the API accepts goes through FromFloat, FromNumber or
 // ParseDecimal, so rounding and limits are decided here once:

@@ -39,19 +39,28 @@ func ParseChannel(s string) (Channel, error) {
 // in one segment, 67 per segment when split. Each segment is billed, so
 // Dunning refuses messages longer than MaxSMSSegments.
 //
-// WhatsApp text messages are limited to 4096 characters by the WhatsApp
-// Business Platform. E-mail bodies have no protocol limit; MaxEmailChars
-// keeps a message readable and its job small.
+// A WhatsApp text message body holds at most 4096 characters (WhatsApp's
+// own limit for text messages). E-mail bodies have no protocol limit;
+// MaxEmailChars keeps a message readable and its job small.
 const (
 	MaxSMSSegments   = 6
 	MaxWhatsAppChars = 4096
 	MaxEmailChars    = 100_000
-	smsGSMSingle     = 160
-	smsGSMPart       = 153
-	smsUCS2Single    = 70
-	smsUCS2Part      = 67
-	EncodingGSM7     = "GSM-7"
-	EncodingUCS2     = "UCS-2"
+)
+
+// SMS segment sizes (3GPP TS 23.040 with the 6-octet concatenation
+// header).
+const (
+	smsGSMSingle  = 160
+	smsGSMPart    = 153
+	smsUCS2Single = 70
+	smsUCS2Part   = 67
+)
+
+// SMS encodings, in Length.Encoding.
+const (
+	EncodingGSM7 = "GSM-7"
+	EncodingUCS2 = "UCS-2"
 )
 
 // Length is how a rendered message fits its channel.

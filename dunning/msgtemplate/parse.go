@@ -34,6 +34,7 @@ type Problem struct {
 	Column   int    `json:"column"`
 }
 
+// String reads "line 1, column 5: unknown variable {{debtor.nome}}".
 func (p Problem) String() string {
 	return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
 }
@@ -44,6 +45,7 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error lists every problem, "template: " first, "; " between them.
 func (e *Error) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

@@ -46,6 +46,7 @@ type MissingError struct {
 	Variables []Variable
 }
 
+// Error reads "no value for {{payment_link}}, {{charge.due_date}}".
 func (e *MissingError) Error() string {
 	names := make([]string, len(e.Variables))
 	for i, v := range e.Variables {

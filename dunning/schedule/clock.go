@@ -31,8 +31,10 @@ func digits(s string) bool {
 	return true
 }
 
-// Hour and Minute are the clock's parts.
-func (c Clock) Hour() int   { return int(c) / 60 }
+// Hour is the clock's hour, 0 to 23.
+func (c Clock) Hour() int { return int(c) / 60 }
+
+// Minute is the clock's minute, 0 to 59.
 func (c Clock) Minute() int { return int(c) % 60 }
 
 // Valid reports whether c is a time of day, 00:00 to 23:59.
