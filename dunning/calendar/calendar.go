@@ -1,0 +1,169 @@
+package calendar
+
+import (
+	"sort"
+	"time"
+
+	"github.com/rickar/cal/v2"
+	"github.com/rickar/cal/v2/br"
+)
+
+// Kinds of closed day, in Closure.Kind.
+const (
+	KindWeekend      = "weekend"
+	KindNational     = "national_holiday"
+	KindOrganization = "organization"
+)
+
+// ClosedDay is a day banks or the organization are closed. Name is the
+// holiday's name ("Tiradentes", "Carnaval (segunda-feira)") or, for a
+// weekend, "sábado" or "domingo". Kind is one of the Kind constants.
+type ClosedDay struct {
+	Date Date   `json:"date"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// holidays are the national bank holidays: github.com/rickar/cal/v2's br
+// package, whose Carnival rule marks only the Tuesday (Easter − 47),
+// plus:
+//   - Carnival Monday (Easter − 48), computed with the same library's
+//     Easter rule: banks do not open on either Carnival day (FEBRABAN's
+//     bank holiday calendar), though the law calls them optional points;
+//   - 20 November, Dia Nacional de Zumbi e da Consciência Negra, a
+//     national holiday from 2024 on (Lei 14.759/2023), which the library
+//     does not have yet.
+//
+// They stay unexported because the library's rules are mutable pointers
+// shared by every Calendar; HolidaysIn is the read-only view.
+var holidays = nationalHolidays()
+
+var carnivalMonday = &cal.Holiday{
+	Name:   "Carnaval (segunda-feira)",
+	Type:   cal.ObservanceBank,
+	Offset: -48,
+	Func:   cal.CalcEasterOffset,
+}
+
+var conscienciaNegra = &cal.Holiday{
+	Name:      "Dia Nacional de Zumbi e da Consciência Negra",
+	Type:      cal.ObservancePublic,
+	StartYear: 2024,
+	Month:     time.November,
+	Day:       20,
+	Func:      cal.CalcDayOfMonth,
+}
+
+func nationalHolidays() []*cal.Holiday {
+	hs := make([]*cal.Holiday, 0, len(br.Holidays)+2)
+	for _, h := range br.Holidays {
+		if h == br.Carnaval {
+			hs = append(hs, carnivalMonday, br.Carnaval.Clone(&cal.Holiday{Name: "Carnaval (terça-feira)"}))
+			continue
+		}
+		hs = append(hs, h)
+	}
+	return append(hs, conscienciaNegra)
+}
+
+// national holds holidays for lookups. Its cache stays off: the
+// library's cache is a plain map, unsafe under concurrent reads.
+var national = &cal.Calendar{Name: "BR bank holidays", Holidays: holidays}
+
+// Calendar is the national calendar plus an organization's own closed
+// days. A nil *Calendar is the national calendar alone. A Calendar is
+// immutable and safe for concurrent use.
+type Calendar struct {
+	extra map[Date]string
+}
+
+// New is the national calendar plus the organization's closed days
+// (municipal and state holidays, a company day off). Only each day's
+// Date and Name are read; a day given twice keeps its first name.
+func New(orgDays ...ClosedDay) *Calendar {
+	c := &Calendar{extra: make(map[Date]string, len(orgDays))}
+	for _, d := range orgDays {
+		if _, ok := c.extra[d.Date]; !ok && !d.Date.IsZero() {
+			c.extra[d.Date] = d.Name
+		}
+	}
+	return c
+}
+
+// Closure says why d is closed, or false when it is a business day.
+// A national holiday wins over an organization's day on the same date,
+// and both over the weekend.
+func (c *Calendar) Closure(d Date) (ClosedDay, bool) {
+	if _, _, h := national.IsHoliday(d.noonUTC()); h != nil {
+		return ClosedDay{Date: d, Name: h.Name, Kind: KindNational}, true
+	}
+	if c != nil {
+		if name, ok := c.extra[d]; ok {
+			return ClosedDay{Date: d, Name: name, Kind: KindOrganization}, true
+		}
+	}
+	switch d.Weekday() {
+	case time.Saturday:
+		return ClosedDay{Date: d, Name: "sábado", Kind: KindWeekend}, true
+	case time.Sunday:
+		return ClosedDay{Date: d, Name: "domingo", Kind: KindWeekend}, true
+	}
+	return ClosedDay{}, false
+}
+
+// IsBusinessDay reports whether banks (and the organization) are open on
+// d: a weekday that is no national holiday and no organization day.
+func (c *Calendar) IsBusinessDay(d Date) bool {
+	_, closed := c.Closure(d)
+	return !closed
+}
+
+// NextBusinessDay is d when d is a business day, otherwise the first
+// business day after it: where a due date or a step that falls on a
+// closed day moves (a boleto due on a holiday is payable without charges
+// on the next business day, FEBRABAN's rule).
+func (c *Calendar) NextBusinessDay(d Date) Date {
+	for !c.IsBusinessDay(d) {
+		d = d.AddDays(1)
+	}
+	return d
+}
+
+// HolidaysIn lists the closed days of year other than weekends, by date:
+// the national bank holidays and the organization's days. The national
+// ones are github.com/rickar/cal/v2's br holidays (New Year, Carnival
+// Tuesday, Good Friday, Tiradentes, Labour Day, Corpus Christi,
+// Independence, Nossa Senhora Aparecida, Finados, Republic, Christmas)
+// plus Carnival Monday and, from 2024, 20 November (Lei 14.759/2023).
+func (c *Calendar) HolidaysIn(year int) []ClosedDay {
+	var out []ClosedDay
+	seen := map[Date]bool{}
+	for _, h := range holidays {
+		_, obs := h.Calc(year)
+		if obs.IsZero() {
+			continue
+		}
+		d := DateOf(obs)
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, ClosedDay{Date: d, Name: h.Name, Kind: KindNational})
+		}
+	}
+	if c != nil {
+		for d, name := range c.extra {
+			if d.Year() == year && !seen[d] {
+				seen[d] = true
+				out = append(out, ClosedDay{Date: d, Name: name, Kind: KindOrganization})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
+	return out
+}
+
+// IsBusinessDay is the national calendar's answer, for callers with no
+// organization at hand.
+func IsBusinessDay(d Date) bool { return (*Calendar)(nil).IsBusinessDay(d) }
+
+// NextBusinessDay is the national calendar's answer.
+func NextBusinessDay(d Date) Date { return (*Calendar)(nil).NextBusinessDay(d) }

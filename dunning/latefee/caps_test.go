@@ -1,0 +1,57 @@
+package latefee
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	caps := DefaultCaps()
+	tests := []struct {
+		kind     DebtorKind
+		fine     Percent
+		interest Percent
+		msg      string // "" when valid
+	}{
+		{NaturalPerson, 2 * OnePercent, OnePercent, ""},
+		{NaturalPerson, 0, 0, ""},
+		{NaturalPerson, 20001, 0, "fine_percent 2,0001% exceeds the 2% cap for natural persons (CDC art. 52 §1)"},
+		{NaturalPerson, 3 * OnePercent, 0, "fine_percent 3% exceeds the 2% cap for natural persons (CDC art. 52 §1)"},
+		{NaturalPerson, 2 * OnePercent, 15000, "interest_percent 1,5% exceeds the 1% cap for natural persons (the organization's interest cap)"},
+		{Company, 10 * OnePercent, OnePercent, ""},
+		{Company, 5 * OnePercent, 0, ""}, // above the consumer cap, fine for a company
+		{Company, 11 * OnePercent, 0, "fine_percent 11% exceeds the 10% cap for companies (the organization's company fine cap)"},
+		{Company, 0, 2 * OnePercent, "interest_percent 2% exceeds the 1% cap for companies (the organization's interest cap)"},
+		{"cpf", 0, 0, `debtor kind must be "natural_person" or "company" (got "cpf")`},
+		{Company, -1, 0, "percentage must not be negative"},
+	}
+	for _, tt := range tests {
+		err := caps.Validate(tt.kind, tt.fine, tt.interest)
+		if tt.msg == "" {
+			if err != nil {
+				t.Errorf("Validate(%s, %v, %v) = %v, want nil", tt.kind, tt.fine, tt.interest, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tt.msg {
+			t.Errorf("Validate(%s, %v, %v) = %v, want %q", tt.kind, tt.fine, tt.interest, err, tt.msg)
+		}
+	}
+}
+
+func TestValidateConfiguredCaps(t *testing.T) {
+	// An organization may raise its company caps, never the consumer fine.
+	caps := Caps{CompanyFine: 20 * OnePercent, CompanyInterest: 5 * OnePercent, NaturalPersonInterest: OnePercent}
+	if err := caps.Validate(Company, 20*OnePercent, 5*OnePercent); err != nil {
+		t.Errorf("raised company caps: %v", err)
+	}
+	err := caps.Validate(NaturalPerson, 20*OnePercent, 0)
+	var re *RuleError
+	if !errors.As(err, &re) || re.Rule != RuleCDC || re.Cap != ConsumerFineCap || re.Field != "fine_percent" || !errors.Is(err, ErrCap) {
+		t.Errorf("consumer fine above 2%% under raised caps: %v", err)
+	}
+	// The zero Caps allow no interest and no company fine at all.
+	if err := (Caps{}).Validate(Company, OnePercent, 0); !errors.Is(err, ErrCap) {
+		t.Errorf("zero caps: %v", err)
+	}
+}

@@ -1,0 +1,53 @@
+package msgtemplate
+
+// Variable is the name of a value a template can use, as written between
+// the braces.
+type Variable string
+
+// The variables, the whole set (see Variables for descriptions).
+const (
+	DebtorName          Variable = "debtor.name"
+	DebtorDocument      Variable = "debtor.document"
+	ChargeAmount        Variable = "charge.amount"
+	ChargeUpdatedAmount Variable = "charge.updated_amount"
+	ChargeDueDate       Variable = "charge.due_date"
+	ChargeDescription   Variable = "charge.description"
+	ChargeDaysLate      Variable = "charge.days_late"
+	ChargeBarcode       Variable = "charge.barcode"
+	OrganizationName    Variable = "organization.name"
+	PaymentLink         Variable = "payment_link"
+)
+
+// VariableInfo documents a variable for API clients and the MCP tools
+// that help write templates.
+type VariableInfo struct {
+	Name        Variable `json:"name"`
+	Description string   `json:"description"`
+	// Example is what the variable renders as in Sample.
+	Example string `json:"example"`
+}
+
+// Variables is every variable a template may use, in the order the API
+// lists them. Validate refuses any other name.
+var Variables = []VariableInfo{
+	{DebtorName, "The debtor's name as registered.", "Maria da Silva"},
+	{DebtorDocument, "The debtor's CPF or CNPJ, as the API stores it formatted.", "123.456.789-09"},
+	{ChargeAmount, "The charge's original amount, R$ 1.234,56.", "R$ 1.000,00"},
+	{ChargeUpdatedAmount, "The amount due today with fine and interest, R$ 1.234,56.", "R$ 1.035,00"},
+	{ChargeDueDate, "The due date, DD/MM/AAAA.", "10/03/2026"},
+	{ChargeDescription, "The charge's description.", "Mensalidade de março"},
+	{ChargeDaysLate, "Calendar days past the due date (0 before it).", "45"},
+	{ChargeBarcode, "The boleto's digitable line, to pay at a bank or app.", "34191.79001 01043.510047 91020.150008 1 14060000100000"},
+	{OrganizationName, "The creditor organization's name.", "Escola Exemplo"},
+	{PaymentLink, "The link where the debtor pays or sees payment options.", "https://pague.example/c/8f3k2"},
+}
+
+// Lookup describes a variable, or false when name is not one.
+func Lookup(name string) (VariableInfo, bool) {
+	for _, v := range Variables {
+		if string(v.Name) == name {
+			return v, true
+		}
+	}
+	return VariableInfo{}, false
+}
