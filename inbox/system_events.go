@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -59,16 +60,16 @@ func registerSystemEvents(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "system_events_list", Method: "GET", Path: "/system-events", Tags: []string{"system events"},
 		Title: "List system events", Summary: "Lists the workspace's system events (what happened, as sent to webhooks), newest first, with cursor pagination; filters slug, email_id and inbox_id.",
-		Requires: systemEventsRead, Annotations: readOnly(),
+		Requires: systemEventsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listSystemEventsIn) (*rest.Response, error) {
 		if in.Slug != "" && !slices.Contains(webhookEventSlugs, in.Slug) {
 			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "slug", Message: "must be one of " + strings.Join(webhookEventSlugs, ", ")})
 		}
-		sc, after, err := s.pageScope(ctx, in.Cursor)
+		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		f := webhooks.EventFilter{Slug: in.Slug, After: after, Limit: pageLimit(in.Limit)}
+		f := webhooks.EventFilter{Slug: in.Slug, After: after, Limit: restkit.PageLimit(in.Limit)}
 		if in.InboxID != "" {
 			if f.ScopeID, err = s.filterInboxID(ctx, sc, in.InboxID); err != nil {
 				return nil, err
@@ -83,14 +84,14 @@ func registerSystemEvents(api *rest.API, s *service) {
 		if err != nil {
 			return nil, webhookError(err)
 		}
-		return pageResponse(rows, f.Limit, func(e webhooks.SystemEvent) string { return e.ID }, toSystemEventJSON), nil
+		return restkit.CursorPage(rows, f.Limit, func(e webhooks.SystemEvent) string { return e.ID }, toSystemEventJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "system_events_get", Method: "GET", Path: "/system-events/{id}", Tags: []string{"system events"},
 		Title: "Get a system event", Summary: "Gets one system event with its payload (the envelope webhooks receive, without the delivery fields).",
-		Requires: systemEventsRead, Annotations: readOnly(),
+		Requires: systemEventsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *systemEventIDIn) (*rest.Response, error) {
-		return readItem(ctx, s, "system event", func(sc scope) (webhooks.SystemEvent, error) {
+		return restkit.ReadItem(ctx, s.workspaceScope, "system event", func(sc scope) (webhooks.SystemEvent, error) {
 			return s.hooks.GetEvent(ctx, sc.OrgID, sc.WorkspaceID, in.ID)
 		}, toSystemEventJSON)
 	})

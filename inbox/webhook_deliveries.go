@@ -7,6 +7,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -32,48 +33,48 @@ func registerWebhookDeliveries(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "webhook_deliveries_list", Method: "GET", Path: "/webhooks/{id}/deliveries", Tags: []string{"webhooks"},
 		Title: "List a webhook's deliveries", Summary: "Lists the deliveries of one webhook, newest first, with cursor pagination; filter status (pending, success, failed).",
-		Requires: webhooksRead, Annotations: readOnly(),
+		Requires: webhooksRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listDeliveriesIn) (*rest.Response, error) {
 		sc, w, err := s.findWebhook(ctx, in.ID)
 		if err != nil {
 			return nil, err
 		}
-		after, err := decodeCursor(in.Cursor)
+		after, err := restkit.DecodeCursor(in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		limit := pageLimit(in.Limit)
+		limit := restkit.PageLimit(in.Limit)
 		if in.Status == "" {
 			rows, err := s.hooks.ListDeliveries(ctx, sc.OrgID, sc.WorkspaceID, w.ID, after, limit)
 			if err != nil {
 				return nil, webhookError(err)
 			}
-			return pageResponse(rows, limit, deliveryID, showDelivery), nil
+			return restkit.CursorPage(rows, limit, deliveryID, showDelivery), nil
 		}
 		// The service lists every status: keep reading pages until this
 		// one is full (or the deliveries end).
 		var rows []webhooks.Delivery
 		for len(rows) <= limit {
-			batch, err := s.hooks.ListDeliveries(ctx, sc.OrgID, sc.WorkspaceID, w.ID, after, maxLimit)
+			batch, err := s.hooks.ListDeliveries(ctx, sc.OrgID, sc.WorkspaceID, w.ID, after, restkit.MaxLimit)
 			if err != nil {
 				return nil, webhookError(err)
 			}
-			for _, d := range batch[:min(len(batch), maxLimit)] {
+			for _, d := range batch[:min(len(batch), restkit.MaxLimit)] {
 				if d.Status == in.Status && len(rows) <= limit {
 					rows = append(rows, d)
 				}
 			}
-			if len(batch) <= maxLimit {
+			if len(batch) <= restkit.MaxLimit {
 				break
 			}
-			after = batch[maxLimit-1].ID
+			after = batch[restkit.MaxLimit-1].ID
 		}
-		return pageResponse(rows, limit, deliveryID, showDelivery), nil
+		return restkit.CursorPage(rows, limit, deliveryID, showDelivery), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "webhook_deliveries_get", Method: "GET", Path: "/webhooks/{id}/deliveries/{delivery_id}", Tags: []string{"webhooks"},
 		Title: "Get a delivery", Summary: "Gets one delivery of a webhook: the request sent (headers and body) and the response received in its last attempt, the error, the attempt count and the next retry.",
-		Requires: webhooksRead, Annotations: readOnly(),
+		Requires: webhooksRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *deliveryIDIn) (*rest.Response, error) {
 		_, _, d, err := s.findDelivery(ctx, in)
 		if err != nil {
@@ -85,7 +86,7 @@ func registerWebhookDeliveries(api *rest.API, s *service) {
 		ID: "webhook_deliveries_replay", Method: "POST", Path: "/webhooks/{id}/deliveries/{delivery_id}/replay", Tags: []string{"webhooks"},
 		Title: "Replay a delivery", Summary: "Sends a delivery's event again to the webhook as it is configured now (URL, auth, secret): a new delivery (replay_of the original), answered 202 while it runs in the background.",
 		Description: "Destructive: it sends a request out to the webhook's URL.",
-		Requires:    webhooksManage, Annotations: annotations(false, true, false, true),
+		Requires:    webhooksManage, Annotations: restkit.Destructive(false),
 	}, func(ctx context.Context, in *deliveryIDIn) (string, error) {
 		_, w, d, err := s.findDelivery(ctx, in)
 		if err != nil {

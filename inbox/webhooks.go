@@ -13,6 +13,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -39,12 +40,6 @@ var (
 	webhooksRead   = mcp.Requirement{Scopes: []string{"inbox.webhooks"}, Permission: identity.PermRead}
 	webhooksManage = mcp.Requirement{Scopes: []string{"inbox.webhooks"}, Permission: identity.PermManage}
 )
-
-// annotations spells the four MCP hints in the order domain.md §A4 lists
-// them (readOnly, destructive, idempotent, openWorld).
-func annotations(readOnly, destructive, idempotent, openWorld bool) mcp.ToolAnnotations {
-	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(readOnly), DestructiveHint: mcp.Bool(destructive), IdempotentHint: mcp.Bool(idempotent), OpenWorldHint: mcp.Bool(openWorld)}
-}
 
 // webhookJSON is a webhook as the API shows it: never its credentials nor
 // its signing secret.
@@ -139,13 +134,13 @@ func registerWebhooks(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "webhooks_list", Method: "GET", Path: "/webhooks", Tags: []string{"webhooks"},
 		Title: "List webhooks", Summary: "Lists the workspace's webhooks, oldest first, with cursor pagination; filters status and inbox_id. Signing secrets and credentials are never shown.",
-		Requires: webhooksRead, Annotations: readOnly(),
+		Requires: webhooksRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listWebhooksIn) (*rest.Response, error) {
-		sc, after, err := s.pageScope(ctx, in.Cursor)
+		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		f := webhooks.ListFilter{Status: in.Status, After: after, Limit: pageLimit(in.Limit)}
+		f := webhooks.ListFilter{Status: in.Status, After: after, Limit: restkit.PageLimit(in.Limit)}
 		if in.InboxID != "" {
 			if f.ScopeID, err = s.filterInboxID(ctx, sc, in.InboxID); err != nil {
 				return nil, err
@@ -155,12 +150,12 @@ func registerWebhooks(api *rest.API, s *service) {
 		if err != nil {
 			return nil, webhookError(err)
 		}
-		return pageResponse(rows, f.Limit, func(w webhooks.Webhook) string { return w.ID }, toWebhookJSON), nil
+		return restkit.CursorPage(rows, f.Limit, func(w webhooks.Webhook) string { return w.ID }, toWebhookJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "webhooks_get", Method: "GET", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Get a webhook", Summary: "Gets one webhook by id or external_id, with its consecutive failures. The signing secret is never shown.",
-		Requires: webhooksRead, Annotations: readOnly(),
+		Requires: webhooksRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *webhookIDIn) (*rest.Response, error) {
 		_, w, err := s.findWebhook(ctx, in.ID)
 		if err != nil {
@@ -172,7 +167,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		ID: "webhooks_create", Method: "POST", Path: "/webhooks", Tags: []string{"webhooks"},
 		Title: "Create a webhook", Summary: "Creates a webhook that receives the subscribed events as signed POSTs (X-Kobana-Signature: sha256=<hex HMAC-SHA256 of the raw body>).",
 		Description: "The answer holds signing_secret: it is shown only here (and when regenerated); keep it to verify deliveries.",
-		Requires:    webhooksManage, Annotations: annotations(false, false, false, false),
+		Requires:    webhooksManage, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createWebhookIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -206,7 +201,7 @@ func registerWebhooks(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "webhooks_update", Method: "PATCH", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Update a webhook", Summary: "Changes the fields that are sent: label, url, inbox_id (\"\" for every inbox), auth and its credentials, subscribed_events, status. The signing secret is not shown.",
-		Requires: webhooksManage, Annotations: annotations(false, false, true, false),
+		Requires: webhooksManage, Annotations: restkit.Write(true),
 	}, func(ctx context.Context, in *updateWebhookIn) (*rest.Response, error) {
 		sc, cur, err := s.findWebhook(ctx, in.ID)
 		if err != nil {
@@ -255,7 +250,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		ID: "webhooks_delete", Method: "DELETE", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Delete a webhook", Summary: "Deletes a webhook by id or external_id: it stops receiving events at once.",
 		Description: "Destructive: it cannot be undone.",
-		Requires:    webhooksManage, Annotations: annotations(false, true, true, false),
+		Requires:    webhooksManage, Annotations: restkit.Destructive(true),
 	}, func(ctx context.Context, in *webhookIDIn) (string, error) {
 		_, w, err := s.findWebhook(ctx, in.ID)
 		if err != nil {
@@ -276,7 +271,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		ID: "webhooks_test", Method: "POST", Path: "/webhooks/{id}/test", Tags: []string{"webhooks"},
 		Title: "Send a test event to a webhook", Summary: "Emits a webhook.test system event delivered to this webhook only, and answers 202 with the event; the delivery runs in the background (see webhook_deliveries_list).",
 		Description: "Destructive: it sends a request out to the webhook's URL.",
-		Requires:    webhooksManage, Annotations: annotations(false, true, false, true),
+		Requires:    webhooksManage, Annotations: restkit.Destructive(false),
 	}, func(ctx context.Context, in *webhookIDIn) (string, error) {
 		_, w, err := s.findWebhook(ctx, in.ID)
 		if err != nil {
@@ -308,7 +303,7 @@ func registerWebhooks(api *rest.API, s *service) {
 		ID: "webhooks_rotate_secret", Method: "POST", Path: "/webhooks/{id}/regenerate-secret", Tags: []string{"webhooks"},
 		Title: "Regenerate a webhook's signing secret", Summary: "Replaces the webhook's signing secret and answers the new one (shown only here): deliveries from now on are signed with it.",
 		Description: "Destructive: the old secret stops verifying at once, so the receiver must be updated.",
-		Requires:    webhooksManage, Annotations: annotations(false, true, false, false),
+		Requires:    webhooksManage, Annotations: restkit.Destructive(false),
 	}, func(ctx context.Context, in *webhookIDIn) (string, error) {
 		_, w, err := s.findWebhook(ctx, in.ID)
 		if err != nil {

@@ -469,7 +469,8 @@ func TestWebhooksMCP(t *testing.T) {
 		if text, isErr := e.Call(e.Owner, "webhook_deliveries_get", map[string]any{"id": "tool", "delivery_id": store.NewID()}); !isErr || !strings.Contains(text, "delivery not found") {
 			t.Fatalf("webhook_deliveries_get, unknown delivery: %s", text)
 		}
-		// The annotations are the ones domain.md §A4 lists.
+		// The annotations are the presets of productkit/restkit (openWorldHint
+		// false everywhere).
 		raw := e.RPC(e.Owner, "tools/list", nil)
 		var list struct {
 			Result struct {
@@ -484,8 +485,8 @@ func TestWebhooksMCP(t *testing.T) {
 		}
 		want := map[string]string{
 			"webhooks_list": "TFTF", "webhooks_get": "TFTF", "webhooks_create": "FFFF", "webhooks_update": "FFTF",
-			"webhooks_delete": "FTTF", "webhooks_test": "FTFT", "webhooks_rotate_secret": "FTFF",
-			"webhook_deliveries_list": "TFTF", "webhook_deliveries_get": "TFTF", "webhook_deliveries_replay": "FTFT",
+			"webhooks_delete": "FTTF", "webhooks_test": "FTFF", "webhooks_rotate_secret": "FTFF",
+			"webhook_deliveries_list": "TFTF", "webhook_deliveries_get": "TFTF", "webhook_deliveries_replay": "FTFF",
 			"system_events_list": "TFTF", "system_events_get": "TFTF", "agent_runs_list": "TFTF", "agent_runs_get": "TFTF",
 		}
 		b := func(v bool) string {
