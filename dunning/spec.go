@@ -21,7 +21,7 @@ func Spec() *productkit.Spec {
 }
 
 func build(b *productkit.Builder) error {
-	b.API(rest.Config{MaxBodyBytes: MaxBodyBytes})
+	b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, ErrorCodes: ErrorCodes})
 	b.MCP(MCPOptions, restbridge.Options{Logger: b.Deps.Logger})
 	return nil
 }
