@@ -1,0 +1,17 @@
+package dunning
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/kobana/kobana-mcp/productkit/catalogtest"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite Dunning's golden catalog snapshots")
+
+// TestCatalogGolden pins Dunning's whole MCP surface to testdata/golden/*.json,
+// built from its spec without a database. Run with -update to accept a
+// change on purpose.
+func TestCatalogGolden(t *testing.T) {
+	catalogtest.Golden(t, Spec(), "testdata/golden", *updateGolden)
+}
