@@ -40,7 +40,7 @@ type scope = restkit.Tenant
 // workspaceScope resolves the caller's workspace: the one the token is
 // bound to, else the X-Workspace-Id header (id or external id), else the
 // organization's only workspace. Another organization's workspace, or a
-// deleted one, is 404 (product-decisions §3).
+// deleted one, is 404 (restkit.WorkspaceTenancy).
 func (s *service) workspaceScope(ctx context.Context) (scope, error) {
 	return restkit.WorkspaceTenancy(s.accounts)(ctx)
 }

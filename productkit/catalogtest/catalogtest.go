@@ -112,4 +112,3 @@ func firstDiff(want, got string) string {
 	lo := max(0, i-200)
 	return "want …" + want[lo:min(len(want), i+200)] + "\n got …" + got[lo:min(len(got), i+200)]
 }
-
