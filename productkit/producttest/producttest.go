@@ -40,7 +40,10 @@ type Options struct {
 	Wrap func(http.Handler) http.Handler
 }
 
-// Env is one product listener on loopback and what its tests need.
+// Env is one product listener on loopback and what its tests need: the
+// database and accounts behind it, its base URL, two organizations with
+// their default workspaces and owners, the job queue and the assembled
+// listener.
 type Env struct {
 	t       testing.TB
 	DB      *store.DB

@@ -246,7 +246,7 @@ func declare[In any](x *api, op Op, ro rest.Operation, items string, describe fu
 	}
 	vars := x.vars
 	if items != "" {
-		vars = maps(vars, map[string]string{"items": items})
+		vars = merge(vars, map[string]string{"items": items})
 	}
 	typ := wireType(reflect.TypeFor[In](), vars, x.feat)
 	ro.ID, ro.Annotations = x.name(op), x.annotations(op)
@@ -265,7 +265,8 @@ func declare[In any](x *api, op Op, ro rest.Operation, items string, describe fu
 	})
 }
 
-func maps(a, b map[string]string) map[string]string {
+// merge is a copy of a with b's entries over it.
+func merge(a, b map[string]string) map[string]string {
 	out := make(map[string]string, len(a)+len(b))
 	for k, v := range a {
 		out[k] = v
