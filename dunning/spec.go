@@ -2,7 +2,12 @@ package dunning
 
 import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/idempotency"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/productkit/webhookapi"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -21,8 +26,53 @@ func Spec() *productkit.Spec {
 	}
 }
 
+// webhookEventSlugs are the events Dunning emits, the only slugs a webhook
+// may subscribe to (besides "*" and "prefix.*" over them): a charge's
+// life, a notification's fate, a debtor's enrollment in a collection
+// rule, and the test event.
+var webhookEventSlugs = []string{
+	"dunning.charge.created",
+	"dunning.charge.overdue",
+	"dunning.charge.paid",
+	"dunning.charge.canceled",
+	"dunning.notification.sent",
+	"dunning.notification.delivered",
+	"dunning.notification.failed",
+	"dunning.enrollment.started",
+	"dunning.enrollment.completed",
+	"dunning.enrollment.stopped",
+	webhooks.TestEventSlug,
+}
+
 func build(b *productkit.Builder) error {
-	b.API(rest.Config{MaxBodyBytes: MaxBodyBytes})
-	b.MCP(MCPOptions, restbridge.Options{Logger: b.Deps.Logger})
+	deps := b.Deps
+	// Writes replay their first answer for a repeated X-Idempotency-Key,
+	// per organization, for 24 h (platform/idempotency).
+	var idem rest.Idempotency
+	if deps.DB != nil {
+		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "dunning"})
+	}
+	// Every answer of the API spells its error code in upper case
+	// (errors.go).
+	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, ErrorCodes: ErrorCodes, Idempotency: idem})
+	acc := accounts.New(deps.DB, accounts.Options{})
+	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
+		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
+	// The organization is Dunning's only tenant; lists page by number; a
+	// delivery is sent again by "retry".
+	webhookapi.Register(api, hooks, webhookapi.Options{
+		Product:    ServerTitle,
+		Prefix:     "dunning_",
+		ReplayVerb: "retry",
+		Scope:      "dunning.webhooks",
+		Events:     webhookEventSlugs,
+		Tenancy:    restkit.OrganizationTenancy(acc),
+		Lists:      restkit.NumberedList,
+		EventData:  webhookapi.OrganizationData(acc),
+	})
+	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	if deps.DB != nil {
+		b.Collect(hooks.Collector())
+	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -73,13 +74,13 @@ func registerAgentRuns(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "agent_runs_list", Method: "GET", Path: "/agent-runs", Tags: []string{"agent runs"},
 		Title: "List agent runs", Summary: "Lists the workspace's agent runs (one per processing of an e-mail), newest first, with cursor pagination; filters agent_id, email_id, inbox_id and status.",
-		Requires: agentRunsRead, Annotations: readOnly(),
+		Requires: agentRunsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listAgentRunsIn) (*rest.Response, error) {
-		sc, before, err := s.pageScope(ctx, in.Cursor)
+		sc, before, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		f := agentRunFilter{Status: in.Status, Before: before, Limit: pageLimit(in.Limit)}
+		f := agentRunFilter{Status: in.Status, Before: before, Limit: restkit.PageLimit(in.Limit)}
 		if in.AgentID != "" {
 			a, err := s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
 			if errors.Is(err, store.ErrNotFound) {
@@ -104,14 +105,14 @@ func registerAgentRuns(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		return pageResponse(rows, f.Limit, func(r agentRunRecord) string { return r.ID }, toAgentRunJSON), nil
+		return restkit.CursorPage(rows, f.Limit, func(r agentRunRecord) string { return r.ID }, toAgentRunJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "agent_runs_get", Method: "GET", Path: "/agent-runs/{id}", Tags: []string{"agent runs"},
 		Title: "Get an agent run", Summary: "Gets one agent run: model, status, error, token usage, cost, duration and the agent's output.",
-		Requires: agentRunsRead, Annotations: readOnly(),
+		Requires: agentRunsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *agentRunIDIn) (*rest.Response, error) {
-		return readItem(ctx, s, "agent run", func(sc scope) (agentRunRecord, error) {
+		return restkit.ReadItem(ctx, s.workspaceScope, "agent run", func(sc scope) (agentRunRecord, error) {
 			return getAgentRun(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
 		}, toAgentRunJSON)
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -79,32 +80,32 @@ func registerAgents(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "agents_list", Method: "GET", Path: "/agents", Tags: []string{"agents"},
 		Title: "List agents", Summary: "Lists the workspace's agents, oldest first, with cursor pagination.",
-		Requires: agentsRead, Annotations: readOnly(),
+		Requires: agentsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listAgentsIn) (*rest.Response, error) {
-		sc, after, err := s.pageScope(ctx, in.Cursor)
+		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		limit := pageLimit(in.Limit)
+		limit := restkit.PageLimit(in.Limit)
 		rows, err := listAgents(ctx, s.db, sc.OrgID, sc.WorkspaceID, after, limit)
 		if err != nil {
 			return nil, err
 		}
-		return pageResponse(rows, limit, func(a agentRecord) string { return a.ID }, toAgentJSON), nil
+		return restkit.CursorPage(rows, limit, func(a agentRecord) string { return a.ID }, toAgentJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "agents_get", Method: "GET", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Get an agent", Summary: "Gets one agent of the workspace by id or external_id.",
-		Requires: agentsRead, Annotations: readOnly(),
+		Requires: agentsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
-		return readItem(ctx, s, "agent", func(sc scope) (agentRecord, error) {
+		return restkit.ReadItem(ctx, s.workspaceScope, "agent", func(sc scope) (agentRecord, error) {
 			return s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
 		}, toAgentJSON)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "agents_create", Method: "POST", Path: "/agents", Tags: []string{"agents"},
 		Title: "Create an agent", Summary: "Creates an agent: the model, instructions and optional skills repository an inbox's e-mail is processed with.",
-		Requires: agentsWrite, Annotations: writeAnnotations(false),
+		Requires: agentsWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createAgentIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -141,7 +142,7 @@ func registerAgents(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "agents_update", Method: "PATCH", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Update an agent", Summary: "Changes the given fields of an agent; the inboxes that use it process their next e-mail with the new settings.",
-		Requires: agentsWrite, Annotations: writeAnnotations(true),
+		Requires: agentsWrite, Annotations: restkit.Write(true),
 	}, func(ctx context.Context, in *updateAgentIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -197,7 +198,7 @@ func registerAgents(api *rest.API, s *service) {
 		ID: "agents_delete", Method: "DELETE", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Delete an agent", Summary: "Deletes an agent by id or external_id. An agent that live inboxes use cannot be deleted (409): give them another agent first.",
 		Description: "Destructive: it cannot be undone.",
-		Requires:    agentsManage, Annotations: destructive(), ConsumesConfirmation: true,
+		Requires:    agentsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, func(ctx context.Context, in *agentRefIn) (string, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {

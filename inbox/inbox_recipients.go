@@ -10,6 +10,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -106,10 +107,6 @@ type removeRecipientIn struct {
 // owners only (identity.PermManage).
 var recipientsScope = mcp.Requirement{Scopes: []string{"inbox.inboxes"}, Permission: identity.PermManage}
 
-func destructive() mcp.ToolAnnotations {
-	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
-}
-
 // registerInboxRecipients declares the allow-list operations. Both are
 // destructive (they change who can send), so through MCP they run only
 // after the person confirmed a message naming the sender and the inbox.
@@ -120,7 +117,7 @@ func registerInboxRecipients(api *rest.API, s *service) {
 		ID: "inboxes_recipients_add", Method: "POST", Path: "/inboxes/{id}/recipients", Tags: []string{"inboxes"},
 		Title:    "Allow a sender",
 		Summary:  "Adds a sender (an address, or @domain) to an inbox's allow-list: 201 when added, 200 when it was already there. With a non-empty allow-list, only listed senders' e-mail is accepted.",
-		Requires: recipientsScope, Annotations: destructive(), ConsumesConfirmation: true,
+		Requires: recipientsScope, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, func(ctx context.Context, in *addRecipientIn) (string, error) {
 		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
 		if err != nil {
@@ -170,7 +167,7 @@ func registerInboxRecipients(api *rest.API, s *service) {
 		ID: "inboxes_recipients_remove", Method: "DELETE", Path: "/inboxes/{id}/recipients", Tags: []string{"inboxes"},
 		Title:    "Remove an allowed sender",
 		Summary:  "Removes a sender (an address, or @domain) from an inbox's allow-list and answers the inbox; 404 when the entry is not there. An empty allow-list accepts mail from anyone.",
-		Requires: recipientsScope, Annotations: destructive(), ConsumesConfirmation: true,
+		Requires: recipientsScope, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, func(ctx context.Context, in *removeRecipientIn) (string, error) {
 		sc, entry, err := s.recipientCall(ctx, in.Email, "email")
 		if err != nil {

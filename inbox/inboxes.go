@@ -13,6 +13,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -112,9 +113,9 @@ var (
 	inboxesManage = mcp.Requirement{Scopes: []string{"inbox.inboxes"}, Permission: identity.PermManage}
 )
 
-func writeAnnotations(idempotent bool) mcp.ToolAnnotations {
-	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(idempotent), OpenWorldHint: mcp.Bool(false)}
-}
+// writeAnnotations is restkit.Write under the name the HTTP intake's
+// declaration (intake_http.go) still uses.
+func writeAnnotations(idempotent bool) mcp.ToolAnnotations { return restkit.Write(idempotent) }
 
 // registerInboxes declares the inbox operations: the receiving addresses
 // of the caller's workspace.
@@ -122,13 +123,13 @@ func registerInboxes(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_list", Method: "GET", Path: "/inboxes", Tags: []string{"inboxes"},
 		Title: "List inboxes", Summary: "Lists the workspace's inboxes, oldest first, with cursor pagination; filters by status, agent and text in the label or address.",
-		Requires: inboxesRead, Annotations: readOnly(),
+		Requires: inboxesRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listInboxesIn) (*rest.Response, error) {
-		sc, after, err := s.pageScope(ctx, in.Cursor)
+		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
 		if err != nil {
 			return nil, err
 		}
-		f := inboxListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: pageLimit(in.Limit)}
+		f := inboxListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
 		if in.AgentID != "" {
 			// An agent that is not there matches no inbox.
 			f.AgentID = in.AgentID
@@ -142,21 +143,21 @@ func registerInboxes(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		return pageResponse(rows, f.Limit, func(r inboxRecord) string { return r.ID }, toInboxJSON), nil
+		return restkit.CursorPage(rows, f.Limit, func(r inboxRecord) string { return r.ID }, toInboxJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_get", Method: "GET", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title: "Get an inbox", Summary: "Gets one inbox of the workspace by id or external_id.",
-		Requires: inboxesRead, Annotations: readOnly(),
+		Requires: inboxesRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
-		return readItem(ctx, s, "inbox", func(sc scope) (inboxRecord, error) {
+		return restkit.ReadItem(ctx, s.workspaceScope, "inbox", func(sc scope) (inboxRecord, error) {
 			return s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
 		}, toInboxJSON)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_create", Method: "POST", Path: "/inboxes", Tags: []string{"inboxes"},
 		Title: "Create an inbox", Summary: "Creates an inbox: a receiving address on the Inbox's mail domain, generated when email is omitted, with its agent, allow-list, screening filters and attachment limits.",
-		Requires: inboxesWrite, Annotations: writeAnnotations(false),
+		Requires: inboxesWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createInboxIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -176,7 +177,7 @@ func registerInboxes(api *rest.API, s *service) {
 		ID: "inboxes_upsert", Method: "PUT", Path: "/inboxes/{external_id}", Tags: []string{"inboxes"},
 		Title:    "Create or replace an inbox",
 		Summary:  "Creates the inbox with this external_id (201), or replaces every field of the live one that has it (200): fields left out take their defaults, except the address, which is kept. Replacing an allow-list needs the admin role.",
-		Requires: inboxesWrite, Annotations: writeAnnotations(true),
+		Requires: inboxesWrite, Annotations: restkit.Write(true),
 	}, func(ctx context.Context, in *upsertInboxIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -217,7 +218,7 @@ func registerInboxes(api *rest.API, s *service) {
 		ID: "inboxes_update", Method: "PATCH", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title:    "Update an inbox",
 		Summary:  "Changes the given fields of an inbox (label, address, agent, status, filters, attachment limits); the allow-list is changed with inboxes_recipients_add and inboxes_recipients_remove.",
-		Requires: inboxesWrite, Annotations: writeAnnotations(true),
+		Requires: inboxesWrite, Annotations: restkit.Write(true),
 	}, func(ctx context.Context, in *updateInboxIn) (*rest.Response, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {
@@ -240,7 +241,7 @@ func registerInboxes(api *rest.API, s *service) {
 		ID: "inboxes_delete", Method: "DELETE", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title: "Delete an inbox", Summary: "Deletes an inbox by id or external_id: its address stops receiving e-mail and is free for another inbox.",
 		Description: "Destructive: it cannot be undone.",
-		Requires:    inboxesManage, Annotations: destructive(), ConsumesConfirmation: true,
+		Requires:    inboxesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, func(ctx context.Context, in *inboxRefIn) (string, error) {
 		sc, err := s.workspaceScope(ctx)
 		if err != nil {

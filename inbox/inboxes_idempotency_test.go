@@ -30,7 +30,7 @@ import (
 // harness's tokens (same public URL, issuer and keys), on its own address.
 func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) string {
 	t.Helper()
-	deps := productkit.Deps{PublicURL: e.URL, DB: e.DB, Issuer: e.URL, Keys: oauth.KeySetSource{Keys: e.issuer.Keys}, Jobs: e.Jobs,
+	deps := productkit.Deps{PublicURL: e.URL, DB: e.DB, Issuer: e.URL, Keys: oauth.KeySetSource{Keys: e.Issuer.Keys}, Jobs: e.Jobs,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := e.Acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err

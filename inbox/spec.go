@@ -55,7 +55,6 @@ func build(b *productkit.Builder, cfg Config) error {
 	registerEmails(api, svc)
 	registerAgentRuns(api, svc)
 	registerWebhooks(api, svc)
-	registerSystemEvents(api, svc)
 	b.Jobs(func(q *jobs.Queue) {
 		registerProcessing(svc, q)
 		registerMaintenance(svc, q)

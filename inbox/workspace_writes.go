@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -54,7 +55,7 @@ func registerWorkspaceWrites(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_create", Method: "POST", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "Create a workspace", Summary: "Creates a workspace of the organization with its Inbox settings: e-mail prefix, source, monthly cost and e-mail limits, custom metadata.",
-		Requires: workspacesManage, Annotations: writeAnnotations(false),
+		Requires: workspacesManage, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createWorkspaceIn) (*rest.Response, error) {
 		id := identity.From(ctx)
 		if id == nil {
@@ -93,7 +94,7 @@ func registerWorkspaceWrites(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_update", Method: "PATCH", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
 		Title: "Update a workspace", Summary: "Changes the given fields of a workspace: label, external_id, e-mail prefix, source, monthly limits (-1 removes one), custom metadata.",
-		Requires: workspacesManage, Annotations: writeAnnotations(true),
+		Requires: workspacesManage, Annotations: restkit.Write(true),
 	}, func(ctx context.Context, in *updateWorkspaceIn) (*rest.Response, error) {
 		id := identity.From(ctx)
 		if id == nil {

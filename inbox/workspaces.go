@@ -15,6 +15,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -61,10 +62,6 @@ type getWorkspaceIn struct {
 	ID string `json:"id" in:"path" jsonschema:"The workspace's id or external_id."`
 }
 
-func readOnly() mcp.ToolAnnotations {
-	return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
-}
-
 type deleteWorkspaceIn struct {
 	ID string `json:"id" in:"path" jsonschema:"The workspace's id or external_id."`
 }
@@ -100,7 +97,7 @@ func registerWorkspaceReads(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_list", Method: "GET", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "List workspaces", Summary: "Lists the organization's workspaces, oldest first, with cursor pagination, each with its Inbox settings and this month's usage.",
-		Requires: workspacesScope, Annotations: readOnly(),
+		Requires: workspacesScope, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listWorkspacesIn) (*rest.Response, error) {
 		id := identity.From(ctx)
 		if id == nil {
@@ -149,7 +146,7 @@ func registerWorkspaceReads(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_get", Method: "GET", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
 		Title: "Get a workspace", Summary: "Gets one workspace of the organization by id or external_id, with its Inbox settings (source, monthly limits, custom metadata) and this month's usage.",
-		Requires: workspacesScope, Annotations: readOnly(),
+		Requires: workspacesScope, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *getWorkspaceIn) (*rest.Response, error) {
 		id := identity.From(ctx)
 		if id == nil {
@@ -185,7 +182,7 @@ func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm
 		Title: "Delete a workspace", Summary: "Deletes one workspace of the organization, by id or external_id: its inboxes stop receiving e-mail. The organization keeps at least one workspace (deleting the last one is a conflict).",
 		Description: "Destructive: it cannot be undone. Only the organization's owners may run it.",
 		Requires:    workspacesOwnScope,
-		Annotations: mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		Annotations: restkit.Destructive(true),
 		// The nonce is consumed in the deletion's own transaction.
 		ConsumesConfirmation: true,
 	}, func(ctx context.Context, in *deleteWorkspaceIn) (string, error) {

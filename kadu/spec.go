@@ -6,8 +6,13 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/idempotency"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/productkit/webhookapi"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -26,14 +31,57 @@ func Spec() *productkit.Spec {
 	}
 }
 
+// webhookEventSlugs are the events Kadu emits, the only slugs a webhook
+// may subscribe to (besides "*" and "prefix.*" over them): how an
+// execution ended or what it waits for, and the test event.
+var webhookEventSlugs = []string{
+	"kadu.execution.succeeded",
+	"kadu.execution.failed",
+	"kadu.execution.canceled",
+	"kadu.execution.cost_exceeded",
+	"kadu.execution.waiting_approval",
+	"kadu.execution.waiting_input",
+	webhooks.TestEventSlug,
+}
+
 func build(b *productkit.Builder) error {
-	b.API(rest.Config{MaxBodyBytes: MaxBodyBytes})
-	b.MCP(MCPOptions, restbridge.Options{Logger: b.Deps.Logger})
+	deps := b.Deps
+	// Writes replay their first answer for a repeated X-Idempotency-Key,
+	// per organization, for 24 h (platform/idempotency).
+	var idem rest.Idempotency
+	if deps.DB != nil {
+		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "kadu"})
+	}
+	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, Idempotency: idem})
+	acc := accounts.New(deps.DB, accounts.Options{})
+	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
+		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
+	// The organization is Kadu's only tenant; lists page by cursor and say
+	// their limit. Creating or re-pointing a webhook changes where an
+	// execution's data goes, so both are destructive here: confirmed in
+	// the chat, or through the approval link.
+	webhookapi.Register(api, hooks, webhookapi.Options{
+		Product: ServerTitle,
+		Prefix:  "kadu_",
+		Scope:   "kadu.webhooks",
+		Events:  webhookEventSlugs,
+		Tenancy: restkit.OrganizationTenancy(acc),
+		Lists:   restkit.CursorListWithLimit,
+		Annotations: map[webhookapi.Op]mcp.ToolAnnotations{
+			webhookapi.Create: restkit.Destructive(false),
+			webhookapi.Update: restkit.Destructive(true),
+		},
+		EventData: webhookapi.OrganizationData(acc),
+	})
+	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	if deps.DB != nil {
+		b.Collect(hooks.Collector())
+	}
 	// Destructive calls a client cannot confirm get an approval link
 	// (approvals.go) when there is a database and the built-in sign-in.
 	var approvals *approval.Policy
 	b.Unconfirmable(func(tools []mcp.Tool) (mcp.ConfirmPolicy, error) {
-		p, err := approvalPolicy(b.Deps, b.Auth, tools)
+		p, err := approvalPolicy(deps, b.Auth, tools)
 		if err != nil || p == nil {
 			return nil, err
 		}

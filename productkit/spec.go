@@ -10,6 +10,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -156,6 +157,19 @@ type Listener struct {
 	Announce func() []string
 	// Collectors are the product's own Prometheus metrics.
 	Collectors []prometheus.Collector
+	// ErrorCodes is how the product's API spells its error codes (its
+	// rest.Config.ErrorCodes; nil: the canonical lower-case ones). Front
+	// gives it to what answers before the API does.
+	ErrorCodes rest.ErrorCodes
+}
+
+// Front wraps what the binary puts in front of the listener's Handler —
+// the overload guard, the drain, the limit on unauthenticated traffic —
+// so that their refusals (platform/httpx.Refuse) spell error codes as the
+// product's API does: every answer of an API has one style
+// (docs/decisions.md "Error codes").
+func (l *Listener) Front(h http.Handler) http.Handler {
+	return httpx.WithErrorCodes(h, l.ErrorCodes)
 }
 
 // build runs the spec's Build.
@@ -221,6 +235,7 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 	}
 	l := b.listener
 	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, mux, b.api, h, catalog
+	l.ErrorCodes = b.apiConfig.ErrorCodes
 	return &l, nil
 }
 

@@ -56,6 +56,10 @@ type Config struct {
 	BasePath string
 	// Errors shapes error bodies (default DefaultErrors).
 	Errors ErrorRenderer
+	// ErrorCodes spells the codes of every error the API answers, its
+	// own and its idempotency layer's (nil: the canonical lower-case
+	// codes). The renderer sees the spelled code.
+	ErrorCodes ErrorCodes
 	// Authorize checks a request against an operation's requirement before
 	// its handler runs, and may return the request with the caller's
 	// identity in its context; nil allows everything. Return an *Error
@@ -264,12 +268,15 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, op *Operation, err er
 	a.WriteError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
 }
 
-// WriteError writes e in the API's error shape, with its headers.
+// WriteError writes e in the API's error shape, with its headers and its
+// code spelled in the API's style (Config.ErrorCodes).
 func (a *API) WriteError(w http.ResponseWriter, e *Error) {
 	for k, v := range e.Header {
 		w.Header()[k] = v
 	}
-	writeJSON(w, e.Status, a.cfg.Errors(e))
+	spelled := *e
+	spelled.Code = a.cfg.ErrorCodes.Spell(e.Code)
+	writeJSON(w, e.Status, a.cfg.Errors(&spelled))
 }
 
 // WriteResponse writes a successful answer.

@@ -5,12 +5,14 @@ import (
 	"net/http"
 )
 
-// Canonical error codes. An API's ErrorRenderer may spell them its own way
-// (upper case, say), but handlers always use these.
+// Canonical error codes. An API spells them its own way through
+// Config.ErrorCodes (Dunning's are upper case), but handlers always use
+// these.
 const (
 	CodeValidationFailed = "validation_failed"
 	CodeNotFound         = "not_found"
 	CodeConflict         = "conflict"
+	CodeUnprocessable    = "unprocessable"
 	CodeUnauthorized     = "unauthorized"
 	CodeForbidden        = "forbidden"
 	CodeRateLimited      = "rate_limited"
@@ -20,6 +22,20 @@ const (
 	CodeUnsupportedMedia = "unsupported_media_type"
 	CodePayloadTooLarge  = "payload_too_large"
 )
+
+// ErrorCodes spells a canonical code (the Code* constants, the
+// idempotency codes) the way one API's clients read it. Each product
+// chooses its style once, for every answer of its API (docs/decisions.md
+// "Error codes"); nil keeps the canonical lower-case codes.
+type ErrorCodes func(canonical string) string
+
+// Spell is c's spelling of code (code itself when c is nil).
+func (c ErrorCodes) Spell(code string) string {
+	if c == nil {
+		return code
+	}
+	return c(code)
+}
 
 // Error is an API error: an HTTP status, a machine-readable code, a message
 // for people and, for validation, one detail per offending field.
@@ -54,6 +70,12 @@ func Conflict(msg string) *Error {
 // Validation reports invalid input with one detail per field.
 func Validation(msg string, details ...FieldError) *Error {
 	return &Error{Status: http.StatusUnprocessableEntity, Code: CodeValidationFailed, Message: msg, Details: details}
+}
+
+// Unprocessable reports a well-formed request the current state of what
+// it acts on does not allow (a business rule, rather than a field).
+func Unprocessable(msg string) *Error {
+	return &Error{Status: http.StatusUnprocessableEntity, Code: CodeUnprocessable, Message: msg}
 }
 
 // Forbidden reports an operation the caller's role does not allow.

@@ -170,13 +170,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// The overload guard and the unauthenticated limit wrap the whole
 		// listener; the timeouts are httpx.DefaultTimeouts (header 10 s,
 		// request 30 s, response 60 s, idle 120 s, 64 KB of headers).
-		// Outermost, the request id, metrics and access log; then the limits;
-		// then /healthz and /readyz, outside authentication.
+		// Outermost, the request id, metrics and access log; then the
+		// product's error-code style for the refusals (p.Front); then the
+		// limits; then /healthz and /readyz, outside authentication.
 		checks := []observe.Check{{Name: "database", Ping: db.Ping}, {Name: "jobs", Ping: queue.Ready}}
 		if lim.store.Shared() {
 			checks = append(checks, observe.Check{Name: "redis", Ping: lim.store.Ping})
 		}
-		instrumented := observe.Instrument(spec.Key, metrics, log, lim.wrap(observe.Health(checks, listener)))
+		instrumented := observe.Instrument(spec.Key, metrics, log, p.Front(lim.wrap(observe.Health(checks, listener))))
 		srv := httpx.NewServer(instrumented, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
 		servers = append(servers, running{spec.Name, srv, ln, p.Shutdown})
 		for _, c := range p.Collectors {

@@ -6,6 +6,7 @@
 package httpx
 
 import (
+	"context"
 	"encoding/json"
 	"log"
 	"net/http"
@@ -21,12 +22,17 @@ import (
 // the endpoint's clients read: on an MCP endpoint a JSON-RPC error with
 // id null and code mcp.CodeRateLimited or mcp.CodeUnavailable; elsewhere
 // {"error":{"code":"rate_limited"|"unavailable","message":…}}, the APIs'
-// default error shape.
+// error shape, the code spelled as WithErrorCodes says for the listener.
 func Refuse(w http.ResponseWriter, r *http.Request, status int, retryAfter time.Duration, message string) {
 	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(retryAfter)))
+	// The canonical codes of package rest (rest.CodeUnavailable,
+	// rest.CodeRateLimited), which this foundation does not import.
 	code, rpcCode := "unavailable", mcp.CodeUnavailable
 	if status == http.StatusTooManyRequests {
 		code, rpcCode = "rate_limited", mcp.CodeRateLimited
+	}
+	if spell, ok := r.Context().Value(errorCodesKey{}).(func(string) string); ok {
+		code = spell(code)
 	}
 	if r.URL.Path == MCPPath {
 		mcp.WriteHTTPError(w, r, &mcp.Error{Code: rpcCode, Message: message, Status: status})
@@ -43,6 +49,24 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, retryAfter time.
 // MCPPath is where every product listener serves its MCP endpoint; the
 // refusals above answer it in JSON-RPC form.
 const MCPPath = "/mcp"
+
+type errorCodesKey struct{}
+
+// WithErrorCodes makes Refuse spell its codes with spell for every request
+// next serves. The refusals come from handlers that wrap a whole listener
+// (Guard, the unauthenticated limit) and so answer before the product's
+// API could: a product whose API spells its codes its own way (Dunning's
+// upper case) sets this outside them, so that every answer of its API has
+// one style (docs/decisions.md "Error codes"). A nil spell changes
+// nothing.
+func WithErrorCodes(next http.Handler, spell func(canonical string) string) http.Handler {
+	if spell == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), errorCodesKey{}, spell)))
+	})
+}
 
 func retrySeconds(d time.Duration) int {
 	return max(int((d+time.Second-1)/time.Second), 1)

@@ -168,6 +168,56 @@ func TestRefuseShapes(t *testing.T) {
 	}
 }
 
+// TestRefusalsSpeakTheListenersCodes: behind WithErrorCodes the guard's
+// overload and drain refusals carry the listener's spelling of the code
+// (the MCP endpoint keeps JSON-RPC); without it, the canonical code.
+func TestRefusalsSpeakTheListenersCodes(t *testing.T) {
+	g := httpx.NewGuard(1, time.Second)
+	release := make(chan struct{})
+	inside := make(chan struct{}, 1)
+	busy := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/block" {
+			inside <- struct{}{}
+			<-release
+		}
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/upper/", http.StripPrefix("/upper", httpx.WithErrorCodes(g.Wrap(busy), strings.ToUpper)))
+	mux.Handle("/", g.Wrap(busy))
+	base, _ := serve(t, mux, httpx.DefaultTimeouts)
+	go func() {
+		resp, err := http.Get(base + "/block")
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-inside
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for path, want := range map[string]string{
+		"/upper/v1/x": `"code":"UNAVAILABLE"`,
+		"/v1/x":       `"code":"unavailable"`,
+		"/upper/mcp":  `"code":-31003`,
+	} {
+		if code, body := get(path); code != 503 || !strings.Contains(body, want) {
+			t.Errorf("overloaded %s: %d %s", path, code, body)
+		}
+	}
+	close(release)
+	waitFor(t, func() bool { return g.InFlight() == 0 })
+	g.Drain()
+	if code, body := get("/upper/v1/x"); code != 503 || !strings.Contains(body, `"code":"UNAVAILABLE"`) || !strings.Contains(body, "shutting down") {
+		t.Errorf("draining: %d %s", code, body)
+	}
+}
+
 // TestShutdownUnderLoadLosesNoAcceptedRequest keeps a steady load of
 // concurrent requests on a guarded server whose handler takes a while and
 // writes its answer in pieces, then drains and shuts it down as serve

@@ -24,9 +24,10 @@ type thingIn struct {
 }
 
 // thingsAPI is a tiny API whose writes count how often they ran; the
-// caller's organization comes from the X-Org header.
-func thingsAPI(s *Store, runs *atomic.Int32, gate chan struct{}) *rest.API {
-	api := rest.New(rest.Config{BasePath: "/v1", Idempotency: s,
+// caller's organization comes from the X-Org header. codes spell its
+// error codes (nil: the canonical ones).
+func thingsAPI(s *Store, runs *atomic.Int32, gate chan struct{}, codes rest.ErrorCodes) *rest.API {
+	api := rest.New(rest.Config{BasePath: "/v1", Idempotency: s, ErrorCodes: codes,
 		Authorize: func(r *http.Request, op *rest.Operation) (*http.Request, *rest.Error) {
 			if org := r.Header.Get("X-Org"); org != "" {
 				return r.WithContext(identity.With(r.Context(), &identity.Identity{OrganizationID: org})), nil
@@ -80,7 +81,7 @@ func TestIdempotencyThroughTheAPI(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)
 		var runs atomic.Int32
-		srv := httptest.NewServer(thingsAPI(s, &runs, nil))
+		srv := httptest.NewServer(thingsAPI(s, &runs, nil, nil))
 		defer srv.Close()
 
 		code, h, first := post(t, srv.URL, `{"name":"a","fail":0}`, "X-Org", "o1", "X-Idempotency-Key", "key-1")
@@ -143,7 +144,7 @@ func TestIdempotencyConcurrentRequests(t *testing.T) {
 		s, _ := newStore(db)
 		var runs atomic.Int32
 		gate := make(chan struct{})
-		srv := httptest.NewServer(thingsAPI(s, &runs, gate))
+		srv := httptest.NewServer(thingsAPI(s, &runs, gate, nil))
 		defer srv.Close()
 		var wg sync.WaitGroup
 		var first int
@@ -164,6 +165,46 @@ func TestIdempotencyConcurrentRequests(t *testing.T) {
 		code, h, _ := post(t, srv.URL, `{"name":"a"}`, "X-Org", "o1", "X-Idempotency-Key", "same")
 		if first != 201 || code != 201 || h.Get(rest.ReplayedHeader) != "true" || runs.Load() != 1 {
 			t.Fatalf("after: first %d, retry %d, runs %d", first, code, runs.Load())
+		}
+	})
+}
+
+// An API with its own error-code style answers the idempotency layer's
+// conflicts in it too: a key reused with another request and a key still
+// in use are both CONFLICT for an API spelling codes as Dunning does.
+func TestIdempotencyConflictsInTheAPIsCodeStyle(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		s, _ := newStore(db)
+		var runs atomic.Int32
+		gate := make(chan struct{})
+		upper := func(c string) string {
+			if c == rest.CodeIdempotencyKeyReused || c == rest.CodeIdempotencyKeyInUse {
+				return "CONFLICT"
+			}
+			return strings.ToUpper(c)
+		}
+		srv := httptest.NewServer(thingsAPI(s, &runs, gate, upper))
+		defer srv.Close()
+		done := make(chan int)
+		go func() {
+			code, _, _ := post(t, srv.URL, `{"name":"a"}`, "X-Org", "o1", "X-Idempotency-Key", "k")
+			done <- code
+		}()
+		for runs.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		if code, _, body := post(t, srv.URL, `{"name":"a"}`, "X-Org", "o1", "X-Idempotency-Key", "k"); code != 409 || !strings.Contains(body, `"code":"CONFLICT"`) || !strings.Contains(body, "still running") {
+			t.Fatalf("in use: %d %s", code, body)
+		}
+		close(gate)
+		if code := <-done; code != 201 {
+			t.Fatalf("first: %d", code)
+		}
+		if code, _, body := post(t, srv.URL, `{"name":"b"}`, "X-Org", "o1", "X-Idempotency-Key", "k"); code != 409 || !strings.Contains(body, `"code":"CONFLICT"`) || !strings.Contains(body, "different request") {
+			t.Fatalf("reused: %d %s", code, body)
+		}
+		if code, _, body := post(t, srv.URL, `{"name":"b","fail":422}`, "X-Org", "o1"); code != 422 || !strings.Contains(body, `"code":"VALIDATION_FAILED"`) {
+			t.Fatalf("validation: %d %s", code, body)
 		}
 	})
 }

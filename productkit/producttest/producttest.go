@@ -1,0 +1,259 @@
+// Package producttest serves one product for its tests the way the binary
+// does: its spec assembled by productkit.Assemble on a loopback listener,
+// over a real database, with two organizations that must never see each
+// other's data (Mine and Theirs, an owner in each), real access tokens,
+// the job queue working in the process, and the error-code style of the
+// product in front (Listener.Front). Every product's tests drive it, so
+// none copies another's harness.
+package producttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
+)
+
+// Options adjust what Start builds.
+type Options struct {
+	// Webhooks are the deployment's webhook settings (tests reaching a
+	// loopback receiver allow private targets and retry fast).
+	Webhooks productkit.WebhookSettings
+	// RateLimits, when set, limits the product's requests.
+	RateLimits productkit.RateLimits
+	// Wrap, when set, is what the binary puts in front of the listener
+	// (the overload guard, the unauthenticated limit); the product's
+	// Front wraps it, as in serve.
+	Wrap func(http.Handler) http.Handler
+}
+
+// Env is one product listener on loopback and what its tests need: the
+// database and accounts behind it, its base URL, two organizations with
+// their default workspaces and owners, the job queue and the assembled
+// listener.
+type Env struct {
+	t       testing.TB
+	DB      *store.DB
+	URL     string
+	Acc     *accounts.Store
+	Mine    accounts.Organization
+	Theirs  accounts.Organization
+	MineWS  accounts.Workspace // Mine's only workspace
+	TheirWS accounts.Workspace
+	Owner   accounts.User // owner of Mine
+	Other   accounts.User // owner of Theirs
+	Jobs    *jobs.Queue
+	Product *productkit.Listener
+	// Issuer signs the tokens the listener accepts.
+	Issuer *oauth.Issuer
+	spec   *productkit.Spec
+}
+
+// Start serves spec on a loopback listener over db until the test ends.
+func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env {
+	t.Helper()
+	ctx := context.Background()
+	acc := accounts.New(db, accounts.Options{})
+	e := &Env{t: t, DB: db, Acc: acc, spec: spec}
+	var err error
+	if e.Mine, err = acc.CreateOrganization(ctx, "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	if e.Theirs, err = acc.CreateOrganization(ctx, "Theirs"); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := acc.ListWorkspaces(ctx, e.Mine.ID)
+	e.MineWS = ws[0]
+	ws, _ = acc.ListWorkspaces(ctx, e.Theirs.ID)
+	e.TheirWS = ws[0]
+	if e.Owner, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@mine.example", Password: "a long enough password", OrganizationID: e.Mine.ID, Role: identity.RoleOwner}); err != nil {
+		t.Fatal(err)
+	}
+	if e.Other, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@theirs.example", Password: "a long enough password", OrganizationID: e.Theirs.ID, Role: identity.RoleOwner}); err != nil {
+		t.Fatal(err)
+	}
+	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	e.URL = srv.URL
+	e.Issuer = &oauth.Issuer{URL: srv.URL, Keys: keys}
+	e.Product, err = productkit.Assemble(spec, productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
+		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits,
+		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
+			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
+			return m.Role, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := e.Product.Handler
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
+	}
+	mux.Handle("/", e.Product.Front(h))
+	if err := e.Jobs.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = e.Jobs.Stop(c)
+	})
+	if e.Product.Start != nil {
+		if err := e.Product.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.Product.Shutdown != nil {
+		t.Cleanup(func() {
+			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Product.Shutdown(c)
+		})
+	}
+	return e
+}
+
+// Token mints an access token for user (Owner or Other) with scopes
+// (default: every scope of the product), for the API ("api") or the MCP
+// endpoint ("mcp").
+func (e *Env) Token(user accounts.User, resource string, scopes ...string) string {
+	e.t.Helper()
+	if len(scopes) == 0 {
+		scopes = e.spec.Scopes()
+	}
+	org := e.Mine.ID
+	if user.ID == e.Other.ID {
+		org = e.Theirs.ID
+	}
+	aud := e.URL + productkit.MCPPath
+	if resource == "api" {
+		aud = e.URL + e.spec.APIBase
+	}
+	s, _, err := e.Issuer.Issue(oauth.Grant{Subject: user.ID, UserID: user.ID, OrganizationID: org, Audience: aud, Scopes: scopes, TTL: time.Hour})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// Do sends a REST request as user with every scope; body is marshalled
+// unless it is a string or []byte; header is name, value pairs. It
+// returns the status and the body.
+func (e *Env) Do(user accounts.User, method, path string, body any, header ...string) (int, string) {
+	e.t.Helper()
+	return e.DoToken(e.Token(user, "api"), method, path, body, header...)
+}
+
+// DoToken is Do with a given token ("" for none).
+func (e *Env) DoToken(token, method, path string, body any, header ...string) (int, string) {
+	e.t.Helper()
+	code, _, b := e.DoFull(token, method, path, body, header...)
+	return code, b
+}
+
+// DoFull is DoToken that returns the response headers too.
+func (e *Env) DoFull(token, method, path string, body any, header ...string) (int, http.Header, string) {
+	e.t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		r = bytes.NewReader(j)
+	}
+	req, _ := http.NewRequest(method, e.URL+path, r)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// Call runs an MCP tool as user over the 2026-07-28 protocol with no
+// client capabilities (so destructive tools cannot be confirmed). It
+// returns the first text content and isError, or a JSON-RPC error's
+// message and true.
+func (e *Env) Call(user accounts.User, tool string, args map[string]any, header ...string) (string, bool) {
+	e.t.Helper()
+	res := e.RPC(user, "tools/call", map[string]any{"name": tool, "arguments": args}, header...)
+	var out struct {
+		Result struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+		Error *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal([]byte(res), &out); err != nil {
+		e.t.Fatalf("%s: %v: %s", tool, err, res)
+	}
+	if out.Error != nil {
+		return out.Error.Message, true
+	}
+	if len(out.Result.Content) == 0 {
+		e.t.Fatalf("%s: no content: %s", tool, res)
+	}
+	return out.Result.Content[0].Text, out.Result.IsError
+}
+
+// RPC sends one JSON-RPC request to the MCP endpoint as user (protocol
+// 2026-07-28, no client capabilities) and returns the raw response body.
+func (e *Env) RPC(user accounts.User, method string, params map[string]any, header ...string) string {
+	e.t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	if _, ok := params["_meta"]; !ok {
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "producttest", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	h := append([]string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}, header...)
+	if n, ok := params["name"].(string); ok {
+		h = append(h, "Mcp-Name", n)
+	}
+	if u, ok := params["uri"].(string); ok {
+		h = append(h, "Mcp-Name", u)
+	}
+	_, out := e.DoToken(e.Token(user, "mcp"), "POST", productkit.MCPPath, body, h...)
+	return out
+}
