@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
@@ -158,12 +159,26 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 			a.WriteError(w, e)
 			return
 		}
-		if hasBody {
+		// A tool call through the bridge hands over its arguments object,
+		// read once by decodeArguments; any other request is decoded from
+		// its path, query string and body.
+		args := restbridge.ArgumentsFrom(r)
+		if hasBody && args == nil {
 			r.Body = http.MaxBytesReader(w, r.Body, a.cfg.MaxBodyBytes)
 		}
 		serve := func(w http.ResponseWriter, r *http.Request) {
 			in := new(In)
-			if e := spec.decode(r, hasBody, in); e != nil {
+			var e *Error
+			if args != nil {
+				if hasBody && int64(len(args.Object)) > a.cfg.MaxBodyBytes {
+					e = errTooLarge(a.cfg.MaxBodyBytes)
+				} else {
+					e = spec.decodeArguments(r, args, hasBody, in)
+				}
+			} else {
+				e = spec.decode(r, hasBody, in)
+			}
+			if e != nil {
 				a.WriteError(w, e)
 				return
 			}
@@ -181,7 +196,7 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 		}
 		// A describing request runs nothing, so it stores nothing either.
 		if hasBody && a.cfg.Idempotency != nil && !restbridge.Describing(r.Context()) {
-			a.serveIdempotent(w, r, serve)
+			a.serveIdempotent(w, r, args, serve)
 			return
 		}
 		serve(w, r)
@@ -287,16 +302,33 @@ func (a *API) WriteResponse(w http.ResponseWriter, res *Response) {
 	writeJSON(w, res.Status, res.Body)
 }
 
+// jsonWriter is a pooled buffer and the encoder writing into it.
+type jsonWriter struct {
+	buf bytes.Buffer
+	enc *encjson.Encoder
+}
+
+var jsonWriters = sync.Pool{New: func() any {
+	jw := &jsonWriter{}
+	jw.enc = encjson.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	return jw
+}}
+
 func writeJSON(w http.ResponseWriter, status int, body any) {
-	var buf bytes.Buffer
-	enc := encjson.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
+	jw := jsonWriters.Get().(*jsonWriter)
+	defer func() {
+		if jw.buf.Cap() <= 1<<20 {
+			jw.buf.Reset()
+			jsonWriters.Put(jw)
+		}
+	}()
+	if err := jw.enc.Encode(body); err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"internal_error","message":"internal error"}}`)
+		jw.buf.Reset()
+		jw.buf.WriteString(`{"error":{"code":"internal_error","message":"internal error"}}`)
 	}
-	b := bytes.TrimRight(buf.Bytes(), "\n")
+	b := bytes.TrimRight(jw.buf.Bytes(), "\n")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
