@@ -194,14 +194,14 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 				a.WriteError(w, e)
 				return
 			}
-			r = r.WithContext(withRequest(r.Context(), r))
-			if restbridge.Describing(r.Context()) {
-				describeCall(a, w, r, &reg.op, describe, in)
+			ctx := withRequest(r.Context(), r)
+			if restbridge.Describing(ctx) {
+				describeCall(ctx, a, w, &reg.op, describe, in)
 				return
 			}
-			res, err := fn(r.Context(), in)
+			res, err := fn(ctx, in)
 			if err != nil {
-				a.fail(w, r, &reg.op, err)
+				a.fail(ctx, w, &reg.op, err)
 				return
 			}
 			a.WriteResponse(w, res)
@@ -238,14 +238,14 @@ func HandleRaw(a *API, op Operation, fn http.HandlerFunc) {
 // running the operation: {"confirm_message": "…"}, or the error describe
 // returned. An operation declared without a Describe refuses: running it
 // would do what the person has not confirmed yet.
-func describeCall[In any](a *API, w http.ResponseWriter, r *http.Request, op *Operation, fn Describe[In], in *In) {
+func describeCall[In any](ctx context.Context, a *API, w http.ResponseWriter, op *Operation, fn Describe[In], in *In) {
 	if fn == nil {
 		a.WriteError(w, errCannotDescribe(op))
 		return
 	}
-	msg, err := fn(r.Context(), in)
+	msg, err := fn(ctx, in)
 	if err != nil {
-		a.fail(w, r, op, err)
+		a.fail(ctx, w, op, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{restbridge.DescribeMessageMember: msg})
@@ -289,12 +289,12 @@ func (a *API) authorize(r *http.Request, op *Operation) (*http.Request, *Error) 
 	return a.cfg.Authorize(r, op)
 }
 
-func (a *API) fail(w http.ResponseWriter, r *http.Request, op *Operation, err error) {
+func (a *API) fail(ctx context.Context, w http.ResponseWriter, op *Operation, err error) {
 	if e, ok := err.(*Error); ok {
 		a.WriteError(w, e)
 		return
 	}
-	a.cfg.Logger.ErrorContext(r.Context(), "rest: operation failed", "operation", op.ID, "error", err)
+	a.cfg.Logger.ErrorContext(ctx, "rest: operation failed", "operation", op.ID, "error", err)
 	a.WriteError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
 }
 

@@ -213,7 +213,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, args *rest
 			Message: "a request with this idempotency key is still running: retry later to get its response"})
 		return
 	case err != nil:
-		a.fail(w, r, &Operation{ID: r.Method + " " + r.URL.Path}, err)
+		a.fail(ctx, w, &Operation{ID: r.Method + " " + r.URL.Path}, err)
 		return
 	case replay != nil:
 		for k, v := range replay.Header {

@@ -236,3 +236,19 @@ func TestStringRuleKeepsValidText(t *testing.T) {
 		t.Fatalf("tools/call: %s\nwant %s", text, want)
 	}
 }
+
+// The string rule answers in the product's error shape, with the API's own
+// spelling of the validation code.
+func TestStringRuleSpeaksTheProductsShape(t *testing.T) {
+	a := rest.New(rest.Config{BasePath: "/api", Errors: func(e *rest.Error) any {
+		return map[string]any{"errors": []any{map[string]any{"code": strings.ToUpper(e.Code), "details": e.Details}}}
+	}})
+	rest.Handle(a, rest.Operation{ID: "labels_find", Method: "GET", Path: "/boards/{id}", Annotations: ro()},
+		func(ctx context.Context, in *labelsFindIn) (*rest.Response, error) { return rest.OK(in), nil })
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+	code, body := restRaw(t, srv.URL, "GET", "/api/boards/b1?q=%00", "")
+	if want := `{"errors":[{"code":"VALIDATION_FAILED","details":[{"field":"q","message":"` + nulMsg + `"}]}]}`; code != 422 || body != want {
+		t.Fatalf("%d %s\nwant 422 %s", code, body, want)
+	}
+}

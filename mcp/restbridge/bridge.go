@@ -414,15 +414,15 @@ func (b *Bridge) buildRequest(ctx context.Context, describing bool, cr *compiled
 	if p.query != nil {
 		u.RawQuery = p.query.Encode()
 	}
-	if cr.PassArguments {
-		c.own = Arguments{Object: req.Arguments, bridge: b, route: cr, method: cr.Method, url: u}
-		c.args = &c.own
-	}
 	hreq, err := http.NewRequestWithContext(c, cr.Method, "/", nil)
 	if err != nil {
 		return nil, "Invalid arguments: " + err.Error()
 	}
-	hreq.URL = u
+	*hreq.URL = u
+	if cr.PassArguments {
+		c.own = Arguments{Object: req.Arguments, bridge: b, route: cr, method: cr.Method, url: hreq.URL}
+		c.args = &c.own
+	}
 	hreq.RequestURI = ""
 	hreq.RemoteAddr = "in-process"
 	hreq.Header["Accept"] = acceptJSON
@@ -456,9 +456,9 @@ func (cr *compiledRoute) paramIndex(name []byte) int {
 // buildURL escapes the path parameters into the route's path. A value such
 // as ".." or "a/../b" would be cleaned into another path and could reach
 // another route: it is refused rather than left to routing.
-func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
+func (cr *compiledRoute) buildURL(values []string) (url.URL, string) {
 	if len(cr.paramNames) == 0 {
-		return &url.URL{Path: cr.Path}, ""
+		return url.URL{Path: cr.Path}, ""
 	}
 	var p, raw []byte
 	escaped := false
@@ -474,7 +474,7 @@ func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
 		v := values[vi]
 		vi++
 		if v == "" {
-			return nil, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
+			return url.URL{}, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
 		}
 		p = append(p, v...)
 		e := url.PathEscape(v)
@@ -482,9 +482,9 @@ func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
 		raw = append(raw, '/')
 		raw = append(raw, e...)
 	}
-	u := &url.URL{Path: string(p)}
+	u := url.URL{Path: string(p)}
 	if path.Clean(u.Path) != u.Path {
-		return nil, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+		return url.URL{}, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
 	}
 	if escaped {
 		u.RawPath = string(raw)
