@@ -56,6 +56,7 @@ type diffIn struct {
 	Ints    []int             `json:"ints,omitempty"`
 	Maybe   *[]string         `json:"maybe,omitempty"`
 	Level   string            `json:"level,omitempty" enum:"low,high"`
+	Share   *float64          `json:"share,omitempty" minimum:"0.1" maximum:"2.5"`
 }
 
 func diffSpec(t testing.TB) (*inputSpec, *oracle) {
@@ -174,6 +175,11 @@ var diffCases = []struct{ id, query, body string }{
 	{"a1", "", `{"title":"a","small":-128,"unsig":5,"count":9007199254740993}`},
 	{"a1", "", `{"title":"a","count":1e2}`},
 	{"a1", "", `{"Title":"a"}`},
+	{"a1", "", `{"title":"a","share":0.1}`},
+	{"a1", "", `{"title":"a","share":0.09999999999999999}`},
+	{"a1", "", `{"title":"a","share":2.5000000000000001}`},
+	{"a1", "", `{"title":"a","share":2.50000000001}`},
+	{"a1", "", `{"title":"a","share":1e-1}`},
 }
 
 // TestDecodeAnswersLikeTheValidator pins the one-walk decoder to the
@@ -273,3 +279,30 @@ type bodyReader struct{ *bytes.Reader }
 func (bodyReader) Close() error { return nil }
 
 func httptestBody(b []byte) bodyReader { return bodyReader{bytes.NewReader(b)} }
+
+func TestNumberLiterals(t *testing.T) {
+	for _, c := range []struct {
+		lit      string
+		i        int64
+		ok       bool
+		integral bool
+	}{
+		{"0", 0, true, true}, {"-0", 0, true, true}, {"+5", 5, true, true}, {"007", 7, true, true},
+		{"123456789012345678", 123456789012345678, true, true},
+		{"9223372036854775807", 9223372036854775807, true, true},
+		{"9223372036854775808", 0, false, true},
+		{"-9223372036854775808", -9223372036854775808, true, true},
+		{"1e2", 100, true, true}, {"1.0", 1, true, true}, {"1.5", 0, false, false}, {"-", 0, false, false}, {"", 0, false, false},
+	} {
+		i, ok := parseInt([]byte(c.lit))
+		if i != c.i || ok != c.ok || integral([]byte(c.lit)) != c.integral {
+			t.Errorf("%q: %d %v %v", c.lit, i, ok, integral([]byte(c.lit)))
+		}
+	}
+	one := rat([]byte("1"))
+	for lit, want := range map[string]int{"0": -1, "1": 0, "2": 1, "1.0": 0, "0.5": -1, "1e1": 1, "99999999999999999999": 1, "-99999999999999999999": -1} {
+		if got := compareBound([]byte(lit), one); got != want {
+			t.Errorf("compare %s with 1: %d", lit, got)
+		}
+	}
+}

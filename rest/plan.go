@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -215,11 +216,13 @@ func compilePlan(s *jsonschema.Schema, t reflect.Type, where string) (*node, err
 	if s.MaxItems != nil {
 		n.maxItems = *s.MaxItems
 	}
+	// The validator reads bounds from the schema's JSON text: 0.1 is one
+	// tenth, not the float64 nearest to it.
 	if s.Minimum != nil {
-		n.min = new(big.Rat).SetFloat64(*s.Minimum)
+		n.min, _ = new(big.Rat).SetString(strconv.FormatFloat(*s.Minimum, 'g', -1, 64))
 	}
 	if s.Maximum != nil {
-		n.max = new(big.Rat).SetFloat64(*s.Maximum)
+		n.max, _ = new(big.Rat).SetString(strconv.FormatFloat(*s.Maximum, 'g', -1, 64))
 	}
 
 	pt := reflect.PointerTo(base)

@@ -104,19 +104,20 @@ func (d *decoder) failAt(name, msg string) {
 	d.details = append(d.details, FieldError{Field: join(d.field(), name), Message: msg})
 }
 
-// failKind reports an error in the validator's own words.
 // misplaced reports a top-level member in the wrong place, or unknown
-// there.
+// there. Such details come before those of the values, as they did when
+// they were found before validation.
 func (d *decoder) misplaced(name, msg string) {
 	d.placed = append(d.placed, FieldError{Field: name, Message: msg})
 }
 
+// failKind reports an error in the validator's own words.
 func (d *decoder) failKind(k interface{ LocalizedString(*message.Printer) string }) {
 	d.fail(k.LocalizedString(printer))
 }
 
-// read wraps the decoder's reads: a failure is a syntax error, which ends
-// the walk.
+// readToken and skip wrap the decoder's reads: a failure is a syntax
+// error, which ends the walk.
 func (d *decoder) readToken() bool {
 	if _, err := d.dec.ReadToken(); err != nil {
 		d.syntax = err
@@ -841,11 +842,41 @@ func plainInt(lit []byte) bool {
 	return true
 }
 
+// smallInt reads a literal of at most 18 digits with an optional sign,
+// which always fits an int64, without allocating.
+func smallInt(lit []byte) (int64, bool) {
+	neg := false
+	if len(lit) > 0 && (lit[0] == '-' || lit[0] == '+') {
+		neg = lit[0] == '-'
+		lit = lit[1:]
+	}
+	if len(lit) == 0 || len(lit) > 18 {
+		return 0, false
+	}
+	var i int64
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		i = i*10 + int64(c-'0')
+	}
+	if neg {
+		i = -i
+	}
+	return i, true
+}
+
 // parseInt reads an integral literal ("12", "1e2", "1.0") as an int64.
 func parseInt(lit []byte) (int64, bool) {
+	if i, ok := smallInt(lit); ok {
+		return i, true
+	}
 	if plainInt(lit) {
 		i, err := strconv.ParseInt(string(lit), 10, 64)
-		return i, err == nil
+		if err != nil {
+			return 0, false
+		}
+		return i, true
 	}
 	r, ok := new(big.Rat).SetString(string(lit))
 	if !ok || !r.IsInt() || !r.Num().IsInt64() {
@@ -870,18 +901,15 @@ func rat(lit []byte) *big.Rat {
 // compareBound compares a number literal with a bound exactly, without
 // allocating for the usual small integers.
 func compareBound(lit []byte, bound *big.Rat) int {
-	if plainInt(lit) && len(lit) < 19 && bound.IsInt() && bound.Num().IsInt64() {
-		i, err := strconv.ParseInt(string(lit), 10, 64)
-		if err == nil {
-			b := bound.Num().Int64()
-			switch {
-			case i < b:
-				return -1
-			case i > b:
-				return 1
-			}
-			return 0
+	if i, ok := smallInt(lit); ok && bound.IsInt() && bound.Num().IsInt64() {
+		b := bound.Num().Int64()
+		switch {
+		case i < b:
+			return -1
+		case i > b:
+			return 1
 		}
+		return 0
 	}
 	return rat(lit).Cmp(bound)
 }
