@@ -7,6 +7,12 @@
 // The request carries the caller's context (and so the identity the MCP
 // endpoint verified), never the MCP token: the API must authorise the
 // in-process request from the context, as it would any request.
+//
+// The arguments reach the route either as the query string and JSON body
+// a REST client would send, which any API can read, or, for a route with
+// PassArguments, as the arguments object itself (ArgumentsFrom), which an
+// API that knows the route's input (package rest) reads in one pass
+// instead of parsing what the bridge took apart.
 package restbridge
 
 import (
