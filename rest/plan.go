@@ -101,6 +101,7 @@ type node struct {
 	kind  goKind
 	items *node // arrays
 	elem  *node // map values, or additional members validated by schema
+	shape *node // a json.Unmarshaler's JSON, validated before its method runs
 	add   additional
 	props map[string]*prop // struct members
 	list  []*prop          // struct members in declaration order
@@ -136,6 +137,13 @@ var allowedKeywords = map[string]bool{
 // compilePlan compiles schema s for values of Go type t; where names the
 // position for error messages.
 func compilePlan(s *jsonschema.Schema, t reflect.Type, where string) (*node, error) {
+	return compileNode(s, t, where, true)
+}
+
+// compileNode compiles one position. With methods false, a type's
+// UnmarshalJSON is ignored: the node then checks the JSON the schema
+// describes, before the method reads it.
+func compileNode(s *jsonschema.Schema, t reflect.Type, where string, methods bool) (*node, error) {
 	n := &node{typ: t, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
 	base := t
 	for base.Kind() == reflect.Pointer {
@@ -227,10 +235,14 @@ func compilePlan(s *jsonschema.Schema, t reflect.Type, where string) (*node, err
 
 	pt := reflect.PointerTo(base)
 	switch {
-	case pt.Implements(jsonUnmarshaler):
+	case methods && pt.Implements(jsonUnmarshaler):
 		n.kind = kUnmarshalJSON
+		// The shape validates an object or array before UnmarshalJSON
+		// reads it; a type whose Go shape has no plan (unexported fields
+		// behind a schema of its own) is checked by the string rule only.
+		n.shape, _ = compileNode(s, base, where, false)
 		return n, nil
-	case pt.Implements(textUnmarshaler):
+	case methods && pt.Implements(textUnmarshaler):
 		n.kind = kUnmarshalText
 		return n, nil
 	}

@@ -26,7 +26,8 @@ import (
 // ends the walk (the request is then not JSON, which is answered first).
 type decoder struct {
 	dec     *jsontext.Decoder
-	buf     bytes.Buffer // the input, read in place by dec
+	in      []byte
+	buf     bytes.Buffer // in, read in place by dec
 	path    []seg
 	placed  []FieldError // where fields travel: reported before their values' errors
 	details []FieldError
@@ -60,6 +61,7 @@ func getDecoder() *decoder {
 func putDecoder(d *decoder) {
 	// Drop the input; resetting onto the decoder's own empty buffer
 	// allocates nothing.
+	d.in = nil
 	d.buf = bytes.Buffer{}
 	d.dec.Reset(&d.buf)
 	if cap(d.scratch) > 64<<10 {
@@ -71,6 +73,7 @@ func putDecoder(d *decoder) {
 // start positions the decoder at the beginning of in, which it reads in
 // place (a bytes.Buffer is read without copying).
 func (d *decoder) start(in []byte) {
+	d.in = in
 	d.buf = *bytes.NewBuffer(in)
 	d.dec.Reset(&d.buf, walkOptions)
 }
@@ -571,24 +574,23 @@ func (d *decoder) anyValue() (any, bool) {
 	return val, true
 }
 
-// unmarshalComposite hands an object or array to the type's UnmarshalJSON
-// once the string rule has read it.
+// unmarshalComposite validates an object or array against the type's
+// schema (and the string rule) as it reads it, then hands its text to the
+// type's UnmarshalJSON.
 func (d *decoder) unmarshalComposite(n *node, v reflect.Value) bool {
-	raw, err := d.dec.ReadValue()
-	if err != nil {
-		d.syntax = err
+	start := d.dec.InputOffset()
+	before := len(d.details)
+	if n.shape != nil {
+		if !d.value(n.shape, reflect.Value{}) {
+			return false
+		}
+	} else if _, ok := d.anyValue(); !ok {
 		return false
 	}
-	raw = bytes.Clone(raw)
-	sub := getDecoder()
-	sub.path = append(sub.path, d.path...)
-	sub.start(raw)
-	sub.anyValue()
-	d.details = append(d.details, sub.details...)
-	putDecoder(sub)
-	if len(d.details) > 0 || !v.IsValid() {
+	if len(d.details) > before || !v.IsValid() {
 		return true
 	}
+	raw := bytes.TrimLeft(d.in[start:d.dec.InputOffset()], " \t\r\n:,")
 	if err := d.target(n, v).Addr().Interface().(encjson.Unmarshaler).UnmarshalJSON(raw); err != nil {
 		d.fail(err.Error())
 	}
