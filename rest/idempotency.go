@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
 )
 
 // Idempotency keeps the first response to a write that carries an
@@ -151,8 +153,11 @@ func badKey(header, msg string) *Error {
 
 // fingerprint identifies what a request asks for: the same key may only
 // be replayed to the same method, path, query string, body (compared as
-// JSON, so key order and spacing do not matter) and selector headers.
-func fingerprint(r *http.Request, body []byte, vary []string) string {
+// JSON, so key order and spacing do not matter) and selector headers. A
+// tool call through the bridge is fingerprinted by the query and body it
+// stands for (restbridge.Arguments.Wire), so it and the same request over
+// REST share their keys.
+func fingerprint(r *http.Request, query string, body []byte, vary []string) string {
 	h := sha256.New()
 	write := func(parts ...string) {
 		for _, p := range parts {
@@ -160,7 +165,7 @@ func fingerprint(r *http.Request, body []byte, vary []string) string {
 			_, _ = h.Write([]byte{0})
 		}
 	}
-	write(r.Method, r.URL.EscapedPath(), r.URL.Query().Encode())
+	write(r.Method, r.URL.EscapedPath(), query)
 	for _, name := range vary {
 		write(name, strings.Join(r.Header.Values(name), ","))
 	}
@@ -180,7 +185,7 @@ func fingerprint(r *http.Request, body []byte, vary []string) string {
 // key, if it has one: the first response is stored, a retry gets it back
 // with Idempotent-Replayed: true, and a conflicting or concurrent use of
 // the key is refused without running anything.
-func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request)) {
+func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, args *restbridge.Arguments, serve func(http.ResponseWriter, *http.Request)) {
 	idem := a.cfg.Idempotency
 	key, e := idempotencyKey(r)
 	if e != nil {
@@ -195,23 +200,17 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 		serve(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			a.WriteError(w, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: "the request body is too large"})
-			return
-		}
-		a.WriteError(w, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: "the request body could not be read"})
+	query, body, e := requestParts(r, args, a.cfg.MaxBodyBytes)
+	if e != nil {
+		a.WriteError(w, e)
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	var vary []string
 	if v, ok := idem.(IdempotencyVary); ok {
 		vary = v.VaryHeaders()
 	}
 	ctx := r.Context()
-	run, replay, claim, err := idem.Begin(ctx, scope, key, fingerprint(r, body, vary))
+	run, replay, claim, err := idem.Begin(ctx, scope, key, fingerprint(r, query, body, vary))
 	switch {
 	case errors.Is(err, ErrIdempotencyKeyReused):
 		a.WriteError(w, &Error{Status: http.StatusConflict, Code: CodeIdempotencyKeyReused,
@@ -222,7 +221,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 			Message: "a request with this idempotency key is still running: retry later to get its response"})
 		return
 	case err != nil:
-		a.fail(w, r, &Operation{ID: r.Method + " " + r.URL.Path}, err)
+		a.fail(ctx, w, &Operation{ID: r.Method + " " + r.URL.Path}, err)
 		return
 	case replay != nil:
 		for k, v := range replay.Header {
@@ -272,6 +271,34 @@ func (a *API) serveIdempotent(w http.ResponseWriter, r *http.Request, serve func
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+}
+
+// requestParts reads what a write's fingerprint covers besides its method
+// and path: its query string and body, or for a tool call the query and
+// body its arguments stand for. A body read is put back for the handler.
+func requestParts(r *http.Request, args *restbridge.Arguments, limit int64) (string, []byte, *Error) {
+	if args != nil {
+		if int64(len(args.Object)) > limit {
+			return "", nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: "the request body is too large"}
+		}
+		query, body, err := args.Wire()
+		if err != nil {
+			// Arguments the bridge cannot split are refused by decoding
+			// anyway; fingerprint them as they are.
+			return "", args.Object, nil
+		}
+		return query.Encode(), body, nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return "", nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: "the request body is too large"}
+		}
+		return "", nil, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: "the request body could not be read"}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return r.URL.Query().Encode(), body, nil
 }
 
 // bufferedResponse holds a response until it has been stored.

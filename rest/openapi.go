@@ -2,8 +2,11 @@ package rest
 
 import (
 	encjson "encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -20,11 +23,15 @@ func (a *API) OpenAPI() []byte {
 			item = map[string]any{}
 			paths[a.cfg.BasePath+op.Path] = item
 		}
+		success := map[string]any{"description": "Success"}
+		if reg.output != nil {
+			success["content"] = map[string]any{"application/json": map[string]any{"schema": reg.output}}
+		}
 		entry := map[string]any{
 			"operationId": op.ID,
 			"responses": map[string]any{
 				"default":                map[string]any{"description": "An error", "content": map[string]any{"application/json": map[string]any{}}},
-				successStatus(op.Method): map[string]any{"description": "Success"},
+				successStatus(op.Method): success,
 			},
 		}
 		if op.Summary != "" {
@@ -75,6 +82,27 @@ func (a *API) OpenAPI() []byte {
 		panic(err)
 	}
 	return b
+}
+
+// outputTypeSchemas are the schemas of output types whose JSON is not
+// their Go shape: raw JSON is any JSON (not an array of bytes), and times
+// are RFC 3339 text.
+var outputTypeSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[encjson.RawMessage](): {},
+	reflect.TypeFor[time.Time]():          {Type: "string", Format: "date-time"},
+}
+
+// outputSchema is the JSON Schema of an operation's answer. A pointer is
+// followed: a success answer is never null.
+func outputSchema(t reflect.Type) (*jsonschema.Schema, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: outputTypeSchemas})
+	if err != nil {
+		return nil, fmt.Errorf("output %v: %w", t, err)
+	}
+	return s, nil
 }
 
 func successStatus(method string) string {

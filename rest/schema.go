@@ -1,14 +1,12 @@
 package rest
 
 import (
-	encjson "encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	sv "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Where an input field travels in a REST request.
@@ -19,13 +17,14 @@ const (
 )
 
 // inputSpec is an operation's input type, analysed once: its flat JSON
-// Schema, where each field travels and a compiled validator.
+// Schema, where each field travels, and the plan that validates and
+// decodes requests by that schema in one walk.
 type inputSpec struct {
-	typ       reflect.Type
-	schema    *jsonschema.Schema
-	location  map[string]string // json name → path, query or body
-	order     []string          // json names in declaration order
-	validator *sv.Schema
+	typ      reflect.Type
+	schema   *jsonschema.Schema
+	location map[string]string // json name → path, query or body
+	order    []string          // json names in declaration order
+	root     *node
 }
 
 // Struct tags read besides `json`:
@@ -59,22 +58,13 @@ func analyseInput(typ reflect.Type, method string) (*inputSpec, error) {
 			schema.Required = append(schema.Required, name)
 		}
 	}
-	raw, err := encjson.Marshal(schema)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := sv.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		return nil, err
-	}
-	c := sv.NewCompiler()
-	c.DefaultDraft(sv.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource("input.json", doc); err != nil {
-		return nil, err
-	}
-	if spec.validator, err = c.Compile("input.json"); err != nil {
+	if spec.root, err = compilePlan(schema, typ, ""); err != nil {
 		return nil, fmt.Errorf("rest: input %v: %w", typ, err)
+	}
+	for _, p := range spec.root.list {
+		if p.where = spec.location[p.name]; p.where == "" {
+			return nil, fmt.Errorf("rest: input %v: field %s has no place in a request", typ, p.name)
+		}
 	}
 	return spec, nil
 }
@@ -177,17 +167,4 @@ func normaliseNullable(s *jsonschema.Schema) {
 	if s.Items != nil {
 		normaliseNullable(s.Items)
 	}
-}
-
-// propertyType is the JSON type of a property, for converting query and
-// path text.
-func (spec *inputSpec) propertyType(name string) (typ string, items string) {
-	p := spec.schema.Properties[name]
-	if p == nil {
-		return "", ""
-	}
-	if p.Items != nil {
-		items = p.Items.Type
-	}
-	return p.Type, items
 }

@@ -45,7 +45,10 @@ func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 		if annotations.Title == "" {
 			annotations.Title = op.Title
 		}
-		route := restbridge.Route{Method: op.Method, Path: a.cfg.BasePath + op.Path, Query: query}
+		// The route reads the arguments object itself (decodeArguments):
+		// one parse, instead of the bridge building a query string and a
+		// body for the route to parse again.
+		route := restbridge.Route{Method: op.Method, Path: a.cfg.BasePath + op.Path, Query: query, PassArguments: true}
 		tool := mcp.Tool{
 			Name:                 op.ID,
 			Title:                op.Title,

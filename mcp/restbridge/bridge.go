@@ -7,11 +7,18 @@
 // The request carries the caller's context (and so the identity the MCP
 // endpoint verified), never the MCP token: the API must authorise the
 // in-process request from the context, as it would any request.
+//
+// The arguments reach the route either as the query string and JSON body
+// a REST client would send, which any API can read, or, for a route with
+// PassArguments, as the arguments object itself (ArgumentsFrom), which an
+// API that knows the route's input (package rest) reads in one pass
+// instead of parsing what the bridge took apart.
 package restbridge
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,6 +47,15 @@ type Route struct {
 	// body. For GET, HEAD and DELETE every argument that is not a path
 	// parameter goes to the query string.
 	Query []string
+	// PassArguments hands the API the tools/call arguments object itself
+	// (ArgumentsFrom) instead of a query string and a JSON body built from
+	// it, so the API parses the arguments once rather than the bridge
+	// taking them apart and the API parsing the parts again. Path
+	// parameters still go into the path and the idempotency key into its
+	// header. Only for an API that reads ArgumentsFrom, as package rest
+	// does for the routes its Tools mirror: any other would see a request
+	// without its query and body.
+	PassArguments bool
 }
 
 // Options configure a Bridge.
@@ -62,6 +78,7 @@ type Bridge struct {
 	api               http.Handler
 	opts              Options
 	idempotencyHeader string
+	idempotencyName   []byte // the argument's name, to look for it cheaply
 }
 
 // New returns a Bridge to api.
@@ -78,10 +95,14 @@ func New(api http.Handler, opts Options) *Bridge {
 	opts.ForwardHeaders = slices.DeleteFunc(slices.Clone(opts.ForwardHeaders), func(h string) bool {
 		return strings.EqualFold(h, "Authorization") || strings.EqualFold(h, "Cookie")
 	})
-	return &Bridge{api: api, opts: opts, idempotencyHeader: http.CanonicalHeaderKey(opts.IdempotencyHeader)}
+	return &Bridge{api: api, opts: opts, idempotencyHeader: http.CanonicalHeaderKey(opts.IdempotencyHeader), idempotencyName: []byte(opts.IdempotencyArgument)}
 }
 
-type inProcessKey struct{}
+type (
+	inProcessKey  struct{}
+	describingKey struct{}
+	argumentsKey  struct{}
+)
 
 // InProcess reports whether a request reached the API through the bridge
 // rather than over the network.
@@ -90,7 +111,84 @@ func InProcess(ctx context.Context) bool {
 	return v
 }
 
-type describingKey struct{}
+// callContext is the context of an in-process request: the caller's,
+// marked in-process (and describing, for a Describer), holding the
+// request's Arguments when its route passes them. One allocation carries
+// all of it.
+type callContext struct {
+	context.Context
+	describing bool
+	args       *Arguments
+	own        Arguments
+}
+
+func (c *callContext) Value(key any) any {
+	switch key.(type) {
+	case inProcessKey:
+		return true
+	case describingKey:
+		if c.describing {
+			return true
+		}
+		return c.Context.Value(key)
+	case argumentsKey:
+		// A request made inside this one with the same context (a
+		// resource read by a handler, say) must not see these arguments:
+		// ArgumentsFrom also checks the request they were made for.
+		return c.args
+	}
+	return c.Context.Value(key)
+}
+
+// Arguments is the arguments object of a tools/call, handed to the API
+// that serves a PassArguments route in-process in place of a query string
+// and a body.
+type Arguments struct {
+	// Object is the arguments object as the client sent it.
+	Object []byte
+
+	bridge *Bridge
+	route  *compiledRoute
+	method string
+	url    *url.URL
+}
+
+// ArgumentsFrom returns the arguments of r when r is the in-process
+// request the bridge made for a PassArguments route, and nil for any other
+// request: one from the network, or another request made with the same
+// context. An API that honours PassArguments reads its input from them
+// (and not from r's query string or body, which are empty) exactly as it
+// would read the query string and body the bridge would otherwise build.
+func ArgumentsFrom(r *http.Request) *Arguments {
+	a, _ := r.Context().Value(argumentsKey{}).(*Arguments)
+	if a == nil || r.Method != a.method {
+		return nil
+	}
+	if r.URL != a.url && (r.URL == nil || r.URL.Path != a.url.Path || r.URL.RawPath != a.url.RawPath) {
+		return nil
+	}
+	return a
+}
+
+// Routed reports whether the member named name travels in the request
+// itself rather than as input: a path parameter of the route (its value is
+// in the path) or the idempotency key (in its header). The API reads
+// neither from Object, so none is read twice or refused as unknown.
+func (a *Arguments) Routed(name []byte) bool {
+	return a.route.paramIndex(name) >= 0 || string(name) == a.bridge.opts.IdempotencyArgument
+}
+
+// Wire returns the query string and JSON body the bridge sends for these
+// arguments to a route without PassArguments. An API that fingerprints
+// requests (idempotency keys) compares these, so a tool call and the same
+// request over REST fingerprint alike.
+func (a *Arguments) Wire() (query url.Values, body []byte, err error) {
+	p, msg := a.bridge.split(a.route, a.Object)
+	if msg != "" {
+		return nil, nil, errors.New(msg)
+	}
+	return p.query, p.body, nil
+}
 
 // Describing reports whether an in-process request asks its operation to
 // describe what it would do, for the person's confirmation, instead of
@@ -121,7 +219,7 @@ func (b *Bridge) Describer(route Route) (mcp.ConfirmFunc, error) {
 		return nil, err
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.CallToolResult, error) {
-		hreq, msg := b.buildRequest(context.WithValue(ctx, describingKey{}, true), cr, req)
+		hreq, msg := b.buildRequest(ctx, true, cr, req)
 		if msg != "" {
 			return "", mcp.ErrorResult(msg), nil
 		}
@@ -215,7 +313,7 @@ func (b *Bridge) MustHandler(route Route) mcp.ToolHandler {
 var recorderPool = sync.Pool{New: func() any { return &recorder{header: http.Header{}} }}
 
 func (b *Bridge) call(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	hreq, msg := b.buildRequest(ctx, cr, req)
+	hreq, msg := b.buildRequest(ctx, false, cr, req)
 	if msg != "" {
 		return mcp.ErrorResult(msg), nil
 	}
@@ -232,24 +330,29 @@ var (
 	contentTypeJSON = []string{"application/json"}
 )
 
-// buildRequest maps the flat arguments object onto the route: path
-// parameters escaped into the path, the idempotency key into its header,
-// the rest into the query string or the JSON body. It returns a message
-// for the model when the arguments cannot make a request.
-func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.CallToolRequest) (*http.Request, string) {
-	var pathValues [4]string // path parameters, in cr.paramNames order
-	var query url.Values
-	var body []byte
-	idempotencyKey := ""
+// parts is a request taken apart from a flat arguments object.
+type parts struct {
+	pathValues     [4]string // path parameters, in paramNames order
+	query          url.Values
+	body           []byte
+	idempotencyKey string
+}
+
+// split maps the flat arguments object onto the route: path parameters,
+// the idempotency key, and the rest into the query string or the JSON
+// body. It returns a message for the model when the arguments cannot make
+// a request.
+func (b *Bridge) split(cr *compiledRoute, args []byte) (parts, string) {
+	var p parts
 	s := jsonscan.Get()
 	defer jsonscan.Put(s)
-	if err := s.Start(req.Arguments); err != nil {
-		return nil, "Invalid arguments: expected an object"
+	if err := s.Start(args); err != nil {
+		return p, "Invalid arguments: expected an object"
 	}
 	for {
 		rawName, val, ok, err := s.Next()
 		if err != nil {
-			return nil, "Invalid arguments: " + err.Error()
+			return p, "Invalid arguments: " + err.Error()
 		}
 		if !ok {
 			break
@@ -257,62 +360,86 @@ func (b *Bridge) buildRequest(ctx context.Context, cr *compiledRoute, req *mcp.C
 		if i := cr.paramIndex(rawName); i >= 0 {
 			v, ok := scalarText(val)
 			if !ok {
-				return nil, fmt.Sprintf("Invalid arguments: %q must be a string or a number", rawName)
+				return p, fmt.Sprintf("Invalid arguments: %q must be a string or a number", rawName)
 			}
-			pathValues[i] = v
+			p.pathValues[i] = v
 			continue
 		}
 		switch {
 		case string(rawName) == b.opts.IdempotencyArgument:
 			v, ok := scalarText(val)
 			if !ok || val.Kind() != '"' {
-				return nil, fmt.Sprintf("Invalid arguments: %q must be a string", rawName)
+				return p, fmt.Sprintf("Invalid arguments: %q must be a string", rawName)
 			}
-			idempotencyKey = v
+			p.idempotencyKey = v
 		case cr.allQuery || cr.query[string(rawName)]:
-			if query == nil {
-				query = url.Values{}
+			if p.query == nil {
+				p.query = url.Values{}
 			}
-			addQuery(query, string(rawName), val)
+			addQuery(p.query, string(rawName), val)
 		default:
-			if body == nil {
-				body = append(make([]byte, 0, len(req.Arguments)), '{')
+			if p.body == nil {
+				p.body = append(make([]byte, 0, len(args)), '{')
 			} else {
-				body = append(body, ',')
+				p.body = append(p.body, ',')
 			}
-			body, _ = jsontext.AppendQuote(body, rawName)
-			body = append(body, ':')
-			body = append(body, val...)
+			p.body, _ = jsontext.AppendQuote(p.body, rawName)
+			p.body = append(p.body, ':')
+			p.body = append(p.body, val...)
 		}
 	}
-	u, msg := cr.buildURL(pathValues[:len(cr.paramNames)])
+	if !cr.allQuery && p.body == nil {
+		p.body = []byte("{}")
+	} else if p.body != nil {
+		p.body = append(p.body, '}')
+	}
+	return p, ""
+}
+
+// buildRequest makes the in-process request of a call: the route's path
+// with its parameters, the idempotency key in its header, and either the
+// arguments themselves (PassArguments) or the query string and body split
+// from them. It returns a message for the model when the arguments cannot
+// make a request.
+func (b *Bridge) buildRequest(ctx context.Context, describing bool, cr *compiledRoute, req *mcp.CallToolRequest) (*http.Request, string) {
+	c := &callContext{Context: ctx, describing: describing}
+	var p parts
+	var msg string
+	if cr.PassArguments {
+		p, msg = b.locate(cr, req.Arguments)
+	} else {
+		p, msg = b.split(cr, req.Arguments)
+	}
 	if msg != "" {
 		return nil, msg
 	}
-	if query != nil {
-		u.RawQuery = query.Encode()
+	u, msg := cr.buildURL(p.pathValues[:len(cr.paramNames)])
+	if msg != "" {
+		return nil, msg
 	}
-	if !cr.allQuery && body == nil {
-		body = []byte("{}")
-	} else if body != nil {
-		body = append(body, '}')
+	if p.query != nil {
+		u.RawQuery = p.query.Encode()
 	}
-	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, inProcessKey{}, true), cr.Method, "/", nil)
+	hreq, err := http.NewRequestWithContext(c, cr.Method, "/", nil)
 	if err != nil {
 		return nil, "Invalid arguments: " + err.Error()
 	}
-	hreq.URL = u
+	*hreq.URL = u
+	if cr.PassArguments {
+		c.own = Arguments{Object: req.Arguments, bridge: b, route: cr, method: cr.Method, url: hreq.URL}
+		c.args = &c.own
+	}
 	hreq.RequestURI = ""
 	hreq.RemoteAddr = "in-process"
 	hreq.Header["Accept"] = acceptJSON
 	hreq.Body = http.NoBody
-	if body != nil {
-		hreq.Body = io.NopCloser(bytes.NewReader(body))
-		hreq.ContentLength = int64(len(body))
+	if p.body != nil {
+		hreq.Body = io.NopCloser(bytes.NewReader(p.body))
+		hreq.ContentLength = int64(len(p.body))
 		hreq.Header["Content-Type"] = contentTypeJSON
 	}
-	if idempotencyKey != "" {
-		hreq.Header[b.idempotencyHeader] = []string{idempotencyKey}
+	if p.idempotencyKey != "" {
+		hreq.Header[b.idempotencyHeader] = []string{p.idempotencyKey}
 	}
 	for _, h := range b.opts.ForwardHeaders {
 		if vs := req.Header.Values(h); len(vs) > 0 {
@@ -335,7 +462,10 @@ func (cr *compiledRoute) paramIndex(name []byte) int {
 // buildURL escapes the path parameters into the route's path. A value such
 // as ".." or "a/../b" would be cleaned into another path and could reach
 // another route: it is refused rather than left to routing.
-func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
+func (cr *compiledRoute) buildURL(values []string) (url.URL, string) {
+	if len(cr.paramNames) == 0 {
+		return url.URL{Path: cr.Path}, ""
+	}
 	var p, raw []byte
 	escaped := false
 	vi := 0
@@ -350,7 +480,7 @@ func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
 		v := values[vi]
 		vi++
 		if v == "" {
-			return nil, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
+			return url.URL{}, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
 		}
 		p = append(p, v...)
 		e := url.PathEscape(v)
@@ -358,9 +488,9 @@ func (cr *compiledRoute) buildURL(values []string) (*url.URL, string) {
 		raw = append(raw, '/')
 		raw = append(raw, e...)
 	}
-	u := &url.URL{Path: string(p)}
+	u := url.URL{Path: string(p)}
 	if path.Clean(u.Path) != u.Path {
-		return nil, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+		return url.URL{}, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
 	}
 	if escaped {
 		u.RawPath = string(raw)

@@ -19,7 +19,9 @@ func (b *Bridge) Get(ctx context.Context, req *mcp.Request, path string, query u
 	if p, err := url.PathUnescape(path); err == nil {
 		u.Path, u.RawPath = p, path
 	}
-	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, inProcessKey{}, true), http.MethodGet, "/", nil)
+	// A fresh call context: a resource read inside a tool call must not
+	// carry that call's arguments.
+	hreq, err := http.NewRequestWithContext(&callContext{Context: ctx}, http.MethodGet, "/", nil)
 	if err != nil {
 		return http.StatusInternalServerError, nil
 	}
