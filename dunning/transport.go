@@ -40,7 +40,7 @@ func MCPOptions(deps productkit.Deps) mcp.Options {
 		Logger:       deps.Logger,
 		// Destructive tools: confirmed through a form when the client can
 		// answer one; refused with confirmation_required otherwise
-		// (product-decisions §2).
+		// (docs/decisions.md, "Confirmation").
 		Confirm: mcp.ConfirmOptions{Unconfirmable: mcp.Refuse()},
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // withTenant adds to an event's data who it belongs to, as the Inbox's
-// webhook envelope carries it (domain.md §A1, §D5): the organization
+// webhook envelope carries it (docs/decisions.md "The Autonomous Inbox"): the organization
 // ({id, name}) and the workspace ({id, external_id, label}), so a receiver
 // serving several workspaces routes a delivery without calling back. acc
 // reads in the transaction the event is emitted in (accounts.InTx). A

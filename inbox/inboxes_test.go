@@ -430,7 +430,7 @@ func TestInboxesUpsertAndUpdate(t *testing.T) {
 }
 
 // TestInboxesTools drives every inbox tool through MCP: happy paths and
-// errors, the annotations of domain.md §A4, inboxes_update without
+// errors, the annotations of docs/tools/inbox.md, inboxes_update without
 // allowed_recipients, and destructive tools that ask first.
 func TestInboxesTools(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {

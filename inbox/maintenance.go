@@ -10,7 +10,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The Inbox's periodic jobs (domain.md §A6): the monthly usage reset and
+// The Inbox's periodic jobs (docs/decisions.md "The Autonomous Inbox"): the monthly usage reset and
 // the purge of soft-deleted data after the retention period. The queue's
 // leader runs them; they are idempotent, so a run repeated after a crash
 // changes nothing more.

@@ -13,7 +13,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 )
 
-// The Inbox's prompts (domain.md §A5): ready-made conversations for the
+// The Inbox's prompts (docs/tools/inbox.md): ready-made conversations for the
 // jobs people ask an AI client to do with an inbox. A prompt that needs
 // data reads it in-process through the routes (so it shows only what the
 // caller may see) and hands it to the model marked as third-party data;

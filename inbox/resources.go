@@ -14,7 +14,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 )
 
-// The Inbox's MCP resources (domain.md §A5). Each is read in-process
+// The Inbox's MCP resources (docs/tools/inbox.md). Each is read in-process
 // through the REST route it mirrors (restbridge.Get), so it shows exactly
 // what the route shows this caller — same authorization, same 404 across
 // organizations — and can never drift from it. Contents are the route's

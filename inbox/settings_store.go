@@ -13,7 +13,7 @@ import (
 const defaultSource = "kobana_autonomous_inbox"
 
 // workspaceSources are the products a workspace may say it came from
-// (domain.md §A2).
+// (docs/decisions.md "The Autonomous Inbox").
 var workspaceSources = []string{"kobana_app", "kobana_billing", "kobana_autonomous_inbox", "kobana_agent", "kobana_finance", "kobana_legal", "kobana_team"}
 
 // usageMonth is the month usage counters belong to: 'YYYY-MM' in UTC.

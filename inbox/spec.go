@@ -38,7 +38,7 @@ func Spec(cfg Config) *productkit.Spec {
 func build(b *productkit.Builder, cfg Config) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
-	// per organization and workspace, for 24 h (product-decisions §4).
+	// per organization and workspace, for 24 h (docs/decisions.md, "API conventions").
 	idem := idempotency.New(deps.DB, idempotency.Options{Namespace: "inbox", Vary: []string{"X-Workspace-Id"}})
 	var apiIdem rest.Idempotency
 	if deps.DB != nil {

@@ -173,7 +173,7 @@ var errLastWorkspace = rest.Conflict("this is the organization's only workspace,
 
 // registerWorkspaceDelete declares workspaces_delete, the Inbox's
 // destructive workspace operation. Through MCP it runs only after the
-// person confirmed a message naming the workspace (product-decisions §2);
+// person confirmed a message naming the workspace (docs/decisions.md, "Confirmation");
 // the confirmation is consumed in the same transaction as the deletion, so
 // a replayed or concurrent second confirmation deletes nothing.
 func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {

@@ -9,7 +9,7 @@ import (
 )
 
 // approvalPolicy is Kadu's answer to a destructive call from a client that
-// cannot confirm it in the chat (product-decisions §2.3): an approval link
+// cannot confirm it in the chat (docs/decisions.md "Approval link"): an approval link
 // to a page of this listener, where the person who made the call sees
 // exactly what will run and chooses Continuar or Cancelar
 // (productkit/approval). It needs the database (the approvals) and the

@@ -42,7 +42,7 @@ func MCPOptions(deps productkit.Deps) mcp.Options {
 		Logger:       deps.Logger,
 		// Destructive tools: confirmed through a form when the client can
 		// answer one. Otherwise New replaces Refuse with the seed's approval
-		// link (product-decisions §2.3, approvals.go) whenever there is a
+		// link (docs/decisions.md "Approval link", approvals.go) whenever there is a
 		// database and the built-in sign-in; Refuse stays without them
 		// (transport tests, an external authorization server).
 		Confirm: mcp.ConfirmOptions{Unconfirmable: mcp.Refuse()},

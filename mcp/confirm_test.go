@@ -1,6 +1,6 @@
 package mcp_test
 
-// Confirmation of destructive tools by the server (product-decisions §2,
+// Confirmation of destructive tools by the server (docs/decisions.md, "Confirmation",
 // mcp-protocol §5.4-§5.6): the matrix of eras and declared capabilities,
 // and every way a confirmation can be misused — tampered, expired, foreign,
 // for other arguments, replayed, raced.

@@ -2,7 +2,7 @@ package mcp_test
 
 // Multi-round-trip (input_required) behaviour of the destructive fixture tool
 // delete_item. The requestState is random, so these are ordinary tests, not
-// golden files. Sources: product-decisions §2.1 (sealed state bound to
+// golden files. Sources: docs/decisions.md "Confirmation of destructive tools" (sealed state bound to
 // principal, tool, argument hash, expiry; tampered / expired / foreign state
 // → -32602); mcp-protocol §4.3 (no caching hints on input_required), §5.2-§5.5
 // (shape, form capability, malformed inputResponses → -32602), §2.3 (-32021

@@ -63,7 +63,7 @@ func toolsOnly() mcp.Catalog {
 	}}
 }
 
-// Capabilities follow the catalog (product-decisions §1 "Capabilities";
+// Capabilities follow the catalog (docs/decisions.md, "Protocol" "Capabilities";
 // mcp-protocol §3 "Capabilities must match behaviour"): a server without
 // prompts, resources and completions does not advertise them, and their
 // methods are -32601 (404 in 2026, 200 in 2025).
@@ -100,7 +100,7 @@ func TestCapabilitiesFollowTheCatalog(t *testing.T) {
 	}
 }
 
-// Internal failures answer -32603 in a 200 (product-decisions §1 "Errors
+// Internal failures answer -32603 in a 200 (docs/decisions.md, "Protocol" "Errors
 // after routing (...; -32603) travel in a 200") and never leak details.
 func TestInternalErrors(t *testing.T) {
 	h := mcp.MustNewHandler(goldenOptions(), toolsOnly())

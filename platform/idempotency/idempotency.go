@@ -1,7 +1,7 @@
 // Package idempotency keeps API idempotency keys in the database (table
 // idempotency_keys), so that every replica of a product agrees on which
 // request owns a key and replays the same first response
-// (product-decisions §4, domain.md §D3). It implements rest.Idempotency:
+// (docs/decisions.md, "API conventions"). It implements rest.Idempotency:
 //
 //	rest.Config{…, Idempotency: idempotency.New(db, idempotency.Options{Namespace: "inbox"})}
 //
@@ -30,7 +30,7 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultTTL is how long a response is replayed (product-decisions §4:
+	// DefaultTTL is how long a response is replayed (docs/decisions.md, "API conventions":
 	// 24 h).
 	DefaultTTL = 24 * time.Hour
 	// DefaultLease is how long a running request holds its key before

@@ -14,7 +14,7 @@ import (
 // built on it (platform/idempotency): the claim on a key, the write the
 // request makes and the answer kept for retries commit together or not at
 // all, so a process that dies mid-request leaves no key that says "in
-// flight" and no write without its key (docs/decisions.md "Idempotency").
+// flight" and no write without its key (docs/decisions.md "Crash safety").
 //
 // Inside it, WithTx opens a savepoint, so a unit of work that fails rolls
 // back alone and the request may still answer (a 409, say). On PostgreSQL

@@ -1,5 +1,5 @@
 // Package approval is the approval-link confirmation of destructive MCP
-// tools (product-decisions §2.3): what a product may choose, instead of
+// tools (docs/decisions.md "Approval link"): what a product may choose, instead of
 // mcp.Refuse, for clients that cannot confirm a destructive call in the
 // chat (any 2025 client, and 2026-07-28 clients without form elicitation).
 // Kadu chooses it; the package knows nothing of Kadu.

@@ -89,8 +89,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Policy is the approval-link confirmation policy (product-decisions
-// §2.3): an mcp.ConfirmPolicy for clients that cannot confirm a
+// Policy is the approval-link confirmation policy (docs/decisions.md
+// "Approval link"): an mcp.ConfirmPolicy for clients that cannot confirm a
 // destructive call in the chat, and the pages where the person approves
 // it (Routes). See the package documentation.
 type Policy struct {
