@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,7 +31,8 @@ import (
 // a retry of every key on the survivor replays the first answer (or, when
 // the write never committed, runs it once) — never a duplicate, never a
 // lingering 409; every e-mail accepted is processed, the jobs the dead
-// replica held rescued within the configured time; nothing stored twice.
+// replica held — stuck in a model call that never answers — rescued by the
+// survivor within the configured time; nothing stored twice.
 func TestReplicaKilledMidWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
@@ -46,10 +48,23 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	// timeout (a minute) and every kind's own.
 	const rescueAfter = 65 * time.Second
 	common := []string{"--data-dir", dataDir, "--database-url", dbURL, "--state-secrets", hex.EncodeToString(secret), "--inbox-public-url", public,
-		"--redis-url", redisURL, "--redis-prefix", prefix, "--rate-limits", "reads=100000-M,writes=100000-M,org-reads=100000-M,org-writes=100000-M",
-		"--job-rescue-after", rescueAfter.String()}
-	a := startReplica(t, bin, freePort(t), common...)
-	b := startReplica(t, bin, freePort(t), common...)
+		"--redis-url", redisURL, "--redis-prefix", prefix, "--rate-limits", "reads=100000-M,writes=100000-M,org-reads=100000-M,org-writes=100000-M"}
+	// Replica a's agent is a model server that never answers, so the
+	// e-mails it takes are still being processed when it dies: those jobs
+	// are left running, and only the rescue brings them to b (which
+	// processes with the built-in extractor). Its own rescue time must
+	// exceed its 3-minute openai timeout; b's is the one that rescues.
+	hang := make(chan struct{})
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(hang); model.Close() })
+	a := startReplica(t, bin, freePort(t), append(common, "--job-rescue-after", "4m", "--inbox-provider", "openai",
+		"--inbox-openai-url", model.URL+"/v1", "--inbox-openai-key", "test")...)
+	b := startReplica(t, bin, freePort(t), append(common, "--job-rescue-after", rescueAfter.String())...)
 	out, err := func() ([]byte, error) {
 		cmd := exec.Command(bin, "token", "--data-dir", dataDir, "--database-url", dbURL, "--state-secrets", hex.EncodeToString(secret),
 			"--product", "inbox", "--resource", "api", "--inbox-public-url", public, "--user", accounts.DemoOwnerEmail, "--ttl", "1h")
@@ -217,6 +232,9 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	}
 	var rescued int
 	_ = db.Get(context.Background(), &rescued, "SELECT COUNT(*) FROM river_job WHERE kind = 'inbox.process_email' AND attempt > 1")
+	if rescued == 0 {
+		t.Errorf("no e-mail job was left running by the killed replica (it held %d e-mails' jobs): the rescue was not exercised", total)
+	}
 	t.Logf("writes %d (unanswered by the killed replica: %d, replayed on retry: %d); e-mails accepted %d, stored %d, processed %d, the last %s after the kill (rescue after %s; jobs run more than once: %d); duplicates: 0",
 		len(writes), lost, replayed, accepted.Load(), total, processed, done.Round(100*time.Millisecond), rescueAfter, rescued)
 }
