@@ -1,4 +1,4 @@
-package restbridge_test
+package rest_test
 
 import (
 	"bytes"
@@ -18,6 +18,17 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/rest"
 )
+
+// meta is the 2026-07-28 envelope every benchmark request carries.
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+
+// nopWriter is a ResponseWriter that keeps nothing, so a benchmark
+// measures the handler and not a recorder.
+type nopWriter struct{ h http.Header }
+
+func (w *nopWriter) Header() http.Header         { return w.h }
+func (w *nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *nopWriter) WriteHeader(int)             {}
 
 // benchAPI answers GET /api/v1/emails/{id} with a small JSON document,
 // like a REST handler whose own work is not what is being measured.
@@ -55,14 +66,6 @@ func benchHandler(b *testing.B, tools int) *mcp.Handler {
 	return h
 }
 
-// nopWriter is a ResponseWriter that keeps nothing, so the benchmark
-// measures the handler and not a recorder.
-type nopWriter struct{ h http.Header }
-
-func (w *nopWriter) Header() http.Header         { return w.h }
-func (w *nopWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (w *nopWriter) WriteHeader(int)             {}
-
 func serveBench(b *testing.B, h http.Handler, method, name string, body []byte) {
 	b.Helper()
 	req := httptest.NewRequest("POST", "/mcp", nil)
@@ -83,8 +86,6 @@ func serveBench(b *testing.B, h http.Handler, method, name string, body []byte) 
 		h.ServeHTTP(w, req)
 	}
 }
-
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
 
 // BenchmarkToolsCallThroughBridge is a whole 2026-07-28 tools/call: gates,
 // envelope, header checks, in-process REST dispatch and the encoded result.
