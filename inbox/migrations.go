@@ -2,18 +2,13 @@ package inbox
 
 import (
 	"embed"
-	"io/fs"
+
+	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// Migrations are the Inbox's own tables (versions 100–199), applied with
-// the platform's in one ordered run (store.DB.Migrate).
-var Migrations = func() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // embedded: it is there
-	}
-	return sub
-}()
+// Migrations are The Inbox's own tables (versions 100–199), applied with the
+// platform's in one ordered run (store.DB.Migrate).
+var Migrations = store.Dir(migrationFiles, "migrations")

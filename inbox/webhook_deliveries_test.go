@@ -7,6 +7,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/producttest"
 )
 
 // TestWebhookDeliveries sends real deliveries to a loopback receiver: a
@@ -17,7 +18,7 @@ import (
 func TestWebhookDeliveries(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
-		rcv := newWHReceiver(t)
+		rcv := producttest.NewReceiver(t)
 		w, secret := whCreate(t, e, map[string]any{"label": "Receiver", "url": rcv.URL, "subscribed_events": []string{"email.processed"},
 			"auth": "header", "header_name": "X-Api-Key", "header_value": "k-123"})
 		hook := "/api/v1/webhooks/" + w.ID
@@ -29,7 +30,7 @@ func TestWebhookDeliveries(t *testing.T) {
 			t.Fatalf("test event: %s", body)
 		}
 		first := whWaitDeliveries(t, e, w.ID, 1)[0]
-		got, ok := rcv.byDelivery(first.ID)
+		got, ok := rcv.ByDelivery(first.ID)
 		if !ok {
 			t.Fatalf("the receiver got no request for delivery %s", first.ID)
 		}
@@ -55,7 +56,7 @@ func TestWebhookDeliveries(t *testing.T) {
 			t.Fatalf("second test: %d %s", code, body)
 		}
 		second := whWaitDeliveries(t, e, w.ID, 2)[0]
-		got, ok = rcv.byDelivery(second.ID)
+		got, ok = rcv.ByDelivery(second.ID)
 		sig := got.Header.Get("X-Kobana-Signature")
 		if !ok || second.ID == first.ID || !webhooks.Verify(rotated, got.Body, sig) || webhooks.Verify(secret, got.Body, sig) {
 			t.Fatalf("after rotation: delivery %s, new secret verifies %v, old verifies %v", second.ID,
@@ -73,7 +74,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		if all[0].ID != replay.ID || all[1].ID != second.ID || all[2].ID != first.ID {
 			t.Fatalf("deliveries are not newest first: %v %v %v", all[0].ID, all[1].ID, all[2].ID)
 		}
-		got, ok = rcv.byDelivery(replay.ID)
+		got, ok = rcv.ByDelivery(replay.ID)
 		if !ok || !webhooks.Verify(rotated, got.Body, got.Header.Get("X-Kobana-Signature")) {
 			t.Fatalf("the replay did not arrive signed with the current secret")
 		}

@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/producttest"
 )
 
 // webhookJSON is a webhook as the Inbox's API shows it (declared by
@@ -58,46 +55,6 @@ type systemEventJSON struct {
 // whConfig lets webhooks reach the loopback receiver and retry fast.
 func whConfig() Config {
 	return Config{SMTPAddr: "off", WebhookAllowPrivateTargets: true, WebhookRetries: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}}
-}
-
-// whReceiver is a webhook target on loopback that keeps what it received
-// and answers 200.
-type whReceiver struct {
-	URL string
-	mu  sync.Mutex
-	got []whReceived
-}
-
-type whReceived struct {
-	Header http.Header
-	Body   []byte
-}
-
-func newWHReceiver(t *testing.T) *whReceiver {
-	r := &whReceiver{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, whReceived{Header: req.Header.Clone(), Body: b})
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte(`{"ok":true}`))
-	}))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL + "/hook"
-	return r
-}
-
-// byDelivery is the request the receiver got for a delivery id.
-func (r *whReceiver) byDelivery(id string) (whReceived, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, g := range r.got {
-		if g.Header.Get("X-Kobana-Delivery-Id") == id {
-			return g, true
-		}
-	}
-	return whReceived{}, false
 }
 
 // whJSON decodes a response body's data member into T, failing the test
@@ -308,7 +265,7 @@ func TestWebhooksCRUD(t *testing.T) {
 func TestWebhooksAcrossOrganizations(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
-		rcv := newWHReceiver(t)
+		rcv := producttest.NewReceiver(t)
 		w, _ := whCreate(t, e, map[string]any{"label": "Mine", "url": rcv.URL, "external_id": "mine", "subscribed_events": []string{"*"}})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/webhooks/"+w.ID+"/test", nil)
 		ev := whJSON[systemEventJSON](t, code, body, 202)
@@ -502,7 +459,7 @@ func whConfirmedCall(t *testing.T, e *testEnv, tool string, args map[string]any,
 func TestWebhooksConfirmedTools(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
-		rcv := newWHReceiver(t)
+		rcv := producttest.NewReceiver(t)
 		w, secret := whCreate(t, e, map[string]any{"label": "Confirm me", "url": rcv.URL, "external_id": "cm", "subscribed_events": []string{"*"}})
 		run := func(tool string, args map[string]any, wantMessage string) string {
 			t.Helper()

@@ -240,3 +240,23 @@ func MigrationFiles(sources ...fs.FS) (fs.FS, error) {
 	}
 	return dialectFS{union, dialectTokens[Postgres]}, nil
 }
+
+// Dir is the migration directory dir inside an embedded file system, for a
+// product's Migrations:
+//
+//	//go:embed migrations/*.sql
+//	var migrationFiles embed.FS
+//	var Migrations = store.Dir(migrationFiles, "migrations")
+//
+// It panics when dir is not there: the files are embedded, so that is a
+// mistake of the program.
+func Dir(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("store: migrations %s: %v", dir, err))
+	}
+	if _, err := fs.ReadDir(sub, "."); err != nil {
+		panic(fmt.Sprintf("store: migrations %s: %v", dir, err))
+	}
+	return sub
+}
