@@ -58,21 +58,22 @@ func build(b *productkit.Builder) error {
 	acc := accounts.New(deps.DB, accounts.Options{})
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
+	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
-	webhookapi.Register(api, hooks, webhookapi.Options{
+	webhookapi.Register(api, svc.hooks, webhookapi.Options{
 		Product:    ServerTitle,
 		Prefix:     "dunning_",
 		ReplayVerb: "retry",
 		Scope:      "dunning.webhooks",
 		Events:     webhookEventSlugs,
-		Tenancy:    restkit.OrganizationTenancy(acc),
+		Tenancy:    svc.tenancy,
 		Lists:      restkit.NumberedList,
 		EventData:  webhookapi.OrganizationData(acc),
 	})
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	if deps.DB != nil {
-		b.Collect(hooks.Collector())
+		b.Collect(svc.hooks.Collector())
 	}
 	return nil
 }
