@@ -38,10 +38,10 @@ func TestChargeBreakdown(t *testing.T) {
 	grace := DefaultSettings("org")
 	grace.GraceDays = 10
 	for _, tc := range []struct {
-		name                            string
-		c                               Charge
-		st                              Settings
-		on                              calendar.Date
+		name                          string
+		c                             Charge
+		st                            Settings
+		on                            calendar.Date
 		fine, interest, updated, days int
 	}{
 		{"45 days", c(100000, d(2026, 3, 10)), st, d(2026, 4, 24), 2000, 1500, 103500, 45},
