@@ -111,6 +111,9 @@ func TestDebtors(t *testing.T) {
 		if got["id"] != id || num(got, "total_open_amount") != 150.10 || num(got, "overdue_amount") != 50 || num(got, "open_charges") != 2 {
 			t.Fatalf("get: %v", got)
 		}
+		if p := ce.list("/v1/debtors?q=maria"); p.total != 1 || num(p.data[0], "total_open_amount") != 150.10 || num(p.data[0], "overdue_amount") != 50 {
+			t.Fatalf("list totals: %+v", p)
+		}
 		if c := ce.ok(200, "GET", "/v1/me", nil)["counts"].(obj); num(c, "debtors") != 3 || num(c, "open_charges") != 2 || num(c, "open_amount") != 150.10 || num(c, "overdue_amount") != 50 {
 			t.Fatalf("me counts: %v", c)
 		}
