@@ -13,7 +13,12 @@ import (
 
 // Spec is Dunning as the binary serves it: its listener and its API at
 // /v1, whose operations its MCP tools mirror.
-func Spec() *productkit.Spec {
+func Spec() *productkit.Spec { return specWith(nil) }
+
+// specWith is Spec whose service configure adjusts once it is built,
+// before any operation is declared: tests inject a clock (service.now)
+// this way. nil adjusts nothing.
+func specWith(configure func(*service)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -22,7 +27,7 @@ func Spec() *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       build,
+		Build:       func(b *productkit.Builder) error { return build(b, configure) },
 	}
 }
 
@@ -44,7 +49,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder) error {
+func build(b *productkit.Builder, configure func(*service)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -58,21 +63,30 @@ func build(b *productkit.Builder) error {
 	acc := accounts.New(deps.DB, accounts.Options{})
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
+	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
+	svc.nonces = deps.Nonces()
+	if configure != nil {
+		configure(svc)
+	}
+	// Who the caller is and the settings; debtors; charges and payments.
+	registerMe(api, svc)
+	registerDebtors(api, svc)
+	registerCharges(api, svc)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
-	webhookapi.Register(api, hooks, webhookapi.Options{
+	webhookapi.Register(api, svc.hooks, webhookapi.Options{
 		Product:    ServerTitle,
 		Prefix:     "dunning_",
 		ReplayVerb: "retry",
 		Scope:      "dunning.webhooks",
 		Events:     webhookEventSlugs,
-		Tenancy:    restkit.OrganizationTenancy(acc),
+		Tenancy:    svc.tenancy,
 		Lists:      restkit.NumberedList,
 		EventData:  webhookapi.OrganizationData(acc),
 	})
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	if deps.DB != nil {
-		b.Collect(hooks.Collector())
+		b.Collect(svc.hooks.Collector())
 	}
 	return nil
 }

@@ -1,0 +1,50 @@
+package dunning
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+)
+
+// The charge's events (webhookEventSlugs in spec.go lists every event).
+const (
+	EventChargeCreated  = "dunning.charge.created"
+	EventChargeOverdue  = "dunning.charge.overdue"
+	EventChargePaid     = "dunning.charge.paid"
+	EventChargeCanceled = "dunning.charge.canceled"
+)
+
+// emitChargeEvent stores a charge event (slug, one of the EventCharge
+// constants) and its deliveries in tx, so the event exists exactly when
+// the change it reports commits. Its data is the charge as the API shows
+// it, with its amounts for the organization's today, and the organization
+// ({id, name}) so a receiver serving several routes it without calling
+// back. The events live under the organization's home workspace, where
+// its webhooks are (restkit.OrganizationTenancy). The scheduler's sweep
+// calls it with EventChargeOverdue.
+func (s *service) emitChargeEvent(ctx context.Context, tx *store.Tx, slug string, c Charge) error {
+	acc := s.accounts.InTx(tx)
+	ws, err := restkit.HomeWorkspace(ctx, acc, c.OrganizationID)
+	if err != nil {
+		return fmt.Errorf("dunning: emit %s: %w", slug, err)
+	}
+	st, err := loadSettings(ctx, tx, c.OrganizationID)
+	if err != nil {
+		return err
+	}
+	on := st.Today(s.clock())
+	b, err := chargeBreakdown(c, st, on)
+	if err != nil {
+		return err
+	}
+	data := map[string]any{"charge": showCharge(c, b, on)}
+	if org, err := acc.GetOrganization(ctx, c.OrganizationID); err == nil {
+		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
+	}
+	_, err = s.hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: c.OrganizationID, WorkspaceID: ws.ID, Slug: slug,
+		SubjectID: c.ID, Data: data})
+	return err
+}

@@ -1,0 +1,98 @@
+package dunning
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/confirm"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+)
+
+// service is what every Dunning operation and background job shares: one
+// per listener, built in spec.go's build. Its fields are set once there
+// (and by tests) and never changed while requests run.
+type service struct {
+	// db is nil when the product is built for its catalog only (the
+	// golden tests): operations are declared but never run.
+	db       *store.DB
+	accounts *accounts.Store
+	// jobs is the durable queue (platform/jobs); nil without a database.
+	jobs *jobs.Queue
+	// hooks stores Dunning's events and delivers them to its webhooks.
+	hooks *webhooks.Service
+	// nonces are the used confirmations of destructive tools: a
+	// destructive operation runs in nonces.WithTx, so its confirmation is
+	// spent exactly when its writes commit (docs/decisions.md
+	// "Confirmation of destructive tools"). Nil without a database.
+	nonces *confirm.Nonces
+	log    *slog.Logger
+	// now is the clock: every "today", every timestamp a Dunning row gets
+	// and every fine and interest figure reads it, so tests drive weeks
+	// of collection in milliseconds.
+	now func() time.Time
+	// tenancy resolves the caller's organization from the token only; no
+	// operation takes an organization argument (README "Architecture").
+	tenancy restkit.Tenancy
+
+	// chargeClosedHooks run, in the transaction that closes a charge, for
+	// every charge that becomes paid, canceled, written off or archived.
+	// Add to them with whenChargeClosed while building the service.
+	chargeClosedHooks []chargeClosedFunc
+}
+
+// chargeClosedFunc is work that must happen in the same transaction as a
+// charge leaving collection: the collection plans stop their enrollments
+// of it (lifecycle.StopReasonFor), so no reminder of a debt that is paid,
+// canceled or archived can be sent after it commits. An error rolls the
+// whole change back.
+type chargeClosedFunc func(ctx context.Context, tx *store.Tx, c Charge, reason lifecycle.StopReason) error
+
+// stopArchived is the enrollments' stopped_reason for a charge that was
+// archived; the other reasons come from lifecycle.StopReasonFor.
+const stopArchived lifecycle.StopReason = "archived"
+
+// newService builds the service over the product's dependencies. db, q
+// and logger may be nil (a catalog-only build).
+func newService(db *store.DB, acc *accounts.Store, q *jobs.Queue, hooks *webhooks.Service, logger *slog.Logger) *service {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &service{db: db, accounts: acc, jobs: q, hooks: hooks, log: logger, now: time.Now,
+		tenancy: restkit.OrganizationTenancy(acc)}
+}
+
+// whenChargeClosed adds fn to what runs when a charge leaves collection
+// (see chargeClosedFunc). Call it from build, before the API serves.
+func (s *service) whenChargeClosed(fn chargeClosedFunc) {
+	s.chargeClosedHooks = append(s.chargeClosedHooks, fn)
+}
+
+// onChargeClosed runs every chargeClosedFunc for c, which has just become
+// paid, canceled or written off (reason from lifecycle.StopReasonFor) or
+// archived (stopArchived), inside tx. With none added it does nothing.
+func (s *service) onChargeClosed(ctx context.Context, tx *store.Tx, c Charge, reason lifecycle.StopReason) error {
+	for _, fn := range s.chargeClosedHooks {
+		if err := fn(ctx, tx, c, reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tenant is the caller's organization (and the home workspace the
+// platform's per-workspace rows live under), from the token only.
+func (s *service) tenant(ctx context.Context) (restkit.Tenant, error) {
+	return s.tenancy(ctx)
+}
+
+// clock is the current instant in UTC, truncated to what PostgreSQL keeps
+// (store.Now), from the injectable clock.
+func (s *service) clock() time.Time {
+	return s.now().UTC().Truncate(time.Microsecond)
+}
