@@ -230,6 +230,22 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 		_ = db.Select(context.Background(), &stuck, "SELECT status FROM emails WHERE status <> 'processed'")
 		t.Fatalf("%d of %d e-mails processed %s after the kill; left: %v", processed, total, done, stuck)
 	}
+	// Nothing a rescued job did ran twice to an end: one successful agent
+	// run and one email.processed event per e-mail.
+	var twice []string
+	if err := db.Select(context.Background(), &twice, `SELECT email_id FROM agent_runs WHERE status = 'success' GROUP BY email_id HAVING COUNT(*) > 1`); err != nil {
+		t.Fatal(err)
+	}
+	if len(twice) != 0 {
+		t.Errorf("e-mails processed twice: %v", twice)
+	}
+	var events int
+	if err := db.Get(context.Background(), &events, `SELECT COUNT(*) FROM system_events WHERE slug = 'email.processed'`); err != nil {
+		t.Fatal(err)
+	}
+	if events != total {
+		t.Errorf("%d email.processed events for %d e-mails", events, total)
+	}
 	var rescued int
 	_ = db.Get(context.Background(), &rescued, "SELECT COUNT(*) FROM river_job WHERE kind = 'inbox.process_email' AND attempt > 1")
 	if rescued == 0 {
