@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
@@ -427,12 +428,45 @@ func chargeBreakdown(c Charge, st Settings, on calendar.Date) (latefee.Breakdown
 	if !c.Status.Collectible() {
 		return latefee.Breakdown{Open: c.OpenAmount, Updated: c.OpenAmount}, nil
 	}
-	grace := st.Calendar().NextBusinessDay(c.DueDate)
-	if g := c.DueDate.AddDays(st.GraceDays); g.After(grace) {
-		grace = g
-	}
-	return latefee.Compute(latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: grace,
+	return latefee.Compute(latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: st.GraceEnd(c.DueDate),
 		Fine: c.Fine, InterestMonthly: c.Interest}, on)
+}
+
+// GraceEnd is the last day a charge due on due is still on time: the due
+// date, moved to the next business day when it falls on a weekend or a
+// bank holiday (FEBRABAN's rule for boletos), or due plus the grace days,
+// whichever is later. A pending charge turns overdue the day after it
+// (lateOn), and only then do fine and interest apply (chargeBreakdown).
+func (st Settings) GraceEnd(due calendar.Date) calendar.Date {
+	end := st.Calendar().NextBusinessDay(due)
+	if g := due.AddDays(st.GraceDays); g.After(end) {
+		end = g
+	}
+	return end
+}
+
+// lateOn reports whether a charge due on due is late on date on: after
+// its GraceEnd. The daily sweep and the charge writes use it to turn a
+// pending charge overdue.
+func (st Settings) lateOn(due, on calendar.Date) bool {
+	return on.After(st.GraceEnd(due))
+}
+
+// forUpdate locks the rows a SELECT reads until the transaction ends, on
+// PostgreSQL; SQLite transactions already hold the write lock from BEGIN
+// IMMEDIATE (platform/store), so it needs nothing.
+func forUpdate(q store.Querier) string {
+	if q.Dialect() == store.Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// likeContains is a LIKE pattern (with ESCAPE '\') matching text
+// anywhere: the caller's % and _ match themselves.
+func likeContains(text string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(text) + "%"
 }
 
 func mustJSON(v any) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -25,7 +26,12 @@ type service struct {
 	jobs *jobs.Queue
 	// hooks stores Dunning's events and delivers them to its webhooks.
 	hooks *webhooks.Service
-	log   *slog.Logger
+	// nonces are the used confirmations of destructive tools: a
+	// destructive operation runs in nonces.WithTx, so its confirmation is
+	// spent exactly when its writes commit (docs/decisions.md
+	// "Confirmation of destructive tools"). Nil without a database.
+	nonces *confirm.Nonces
+	log    *slog.Logger
 	// now is the clock: every "today", every timestamp a Dunning row gets
 	// and every fine and interest figure reads it, so tests drive weeks
 	// of collection in milliseconds (issue 12 item 7).

@@ -59,6 +59,7 @@ func build(b *productkit.Builder) error {
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
 	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
+	svc.nonces = deps.Nonces()
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
 	webhookapi.Register(api, svc.hooks, webhookapi.Options{
