@@ -165,7 +165,7 @@ func enrollArticle(w string) string {
 func (s *service) enrollable(ctx context.Context, q store.Querier, orgID string, in *enrollmentRefIn, lock bool) (Charge, planRecord, error) {
 	where := `organization_id = ? AND (id = ? OR external_id = ?) ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
 	if lock {
-		where += planLock(q)
+		where += forUpdate(q)
 	}
 	c, err := getChargeWhere(ctx, q, where, orgID, in.ID, in.ID, in.ID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -293,7 +293,7 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 			if err != nil {
 				return err
 			}
-			e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, planLock(tx))
+			e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, forUpdate(tx))
 			if errors.Is(err, store.ErrNotFound) {
 				return errNotEnrolled()
 			}
@@ -357,7 +357,7 @@ func (s *service) enroll(ctx context.Context, tx *store.Tx, orgID string, in *en
 	if err != nil {
 		return enrollmentAnswerJSON{}, false, err
 	}
-	e, err := getEnrollment(ctx, tx, orgID, c.ID, p.ID, planLock(tx))
+	e, err := getEnrollment(ctx, tx, orgID, c.ID, p.ID, forUpdate(tx))
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return enrollmentAnswerJSON{}, false, err

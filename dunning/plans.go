@@ -122,15 +122,11 @@ func planTransitionErr(err error) error {
 // and stops a charge's enrollments when it leaves collection
 // (service.whenChargeClosed).
 func registerCollectionPlans(api *rest.API, s *service) {
-	var nonces *confirm.Nonces
-	if s.db != nil {
-		nonces = confirm.New(s.db, confirm.Options{Logger: s.log})
-	}
 	// confirmedTx runs a destructive operation's writes in one
 	// transaction with the consumption of its MCP confirmation, so the
 	// confirmation is used exactly when the operation commits.
 	confirmedTx := func(ctx context.Context, fn func(tx *store.Tx) error) error {
-		return nonces.WithTx(ctx, fn)
+		return s.nonces.WithTx(ctx, fn)
 	}
 	registerPlans(api, s, confirmedTx)
 	registerSteps(api, s, confirmedTx)

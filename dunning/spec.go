@@ -13,7 +13,12 @@ import (
 
 // Spec is Dunning as the binary serves it: its listener and its API at
 // /v1, whose operations its MCP tools mirror.
-func Spec() *productkit.Spec {
+func Spec() *productkit.Spec { return specWith(nil) }
+
+// specWith is Spec whose service adjust changes before any operation is
+// declared: tests give it their clock (service.now), so a whole collection
+// calendar runs without waiting for it.
+func specWith(adjust func(*service)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -22,7 +27,7 @@ func Spec() *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       build,
+		Build:       func(b *productkit.Builder) error { return build(b, adjust) },
 	}
 }
 
@@ -44,7 +49,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder) error {
+func build(b *productkit.Builder, adjust func(*service)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -60,6 +65,9 @@ func build(b *productkit.Builder) error {
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
 	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
 	svc.nonces = deps.Nonces()
+	if adjust != nil {
+		adjust(svc)
+	}
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
 	webhookapi.Register(api, svc.hooks, webhookapi.Options{
