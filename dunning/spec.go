@@ -15,10 +15,10 @@ import (
 // /v1, whose operations its MCP tools mirror.
 func Spec() *productkit.Spec { return specWith(nil) }
 
-// specWith is Spec whose service adjust changes before any operation is
-// declared: tests give it their clock (service.now), so a whole collection
-// calendar runs without waiting for it.
-func specWith(adjust func(*service)) *productkit.Spec {
+// specWith is Spec whose service configure adjusts once it is built,
+// before any operation is declared: tests inject a clock (service.now)
+// this way. nil adjusts nothing.
+func specWith(configure func(*service)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -27,7 +27,7 @@ func specWith(adjust func(*service)) *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       func(b *productkit.Builder) error { return build(b, adjust) },
+		Build:       func(b *productkit.Builder) error { return build(b, configure) },
 	}
 }
 
@@ -49,7 +49,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder, adjust func(*service)) error {
+func build(b *productkit.Builder, configure func(*service)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -65,9 +65,13 @@ func build(b *productkit.Builder, adjust func(*service)) error {
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
 	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
 	svc.nonces = deps.Nonces()
-	if adjust != nil {
-		adjust(svc)
+	if configure != nil {
+		configure(svc)
 	}
+	// Who the caller is and the settings; debtors; charges and payments.
+	registerMe(api, svc)
+	registerDebtors(api, svc)
+	registerCharges(api, svc)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
 	webhookapi.Register(api, svc.hooks, webhookapi.Options{
