@@ -242,3 +242,71 @@ func TestPlansConfirmedThroughMCP(t *testing.T) {
 		}
 	})
 }
+
+// TestCollectionThroughTheCharge: the whole path on the core's routes — a
+// debtor, a charge due in three days, a plan of three steps (D−3 e-mail,
+// D0 SMS, D+3 WhatsApp), the preview, the enrollment — and a payment
+// that clears the charge stops its enrollment in the payment's own
+// transaction, as cancelling and archiving a charge do.
+func TestCollectionThroughTheCharge(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		// Tuesday 10 March 2026, 12:00 in São Paulo.
+		pe := newPlansEnv(t, db, utcAt(time.March, 10, 15))
+		pe.must(pe.Owner, 201, "PUT", "/v1/debtors/maria", map[string]any{"name": "Maria da Silva", "document": "529.982.247-25",
+			"emails": []string{"maria@example.com"}, "phones": []string{"(11) 98765-4321"}})
+		charge := func(ext string) string {
+			out := planData[map[string]any](t, pe.must(pe.Owner, 201, "POST", "/v1/charges", map[string]any{"debtor_id": "maria", "external_id": ext,
+				"amount": 150, "due_date": "2026-03-13", "fine_percent": 2, "interest_percent": 1, "payment_link": "https://pague.example/" + ext}))
+			return out["id"].(string)
+		}
+		first := charge("fat-1")
+		p := pe.createPlan("Régua de 3 passos")
+		pe.addStep(p.ID, map[string]any{"offset_days": -3, "send_time": "14:00", "channel": "email", "subject": "Sua fatura vence em {{charge.due_date}}",
+			"template": "Olá {{debtor.name}}, sua fatura de {{charge.amount}} vence em {{charge.due_date}}: {{payment_link}}"})
+		pe.addStep(p.ID, map[string]any{"offset_days": 0, "send_time": "10:00", "channel": "sms", "template": "Vence hoje: {{charge.amount}} {{payment_link}}"})
+		pe.addStep(p.ID, map[string]any{"offset_days": 3, "send_time": "10:00", "channel": "whatsapp", "template": "Em atraso: {{charge.updated_amount}} {{payment_link}}"})
+		pe.activate(p.ID)
+
+		pv := planData[previewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath("fat-1", p.ID)+"/preview", nil))
+		if pv.Summary.Send != 3 || *pv.Steps[0].To != "maria@example.com" || *pv.Steps[1].To != "+5511987654321" || *pv.Steps[2].To != "+5511987654321" ||
+			*pv.Steps[0].Message != "Olá Maria da Silva, sua fatura de R$ 150,00 vence em 13/03/2026: https://pague.example/fat-1" ||
+			*pv.Steps[2].Message != "Em atraso: R$ 153,15 https://pague.example/fat-1" || !pv.Steps[2].RunAt.Equal(utcAt(time.March, 16, 13)) {
+			t.Fatalf("preview %+v", pv)
+		}
+		en := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath("fat-1", p.ID), nil))
+		if en.SkippedPast != 0 || !en.NextRunAt.Equal(utcAt(time.March, 10, 17)) || len(en.UpcomingSteps) != 3 {
+			t.Fatalf("enrolled %+v", en)
+		}
+
+		// A partial payment keeps collecting; the one that clears it stops.
+		pe.must(pe.Owner, 201, "POST", "/v1/charges/fat-1/payments", map[string]any{"amount": 50, "method": "pix"})
+		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.Status != "active" {
+			t.Fatalf("after a partial payment %+v", e)
+		}
+		pe.must(pe.Owner, 201, "POST", "/v1/charges/fat-1/payments", map[string]any{"amount": 100, "method": "pix"})
+		e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, "")
+		if e.Status != "stopped" || *e.StoppedReason != "paid" || e.NextStepID != nil || e.NextRunAt != nil {
+			t.Fatalf("after the payment %+v", e)
+		}
+		got := planEvents(t, db, pe.Mine.ID)
+		if n := len(got); n < 2 || got[n-2] != "dunning.charge.paid" || got[n-1] != "dunning.enrollment.stopped" {
+			t.Fatalf("events %v", got)
+		}
+		detail := planData[map[string]any](t, pe.must(pe.Owner, 200, "GET", "/v1/charges/fat-1", nil))
+		if ens := detail["enrollments"].([]any); len(ens) != 1 || ens[0].(map[string]any)["status"] != "stopped" {
+			t.Fatalf("charge detail enrollments %v", detail["enrollments"])
+		}
+
+		// Cancelling and archiving stop collection too.
+		for _, tc := range []struct{ ext, op, reason string }{{"fat-2", "cancel", "canceled"}, {"fat-3", "archive", "archived"}} {
+			id := charge(tc.ext)
+			pe.must(pe.Owner, 201, "PUT", enrollPath(id, p.ID), nil)
+			pe.must(pe.Owner, 200, "POST", "/v1/charges/"+tc.ext+"/"+tc.op, nil)
+			if e, _ := getEnrollment(ctx, db, pe.Mine.ID, id, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != tc.reason {
+				t.Fatalf("%s: %+v", tc.op, e)
+			}
+			pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(id, p.ID), nil, "cannot be enrolled")
+		}
+	})
+}

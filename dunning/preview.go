@@ -291,9 +291,10 @@ func (s *service) previewStep(pos int, e calendarEntry, c Charge, d Debtor, st S
 
 // stepAddress is where a step on channel reaches the debtor: the first
 // e-mail address for e-mail, the first mobile number for SMS (only a
-// mobile receives SMS), the first phone number for WhatsApp (an account
-// may sit on a fixed line). With none, it says why (a skip reason and
-// its words).
+// mobile receives SMS), and for WhatsApp the first mobile number too, as
+// the debtors' phones are documented to be preferred, else the first
+// phone (an account may sit on a fixed line). With none, it says why (a
+// skip reason and its words).
 func stepAddress(d Debtor, channel string) (to, reason, detail string) {
 	switch channel {
 	case ChannelEmail:
@@ -312,6 +313,11 @@ func stepAddress(d Debtor, channel string) (to, reason, detail string) {
 		}
 		return "", skipNoPhone, "the debtor has no phone number"
 	case ChannelWhatsApp:
+		for _, ph := range d.Phones {
+			if p, err := contact.ParseMobile(ph); err == nil {
+				return p.E164, "", ""
+			}
+		}
 		if len(d.Phones) > 0 {
 			return d.Phones[0], "", ""
 		}
