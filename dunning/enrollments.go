@@ -14,13 +14,14 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Enrollments: a charge running through a collection plan (issue 12 item
-// 6). Enrolling computes the run instant of every step of the plan for
-// the charge (dunning/schedule, with the organization's zone, quiet hours
-// and closed days), skips the steps already past — no message is ever
-// sent late to make up for them — and keeps the next step and its
-// instant on the enrollment, where the step runner finds it. A charge
-// that leaves collection stops its enrollments in the same transaction
+// Enrollments: a charge running through a collection plan
+// (docs/decisions.md "Dunning: collection plans and enrollments").
+// Enrolling computes the run instant of every step of the plan for the
+// charge (dunning/schedule, with the organization's zone, quiet hours and
+// closed days), skips the steps already past — no message is ever sent
+// late to make up for them — and keeps the next step and its instant on
+// the enrollment, where the step runner finds it. A charge that leaves
+// collection stops its enrollments in the same transaction
 // (stopChargeEnrollments).
 
 // The enrollment events (webhookEventSlugs in spec.go lists every event).

@@ -16,10 +16,11 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Collection plans (réguas) and their steps: issue 12 item 5. A plan is
-// written as a draft, activated (only an active plan takes charges),
-// paused and resumed, and archived for good; lifecycle.Plans is the one
-// table of what may follow what, and a draft alone may be deleted.
+// Collection plans (réguas) and their steps (docs/decisions.md "Dunning:
+// collection plans and enrollments"). A plan is written as a draft,
+// activated (only an active plan takes charges), paused and resumed, and
+// archived for good; lifecycle.Plans is the one table of what may follow
+// what, and a draft alone may be deleted.
 
 // Permissions of the plans' operations: every role reads, members write,
 // admins run what is destructive (deleting, archiving, enrolling a

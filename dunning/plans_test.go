@@ -137,6 +137,21 @@ func TestCollectionPlans(t *testing.T) {
 			t.Fatalf("theirs: %d %s", code, body)
 		}
 
+		// A write repeated with its X-Idempotency-Key is answered once.
+		tok := pe.Token(pe.Owner, "api")
+		c1, _, b1 := pe.DoFull(tok, "POST", "/v1/collection-plans", map[string]any{"name": "Idem"}, "X-Idempotency-Key", "plan-1")
+		c2, h2, b2 := pe.DoFull(tok, "POST", "/v1/collection-plans", map[string]any{"name": "Idem"}, "X-Idempotency-Key", "plan-1")
+		if c1 != 201 || c2 != 201 || b1 != b2 || h2.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("replay: %d %d %q\n%s\n%s", c1, c2, h2.Get("Idempotent-Replayed"), b1, b2)
+		}
+		if c3, _, b3 := pe.DoFull(tok, "POST", "/v1/collection-plans", map[string]any{"name": "Other"}, "X-Idempotency-Key", "plan-1"); c3 != 409 ||
+			planErrorOf(t, b3).Code != "CONFLICT" {
+			t.Fatalf("key reused with other arguments: %d %s", c3, b3)
+		}
+		if pg := list[planJSON](t, pe.Env, "/v1/collection-plans?q=idem"); pg.Meta.Total != 1 {
+			t.Fatalf("replayed create stored twice: %+v", pg)
+		}
+
 		// Through MCP a destructive tool needs a client that can confirm.
 		text, isErr := pe.Call(pe.Owner, "dunning_plans_delete", map[string]any{"id": "pj"})
 		if !isErr || !strings.Contains(text, "confirmation_required") {

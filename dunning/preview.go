@@ -18,13 +18,14 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// The preview (issue 12 item 6): the exact calendar of what a plan would
-// do to one charge — each step's instant after business days and quiet
-// hours with the reasons it moved, the channel and address it would use or
-// why it would be skipped, and the message as the debtor would read it —
-// computed from the same calendar enrolling uses, without sending or
-// storing anything. It is how a person checks a régua on a real debtor
-// before the debtor sees it.
+// The preview (docs/decisions.md "Dunning: collection plans and
+// enrollments"): the exact calendar of what a plan would do to one charge
+// — each step's instant after business days and quiet hours with the
+// reasons it moved, the channel and address it would use or why it would
+// be skipped, and the message as the debtor would read it — computed from
+// the same calendar enrolling uses, without sending or storing anything.
+// It is how a person checks a régua on a real debtor before the debtor
+// sees it.
 
 // Preview outcomes of a step.
 const (
