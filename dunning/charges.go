@@ -22,7 +22,7 @@ import (
 
 // Permissions on charges: viewers read, members create and change them and
 // record payments (an ordinary write), admins cancel and archive them
-// (issue 12 items 4, 11).
+// (README "Dunning: debtors, charges and payments").
 var (
 	chargesRead   = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermRead}
 	chargesWrite  = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermWrite}
@@ -93,7 +93,8 @@ type listChargesIn struct {
 }
 
 type cancelChargeIn struct {
-	ID string `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	ID       string `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	WriteOff bool   `json:"write_off,omitempty" jsonschema:"true writes the debt off as a loss (written_off, only for an overdue charge) instead of canceling it (default false)."`
 }
 
 // checkTags trims, de-duplicates and bounds tags.
@@ -406,12 +407,23 @@ func registerCharges(api *rest.API, s *service) {
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_cancel", Method: "POST", Path: "/charges/{id}/cancel", Tags: []string{"charges"},
-		Title:       "Cancel a charge",
-		Summary:     "Cancels a charge: the creditor withdraws it, collection stops and dunning.charge.canceled is emitted. A paid or written-off charge cannot be canceled; canceling a canceled charge changes nothing.",
-		Description: "Destructive: a canceled charge is final.",
+		Title: "Cancel or write off a charge",
+		Summary: "Cancels a charge (the creditor withdraws it; dunning.charge.canceled is emitted) or, with write_off, writes an overdue one off as a loss. Either way collection stops. " +
+			"A paid charge cannot be canceled; repeating the same operation changes nothing.",
+		Description: "Destructive: a canceled or written-off charge is final.",
 		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeCharge("Cancel", "Collection stops and the charge cannot be reopened."), func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.closeCharge(ctx, in.ID, false)
+	}, func(ctx context.Context, in *cancelChargeIn) (string, error) {
+		verb, consequence := "Cancel", "Collection stops and the charge cannot be reopened."
+		if in.WriteOff {
+			verb, consequence = "Write off", "It becomes a loss, collection stops and the charge cannot be reopened."
+		}
+		return s.describeCharge(verb, consequence)(ctx, &chargeRefIn{ID: in.ID})
+	}, func(ctx context.Context, in *cancelChargeIn) (*rest.Response, error) {
+		to := lifecycle.ChargeCanceled
+		if in.WriteOff {
+			to = lifecycle.ChargeWrittenOff
+		}
+		return s.closeCharge(ctx, in.ID, to)
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_archive", Method: "POST", Path: "/charges/{id}/archive", Tags: []string{"charges"},
@@ -420,7 +432,7 @@ func registerCharges(api *rest.API, s *service) {
 		Description: "Destructive: its collection plans stop for good.",
 		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.closeCharge(ctx, in.ID, true)
+		return s.closeCharge(ctx, in.ID, "")
 	})
 	registerPayments(api, s)
 }
@@ -696,10 +708,13 @@ func (s *service) updateCharge(ctx context.Context, orgID string, in *updateChar
 	return c, st, err
 }
 
-// closeCharge cancels (archive false) or archives a charge, stopping its
-// collection in the same transaction (onChargeClosed); repeating either
-// changes nothing and answers the charge as it is.
-func (s *service) closeCharge(ctx context.Context, ref string, archive bool) (*rest.Response, error) {
+// closeCharge takes a charge out of collection, stopping its enrollments
+// in the same transaction (onChargeClosed): to canceled or written_off,
+// or, with to empty, archives it. Repeating either changes nothing and
+// answers the charge as it is. Only a cancellation emits an event
+// (dunning.charge.canceled): the catalog has none for a write-off or an
+// archive.
+func (s *service) closeCharge(ctx context.Context, ref string, to lifecycle.ChargeStatus) (*rest.Response, error) {
 	t, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
@@ -712,7 +727,7 @@ func (s *service) closeCharge(ctx context.Context, ref string, archive bool) (*r
 		}
 		c = old
 		now := s.clock()
-		if archive {
+		if to == "" {
 			if old.ArchivedAt != nil {
 				return nil
 			}
@@ -725,23 +740,28 @@ func (s *service) closeCharge(ctx context.Context, ref string, archive bool) (*r
 			}
 			return s.onChargeClosed(ctx, tx, c, stopArchived)
 		}
-		if err := old.Status.CanBecome(lifecycle.ChargeCanceled); err != nil {
+		if err := old.Status.CanBecome(to); err != nil {
 			if errors.Is(err, lifecycle.ErrNoChange) {
 				return nil
 			}
 			return transitionError(err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = 'canceled', canceled_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-			now, now, old.ID, t.OrgID); err != nil {
+		// canceled_at records when the charge left collection, canceled or
+		// written off.
+		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, canceled_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
+			string(to), now, now, old.ID, t.OrgID); err != nil {
 			return err
 		}
 		if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
 			return err
 		}
-		if err := s.emitChargeEvent(ctx, tx, EventChargeCanceled, c); err != nil {
-			return err
+		if to == lifecycle.ChargeCanceled {
+			if err := s.emitChargeEvent(ctx, tx, EventChargeCanceled, c); err != nil {
+				return err
+			}
 		}
-		return s.onChargeClosed(ctx, tx, c, lifecycle.StopCanceled)
+		reason, _ := lifecycle.StopReasonFor(to)
+		return s.onChargeClosed(ctx, tx, c, reason)
 	})
 	if err != nil {
 		return nil, err

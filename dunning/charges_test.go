@@ -307,5 +307,33 @@ func TestChargeIllegalTransitions(t *testing.T) {
 				t.Fatalf("cancel %s: %v", status, got)
 			}
 		}
+		// Writing off: only an overdue charge; final; no event; collection
+		// stops.
+		pending := ce.charge(obj{"debtor_id": "maria", "amount": 10, "due_date": "2026-04-01"})
+		_, msg = ce.fails(ce.Admin, 422, "UNPROCESSABLE", "POST", "/v1/charges/"+pending["id"].(string)+"/cancel", obj{"write_off": true})
+		if msg != "a pending charge cannot become written_off" {
+			t.Fatalf("write off pending: %q", msg)
+		}
+		overdue := ce.charge(obj{"debtor_id": "maria", "amount": 10, "due_date": "2026-03-01"})
+		oid := overdue["id"].(string)
+		for range 2 {
+			if got := ce.ok(200, "POST", "/v1/charges/"+oid+"/cancel", obj{"write_off": true}); got["status"] != "written_off" || got["canceled_at"] == nil {
+				t.Fatalf("write off: %v", got)
+			}
+		}
+		if ev := ce.events(oid); strings.Join(ev, ",") != EventChargeCreated+","+EventChargeOverdue {
+			t.Fatalf("write-off events: %v", ev)
+		}
+		if calls := ce.closedCalls(); calls[len(calls)-1] != oid+":written_off" {
+			t.Fatalf("onChargeClosed: %v", calls)
+		}
+		_, msg = ce.fails(ce.Admin, 422, "UNPROCESSABLE", "POST", "/v1/charges/"+oid+"/cancel", nil)
+		if msg != "a written_off charge cannot become canceled" {
+			t.Fatalf("cancel written off: %q", msg)
+		}
+		_, msg = ce.fails(ce.Admin, 422, "UNPROCESSABLE", "POST", "/v1/charges/"+canceled["id"].(string)+"/cancel", obj{"write_off": true})
+		if msg != "a canceled charge cannot become written_off" {
+			t.Fatalf("write off canceled: %q", msg)
+		}
 	})
 }

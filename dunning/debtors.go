@@ -18,7 +18,7 @@ import (
 )
 
 // Permissions on debtors: viewers read, members create and change them,
-// admins archive them (issue 12 item 11).
+// admins archive them (README "Dunning: debtors, charges and payments").
 var (
 	debtorsRead   = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermRead}
 	debtorsWrite  = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermWrite}
@@ -98,6 +98,55 @@ func debtorDetail(ctx context.Context, q store.Querier, d Debtor) (debtorDetailJ
 		FROM dunning_charges WHERE organization_id = ? AND debtor_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`,
 		d.OrganizationID, d.ID)
 	return debtorDetailJSON{debtorJSON: showDebtor(d), TotalOpenAmount: money.Cents(row.Open), OverdueAmount: money.Cents(row.Overdue), OpenCharges: row.N}, err
+}
+
+// debtorDetails decodes a page of debtors and adds their opt-outs and
+// what each owes, in two queries for the whole page.
+func debtorDetails(ctx context.Context, q store.Querier, orgID string, rows []Debtor) ([]debtorDetailJSON, error) {
+	out := make([]debtorDetailJSON, 0, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(rows)), ", ")
+	args := []any{orgID}
+	for i := range rows {
+		if err := rows[i].decode(); err != nil {
+			return nil, err
+		}
+		args = append(args, rows[i].ID)
+	}
+	var opts []OptOut
+	if err := q.Select(ctx, &opts, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id IN (`+marks+`) ORDER BY channel`, args...); err != nil {
+		return nil, err
+	}
+	var sums []struct {
+		DebtorID string `db:"debtor_id"`
+		N        int    `db:"n"`
+		Open     int64  `db:"open_cents"`
+		Overdue  int64  `db:"overdue_cents"`
+	}
+	if err := q.Select(ctx, &sums, `SELECT debtor_id, COUNT(*) AS n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
+		FROM dunning_charges WHERE organization_id = ? AND debtor_id IN (`+marks+`) AND status IN ('pending', 'overdue') AND archived_at IS NULL
+		GROUP BY debtor_id`, args...); err != nil {
+		return nil, err
+	}
+	for _, d := range rows {
+		d.OptOuts = []OptOut{}
+		for _, o := range opts {
+			if o.DebtorID == d.ID {
+				d.OptOuts = append(d.OptOuts, o)
+			}
+		}
+		det := debtorDetailJSON{debtorJSON: showDebtor(d)}
+		for _, sm := range sums {
+			if sm.DebtorID == d.ID {
+				det.TotalOpenAmount, det.OverdueAmount, det.OpenCharges = money.Cents(sm.Open), money.Cents(sm.Overdue), sm.N
+			}
+		}
+		out = append(out, det)
+	}
+	return out, nil
 }
 
 // debtorInput is a debtor's fields checked and normalised: the document
@@ -214,7 +263,7 @@ func registerDebtors(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_list", Method: "GET", Path: "/debtors", Tags: []string{"debtors"},
 		Title:    "List debtors",
-		Summary:  "Lists the organization's debtors by name, a page at a time; filters by text in the name, document or e-mail, by document and by status.",
+		Summary:  "Lists the organization's debtors by name, a page at a time, each with what it owes; filters by text in the name, document or e-mail, by document and by status.",
 		Requires: debtorsRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, in *listDebtorsIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -256,15 +305,11 @@ func registerDebtors(api *rest.API, s *service) {
 			append(args, perPage, offset)...); err != nil {
 			return nil, err
 		}
-		for i := range rows {
-			if err := rows[i].decode(); err != nil {
-				return nil, err
-			}
-			if rows[i].OptOuts, err = debtorOptOuts(ctx, s.db, t.OrgID, rows[i].ID); err != nil {
-				return nil, err
-			}
+		details, err := debtorDetails(ctx, s.db, t.OrgID, rows)
+		if err != nil {
+			return nil, err
 		}
-		return restkit.NumberedPage(rows, page, perPage, total, showDebtor), nil
+		return restkit.NumberedPage(details, page, perPage, total, func(d debtorDetailJSON) debtorDetailJSON { return d }), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_get", Method: "GET", Path: "/debtors/{id}", Tags: []string{"debtors"},

@@ -111,6 +111,9 @@ func TestDebtors(t *testing.T) {
 		if got["id"] != id || num(got, "total_open_amount") != 150.10 || num(got, "overdue_amount") != 50 || num(got, "open_charges") != 2 {
 			t.Fatalf("get: %v", got)
 		}
+		if p := ce.list("/v1/debtors?q=maria"); p.total != 1 || num(p.data[0], "total_open_amount") != 150.10 || num(p.data[0], "overdue_amount") != 50 {
+			t.Fatalf("list totals: %+v", p)
+		}
 		if c := ce.ok(200, "GET", "/v1/me", nil)["counts"].(obj); num(c, "debtors") != 3 || num(c, "open_charges") != 2 || num(c, "open_amount") != 150.10 || num(c, "overdue_amount") != 50 {
 			t.Fatalf("me counts: %v", c)
 		}
@@ -134,9 +137,10 @@ func TestDebtors(t *testing.T) {
 		fields, _ = ce.fails(ce.Member, 422, "VALIDATION_ERROR", "PUT", "/v1/debtors/"+id+"/opt-outs", obj{"channel": "fax", "reason": "x"})
 		wantFields(t, fields, "channel")
 		code, out := ce.call(ce.Member, "PUT", "/v1/debtors/"+id+"/opt-outs", obj{"channel": "sms", "reason": "asked by phone"})
-		opts, _ := out["data"].(obj)["opt_outs"].([]any)
-		if code != 200 || len(opts) != 1 || opts[0].(obj)["channel"] != "sms" || opts[0].(obj)["reason"] != "asked by phone" ||
-			opts[0].(obj)["source"] != ce.Member.ID || opts[0].(obj)["created_at"] != "2026-03-10T15:00:00Z" {
+		opts, _ := out["data"].(obj)["opt_outs"].(obj)
+		sms, _ := opts["sms"].(obj)
+		if code != 200 || len(opts) != 3 || opts["email"] != nil || sms["reason"] != "asked by phone" ||
+			sms["source"] != ce.Member.ID || sms["created_at"] != "2026-03-10T15:00:00Z" {
 			t.Fatalf("opt out: %d %v", code, out)
 		}
 		ce.ok(200, "PUT", "/v1/debtors/"+id+"/opt-outs", obj{"channel": "whatsapp", "reason": "STOP reply"})
@@ -145,7 +149,7 @@ func TestDebtors(t *testing.T) {
 			t.Fatalf("record opt-outs: %+v %v", rec.OptOuts, err)
 		}
 		got = ce.ok(200, "PUT", "/v1/debtors/"+id+"/opt-outs", obj{"channel": "sms", "opted_out": false})
-		if opts := got["opt_outs"].([]any); len(opts) != 1 || opts[0].(obj)["channel"] != "whatsapp" {
+		if opts := got["opt_outs"].(obj); opts["sms"] != nil || opts["whatsapp"].(obj)["reason"] != "STOP reply" {
 			t.Fatalf("opted back in: %v", got)
 		}
 

@@ -13,8 +13,8 @@ import (
 )
 
 // Reading the wire's values into the records' types, with the API's
-// errors: a bad field is VALIDATION_ERROR with a detail naming it (issue
-// 12 item 1).
+// errors: a bad field is VALIDATION_ERROR with a detail naming it
+// (docs/decisions.md "Error codes").
 
 // invalid is a VALIDATION_ERROR naming one field.
 func invalid(field, msg string) *rest.Error {

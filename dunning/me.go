@@ -19,7 +19,8 @@ import (
 // Who the caller is and the organization's settings. Neither needs a
 // particular scope: every token of the product may learn whom it acts for
 // (the instructions say to call dunning_me first), reading the settings
-// is for every role and changing them for admins (issue 12 items 2, 11).
+// is for every role and changing them for admins (docs/decisions.md
+// "Dunning: debtors, charges and payments").
 var (
 	meRead         = mcp.Requirement{Permission: identity.PermRead}
 	settingsManage = mcp.Requirement{Permission: identity.PermManage}

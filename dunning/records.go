@@ -49,8 +49,8 @@ const (
 	DebtorArchived = "archived"
 )
 
-// Defaults of an organization that never changed its settings (issue 12
-// item 2).
+// Defaults of an organization that never changed its settings (README
+// "Dunning: debtors, charges and payments").
 const (
 	DefaultTimezone   = "America/Sao_Paulo"
 	DefaultQuietStart = "20:00"

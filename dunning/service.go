@@ -34,7 +34,7 @@ type service struct {
 	log    *slog.Logger
 	// now is the clock: every "today", every timestamp a Dunning row gets
 	// and every fine and interest figure reads it, so tests drive weeks
-	// of collection in milliseconds (issue 12 item 7).
+	// of collection in milliseconds.
 	now func() time.Time
 	// tenancy resolves the caller's organization from the token only; no
 	// operation takes an organization argument (README "Architecture").
