@@ -700,6 +700,13 @@ func (s *service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		if c, err = getCharge(ctx, tx, orgID, old.ID); err != nil {
 			return err
 		}
+		// A new due date moves every step of the charge's plans with it,
+		// in the same transaction (enrollments.go).
+		if in.DueDate != nil && c.DueDateText != old.DueDateText {
+			if err := s.rescheduleChargeEnrollments(ctx, tx, orgID, old.ID); err != nil {
+				return err
+			}
+		}
 		if becameOverdue {
 			return s.emitChargeEvent(ctx, tx, EventChargeOverdue, c)
 		}

@@ -279,6 +279,14 @@ func TestCollectionThroughTheCharge(t *testing.T) {
 			t.Fatalf("enrolled %+v", en)
 		}
 
+		// A new due date moves the steps with it: D−3 of the 20th at 14:00
+		// São Paulo is the 17th at 17:00 UTC.
+		pe.must(pe.Owner, 200, "PATCH", "/v1/charges/fat-1", map[string]any{"due_date": "2026-03-20"})
+		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.NextRunAt == nil || !e.NextRunAt.Equal(utcAt(time.March, 17, 17)) {
+			t.Fatalf("after moving the due date %+v", e)
+		}
+		pe.must(pe.Owner, 200, "PATCH", "/v1/charges/fat-1", map[string]any{"due_date": "2026-03-13"})
+
 		// A partial payment keeps collecting; the one that clears it stops.
 		pe.must(pe.Owner, 201, "POST", "/v1/charges/fat-1/payments", map[string]any{"amount": 50, "method": "pix"})
 		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.Status != "active" {
