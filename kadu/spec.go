@@ -22,8 +22,12 @@ import (
 // runtime's executions), and the approval link for destructive calls a
 // client cannot confirm. Its configuration starts at the documented
 // defaults; the binary's settings overwrite them.
-func Spec() *productkit.Spec {
-	cfg := &Config{}
+func Spec() *productkit.Spec { return specWith(Config{}) }
+
+// specWith is Spec starting from cfg instead of the defaults (tests that
+// need a model API or another plan).
+func specWith(start Config) *productkit.Spec {
+	cfg := &start
 	return &productkit.Spec{
 		Key:         "kadu",
 		Name:        ServerName,
