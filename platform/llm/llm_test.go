@@ -95,7 +95,10 @@ func TestChatErrors(t *testing.T) {
 			t.Errorf("usage not kept with the error: %+v", resp.Usage)
 		}
 	}
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body) // the server notices the client leaving only once the body is read
+		<-r.Context().Done()
+	}))
 	defer slow.Close()
 	_, err := New(Config{URL: slow.URL, Timeout: 50 * time.Millisecond}).Chat(context.Background(), Request{Model: "m"})
 	if !errors.Is(err, context.DeadlineExceeded) || !IsRetryable(err) {
