@@ -6,7 +6,6 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
-	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -27,6 +26,7 @@ func Spec() *productkit.Spec {
 		Version:     ServerVersion,
 		DefaultAddr: "127.0.0.1:8083",
 		APIBase:     APIBase,
+		Migrations:  Migrations,
 		Build:       build,
 	}
 }
@@ -53,9 +53,8 @@ func build(b *productkit.Builder) error {
 		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "kadu"})
 	}
 	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, Idempotency: idem})
-	acc := accounts.New(deps.DB, accounts.Options{})
-	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
-		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
+	svc := newService(deps, Config{})
+	acc, hooks := svc.accounts, svc.hooks
 	// The organization is Kadu's only tenant; lists page by cursor and say
 	// their limit. Creating or re-pointing a webhook changes where an
 	// execution's data goes, so both are destructive here: confirmed in

@@ -1,0 +1,85 @@
+package kadu
+
+import "time"
+
+// Config is Kadu's deployment configuration: the plan's limits, the model
+// price table and the clocks executions run against. The binary fills it
+// from Kadu's product settings (settings.go); zero fields take the
+// defaults (withDefaults).
+type Config struct {
+	// Plan are the limits every organization runs within.
+	Plan PlanLimits
+	// Prices are the models' prices (stepCost); a model missing from the
+	// table cannot be priced, so it cannot run.
+	Prices map[string]ModelPrice
+	// DefaultModel is the model of an agent task that names none; empty:
+	// such a task cannot run (model_not_configured).
+	DefaultModel string
+	// ExecutionTimeout is how long an execution may run before it is
+	// timed_out; WaitTimeout how long it may wait for input or an
+	// approval before it fails.
+	ExecutionTimeout time.Duration
+	WaitTimeout      time.Duration
+}
+
+// PlanLimits are what an organization's plan allows, in cents of BRL.
+type PlanLimits struct {
+	// MonthlyCostLimitCents is what all executions of a month may cost.
+	MonthlyCostLimitCents int64
+	// MaxCostPerExecutionCents is the highest ceiling one execution may
+	// have (a task's own ceiling may only be lower).
+	MaxCostPerExecutionCents int64
+	// MaxConcurrentExecutions is how many executions may run (or wait)
+	// at once.
+	MaxConcurrentExecutions int
+}
+
+// ModelPrice is what a model costs per million tokens, in cents of BRL.
+type ModelPrice struct {
+	InputPerMillionCents  int64 `json:"input"`
+	OutputPerMillionCents int64 `json:"output"`
+	CachedPerMillionCents int64 `json:"cached"`
+}
+
+// Defaults of Config, documented by the product settings.
+const (
+	defaultMonthlyCostLimitCents    = 50_000 // R$ 500,00
+	defaultMaxCostPerExecutionCents = 1_000  // R$ 10,00
+	defaultMaxConcurrentExecutions  = 5
+	defaultExecutionTimeout         = 15 * time.Minute
+	defaultWaitTimeout              = 24 * time.Hour
+)
+
+// withDefaults fills what c leaves zero.
+func (c Config) withDefaults() Config {
+	if c.Plan.MonthlyCostLimitCents == 0 {
+		c.Plan.MonthlyCostLimitCents = defaultMonthlyCostLimitCents
+	}
+	if c.Plan.MaxCostPerExecutionCents == 0 {
+		c.Plan.MaxCostPerExecutionCents = defaultMaxCostPerExecutionCents
+	}
+	if c.Plan.MaxConcurrentExecutions == 0 {
+		c.Plan.MaxConcurrentExecutions = defaultMaxConcurrentExecutions
+	}
+	if c.ExecutionTimeout == 0 {
+		c.ExecutionTimeout = defaultExecutionTimeout
+	}
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = defaultWaitTimeout
+	}
+	if c.Prices == nil {
+		c.Prices = defaultPrices()
+	}
+	return c
+}
+
+// defaultPrices is the price table when none is configured: a few
+// OpenAI-compatible models, in BRL cents per million tokens.
+func defaultPrices() map[string]ModelPrice {
+	return map[string]ModelPrice{
+		"gpt-4o-mini":  {InputPerMillionCents: 90, OutputPerMillionCents: 360, CachedPerMillionCents: 45},
+		"gpt-4o":       {InputPerMillionCents: 1500, OutputPerMillionCents: 6000, CachedPerMillionCents: 750},
+		"gpt-4.1-mini": {InputPerMillionCents: 240, OutputPerMillionCents: 960, CachedPerMillionCents: 60},
+		"gpt-4.1":      {InputPerMillionCents: 1200, OutputPerMillionCents: 4800, CachedPerMillionCents: 300},
+	}
+}

@@ -1,0 +1,150 @@
+package kadu
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// TestMigrationsUpAndDown: Kadu's tables apply on both engines after the
+// platform's, and the step rolls back.
+func TestMigrationsUpAndDown(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		for _, table := range []string{"kadu_tasks", "kadu_executions", "kadu_execution_steps", "kadu_monthly_usage", "kadu_schedule_ticks"} {
+			var n int
+			if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM "+table); err != nil {
+				t.Fatalf("%s: %v", table, err)
+			}
+		}
+		if err := db.MigrateDown(ctx, Migrations); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM kadu_tasks"); err == nil {
+			t.Fatal("kadu_tasks is still there after the step down")
+		}
+	})
+}
+
+// TestTransitionTable: every pair of statuses is allowed exactly when the
+// table says so, the error names both states, and ends are final.
+func TestTransitionTable(t *testing.T) {
+	all := []string{execQueued, execRunning, execWaitingInput, execWaitingApproval, execSucceeded,
+		execFailed, execCanceled, execTimedOut, execCostExceeded}
+	allowed := map[string]bool{
+		"queued>running": true, "queued>canceled": true, "queued>failed": true, "queued>timed_out": true, "queued>cost_exceeded": true,
+		"running>waiting_input": true, "running>waiting_approval": true, "running>succeeded": true, "running>failed": true,
+		"running>canceled": true, "running>timed_out": true, "running>cost_exceeded": true,
+		"waiting_input>queued": true, "waiting_input>running": true, "waiting_input>canceled": true, "waiting_input>failed": true,
+		"waiting_approval>queued": true, "waiting_approval>running": true, "waiting_approval>canceled": true, "waiting_approval>failed": true,
+	}
+	for _, from := range all {
+		for _, to := range all {
+			err := checkTransition(from, to)
+			if allowed[from+">"+to] != (err == nil) {
+				t.Errorf("%s → %s: %v", from, to, err)
+			}
+			if err != nil && (!errors.Is(err, errIllegalTransition) || !strings.Contains(err.Error(), from) || !strings.Contains(err.Error(), to)) {
+				t.Errorf("%s → %s: error %q does not name both", from, to, err)
+			}
+		}
+	}
+	for _, s := range []string{execSucceeded, execFailed, execCanceled, execTimedOut, execCostExceeded} {
+		if !isTerminal(s) || isActive(s) {
+			t.Errorf("%s should be terminal", s)
+		}
+	}
+	if err := checkTransition("bogus", execRunning); err == nil {
+		t.Error("unknown status accepted")
+	}
+}
+
+// newRecordsFixture is a migrated database with one organization, a task
+// and a queued execution.
+func newRecordsFixture(t *testing.T, db *store.DB) (*service, *executionRecord) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	s := &service{db: db, cfg: Config{}.withDefaults(), now: func() time.Time { return now }}
+	org := store.NewID()
+	if _, err := db.Exec(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, org, "Org", now); err != nil {
+		t.Fatal(err)
+	}
+	task := &taskRecord{ID: store.NewID(), OrganizationID: org, OwnerUserID: "u1", Name: "t", Instructions: "do",
+		Mode: modeAgent, Status: taskActive, CreatedAt: now, UpdatedAt: now}
+	if err := insertTask(ctx, db, task); err != nil {
+		t.Fatal(err)
+	}
+	e := &executionRecord{ID: store.NewID(), OrganizationID: org, TaskID: task.ID, Trigger: triggerManual,
+		Status: execQueued, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, CreatedAt: now, UpdatedAt: now}
+	if err := insertExecution(ctx, db, e); err != nil {
+		t.Fatal(err)
+	}
+	return s, e
+}
+
+// TestTransitionAndSteps: transitions write their timestamps and refuse a
+// stale status; steps number themselves and their cost lands on the
+// execution and the month in one transaction.
+func TestTransitionAndSteps(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		s, e := newRecordsFixture(t, db)
+		stale := *e
+		if err := s.transition(ctx, db, e, execRunning, executionChange{}); err != nil {
+			t.Fatal(err)
+		}
+		if e.StartedAt == nil || e.Status != execRunning {
+			t.Fatalf("after running: %+v", e)
+		}
+		if err := s.transition(ctx, db, &stale, execCanceled, executionChange{}); !errors.Is(err, errStaleExecution) {
+			t.Fatalf("stale transition: %v", err)
+		}
+		if err := s.transition(ctx, db, e, execQueued, executionChange{}); !errors.Is(err, errIllegalTransition) {
+			t.Fatalf("running → queued: %v", err)
+		}
+		for i := 1; i <= 2; i++ {
+			st, err := s.beginStep(ctx, db, e, stepStart{Kind: stepToolCall, Tool: "inbox_emails_list",
+				Arguments: json.RawMessage(`{"q":"x","auth":{"api_key":"sk-1","Password":"p"}}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Seq != i || strings.Contains(*st.ArgumentsJSON, "sk-1") || strings.Contains(*st.ArgumentsJSON, `"p"`) {
+				t.Fatalf("step %d: seq %d args %s", i, st.Seq, *st.ArgumentsJSON)
+			}
+			if err := s.finishStep(ctx, db, e, st, stepOutcome{Status: stepSucceeded, ResultSummary: "ok",
+				Usage: tokenUsage{In: 100, Out: 10, Cached: 5}, CostCents: 7}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := getExecution(ctx, db, e.OrganizationID, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.CostCents != 14 || got.TokensIn != 200 || got.TokensOut != 20 || got.TokensCached != 10 || got.StepCount != 2 {
+			t.Fatalf("execution totals: %+v", got)
+		}
+		u, err := monthUsage(ctx, db, e.OrganizationID, "2026-03")
+		if err != nil || u.CostCents != 14 || u.TokensIn != 200 {
+			t.Fatalf("usage: %+v %v", u, err)
+		}
+		out := `{"ok":true}`
+		if err := s.transition(ctx, db, e, execSucceeded, executionChange{Output: &out}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = getExecution(ctx, db, e.OrganizationID, e.ID)
+		if got.FinishedAt == nil || got.OutputJSON == nil || *got.OutputJSON != out {
+			t.Fatalf("after success: %+v", got)
+		}
+		if _, err := getExecution(ctx, db, store.NewID(), e.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other organization: %v", err)
+		}
+	})
+}

@@ -1,0 +1,49 @@
+package kadu
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit"
+)
+
+// service is what every Kadu operation, its jobs and the runtime share:
+// one per listener.
+type service struct {
+	db       *store.DB
+	accounts *accounts.Store
+	jobs     *jobs.Queue
+	hooks    *webhooks.Service
+	log      *slog.Logger
+	cfg      Config
+	// now is the clock (store.Now unless a test sets another), so
+	// schedules, deadlines and months can be tested without waiting.
+	now func() time.Time
+}
+
+// newService builds the service of one listener: the organizations
+// (accounts), the job queue, the webhooks in Kadu's own namespace.
+func newService(deps productkit.Deps, cfg Config) *service {
+	return &service{
+		db:       deps.DB,
+		accounts: accounts.New(deps.DB, accounts.Options{}),
+		jobs:     deps.Jobs,
+		hooks: webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
+			AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger}),
+		log: deps.Logger,
+		cfg: cfg.withDefaults(),
+	}
+}
+
+// clock is the current instant as written to the database: UTC,
+// microseconds.
+func (s *service) clock() time.Time {
+	if s.now == nil {
+		return store.Now()
+	}
+	return s.now().UTC().Truncate(time.Microsecond)
+}
