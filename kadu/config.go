@@ -12,9 +12,17 @@ type Config struct {
 	// Prices are the models' prices (stepCost); a model missing from the
 	// table cannot be priced, so it cannot run.
 	Prices map[string]ModelPrice
+	// ModelURL and ModelKey reach the OpenAI-compatible chat-completions
+	// API agent tasks run on; without a URL no agent task can run
+	// (model_not_configured).
+	ModelURL string
+	ModelKey string
 	// DefaultModel is the model of an agent task that names none; empty:
 	// such a task cannot run (model_not_configured).
 	DefaultModel string
+	// MaxSteps bounds the steps of one execution (workflow steps cost
+	// nothing, so this is what bounds them).
+	MaxSteps int
 	// ExecutionTimeout is how long an execution may run before it is
 	// timed_out; WaitTimeout how long it may wait for input or an
 	// approval before it fails.
@@ -48,6 +56,7 @@ const (
 	defaultMaxConcurrentExecutions  = 5
 	defaultExecutionTimeout         = 15 * time.Minute
 	defaultWaitTimeout              = 24 * time.Hour
+	defaultMaxSteps                 = 200
 )
 
 // withDefaults fills what c leaves zero.
@@ -66,6 +75,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WaitTimeout == 0 {
 		c.WaitTimeout = defaultWaitTimeout
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = defaultMaxSteps
 	}
 	if c.Prices == nil {
 		c.Prices = defaultPrices()

@@ -79,6 +79,7 @@ type taskRecord struct {
 	ScheduleCron      *string    `db:"schedule_cron"`
 	ScheduleTimezone  *string    `db:"schedule_timezone"`
 	CostCeilingCents  *int64     `db:"cost_ceiling_cents"`
+	ScheduleSince     *time.Time `db:"schedule_since"`
 	TriggerersJSON    string     `db:"triggerers"`
 	DestinationsJSON  string     `db:"destinations"`
 	Status            string     `db:"status"`
@@ -152,6 +153,7 @@ type executionRecord struct {
 	ErrorMessage     *string    `db:"error_message"`
 	WaitingJSON      *string    `db:"waiting"`
 	CheckpointJSON   *string    `db:"checkpoint"`
+	ResumeInputJSON  *string    `db:"resume_input"`
 	ApprovalID       *string    `db:"approval_id"`
 	TickAt           *time.Time `db:"tick_at"`
 	StartedAt        *time.Time `db:"started_at"`
@@ -259,12 +261,12 @@ func (s *workflowStep) UnmarshalJSON(b []byte) error {
 }
 
 const taskColumns = `id, organization_id, owner_user_id, name, instructions, mode, steps, allowed_tools,
-	granted_scopes, model, schedule_cron, schedule_timezone, cost_ceiling_cents, triggerers,
+	granted_scopes, model, schedule_cron, schedule_timezone, cost_ceiling_cents, schedule_since, triggerers,
 	destinations, status, created_at, updated_at, deleted_at`
 
 const executionColumns = `id, organization_id, task_id, trigger_kind, triggered_by, status, model, input,
 	input_file_ids, max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count,
-	output, error_code, error_message, waiting, checkpoint, approval_id, tick_at, started_at,
+	output, error_code, error_message, waiting, checkpoint, resume_input, approval_id, tick_at, started_at,
 	finished_at, deadline, created_at, updated_at`
 
 const stepColumns = `id, organization_id, execution_id, seq, kind, tool_name, arguments, result_summary,
@@ -379,10 +381,10 @@ func getExecution(ctx context.Context, q store.Querier, orgID, id string) (*exec
 // its id, status queued and timestamps).
 func insertExecution(ctx context.Context, q store.Querier, e *executionRecord) error {
 	_, err := q.Exec(ctx, `INSERT INTO kadu_executions (`+executionColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrganizationID, e.TaskID, e.Trigger, e.TriggeredBy, e.Status, e.Model, e.InputJSON,
 		e.InputFileIDsJSON, e.MaxCostCents, e.CostCents, e.TokensIn, e.TokensOut, e.TokensCached, e.StepCount,
-		e.OutputJSON, e.ErrorCode, e.ErrorMessage, e.WaitingJSON, e.CheckpointJSON, e.ApprovalID, e.TickAt,
+		e.OutputJSON, e.ErrorCode, e.ErrorMessage, e.WaitingJSON, e.CheckpointJSON, e.ResumeInputJSON, e.ApprovalID, e.TickAt,
 		e.StartedAt, e.FinishedAt, e.Deadline, e.CreatedAt, e.UpdatedAt)
 	return err
 }
@@ -442,16 +444,19 @@ func isActive(status string) bool {
 const activeStatuses = `('queued', 'running', 'waiting_input', 'waiting_approval')`
 
 // executionChange is what a transition writes besides the status. Nil
-// fields are left as they are; started_at (first time running) and
-// finished_at (any end) are set by transition itself, and waiting is
-// cleared when the execution leaves a wait.
+// fields are left as they are. transition itself sets started_at (first
+// time running) and finished_at (any end), clears waiting when the
+// execution leaves a wait, and gives running and waiting states their
+// deadline from the configuration (ExecutionTimeout, WaitTimeout) unless
+// Deadline says otherwise; queued has none.
 type executionChange struct {
 	// Output is the result, as JSON.
 	Output *string
 	// ErrorCode and ErrorMessage say why it failed.
 	ErrorCode    *string
 	ErrorMessage *string
-	// Deadline is when the new state must end (nil: keep; see ClearDeadline).
+	// Deadline is when the new state must end (nil: the default above);
+	// ClearDeadline leaves the new state without one.
 	Deadline      *time.Time
 	ClearDeadline bool
 	// Waiting is what the execution now waits for, as JSON.
@@ -460,6 +465,11 @@ type executionChange struct {
 	Checkpoint *string
 	// ApprovalID is the approval a waiting_approval execution waits on.
 	ApprovalID *string
+	// ResumeInput is the input a person gave to continue a waiting_input
+	// execution (kadu_executions_continue); ClearResumeInput drops it once
+	// the runtime has taken it.
+	ResumeInput      *string
+	ClearResumeInput bool
 }
 
 // transition moves exec to status to: the state machine's check, then an
@@ -501,12 +511,31 @@ func (s *service) transition(ctx context.Context, q store.Querier, exec *executi
 	set("waiting", ch.Waiting, &next.WaitingJSON)
 	set("checkpoint", ch.Checkpoint, &next.CheckpointJSON)
 	set("approval_id", ch.ApprovalID, &next.ApprovalID)
+	set("resume_input", ch.ResumeInput, &next.ResumeInputJSON)
+	if ch.ClearResumeInput && ch.ResumeInput == nil {
+		sets = append(sets, "resume_input = NULL")
+		next.ResumeInputJSON = nil
+	}
+	// The deadline of the new state: the caller's, else the
+	// configuration's for running and waiting; none while queued; an end
+	// keeps the last one, for the record.
+	deadline := ch.Deadline
+	if deadline == nil && !ch.ClearDeadline {
+		switch to {
+		case execRunning:
+			d := now.Add(s.cfg.ExecutionTimeout)
+			deadline = &d
+		case execWaitingInput, execWaitingApproval:
+			d := now.Add(s.cfg.WaitTimeout)
+			deadline = &d
+		}
+	}
 	switch {
-	case ch.Deadline != nil:
-		d := ch.Deadline.UTC().Truncate(time.Microsecond)
+	case deadline != nil:
+		d := deadline.UTC().Truncate(time.Microsecond)
 		sets, args = append(sets, "deadline = ?"), append(args, d)
 		next.Deadline = &d
-	case ch.ClearDeadline || isTerminal(to):
+	case ch.ClearDeadline || to == execQueued:
 		sets = append(sets, "deadline = NULL")
 		next.Deadline = nil
 	}
@@ -733,9 +762,9 @@ func insertTask(ctx context.Context, q store.Querier, t *taskRecord) error {
 		return err
 	}
 	_, err := q.Exec(ctx, `INSERT INTO kadu_tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.OrganizationID, t.OwnerUserID, t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON,
-		t.GrantedScopesJSON, t.Model, t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.TriggerersJSON,
+		t.GrantedScopesJSON, t.Model, t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON,
 		t.DestinationsJSON, t.Status, t.CreatedAt, t.UpdatedAt, t.DeletedAt)
 	return err
 }

@@ -1,14 +1,18 @@
 package kadu
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // service is what every Kadu operation, its jobs and the runtime share:
@@ -18,8 +22,14 @@ type service struct {
 	accounts *accounts.Store
 	jobs     *jobs.Queue
 	hooks    *webhooks.Service
-	log      *slog.Logger
-	cfg      Config
+	// nonces consume an MCP confirmation (or an approval's) in the
+	// transaction of the destructive write it confirms.
+	nonces *confirm.Nonces
+	// approvals are the stored approval-link calls (productkit/approval),
+	// read by kadu_approvals_get and cancelled with their execution.
+	approvals *approval.Store
+	log       *slog.Logger
+	cfg       Config
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -34,9 +44,16 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		jobs:     deps.Jobs,
 		hooks: webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
 			AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger}),
-		log: deps.Logger,
-		cfg: cfg.withDefaults(),
+		nonces:    deps.Nonces(),
+		approvals: approval.NewStore(deps.DB, nil),
+		log:       deps.Logger,
+		cfg:       cfg.withDefaults(),
 	}
+}
+
+// tenancy is the caller's organization: Kadu's only tenant.
+func (s *service) tenancy(ctx context.Context) (restkit.Tenant, error) {
+	return restkit.OrganizationTenancy(s.accounts)(ctx)
 }
 
 // clock is the current instant as written to the database: UTC,

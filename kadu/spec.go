@@ -7,6 +7,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -15,10 +16,18 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Spec is Kadu as the binary serves it: its listener, its API at /api/v1
-// whose operations its MCP tools mirror, and the approval link for
-// destructive calls a client cannot confirm.
-func Spec() *productkit.Spec {
+// Spec is Kadu as the binary serves it: its listener, its settings (the
+// plan, the model price table, the model API), its API at /api/v1 whose
+// operations its MCP tools mirror, its jobs (schedules, timeouts, the
+// runtime's executions), and the approval link for destructive calls a
+// client cannot confirm. Its configuration starts at the documented
+// defaults; the binary's settings overwrite them.
+func Spec() *productkit.Spec { return specWith(Config{}) }
+
+// specWith is Spec starting from cfg instead of the defaults (tests that
+// need a model API or another plan).
+func specWith(start Config) *productkit.Spec {
+	cfg := &start
 	return &productkit.Spec{
 		Key:         "kadu",
 		Name:        ServerName,
@@ -27,7 +36,8 @@ func Spec() *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8083",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       build,
+		Settings:    cfg.settings,
+		Build:       func(b *productkit.Builder) error { return build(b, *cfg) },
 	}
 }
 
@@ -44,7 +54,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder) error {
+func build(b *productkit.Builder, cfg Config) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -53,8 +63,12 @@ func build(b *productkit.Builder) error {
 		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "kadu"})
 	}
 	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, Idempotency: idem})
-	svc := newService(deps, Config{})
+	svc := newService(deps, cfg)
 	acc, hooks := svc.accounts, svc.hooks
+	registerTasks(api, svc)
+	registerExecutions(api, svc)
+	registerMe(api, svc)
+	registerApprovals(api, svc)
 	// The organization is Kadu's only tenant; lists page by cursor and say
 	// their limit. Creating or re-pointing a webhook changes where an
 	// execution's data goes, so both are destructive here: confirmed in
@@ -72,6 +86,7 @@ func build(b *productkit.Builder) error {
 		},
 		EventData: webhookapi.OrganizationData(acc),
 	})
+	b.Jobs(func(q *jobs.Queue) { registerJobs(svc, q) })
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	if deps.DB != nil {
 		b.Collect(hooks.Collector())
@@ -99,4 +114,14 @@ func build(b *productkit.Builder) error {
 		return approvals.Close(ctx)
 	}, nil)
 	return nil
+}
+
+// registerJobs adds Kadu's job kinds to a queue: the runtime's
+// kadu.run_execution, the scheduler and the timeouts sweep. serve, worker
+// and tests all come here (productkit.Builder.Jobs).
+func registerJobs(s *service, q *jobs.Queue) {
+	if newRunExecutionWorker != nil {
+		jobs.AddWorker(q, newRunExecutionWorker(s))
+	}
+	registerSchedules(s, q)
 }

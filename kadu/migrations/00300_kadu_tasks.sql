@@ -51,7 +51,8 @@ CREATE TABLE kadu_executions (
     -- manual (a person through the API or MCP), schedule, api (a token
     -- with no person behind it).
     trigger_kind      TEXT NOT NULL CHECK (trigger_kind IN ('manual', 'schedule', 'api')),
-    -- The person who started it; NULL for the schedule.
+    -- The person it runs as: who started it, or the task's owner for the
+    -- schedule (NULL only for a token with no person behind it).
     triggered_by      TEXT,
     status            TEXT NOT NULL CHECK (status IN ('queued', 'running', 'waiting_input', 'waiting_approval',
                           'succeeded', 'failed', 'canceled', 'timed_out', 'cost_exceeded')),

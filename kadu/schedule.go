@@ -1,0 +1,279 @@
+package kadu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/robfig/cron/v3"
+
+	// Schedules are read in named zones (America/Sao_Paulo by default):
+	// the zone database is embedded so they work on hosts without one.
+	_ "time/tzdata"
+
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// defaultTimezone is the zone of a schedule that names none: Kadu is
+// Brazilian first.
+const defaultTimezone = "America/Sao_Paulo"
+
+// cronParser reads the five standard fields and the @descriptors
+// (@hourly, @daily, …); seconds are not offered, a minute is the finest
+// tick.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// parseSchedule checks a cron expression and its zone, as saved on a
+// task: the zone is its own field, so the expression may not carry one
+// (CRON_TZ=), and @every intervals are refused (they drift with restarts
+// rather than naming instants).
+func parseSchedule(expr, tz string) (cron.Schedule, error) {
+	expr = strings.TrimSpace(expr)
+	invalid := func(field, msg string) error {
+		return rest.Validation("the schedule is invalid", rest.FieldError{Field: "schedule." + field, Message: msg})
+	}
+	if strings.HasPrefix(expr, "CRON_TZ=") || strings.HasPrefix(expr, "TZ=") {
+		return nil, invalid("cron", "give the time zone in schedule.timezone, not in the expression")
+	}
+	if strings.HasPrefix(expr, "@every") {
+		return nil, invalid("cron", "@every is not supported: name the instants with five fields or @hourly, @daily, @weekly, @monthly")
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil || tz == "" || strings.EqualFold(tz, "local") {
+		return nil, invalid("timezone", "must be an IANA time zone such as America/Sao_Paulo or UTC")
+	}
+	sched, err := cronParser.Parse(expr)
+	if err != nil {
+		return nil, invalid("cron", "is not a cron expression ("+err.Error()+"): five fields, minute hour day-of-month month day-of-week, such as \"0 8 * * 1-5\"")
+	}
+	if spec, ok := sched.(*cron.SpecSchedule); ok {
+		spec.Location = loc
+		if spec.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero() {
+			return nil, invalid("cron", "never matches a date (such as the 30th of February)")
+		}
+		return spec, nil
+	}
+	return nil, invalid("cron", "is not a calendar schedule")
+}
+
+// scheduleLookback is how far back a tick may be and still run: a tick
+// the scheduler could not see for longer (every replica down) is dropped,
+// never run late in a burst.
+const scheduleLookback = 10 * time.Minute
+
+// maxTicksPerRun bounds the ticks one task queues in one scheduler run.
+const maxTicksPerRun = 10
+
+// Outcomes of a schedule tick.
+const (
+	tickQueued  = "queued"
+	tickSkipped = "skipped"
+)
+
+// scheduleTickArgs start one run of the scheduler.
+type scheduleTickArgs struct{}
+
+// Kind names the job.
+func (scheduleTickArgs) Kind() string { return "kadu.schedule_tick" }
+
+// expireArgs start one run of the timeouts sweep.
+type expireArgs struct{}
+
+// Kind names the job.
+func (expireArgs) Kind() string { return "kadu.expire_executions" }
+
+type scheduleWorker struct {
+	river.WorkerDefaults[scheduleTickArgs]
+	s *service
+}
+
+// Timeout bounds one scheduler run, below the queue's rescue time.
+func (*scheduleWorker) Timeout(*river.Job[scheduleTickArgs]) time.Duration { return 50 * time.Second }
+
+// Work queues the executions of every tick due now.
+func (w *scheduleWorker) Work(ctx context.Context, _ *river.Job[scheduleTickArgs]) error {
+	_, err := w.s.runSchedules(ctx, w.s.clock())
+	return err
+}
+
+type expireWorker struct {
+	river.WorkerDefaults[expireArgs]
+	s *service
+}
+
+// Timeout bounds one sweep.
+func (*expireWorker) Timeout(*river.Job[expireArgs]) time.Duration { return 50 * time.Second }
+
+// Work ends the executions past their deadline.
+func (w *expireWorker) Work(ctx context.Context, _ *river.Job[expireArgs]) error {
+	_, err := w.s.expireExecutions(ctx, w.s.clock())
+	return err
+}
+
+// registerSchedules adds the scheduler and the timeouts sweep: every
+// minute, on the queue's leader. Both are safe to run twice for the same
+// minute (a change of leader): the tick's row is unique, and a
+// transition applies once.
+func registerSchedules(s *service, q *jobs.Queue) {
+	jobs.AddWorker(q, &scheduleWorker{s: s})
+	jobs.AddWorker(q, &expireWorker{s: s})
+	q.AddPeriodic(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) {
+		return scheduleTickArgs{}, nil
+	}, true)
+	q.AddPeriodic(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) {
+		return expireArgs{}, nil
+	}, true)
+}
+
+// tickResult is what one scheduler run did, for tests and logs.
+type tickResult struct {
+	Queued, Skipped int
+}
+
+// runSchedules handles, for each active task with a schedule, every tick
+// due at now (back to scheduleLookback, never before the schedule was
+// set or the task resumed): each tick is one row of kadu_schedule_ticks,
+// whose primary key lets exactly one scheduler — of however many
+// replicas and runs — handle it, queueing one execution or recording
+// why it was skipped.
+func (s *service) runSchedules(ctx context.Context, now time.Time) (tickResult, error) {
+	var res tickResult
+	var tasks []*taskRecord
+	if err := s.db.Select(ctx, &tasks, `SELECT `+taskColumns+` FROM kadu_tasks
+		WHERE status = 'active' AND schedule_cron IS NOT NULL ORDER BY id`); err != nil {
+		return res, err
+	}
+	var errs []error
+	for _, t := range tasks {
+		if err := t.decode(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sched, err := parseSchedule(*t.ScheduleCron, deref(t.ScheduleTimezone))
+		if err != nil {
+			continue // saved before a stricter check: never ticks
+		}
+		from := now.Add(-scheduleLookback)
+		since := t.CreatedAt
+		if t.ScheduleSince != nil {
+			since = *t.ScheduleSince
+		}
+		if since.After(from) {
+			from = since
+		}
+		tick := sched.Next(from.Add(-time.Nanosecond))
+		for n := 0; n < maxTicksPerRun && !tick.IsZero() && !tick.After(now); n++ {
+			outcome, err := s.handleTick(ctx, t.OrganizationID, t.ID, tick.UTC())
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Errorf("kadu: task %s tick %s: %w", t.ID, tick.Format(time.RFC3339), err))
+			case outcome == tickQueued:
+				res.Queued++
+			case outcome == tickSkipped:
+				res.Skipped++
+			}
+			tick = sched.Next(tick)
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// handleTick claims one tick of a task and queues its execution, in one
+// transaction: the tick's row, the execution and its job commit together
+// or not at all. It answers "" when the tick was already handled (by
+// another replica, or an earlier run), or the task is no longer active.
+func (s *service) handleTick(ctx context.Context, orgID, taskID string, tick time.Time) (string, error) {
+	outcome := ""
+	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
+		t, err := lockTask(ctx, tx, orgID, taskID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if t.Status != taskActive || t.ScheduleCron == nil {
+			return nil
+		}
+		now := s.clock()
+		res, err := tx.Exec(ctx, `INSERT INTO kadu_schedule_ticks (task_id, tick, organization_id, outcome, execution_id, reason, created_at)
+			VALUES (?, ?, ?, 'queued', NULL, NULL, ?) ON CONFLICT (task_id, tick) DO NOTHING`, t.ID, tick, t.OrganizationID, now)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // handled already
+		}
+		skip := func(reason string) error {
+			outcome = tickSkipped
+			_, err := tx.Exec(ctx, `UPDATE kadu_schedule_ticks SET outcome = 'skipped', reason = ? WHERE task_id = ? AND tick = ?`, reason, t.ID, tick)
+			return err
+		}
+		var active int
+		if err := tx.Get(ctx, &active, `SELECT COUNT(*) FROM kadu_executions WHERE organization_id = ? AND task_id = ? AND status IN `+activeStatuses,
+			t.OrganizationID, t.ID); err != nil {
+			return err
+		}
+		if active > 0 {
+			return skip("the previous execution of the task is still active")
+		}
+		owner := t.OwnerUserID
+		e, err := s.queueExecution(ctx, tx, t, runRequest{Trigger: triggerSchedule, TriggeredBy: &owner, TickAt: &tick})
+		var refusal *rest.Error
+		if errors.As(err, &refusal) {
+			return skip(refusal.Code + ": " + refusal.Message)
+		}
+		if err != nil {
+			return err
+		}
+		outcome = tickQueued
+		_, err = tx.Exec(ctx, `UPDATE kadu_schedule_ticks SET execution_id = ? WHERE task_id = ? AND tick = ?`, e.ID, t.ID, tick)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return outcome, nil
+}
+
+// maxExpiredPerRun bounds one sweep; the next minute takes the rest.
+const maxExpiredPerRun = 500
+
+// expireExecutions ends the executions past their deadline: running ones
+// timed_out, waiting ones failed with the reason. An execution another
+// process moved meanwhile is left to it.
+func (s *service) expireExecutions(ctx context.Context, now time.Time) (int, error) {
+	var due []*executionRecord
+	if err := s.db.Select(ctx, &due, `SELECT `+executionColumns+` FROM kadu_executions
+		WHERE status IN ('running', 'waiting_input', 'waiting_approval') AND deadline IS NOT NULL AND deadline < ?
+		ORDER BY deadline LIMIT ?`, now, maxExpiredPerRun); err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, e := range due {
+		to, code, msg := execFailed, "", ""
+		switch e.Status {
+		case execRunning:
+			to, code, msg = execTimedOut, "timed_out", fmt.Sprintf("the execution ran past its limit of %s", s.cfg.ExecutionTimeout)
+		case execWaitingInput:
+			code, msg = "input_timeout", fmt.Sprintf("nobody gave the input it waited for within %s", s.cfg.WaitTimeout)
+		case execWaitingApproval:
+			code, msg = "approval_timeout", fmt.Sprintf("nobody decided on the approval it waited for within %s", s.cfg.WaitTimeout)
+		}
+		err := s.transition(ctx, s.db, e, to, executionChange{ErrorCode: &code, ErrorMessage: &msg})
+		switch {
+		case errors.Is(err, errStaleExecution):
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,882 @@
+package kadu
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/money"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Tasks: what Kadu runs. Reading is for every role; members create tasks
+// and change their own; admins change anyone's, and are the only ones who
+// choose who may run a task and where its results go (docs/decisions.md
+// "The rules we build on": nothing that changes where data goes without
+// the role that answers for it).
+var (
+	tasksRead   = mcp.Requirement{Scopes: []string{"kadu.tasks"}, Permission: identity.PermRead}
+	tasksWrite  = mcp.Requirement{Scopes: []string{"kadu.tasks"}, Permission: identity.PermWrite}
+	tasksManage = mcp.Requirement{Scopes: []string{"kadu.tasks"}, Permission: identity.PermManage}
+)
+
+// Limits of what a task holds.
+const (
+	maxWorkflowSteps = 100
+	maxAllowedTools  = 100
+	maxTriggerers    = 200
+	maxDestinations  = 20
+)
+
+// toolInfo is what Kadu must know of another product's tool for a task to
+// call it: the product it belongs to, the scopes and permission its
+// requirement names, and whether it is destructive (an execution then
+// waits for an approval before calling it).
+type toolInfo struct {
+	Product     string
+	Scopes      []string
+	Permission  string
+	Destructive bool
+}
+
+// lookupTool finds a tool of the other products of this deployment: the
+// product-neutral registry the binary's wiring fills (the runtime sets
+// it). Nil — no registry — accepts any well-formed name and grants no
+// scope; with a registry, a name it does not know is refused when the
+// task is saved.
+var lookupTool func(name string) (toolInfo, bool)
+
+// validateWorkflow checks a workflow's steps when a task is saved, so a
+// task that cannot run is refused then rather than failing later. This
+// basic check is structural (each step names a tool, on_error is stop or
+// continue, step ids are unique); the runtime's engine replaces it with
+// one that also compiles each step's expressions. It returns a
+// *rest.Error (422, one detail per field) or nil.
+var validateWorkflow = func(steps []workflowStep) error { return checkWorkflowStructure(steps) }
+
+var (
+	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
+	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// checkWorkflowStructure is validateWorkflow's default.
+func checkWorkflowStructure(steps []workflowStep) error {
+	var details []rest.FieldError
+	if len(steps) == 0 {
+		details = append(details, rest.FieldError{Field: "steps", Message: "a workflow needs at least one step"})
+	}
+	if len(steps) > maxWorkflowSteps {
+		details = append(details, rest.FieldError{Field: "steps", Message: fmt.Sprintf("at most %d steps", maxWorkflowSteps)})
+	}
+	seen := map[string]bool{}
+	for i, st := range steps {
+		at := fmt.Sprintf("steps.%d", i)
+		if !toolNameRe.MatchString(st.Tool) {
+			details = append(details, rest.FieldError{Field: at + ".tool", Message: "must name a tool (lower-case letters, digits and _)"})
+		}
+		switch st.OnError {
+		case "", "stop", "continue":
+		default:
+			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
+		}
+		if st.ID != "" {
+			if !stepIDRe.MatchString(st.ID) {
+				details = append(details, rest.FieldError{Field: at + ".id", Message: "must be lower-case letters, digits and _, starting with a letter"})
+			} else if seen[st.ID] {
+				details = append(details, rest.FieldError{Field: at + ".id", Message: "is the id of an earlier step"})
+			}
+			seen[st.ID] = true
+		}
+	}
+	if len(details) > 0 {
+		return rest.Validation("the workflow is invalid", details...)
+	}
+	return nil
+}
+
+// scheduleJSON is a task's schedule as the API shows it.
+type scheduleJSON struct {
+	Cron      string     `json:"cron"`
+	Timezone  string     `json:"timezone"`
+	NextRunAt *time.Time `json:"next_run_at"`
+}
+
+// taskJSON is a task as the API shows it; money in BRL.
+type taskJSON struct {
+	ID            string              `json:"id"`
+	Name          string              `json:"name"`
+	Instructions  string              `json:"instructions"`
+	Mode          string              `json:"mode"`
+	Steps         []workflowStep      `json:"steps"`
+	AllowedTools  []string            `json:"allowed_tools"`
+	GrantedScopes map[string][]string `json:"granted_scopes"`
+	Model         *string             `json:"model"`
+	Schedule      *scheduleJSON       `json:"schedule"`
+	CostCeiling   *float64            `json:"cost_ceiling"`
+	Triggerers    triggerers          `json:"triggerers"`
+	Destinations  []destination       `json:"destinations"`
+	Status        string              `json:"status"`
+	OwnerUserID   string              `json:"owner_user_id"`
+	CreatedAt     time.Time           `json:"created_at"`
+	UpdatedAt     time.Time           `json:"updated_at"`
+}
+
+func (s *service) toTaskJSON(t *taskRecord) taskJSON {
+	j := taskJSON{ID: t.ID, Name: t.Name, Instructions: t.Instructions, Mode: t.Mode, Steps: t.Steps,
+		AllowedTools: t.AllowedTools, GrantedScopes: t.GrantedScopes, Model: t.Model, Triggerers: t.Triggerers,
+		Destinations: t.Destinations, Status: t.Status, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	if t.CostCeilingCents != nil {
+		v := money.Cents(*t.CostCeilingCents).Float64()
+		j.CostCeiling = &v
+	}
+	if t.ScheduleCron != nil {
+		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: deref(t.ScheduleTimezone)}
+		if t.Status == taskActive {
+			if sched, err := parseSchedule(sj.Cron, sj.Timezone); err == nil {
+				next := sched.Next(s.clock())
+				sj.NextRunAt = &next
+			}
+		}
+		j.Schedule = sj
+	}
+	return j
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// workflowStepIn is one workflow step as a caller writes it.
+type workflowStepIn struct {
+	ID        string         `json:"id,omitempty" maxLength:"64" jsonschema:"Names the step, so later steps can use its result ({{steps.ID.…}})."`
+	Tool      string         `json:"tool" minLength:"1" maxLength:"100" jsonschema:"The tool the step calls: one of the task's allowed tools."`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"The tool's arguments; strings may hold templates over the run's input and earlier steps' results ({{input.month}})."`
+	Condition string         `json:"condition,omitempty" maxLength:"2000" jsonschema:"Runs the step only when this expression is true."`
+	OnError   string         `json:"on_error,omitempty" enum:"stop,continue" jsonschema:"stop (default): a failure ends the execution failed; continue: the next step runs."`
+}
+
+// scheduleIn is a schedule as a caller writes it.
+type scheduleIn struct {
+	Cron     string `json:"cron" maxLength:"100" jsonschema:"A cron expression with five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly; \"\" removes the schedule."`
+	Timezone string `json:"timezone,omitempty" maxLength:"64" jsonschema:"The IANA time zone the expression is read in (default America/Sao_Paulo)."`
+}
+
+type createTaskIn struct {
+	Name         string           `json:"name" minLength:"1" maxLength:"200" jsonschema:"The task's name."`
+	Instructions string           `json:"instructions,omitempty" maxLength:"20000" jsonschema:"What the task is for; an agent task's system prompt."`
+	Mode         string           `json:"mode,omitempty" enum:"workflow,agent" jsonschema:"workflow (default): the steps run in order, no model; agent: a model decides which allowed tools to call."`
+	Steps        []workflowStepIn `json:"steps,omitempty" jsonschema:"The workflow's steps, in order (workflow mode)."`
+	AllowedTools []string         `json:"allowed_tools,omitempty" jsonschema:"The tools of the other Kobana products the task may call (default for a workflow: its steps' tools)."`
+	Model        string           `json:"model,omitempty" maxLength:"100" jsonschema:"The model an agent task runs with (default: the deployment's)."`
+	Schedule     *scheduleIn      `json:"schedule,omitempty" jsonschema:"Runs the task on a schedule."`
+	CostCeiling  *float64         `json:"cost_ceiling,omitempty" minimum:"0" jsonschema:"The most one execution may cost, in BRL (default: the plan's maximum per execution)."`
+}
+
+type updateTaskIn struct {
+	ID           string            `json:"task_id" in:"path" jsonschema:"The task's id."`
+	Name         *string           `json:"name,omitempty" minLength:"1" maxLength:"200" jsonschema:"A new name."`
+	Instructions *string           `json:"instructions,omitempty" maxLength:"20000" jsonschema:"New instructions."`
+	Mode         *string           `json:"mode,omitempty" enum:"workflow,agent" jsonschema:"A new mode."`
+	Steps        *[]workflowStepIn `json:"steps,omitempty" jsonschema:"Replaces the workflow's steps."`
+	AllowedTools *[]string         `json:"allowed_tools,omitempty" jsonschema:"Replaces the allowed tools (the granted scopes are computed again)."`
+	Model        *string           `json:"model,omitempty" maxLength:"100" jsonschema:"A new model; \"\" returns to the deployment's."`
+	Schedule     *scheduleIn       `json:"schedule,omitempty" jsonschema:"A new schedule; cron \"\" removes it."`
+	CostCeiling  *float64          `json:"cost_ceiling,omitempty" minimum:"-1" jsonschema:"A new ceiling per execution in BRL; -1 removes it (the plan's maximum applies)."`
+}
+
+type listTasksIn struct {
+	Status string `json:"status,omitempty" in:"query" enum:"active,paused" jsonschema:"Only tasks in this status."`
+	Q      string `json:"q,omitempty" in:"query" maxLength:"200" jsonschema:"Only tasks whose name contains this text (case-insensitive)."`
+	Limit  int    `json:"limit,omitempty" in:"query" minimum:"1" maximum:"200" jsonschema:"How many tasks per page (1-200, default 50)."`
+	Cursor string `json:"cursor,omitempty" in:"query" jsonschema:"The meta.next_cursor of the previous page."`
+}
+
+type taskRefIn struct {
+	ID string `json:"task_id" in:"path" jsonschema:"The task's id."`
+}
+
+type setTriggerersIn struct {
+	ID    string   `json:"task_id" in:"path" jsonschema:"The task's id."`
+	Users []string `json:"users" jsonschema:"User ids of the organization's people who may run the task (the owner always may)."`
+	Roles []string `json:"roles" jsonschema:"Roles whose holders may run the task: viewer, member, admin, owner (running also needs the member role)."`
+}
+
+type destinationIn struct {
+	Kind   string   `json:"kind" enum:"webhook,email,tool" jsonschema:"webhook: the organization's Kadu webhooks; email: an address; tool: a tool of another product called with the result."`
+	Target string   `json:"target,omitempty" maxLength:"254" jsonschema:"The address (email) or the tool's name (tool); empty for webhook."`
+	On     []string `json:"on,omitempty" jsonschema:"The outcomes it is sent for: succeeded, failed, canceled, timed_out, cost_exceeded (default: every end)."`
+}
+
+type setDestinationsIn struct {
+	ID           string          `json:"task_id" in:"path" jsonschema:"The task's id."`
+	Destinations []destinationIn `json:"destinations" jsonschema:"Where executions' results go; [] for nowhere but the API."`
+}
+
+// taskFilter narrows kadu_tasks_list.
+type taskFilter struct {
+	Status string
+	Q      string
+	After  string
+	Limit  int
+}
+
+func listTasks(ctx context.Context, q store.Querier, orgID string, f taskFilter) ([]*taskRecord, error) {
+	where := []string{"organization_id = ?", "status <> 'deleted'"}
+	args := []any{orgID}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, f.Status)
+	}
+	if f.Q != "" {
+		where, args = append(where, `LOWER(name) LIKE ? ESCAPE '\'`), append(args, "%"+likeEscape(strings.ToLower(f.Q))+"%")
+	}
+	if f.After != "" {
+		where, args = append(where, "id > ?"), append(args, f.After)
+	}
+	args = append(args, f.Limit+1)
+	var rows []*taskRecord
+	if err := q.Select(ctx, &rows, `SELECT `+taskColumns+` FROM kadu_tasks WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`, args...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if err := r.decode(); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// likeEscape makes text match itself in a LIKE pattern with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// forUpdate locks the rows a PostgreSQL transaction reads until it ends
+// (SQLite's transactions hold the write lock from their start).
+func forUpdate(q store.Querier) string {
+	if q.Dialect() == store.Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// lockTask is getTask for a transaction that will rewrite the row.
+func lockTask(ctx context.Context, tx *store.Tx, orgID, id string) (*taskRecord, error) {
+	var t taskRecord
+	if err := tx.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
+		WHERE organization_id = ? AND id = ? AND status <> 'deleted'`+forUpdate(tx), orgID, id); err != nil {
+		return nil, err
+	}
+	return &t, t.decode()
+}
+
+// updateTask writes every field of t back (encode runs first).
+func updateTask(ctx context.Context, q store.Querier, t *taskRecord) error {
+	if err := t.encode(); err != nil {
+		return err
+	}
+	return store.ExpectOne(q.Exec(ctx, `UPDATE kadu_tasks SET name = ?, instructions = ?, mode = ?, steps = ?,
+		allowed_tools = ?, granted_scopes = ?, model = ?, schedule_cron = ?, schedule_timezone = ?,
+		cost_ceiling_cents = ?, schedule_since = ?, triggerers = ?, destinations = ?, status = ?, updated_at = ?, deleted_at = ?
+		WHERE organization_id = ? AND id = ?`,
+		t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON, t.GrantedScopesJSON, t.Model,
+		t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON, t.DestinationsJSON, t.Status,
+		t.UpdatedAt, t.DeletedAt, t.OrganizationID, t.ID))
+}
+
+// taskErr maps the store's errors to the API's.
+func taskErr(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return rest.NotFound("task")
+	}
+	return err
+}
+
+// mayEdit: the task's owner, or an admin.
+func mayEdit(id *identity.Identity, t *taskRecord) error {
+	if id != nil && (id.UserID == t.OwnerUserID || id.Role.Allows(identity.PermManage)) {
+		return nil
+	}
+	return rest.Forbidden("only the task's owner or an admin may change it")
+}
+
+// mayTrigger says whether the caller may run t: its owner always; the
+// people and roles its triggerers name.
+func mayTrigger(id *identity.Identity, t *taskRecord) bool {
+	if id == nil || id.UserID == "" {
+		return false
+	}
+	return id.UserID == t.OwnerUserID || slices.Contains(t.Triggerers.Users, id.UserID) ||
+		slices.Contains(t.Triggerers.Roles, string(id.Role))
+}
+
+// taskDefinition is what create and update set, already decoded.
+type taskDefinition struct {
+	steps        []workflowStep
+	allowedTools []string
+	toolsGiven   bool
+}
+
+func toSteps(in []workflowStepIn) ([]workflowStep, error) {
+	out := make([]workflowStep, 0, len(in))
+	for _, st := range in {
+		ws := workflowStep{ID: st.ID, Tool: st.Tool, OnError: st.OnError}
+		if st.Arguments != nil {
+			b, err := json.Marshal(st.Arguments)
+			if err != nil {
+				return nil, err
+			}
+			ws.Arguments = b
+		}
+		if st.Condition != "" {
+			b, _ := json.Marshal(st.Condition)
+			ws.Extra = map[string]json.RawMessage{"condition": b}
+		}
+		out = append(out, ws)
+	}
+	return out, nil
+}
+
+// applyDefinition checks and sets what defines the task's run — mode,
+// steps, tools and the scopes they need, model, schedule, ceiling — as
+// the caller's role allows: scopes are granted only for tools the person
+// saving the task may use themselves.
+func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def taskDefinition) error {
+	t.Steps = def.steps
+	if !def.toolsGiven && t.Mode == modeWorkflow {
+		def.allowedTools = nil
+		for _, st := range t.Steps {
+			if !slices.Contains(def.allowedTools, st.Tool) {
+				def.allowedTools = append(def.allowedTools, st.Tool)
+			}
+		}
+	}
+	if def.allowedTools == nil {
+		def.allowedTools = []string{}
+	}
+	t.AllowedTools = def.allowedTools
+	var details []rest.FieldError
+	if len(t.AllowedTools) > maxAllowedTools {
+		details = append(details, rest.FieldError{Field: "allowed_tools", Message: fmt.Sprintf("at most %d tools", maxAllowedTools)})
+	}
+	granted := map[string][]string{}
+	for i, name := range t.AllowedTools {
+		at := fmt.Sprintf("allowed_tools.%d", i)
+		switch {
+		case !toolNameRe.MatchString(name):
+			details = append(details, rest.FieldError{Field: at, Message: "must name a tool (lower-case letters, digits and _)"})
+			continue
+		case strings.HasPrefix(name, "kadu_"):
+			details = append(details, rest.FieldError{Field: at, Message: "a task cannot call Kadu's own tools"})
+			continue
+		case slices.Index(t.AllowedTools, name) < i:
+			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
+			continue
+		}
+		if lookupTool == nil {
+			continue
+		}
+		info, ok := lookupTool(name)
+		if !ok {
+			details = append(details, rest.FieldError{Field: at, Message: "no tool of this name runs in this deployment"})
+			continue
+		}
+		if info.Permission != "" && (id == nil || !id.Role.Allows(info.Permission)) {
+			return rest.Forbidden(fmt.Sprintf("your role cannot use %s, so a task you save cannot be granted it: remove it from allowed_tools or ask someone whose role allows it", name))
+		}
+		for _, sc := range info.Scopes {
+			if !slices.Contains(granted[info.Product], sc) {
+				granted[info.Product] = append(granted[info.Product], sc)
+			}
+		}
+	}
+	for _, list := range granted {
+		slices.Sort(list)
+	}
+	t.GrantedScopes = granted
+	switch t.Mode {
+	case modeWorkflow:
+		if err := validateWorkflow(t.Steps); err != nil {
+			return err
+		}
+		for i, st := range t.Steps {
+			if toolNameRe.MatchString(st.Tool) && !slices.Contains(t.AllowedTools, st.Tool) {
+				details = append(details, rest.FieldError{Field: fmt.Sprintf("steps.%d.tool", i), Message: "is not among the task's allowed_tools"})
+			}
+		}
+	case modeAgent:
+		if len(t.Steps) > 0 {
+			details = append(details, rest.FieldError{Field: "steps", Message: "an agent task has no steps: the model chooses its tool calls"})
+		}
+	}
+	if t.Model != nil {
+		if _, ok := s.cfg.Prices[*t.Model]; !ok {
+			details = append(details, rest.FieldError{Field: "model", Message: "has no price in the deployment's price table (--kadu-model-prices): " + strings.Join(s.pricedModels(), ", ")})
+		}
+	}
+	if t.CostCeilingCents != nil && *t.CostCeilingCents > s.cfg.Plan.MaxCostPerExecutionCents {
+		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).BRL()})
+	}
+	if len(details) > 0 {
+		return rest.Validation("the task is invalid", details...)
+	}
+	return nil
+}
+
+func (s *service) pricedModels() []string {
+	var out []string
+	for m := range s.cfg.Prices {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// setSchedule validates and sets a schedule; cron "" removes it. A new
+// or changed schedule counts its ticks from now.
+func setSchedule(t *taskRecord, in *scheduleIn, now time.Time) error {
+	if in == nil {
+		return nil
+	}
+	if strings.TrimSpace(in.Cron) == "" {
+		t.ScheduleCron, t.ScheduleTimezone, t.ScheduleSince = nil, nil, nil
+		return nil
+	}
+	tz := in.Timezone
+	if tz == "" {
+		tz = defaultTimezone
+	}
+	if _, err := parseSchedule(in.Cron, tz); err != nil {
+		return err
+	}
+	c := strings.TrimSpace(in.Cron)
+	if deref(t.ScheduleCron) != c || deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
+		t.ScheduleSince = &now
+	}
+	t.ScheduleCron, t.ScheduleTimezone = &c, &tz
+	return nil
+}
+
+// ceilingCents converts a ceiling in BRL; negative removes it.
+func ceilingCents(v *float64) (*int64, error) {
+	if v == nil || *v < 0 {
+		return nil, nil
+	}
+	c, err := money.FromFloat(*v)
+	if err != nil {
+		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cost_ceiling", Message: err.Error()})
+	}
+	n := int64(c)
+	return &n, nil
+}
+
+// registerTasks declares the task operations.
+func registerTasks(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_list", Method: "GET", Path: "/tasks", Tags: []string{"tasks"},
+		Title: "List tasks", Summary: "Lists the organization's tasks, oldest first, with cursor pagination; filters by status and by text in the name.",
+		Requires: tasksRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *listTasksIn) (*rest.Response, error) {
+		sc, after, err := restkit.PageScope(ctx, s.tenancy, in.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		f := taskFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
+		rows, err := listTasks(ctx, s.db, sc.OrgID, f)
+		if err != nil {
+			return nil, err
+		}
+		return restkit.CursorPageWithLimit(rows, f.Limit, func(r *taskRecord) string { return r.ID }, s.toTaskJSON), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_get", Method: "GET", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
+		Title: "Get a task", Summary: "Gets one task: its mode, steps or model, allowed tools and the scopes granted for them, schedule (with the next run), ceiling, who may run it and where results go.",
+		Requires: tasksRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+		return restkit.ReadItem(ctx, s.tenancy, "task", func(sc restkit.Tenant) (*taskRecord, error) {
+			return getTask(ctx, s.db, sc.OrgID, in.ID)
+		}, s.toTaskJSON)
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_create", Method: "POST", Path: "/tasks", Tags: []string{"tasks"},
+		Title:    "Create a task",
+		Summary:  "Creates a task: a workflow (steps calling the allowed tools in order, no model) or an agent (a model choosing among the allowed tools), with an optional cron schedule and cost ceiling. The caller owns it and may always run it.",
+		Requires: tasksWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *createTaskIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		now := s.clock()
+		t := &taskRecord{ID: store.NewID(), OrganizationID: sc.OrgID, OwnerUserID: sc.Identity.UserID,
+			Name: strings.TrimSpace(in.Name), Instructions: in.Instructions, Mode: in.Mode, Status: taskActive,
+			CreatedAt: now, UpdatedAt: now}
+		if t.Mode == "" {
+			t.Mode = modeWorkflow
+		}
+		if t.OwnerUserID == "" {
+			return nil, rest.Forbidden("a task is owned by a person: use a token of a signed-in user")
+		}
+		if t.Name == "" {
+			return nil, rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
+		}
+		if in.Model != "" {
+			m := in.Model
+			t.Model = &m
+		}
+		if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
+			return nil, err
+		}
+		if err := setSchedule(t, in.Schedule, s.clock()); err != nil {
+			return nil, err
+		}
+		steps, err := toSteps(in.Steps)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.applyDefinition(sc.Identity, t, taskDefinition{steps: steps, allowedTools: in.AllowedTools, toolsGiven: in.AllowedTools != nil}); err != nil {
+			return nil, err
+		}
+		if err := insertTask(ctx, s.db, t); err != nil {
+			return nil, err
+		}
+		return rest.Created(map[string]any{"data": s.toTaskJSON(t)}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_update", Method: "PATCH", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
+		Title:    "Update a task",
+		Summary:  "Changes the given fields of a task (name, instructions, mode, steps, allowed tools, model, schedule, cost ceiling); who may run it and where results go are changed with kadu_tasks_set_triggerers and kadu_tasks_set_destinations. Its owner or an admin may.",
+		Requires: tasksWrite, Annotations: restkit.Write(true),
+	}, func(ctx context.Context, in *updateTaskIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var t *taskRecord
+		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+			if t, err = lockTask(ctx, tx, sc.OrgID, in.ID); err != nil {
+				return err
+			}
+			if err := mayEdit(sc.Identity, t); err != nil {
+				return err
+			}
+			if in.Name != nil {
+				if t.Name = strings.TrimSpace(*in.Name); t.Name == "" {
+					return rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
+				}
+			}
+			if in.Instructions != nil {
+				t.Instructions = *in.Instructions
+			}
+			if in.Mode != nil {
+				t.Mode = *in.Mode
+			}
+			if in.Model != nil {
+				t.Model = nil
+				if *in.Model != "" {
+					m := *in.Model
+					t.Model = &m
+				}
+			}
+			if in.CostCeiling != nil {
+				if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
+					return err
+				}
+			}
+			if err := setSchedule(t, in.Schedule, s.clock()); err != nil {
+				return err
+			}
+			def := taskDefinition{steps: t.Steps, allowedTools: t.AllowedTools, toolsGiven: true}
+			if in.Steps != nil {
+				if def.steps, err = toSteps(*in.Steps); err != nil {
+					return err
+				}
+				def.toolsGiven = in.AllowedTools != nil
+			}
+			if in.AllowedTools != nil {
+				def.allowedTools, def.toolsGiven = *in.AllowedTools, true
+			}
+			if in.Mode != nil && *in.Mode == modeAgent && in.Steps == nil {
+				def.steps = nil
+			}
+			if err := s.applyDefinition(sc.Identity, t, def); err != nil {
+				return err
+			}
+			t.UpdatedAt = s.clock()
+			return updateTask(ctx, tx, t)
+		})
+		if err != nil {
+			return nil, taskErr(err)
+		}
+		return rest.OK(map[string]any{"data": s.toTaskJSON(t)}), nil
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "kadu_tasks_set_triggerers", Method: "PUT", Path: "/tasks/{task_id}/triggerers", Tags: []string{"tasks"},
+		Title:       "Set who may run a task",
+		Summary:     "Replaces who besides the owner may run a task: people (user ids of the organization) and roles. Running also needs the member role. Admins only.",
+		Description: "Destructive: it changes who may start the task's executions, and so what runs on the organization's data.",
+		Requires:    tasksManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *setTriggerersIn) (string, error) {
+		t, err := s.describeTask(ctx, in.ID)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Let %s run task '%s' (besides its owner)? They can then start executions that act on the organization's data.", describeTriggerers(in.Users, in.Roles), t.Name), nil
+	}, func(ctx context.Context, in *setTriggerersIn) (*rest.Response, error) {
+		return s.changeTask(ctx, in.ID, false, func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error {
+			tr, err := s.checkTriggerers(ctx, tx, sc.OrgID, in.Users, in.Roles)
+			if err != nil {
+				return err
+			}
+			t.Triggerers = tr
+			return nil
+		})
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "kadu_tasks_set_destinations", Method: "PUT", Path: "/tasks/{task_id}/destinations", Tags: []string{"tasks"},
+		Title:       "Set where a task's results go",
+		Summary:     "Replaces where the task's executions' results are delivered when they end: the organization's Kadu webhooks, e-mail addresses, or a tool of another product. Admins only.",
+		Description: "Destructive: it changes where the organization's data goes.",
+		Requires:    tasksManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *setDestinationsIn) (string, error) {
+		t, err := s.describeTask(ctx, in.ID)
+		if err != nil {
+			return "", err
+		}
+		if _, err := checkDestinations(in.Destinations); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Send the results of task '%s' to %s? Its executions' output will leave Kadu there.", t.Name, describeDestinations(in.Destinations)), nil
+	}, func(ctx context.Context, in *setDestinationsIn) (*rest.Response, error) {
+		return s.changeTask(ctx, in.ID, false, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+			d, err := checkDestinations(in.Destinations)
+			if err != nil {
+				return err
+			}
+			t.Destinations = d
+			return nil
+		})
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_pause", Method: "POST", Path: "/tasks/{task_id}/pause", Tags: []string{"tasks"},
+		Title: "Pause a task", Summary: "Pauses a task: its schedule queues nothing and it cannot be run until resumed. Executions already queued or running go on. Its owner or an admin may.",
+		Requires: tasksWrite, Annotations: restkit.Write(true),
+	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+		return s.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+			t.Status = taskPaused
+			return nil
+		})
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_tasks_resume", Method: "POST", Path: "/tasks/{task_id}/resume", Tags: []string{"tasks"},
+		Title: "Resume a task", Summary: "Resumes a paused task: it may be run again and its schedule queues from the next tick on (ticks missed while paused are not run). Its owner or an admin may.",
+		Requires: tasksWrite, Annotations: restkit.Write(true),
+	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+		return s.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+			if t.Status == taskPaused && t.ScheduleCron != nil {
+				now := s.clock()
+				t.ScheduleSince = &now
+			}
+			t.Status = taskActive
+			return nil
+		})
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "kadu_tasks_delete", Method: "DELETE", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
+		Title: "Delete a task", Summary: "Deletes a task: it no longer runs, is listed or can be read; its executions stay readable. Its owner or an admin may.",
+		Description: "Destructive: it cannot be undone.",
+		Requires:    tasksWrite, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *taskRefIn) (string, error) {
+		t, err := s.describeTask(ctx, in.ID)
+		if err != nil {
+			return "", err
+		}
+		sched := ""
+		if t.ScheduleCron != nil {
+			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, deref(t.ScheduleTimezone))
+		}
+		return fmt.Sprintf("Delete task '%s'?%s This cannot be undone.", t.Name, sched), nil
+	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			t, err := lockTask(ctx, tx, sc.OrgID, in.ID)
+			if err != nil {
+				return err
+			}
+			if err := mayEdit(sc.Identity, t); err != nil {
+				return err
+			}
+			now := s.clock()
+			t.Status, t.UpdatedAt, t.DeletedAt = taskDeleted, now, &now
+			return updateTask(ctx, tx, t)
+		})
+		if err != nil {
+			return nil, taskErr(err)
+		}
+		return rest.NoContent(), nil
+	})
+}
+
+// describeTask looks up the target of a destructive task operation for
+// its confirmation message: another organization's task is 404 before
+// anything is asked.
+func (s *service) describeTask(ctx context.Context, id string) (*taskRecord, error) {
+	sc, err := s.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := getTask(ctx, s.db, sc.OrgID, id)
+	return t, taskErr(err)
+}
+
+// changeTask is the body of the task operations that rewrite one task:
+// lock it, check the caller may (owner or admin when ownerOrAdmin; the
+// operation's own requirement otherwise), change it, write it, answer it.
+// A confirmation in ctx is consumed in the same transaction.
+func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, change func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error) (*rest.Response, error) {
+	sc, err := s.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var t *taskRecord
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		if t, err = lockTask(ctx, tx, sc.OrgID, id); err != nil {
+			return err
+		}
+		if ownerOrAdmin {
+			if err := mayEdit(sc.Identity, t); err != nil {
+				return err
+			}
+		}
+		if err := change(ctx, tx, sc, t); err != nil {
+			return err
+		}
+		t.UpdatedAt = s.clock()
+		return updateTask(ctx, tx, t)
+	})
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	return rest.OK(map[string]any{"data": s.toTaskJSON(t)}), nil
+}
+
+// checkTriggerers validates triggerers: every user a member of the
+// organization, every role one of the platform's.
+func (s *service) checkTriggerers(ctx context.Context, q store.Querier, orgID string, users, roles []string) (triggerers, error) {
+	tr := triggerers{Users: []string{}, Roles: []string{}}
+	var details []rest.FieldError
+	if len(users)+len(roles) > maxTriggerers {
+		details = append(details, rest.FieldError{Field: "users", Message: fmt.Sprintf("at most %d users and roles together", maxTriggerers)})
+	}
+	for i, u := range users {
+		if slices.Contains(tr.Users, u) {
+			continue
+		}
+		var n int
+		if err := q.Get(ctx, &n, `SELECT COUNT(*) FROM memberships WHERE organization_id = ? AND user_id = ?`, orgID, u); err != nil {
+			return tr, err
+		}
+		if n == 0 {
+			details = append(details, rest.FieldError{Field: fmt.Sprintf("users.%d", i), Message: "is not a person of the organization"})
+			continue
+		}
+		tr.Users = append(tr.Users, u)
+	}
+	for i, r := range roles {
+		if !identity.Role(r).Valid() {
+			details = append(details, rest.FieldError{Field: fmt.Sprintf("roles.%d", i), Message: "must be viewer, member, admin or owner"})
+			continue
+		}
+		if !slices.Contains(tr.Roles, r) {
+			tr.Roles = append(tr.Roles, r)
+		}
+	}
+	if len(details) > 0 {
+		return tr, rest.Validation("the triggerers are invalid", details...)
+	}
+	return tr, nil
+}
+
+func describeTriggerers(users, roles []string) string {
+	var parts []string
+	if len(users) > 0 {
+		parts = append(parts, fmt.Sprintf("%d person(s)", len(users)))
+	}
+	if len(roles) > 0 {
+		parts = append(parts, "everyone with the role "+strings.Join(roles, " or "))
+	}
+	if len(parts) == 0 {
+		return "only the owner"
+	}
+	return strings.Join(parts, " and ")
+}
+
+var outcomes = []string{execSucceeded, execFailed, execCanceled, execTimedOut, execCostExceeded}
+
+// checkDestinations validates destinations: an address for email, a
+// tool's name for tool, nothing for webhook; outcomes among the ends.
+func checkDestinations(in []destinationIn) ([]destination, error) {
+	out := []destination{}
+	var details []rest.FieldError
+	if len(in) > maxDestinations {
+		details = append(details, rest.FieldError{Field: "destinations", Message: fmt.Sprintf("at most %d destinations", maxDestinations)})
+	}
+	for i, d := range in {
+		at := fmt.Sprintf("destinations.%d", i)
+		target := strings.TrimSpace(d.Target)
+		switch d.Kind {
+		case "webhook":
+			if target != "" {
+				details = append(details, rest.FieldError{Field: at + ".target", Message: "a webhook destination has no target: every Kadu webhook of the organization subscribed to the event receives it"})
+			}
+		case "email":
+			if at := strings.LastIndexByte(target, '@'); at < 1 || at == len(target)-1 || strings.ContainsAny(target, " <>,;") {
+				details = append(details, rest.FieldError{Field: fmt.Sprintf("destinations.%d.target", i), Message: "must be an e-mail address"})
+			}
+		case "tool":
+			if !toolNameRe.MatchString(target) || strings.HasPrefix(target, "kadu_") {
+				details = append(details, rest.FieldError{Field: at + ".target", Message: "must name a tool of another Kobana product"})
+			}
+		}
+		for j, o := range d.On {
+			if !slices.Contains(outcomes, o) {
+				details = append(details, rest.FieldError{Field: fmt.Sprintf("%s.on.%d", at, j), Message: "must be one of " + strings.Join(outcomes, ", ")})
+			}
+		}
+		out = append(out, destination{Kind: d.Kind, Target: target, On: d.On})
+	}
+	if len(details) > 0 {
+		return nil, rest.Validation("the destinations are invalid", details...)
+	}
+	return out, nil
+}
+
+func describeDestinations(in []destinationIn) string {
+	if len(in) == 0 {
+		return "nowhere (results stay readable through the API only)"
+	}
+	var parts []string
+	for _, d := range in {
+		switch d.Kind {
+		case "webhook":
+			parts = append(parts, "the organization's Kadu webhooks")
+		default:
+			parts = append(parts, d.Kind+" "+d.Target)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
