@@ -41,9 +41,9 @@
 //
 // # Conditions
 //
-// A step's "if" is one expression, without markers, that must give a
-// boolean: the step runs when it is true, and is skipped (its result nil)
-// when it is false.
+// A step's "condition" is one expression, bare or as one whole marker
+// ("{{ len(steps.list.data) > 0 }}"), that must give a boolean: the step
+// runs when it is true, and is skipped (its result nil) when it is false.
 //
 // # Bounds
 //
@@ -70,7 +70,7 @@ import (
 
 // Bounds of the language.
 const (
-	MaxSteps           = 50
+	MaxSteps           = 100
 	MaxExpressionBytes = 1000
 	MaxNodes           = 300
 	MemoryBudget       = 20_000
@@ -108,7 +108,7 @@ var typeEnv = map[string]any{"input": map[string]any{}, "steps": map[string]any{
 type Error struct {
 	Step    int    // 0-based
 	StepID  string // may be empty
-	Path    string // "arguments.status", "if", "id", …
+	Path    string // "arguments.status", "condition", "id", …
 	Message string
 }
 
@@ -187,11 +187,16 @@ func (p *program) run(env map[string]any) (any, error) {
 // Condition is a compiled step condition.
 type Condition struct{ p *program }
 
-// CompileCondition compiles a step's "if"; earlier are the ids of the
-// steps declared before it.
+// CompileCondition compiles a step's condition; earlier are the ids of
+// the steps declared before it. It is one expression, bare or as one
+// whole marker ("{{ input.go }}").
 func CompileCondition(src string, earlier []string) (*Condition, error) {
+	t := strings.TrimSpace(src)
+	if strings.HasPrefix(t, "{{") && strings.HasSuffix(t, "}}") && closing(t[2:]) == len(t)-4 {
+		src = t[2 : len(t)-2]
+	}
 	if strings.Contains(src, "{{") {
-		return nil, errors.New("a condition is one expression, without {{ }} markers")
+		return nil, errors.New("a condition is one expression, bare or as one {{ }} marker")
 	}
 	p, err := compile(src, set(earlier), true)
 	if err != nil {
@@ -542,7 +547,7 @@ func Validate(steps []StepSpec, allowed func(tool string) bool) ([]Compiled, err
 		}
 		if strings.TrimSpace(st.If) != "" {
 			if c.Cond, err = CompileCondition(st.If, earlier); err != nil {
-				return nil, fail("if", err.Error())
+				return nil, fail("condition", err.Error())
 			}
 		}
 		if st.ID != "" {

@@ -88,8 +88,8 @@ func TestValidate(t *testing.T) {
 		{[]StepSpec{{Tool: "t", Arguments: json.RawMessage(`{"a":"{{ secrets.key }}"}`)}}, "unknown name secrets"},
 		{[]StepSpec{{Tool: "t", Arguments: json.RawMessage(`{"a":"{{ now() }}"}`)}}, "now"},
 		{[]StepSpec{{Tool: "t", Arguments: json.RawMessage(`[1]`)}}, "must be a JSON object"},
-		{[]StepSpec{{Tool: "t", If: `1 + 1`}}, "if:"},
-		{[]StepSpec{{Tool: "t", If: `{{input.x}}`}}, "without {{ }} markers"},
+		{[]StepSpec{{Tool: "t", If: `1 + 1`}}, "condition:"},
+		{[]StepSpec{{Tool: "t", If: `{{input.x}} and {{input.y}}`}}, "one {{ }} marker"},
 		{[]StepSpec{{Tool: "t", Arguments: json.RawMessage(`{"a":"{{` + strings.Repeat("1+", 600) + `1}}"}`)}}, "longer than"},
 	}
 	for _, b := range bad {

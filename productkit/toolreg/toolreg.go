@@ -44,6 +44,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // Issuer is the issuer of the identities calls run with: not a token
@@ -214,7 +215,7 @@ func (r *Registry) Check(ctx context.Context, roles oauth.RoleLookup, c Call) (*
 		Email: c.Email, ClientID: c.Client}
 	if roles != nil {
 		role, err := roles(ctx, id)
-		if errors.Is(err, oauth.ErrNoMembership) || errors.Is(err, oauth.ErrGrantRevoked) {
+		if errors.Is(err, oauth.ErrNoMembership) || errors.Is(err, oauth.ErrGrantRevoked) || errors.Is(err, store.ErrNotFound) {
 			return nil, nil, &Refusal{Code: "not_a_member", Message: fmt.Sprintf("%s no longer belongs to the organization", displayName(c))}
 		}
 		if err != nil {
