@@ -189,6 +189,9 @@ func (e *runtimeEnv) task(body map[string]any) taskJSON {
 // run runs a task as the member and returns the queued execution's id.
 func (e *runtimeEnv) run(taskID string, input map[string]any) string {
 	e.t.Helper()
+	if input == nil {
+		input = map[string]any{}
+	}
 	resp := e.do(e.member, "POST", "/api/v1/tasks/"+taskID+"/run", map[string]any{"input": input}, 202)
 	var out struct {
 		Data struct {
