@@ -243,3 +243,63 @@ func TestApprovalExpiry(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeAfterACrash: a step a dead worker left started without an
+// outcome is never repeated blindly. A read-only call is marked unknown
+// and made again; a write is marked unknown and the execution fails,
+// saying so, without calling it again. A job that does not own the
+// running execution leaves it alone.
+func TestResumeAfterACrash(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		e := startRuntime(t, db, Config{})
+		task, err := getTask(e.ctx, db, e.Mine.ID, e.task(threeSteps()).ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const job = 4242
+		// crashed is an execution as a worker that died leaves it: running,
+		// owned by job, the steps before next done, next's call started.
+		crashed := func(next int, tool string, results map[string]json.RawMessage) *executionRecord {
+			now := store.Now()
+			cp := &checkpoint{RunnerJob: job, Next: next, Results: results}
+			x := &executionRecord{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: triggerManual, TriggeredBy: &e.member.ID,
+				Status: execRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.encode(),
+				StartedAt: &now, CreatedAt: now, UpdatedAt: now}
+			if err := insertExecution(e.ctx, db, x); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.beginStep(e.ctx, db, x, stepStart{Kind: stepToolCall, Tool: tool, Arguments: json.RawMessage(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			return x
+		}
+		list := json.RawMessage(e.cat.listAnswer)
+
+		x := crashed(1, "alpha_record", map[string]json.RawMessage{"list": list})
+		if err := e.svc.runExecution(e.ctx, job+1, x.ID); err != nil || e.exec(x.ID).Status != execRunning {
+			t.Fatalf("another job touched it: %v %s", err, e.exec(x.ID).Status)
+		}
+		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := e.exec(x.ID)
+		st := e.steps(x.ID)
+		if got.Status != execFailed || deref(got.ErrorCode) != "tool_outcome_unknown" || len(st) != 1 || st[0].Status != stepUnknown || len(e.cat.Calls("alpha_record")) != 0 {
+			t.Errorf("an interrupted write: %s %s, steps %v, %d calls", got.Status, deref(got.ErrorMessage), st, len(e.cat.Calls("alpha_record")))
+		}
+
+		x = crashed(0, "alpha_list", nil)
+		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+			t.Fatal(err)
+		}
+		got = e.exec(x.ID)
+		var lines []string
+		for _, st := range e.steps(x.ID) {
+			lines = append(lines, stepLine(st))
+		}
+		if got.Status != execSucceeded || len(e.cat.Calls("alpha_list")) != 1 || len(e.cat.Calls("alpha_record")) != 1 ||
+			!slices.Equal(lines, []string{"1 tool_call alpha_list unknown", "2 tool_call alpha_list succeeded", "3 tool_call alpha_record succeeded", "4 message alpha_record succeeded"}) {
+			t.Errorf("an interrupted read: %s, %v", got.Status, lines)
+		}
+	})
+}
