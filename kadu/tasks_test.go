@@ -249,6 +249,9 @@ func TestTaskIdempotencyAndStrictReads(t *testing.T) {
 		if !isErr || !strings.Contains(text, "stauts") {
 			t.Fatalf("strict read: %s", text)
 		}
+		if resp := e.wantError(e.Owner, "GET", "/api/v1/tasks?stauts=active", nil, 422, "validation_failed"); !strings.Contains(resp, `"field":"stauts"`) {
+			t.Fatalf("strict REST read: %s", resp)
+		}
 		text, isErr = e.Call(e.Owner, "kadu_executions_list", map[string]any{"task": "x"})
 		if !isErr || !strings.Contains(text, `task`) {
 			t.Fatalf("strict read: %s", text)
