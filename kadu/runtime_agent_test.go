@@ -208,3 +208,38 @@ func TestPromptInjection(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentDestructiveCallWaits: a destructive call the model asks for
+// waits for the person's approval, then runs once, and the model reads
+// its answer and finishes.
+func TestAgentDestructiveCallWaits(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		m := newFakeModel(t)
+		m.script(
+			callTools([3]int{500, 20, 0}, "alpha_delete", `{"id":"b1"}`),
+			answer([3]int{700, 10, 0}, "Deleted b1."),
+		)
+		e := startRuntime(t, db, agentConfig(m))
+		id := e.run(e.task(agentTask("alpha_delete")).ID, nil)
+		x := e.wait(id, execWaitingApproval)
+		if len(e.cat.Calls("alpha_delete")) != 0 || len(m.Requests()) != 1 {
+			t.Fatal("ran before the approval")
+		}
+		a, _ := e.svc.approvals.Get(e.ctx, deref(x.ApprovalID))
+		if a.Tool != "alpha_delete" || a.Arguments != `{"id":"b1"}` || a.Message != "Delete charge b1? This cannot be undone." {
+			t.Fatalf("approval %+v", a)
+		}
+		if ok, err := e.svc.approvals.Approve(e.ctx, a.ID, e.member.ID); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		_ = e.svc.approvalDecided(e.ctx, a)
+		x = e.wait(id, execSucceeded)
+		if del := e.cat.Calls("alpha_delete"); len(del) != 1 || del[0].Confirmation != "approval:"+a.ID {
+			t.Errorf("deletes %+v", del)
+		}
+		last := m.Requests()[1]["messages"].([]any)
+		if tail := mustJSON(last[len(last)-1]); !strings.Contains(tail, `deleted`) {
+			t.Errorf("the model did not read the answer: %s", tail)
+		}
+	})
+}
