@@ -15,7 +15,7 @@ import (
 // (productkit/approval). It needs the database (the approvals) and the
 // built-in authorization server (the page's sign-in); without either it is
 // nil and MCPOptions' Refuse stays.
-func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Tool) (*approval.Policy, error) {
+func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Tool, owners map[string]approval.Owner) (*approval.Policy, error) {
 	if deps.DB == nil || deps.AuthServer == nil || auth == nil {
 		return nil, nil
 	}
@@ -32,5 +32,8 @@ func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Too
 	return approval.New(approval.Options{
 		DB: deps.DB, PublicURL: deps.PublicURL, ProductName: ServerTitle, Tools: tools,
 		SignIn: deps.AuthServer, Roles: deps.Roles, Access: auth.MCP.Access, Location: loc, Logger: log,
+		// An execution's destructive step is approved on the same page; the
+		// decision resumes the execution (runtime_tools.go).
+		Owners: owners,
 	})
 }

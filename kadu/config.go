@@ -28,6 +28,8 @@ type Config struct {
 	// approval before it fails.
 	ExecutionTimeout time.Duration
 	WaitTimeout      time.Duration
+	// Runtime tunes the runtime (runtime.go).
+	Runtime RuntimeConfig
 }
 
 // PlanLimits are what an organization's plan allows, in cents of BRL.

@@ -32,6 +32,9 @@ var testModelConfig = Config{ModelURL: "http://127.0.0.1:9/v1", DefaultModel: "g
 
 func startKadu(t *testing.T, db *store.DB, cfg Config) *kaduEnv {
 	t.Helper()
+	// These tests drive executions by hand: the runtime's worker leaves
+	// them as they are (the runtime's own tests run it: runtime_test.go).
+	cfg.Runtime.hold = true
 	spec := specWith(cfg)
 	e := &kaduEnv{Env: producttest.Start(t, db, spec, producttest.Options{}), t: t, ctx: context.Background()}
 	e.svc = newService(productkit.Deps{DB: db, Jobs: e.Jobs}, cfg)

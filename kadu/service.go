@@ -30,6 +30,9 @@ type service struct {
 	approvals *approval.Store
 	log       *slog.Logger
 	cfg       Config
+	// rt is the runtime's view of the deployment (runtime.go): the other
+	// products' tools, the role lookup, the model.
+	rt *runtime
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -48,6 +51,7 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		approvals: approval.NewStore(deps.DB, nil),
 		log:       deps.Logger,
 		cfg:       cfg.withDefaults(),
+		rt:        newRuntime(deps, cfg),
 	}
 }
 

@@ -95,7 +95,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	// (approvals.go) when there is a database and the built-in sign-in.
 	var approvals *approval.Policy
 	b.Unconfirmable(func(tools []mcp.Tool) (mcp.ConfirmPolicy, error) {
-		p, err := approvalPolicy(deps, b.Auth, tools)
+		p, err := approvalPolicy(deps, b.Auth, tools, svc.approvalOwners())
 		if err != nil || p == nil {
 			return nil, err
 		}

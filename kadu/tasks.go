@@ -384,10 +384,11 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
 			continue
 		}
-		if lookupTool == nil {
+		lookup := s.lookupTool()
+		if lookup == nil {
 			continue
 		}
-		info, ok := lookupTool(name)
+		info, ok := lookup(name)
 		if !ok {
 			details = append(details, rest.FieldError{Field: at, Message: "no tool of this name runs in this deployment"})
 			continue

@@ -17,6 +17,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
 // MCPPath is where every product serves its MCP endpoint.
@@ -67,6 +68,13 @@ type Deps struct {
 	// Webhooks are the deployment's webhook delivery settings, the same
 	// for every product (platform/webhooks).
 	Webhooks WebhookSettings
+	// Tools are the MCP tools of every product running in this deployment,
+	// which the binary adds once each product is assembled (toolreg): what
+	// Kadu's executions call in-process, as the person who started them,
+	// without Kadu importing another product. Read it when a call is made,
+	// not while building (it fills after Build); nil in tests of the
+	// transport and catalog snapshots.
+	Tools *toolreg.Registry
 }
 
 // WebhookSettings are how every product's webhooks are delivered.

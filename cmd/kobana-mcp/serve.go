@@ -22,6 +22,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -118,6 +119,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		shutdown func(context.Context) error
 	}
 	var starts []*productkit.Listener
+	// Every product's MCP tools, added once it is assembled: what Kadu's
+	// executions call in-process (productkit/toolreg).
+	tools := toolreg.New()
 	endpoints := map[string]string{}
 	var servers []running
 	closeAll := func() {
@@ -160,7 +164,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Jobs:           queue,
 			Secret:         secret,
 			Webhooks:       hooks,
+			Tools:          tools,
 		})
+		if err == nil {
+			err = tools.Add(spec.Key, p.Catalog.Tools)
+		}
 		if err != nil {
 			closeAll()
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)

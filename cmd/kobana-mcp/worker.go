@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+
 	"errors"
 	"flag"
 	"fmt"
+	jose "github.com/go-jose/go-jose/v4"
 	"io"
 	"log/slog"
 	"net"
@@ -12,10 +14,20 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
+
+// workerKeys is the key source of the worker's assembled listeners, which
+// serve nothing: no token is ever verified in a worker.
+type workerKeys struct{}
+
+func (workerKeys) Key(context.Context, string) (*jose.JSONWebKey, error) {
+	return nil, errors.New("kobana-mcp worker verifies no access tokens")
+}
 
 // worker runs background jobs only: no product listener, no SMTP. At scale
 // the API replicas run `serve --jobs=off` and any number of workers run
@@ -35,7 +47,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// A worker takes the products' own settings too: their jobs read them
 	// (the Inbox's agent provider, say).
 	specs := products()
-	_, productChecks := addProductFlags(&s, specs, true)
+	pf, productChecks := addProductFlags(&s, specs, true)
 	if err := s.Parse("worker", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -78,17 +90,30 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		enabled[k] = true
 	}
 	// Each product registers its job workers and periodic jobs from its
-	// spec, exactly as serve does; no listener is built.
+	// spec, exactly as serve does. Its listener is assembled but never
+	// served: its MCP tools go into the registry Kadu's executions call
+	// in-process (productkit/toolreg), as the person, with the role read
+	// from the database at the call; the listener's own resource servers
+	// verify no token here (workerKeys), in-process calls carry their
+	// identity.
+	tools := toolreg.New()
+	roles := sqlstore.RoleLookup(db)
 	for _, spec := range specs {
 		if !enabled[spec.Key] {
 			continue
 		}
-		collectors, err := productkit.RegisterJobs(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key), DB: db, Jobs: queue, Secret: secret, Webhooks: hooks})
+		f := pf[spec.Key]
+		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key),
+			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Secret: secret, Webhooks: hooks,
+			Keys: workerKeys{}, Roles: roles, Tools: tools})
+		if err == nil {
+			err = tools.Add(spec.Key, p.Catalog.Tools)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
 			return 1
 		}
-		for _, c := range collectors {
+		for _, c := range p.Collectors {
 			_ = metrics.Registry().Register(c)
 		}
 	}

@@ -117,7 +117,12 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 		}
 		if approved {
 			p.log.InfoContext(ctx, "approval: approved", "approval", a.ID, "tool", a.Tool, "user", v.UserID)
-			p.start(a.ID)
+			if a.Owner != "" {
+				// The product that asked makes the call itself.
+				p.notify(a)
+			} else {
+				p.start(a.ID)
+			}
 		}
 	case "cancelar":
 		cancelled, err := p.store.Cancel(ctx, a.ID)
@@ -127,6 +132,9 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 		}
 		if cancelled {
 			p.log.InfoContext(ctx, "approval: cancelled", "approval", a.ID, "tool", a.Tool, "user", v.UserID)
+			if a.Owner != "" {
+				p.notify(a)
+			}
 		}
 	default:
 		p.render(w, http.StatusBadRequest, view{Kind: "message", Title: "Escolha uma opção", Text: "Escolha Continuar ou Cancelar. Nada foi executado."})
@@ -191,7 +199,16 @@ func (p *Policy) renderApproval(w http.ResponseWriter, ctx context.Context, v *s
 		Email: a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
 		ExpiresAt: a.ExpiresAt.In(p.opts.Location).Format("02/01/2006 15:04:05 MST"),
 	}
-	if t := p.tools[a.Tool]; t != nil {
+	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" {
+		if o.Requester != nil {
+			vw.Client = o.Requester(a)
+		}
+		if o.ToolTitle != nil {
+			if title := o.ToolTitle(a.Tool); title != "" {
+				vw.ToolTitle = title
+			}
+		}
+	} else if t := p.tools[a.Tool]; t != nil {
 		switch {
 		case t.Title != "":
 			vw.ToolTitle = t.Title

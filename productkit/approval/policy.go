@@ -84,9 +84,36 @@ type Options struct {
 	RetryWait time.Duration
 	// Location is the time zone of times on the pages (UTC by default).
 	Location *time.Location
+	// Owners are the handlers of approvals the product asks for itself
+	// (Policy.Request, or Store.Create with Approval.Owner set), by the
+	// name stored in Approval.Owner: Continuar and Cancelar hand such an
+	// approval to its owner instead of running a stored tool.
+	Owners map[string]Owner
 	// Now replaces the clock, for tests.
 	Now    func() time.Time
 	Logger *slog.Logger
+}
+
+// Owner is what a product registers for the approvals it asks for itself:
+// a call it is about to make on a person's behalf (a Kadu execution's
+// destructive step), shown on the same page as any approval, with the
+// exact tool and arguments. The page only records the decision; the owner
+// makes the call, exactly once, by claiming the approval (Store.Claim,
+// approved → running) and recording the outcome (Store.Finish), so the
+// page shows what ran.
+type Owner struct {
+	// Decided is told that the person chose Continuar (the approval is
+	// approved) or Cancelar (cancelled); it is told again when a reading
+	// finds an approval still approved and unclaimed after a while (the
+	// process that was told died before acting). It must be quick and
+	// idempotent: typically it enqueues the job that resumes the work.
+	Decided func(ctx context.Context, a *Approval) error
+	// Requester names who asks, on the page ("Kadu — execução da tarefa
+	// …"); nil shows the OAuth client's name as for MCP calls.
+	Requester func(a *Approval) string
+	// ToolTitle is the display title of a tool the product's own catalog
+	// does not hold (another product's tool); nil or "" shows the name.
+	ToolTitle func(tool string) string
 }
 
 // Policy is the approval-link confirmation policy (docs/decisions.md
@@ -145,6 +172,44 @@ func New(opts Options) (*Policy, error) {
 			Text: "Este formulário foi enviado de outro site e, por segurança, não foi aceito. Nada foi executado."})
 	}))
 	return p, nil
+}
+
+// Request stores a pending approval the product asks for itself: a's
+// Owner names one of Options.Owners, and a carries the person (organization,
+// user, e-mail), the tool, its RFC 8785 canonical arguments, the message
+// and OwnerRef; ExpiresAt defaults to now plus TTL. It returns the link to
+// show the person.
+func (p *Policy) Request(ctx context.Context, a *Approval) (string, error) {
+	if _, ok := p.opts.Owners[a.Owner]; !ok || a.Owner == "" {
+		return "", fmt.Errorf("approval: no owner %q is registered", a.Owner)
+	}
+	if a.ExpiresAt.IsZero() {
+		a.ExpiresAt = p.store.clock().Add(p.opts.TTL)
+	}
+	if err := p.store.Create(ctx, a); err != nil {
+		return "", fmt.Errorf("approval: storing: %w", err)
+	}
+	p.log.InfoContext(ctx, "approval: requested", "approval", a.ID, "owner", a.Owner, "ref", a.OwnerRef, "tool", a.Tool)
+	return p.URL(a.ID), nil
+}
+
+// notify hands an owned approval's decision to its owner, with a context
+// of its own: the page's request may end before the owner is done.
+func (p *Policy) notify(a *Approval) {
+	o, ok := p.opts.Owners[a.Owner]
+	if !ok || o.Decided == nil {
+		p.log.Error("approval: no owner handler for a decided approval", "approval", a.ID, "owner", a.Owner)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fresh, err := p.store.reread(ctx, a.ID)
+	if err == nil {
+		err = o.Decided(ctx, fresh)
+	}
+	if err != nil {
+		p.log.Error("approval: telling the owner of a decision", "approval", a.ID, "owner", a.Owner, "error", err)
+	}
 }
 
 // Store is the policy's table of approvals (for a product's tool that

@@ -59,11 +59,16 @@ func (p *Policy) start(id string) {
 // it does nothing when the approval is not approved (another runner
 // claimed it). It is what a job queue's worker will call.
 func (p *Policy) RunApproved(ctx context.Context, id string) error {
+	a, err := p.store.Get(ctx, id)
+	if err != nil || a.Owner != "" {
+		// An owned approval's call is its owner's to make.
+		return err
+	}
 	claimed, err := p.store.Claim(ctx, id)
 	if err != nil || !claimed {
 		return err
 	}
-	a, err := p.store.Get(ctx, id)
+	a, err = p.store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -161,7 +166,11 @@ func (p *Policy) settle(ctx context.Context, a *Approval) (*Approval, error) {
 		}
 		return p.store.Get(ctx, a.ID)
 	case a.Status == StatusApproved && a.DecidedAt != nil && now.Sub(*a.DecidedAt) > staleApproved:
-		p.start(a.ID)
+		if a.Owner != "" {
+			p.notify(a)
+		} else {
+			p.start(a.ID)
+		}
 	}
 	return a, nil
 }

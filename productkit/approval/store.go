@@ -74,7 +74,14 @@ type Approval struct {
 	Arguments string `db:"arguments"`
 	// Message says what the call will do, naming its target.
 	Message string `db:"message"`
-	Status  Status `db:"status"`
+	// Owner is "" for a destructive MCP call a client made (Continuar runs
+	// the stored tool); otherwise the name of the Options.Owners handler
+	// of the product that asked for the approval itself (Policy.Request),
+	// which makes the call once the person decides. OwnerRef is what it is
+	// about for that owner (a Kadu execution's id).
+	Owner    string `db:"owner"`
+	OwnerRef string `db:"owner_ref"`
+	Status   Status `db:"status"`
 	// Result is the JSON array of the content blocks the tool answered,
 	// once it ran ("" before).
 	Result     string     `db:"result"`
@@ -141,7 +148,7 @@ func NewStore(q store.Querier, now func() time.Time) *Store {
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 const columns = `id, organization_id, user_id, principal_hash, issuer, subject, email, client_id, scopes, workspace_id, audience,
-	tool, arguments, message, status, result, created_at, expires_at, decided_at, started_at, finished_at`
+	tool, arguments, message, status, result, created_at, expires_at, decided_at, started_at, finished_at, owner, owner_ref`
 
 // Create stores a as a new pending approval; ID and CreatedAt are set
 // when empty.
@@ -156,9 +163,9 @@ func (s *Store) Create(ctx context.Context, a *Approval) error {
 	a.ExpiresAt = a.ExpiresAt.UTC().Truncate(time.Microsecond)
 	a.Status, a.Result = StatusPending, ""
 	_, err := s.db.Exec(ctx, `INSERT INTO approvals (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)`,
 		a.ID, a.OrganizationID, a.UserID, a.PrincipalHash, a.Issuer, a.Subject, a.Email, a.ClientID, a.Scopes, a.WorkspaceID, a.Audience,
-		a.Tool, a.Arguments, a.Message, string(a.Status), a.Result, a.CreatedAt, a.ExpiresAt)
+		a.Tool, a.Arguments, a.Message, string(a.Status), a.Result, a.CreatedAt, a.ExpiresAt, a.Owner, a.OwnerRef)
 	return err
 }
 

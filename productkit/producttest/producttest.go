@@ -25,6 +25,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
 // Options adjust what Start builds.
@@ -38,6 +39,9 @@ type Options struct {
 	// (the overload guard, the unauthenticated limit); the product's
 	// Front wraps it, as in serve.
 	Wrap func(http.Handler) http.Handler
+	// Tools, when set, are the deployment's other products' tools
+	// (productkit.Deps.Tools), for a product that calls them.
+	Tools *toolreg.Registry
 }
 
 // Env is one product listener on loopback and what its tests need: the
@@ -96,7 +100,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	e.URL = srv.URL
 	e.Issuer = &oauth.Issuer{URL: srv.URL, Keys: keys}
 	e.Product, err = productkit.Assemble(spec, productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
-		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits,
+		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err

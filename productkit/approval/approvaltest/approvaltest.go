@@ -56,6 +56,9 @@ type Options struct {
 	TTL time.Duration
 	// RetryWait is approval.Options.RetryWait.
 	RetryWait time.Duration
+	// Owners are approval.Options.Owners (approvals the product asks for
+	// itself).
+	Owners map[string]approval.Owner
 	// Now replaces the approval policy's clock.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -136,7 +139,7 @@ func New(ctx context.Context, db *store.DB, publicURL string, opts Options) (*Se
 	tools := s.Projects.Tools()
 	s.Policy, err = approval.New(approval.Options{
 		DB: db, PublicURL: publicURL, ProductName: ProductName, Tools: tools, SignIn: s.Auth,
-		Roles: roles, Access: rs.Access, TTL: opts.TTL, RetryWait: opts.RetryWait, Now: opts.Now,
+		Roles: roles, Access: rs.Access, TTL: opts.TTL, RetryWait: opts.RetryWait, Now: opts.Now, Owners: opts.Owners,
 		Logger: opts.Logger.With("component", "approval"),
 	})
 	if err != nil {

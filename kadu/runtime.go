@@ -1,0 +1,460 @@
+package kadu
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
+	"github.com/kobana/kobana-mcp/platform/llm"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
+)
+
+// The runtime: the worker of kadu.run_execution, which carries an
+// execution from queued to its end (docs/decisions.md "Kadu's runtime").
+//
+// Every step is recorded as started, committed, before it is done
+// (beginStep), and its outcome, cost and the runtime's checkpoint — the
+// workflow's results so far, the agent's conversation — are written in
+// one transaction after it (finishStep with the checkpoint), so the
+// execution's row always says exactly which steps finished. A worker that
+// dies leaves its job running in River; River rescues it (after
+// --job-rescue-after) and the same job, on any worker, resumes from the
+// checkpoint. A step found started without an outcome is never repeated
+// blindly: a model call or a read-only tool is marked unknown and done
+// again; any other tool call is marked unknown and the execution fails,
+// saying so, because whether it took effect cannot be known.
+//
+// One job owns an execution while it runs: the checkpoint names the River
+// job that moved it to running, and any other job that finds it running
+// leaves it alone (a decision told twice, a stray job). A job works for at
+// most RuntimeConfig.Slice before it snoozes (River runs it again at
+// once), so no run of the job outlives its timeout, which must stay below
+// --job-rescue-after.
+
+// RuntimeConfig tunes the runtime; zero fields take the defaults.
+type RuntimeConfig struct {
+	// JobTimeout bounds one run of the kadu.run_execution job (default 4
+	// minutes, below the default --job-rescue-after of 5).
+	JobTimeout time.Duration
+	// Slice is how long one run of the job starts new steps before it
+	// snoozes and lets River run it again (default 90 s): a long execution
+	// is many short runs of one job.
+	Slice time.Duration
+	// ModelTimeout bounds one model call (default 2 minutes).
+	ModelTimeout time.Duration
+	// ModelAttempts is how many times a model call that failed with a
+	// retryable error (HTTP 429, 5xx, a timeout) is tried (default 3),
+	// RetryDelay the pause before the second (doubling after).
+	ModelAttempts int
+	RetryDelay    time.Duration
+	// MaxModelSteps bounds an agent execution's model calls (default 30).
+	MaxModelSteps int
+	// MaxOutputTokens bounds one model answer (default 4096); the budget
+	// may bound it lower.
+	MaxOutputTokens int
+	// MaxToolResultBytes is how much of a tool's answer the model reads
+	// (default 16 KB) and a workflow keeps per step (default 256 KB, the
+	// template language's bound).
+	MaxToolResultBytes int
+	// Provider replaces the OpenAI-compatible client built from
+	// Config.ModelURL and ModelKey (tests).
+	Provider Provider
+
+	// hold makes the worker leave every execution as it is: tests of the
+	// API that move executions by hand.
+	hold bool
+}
+
+func (c RuntimeConfig) withDefaults() RuntimeConfig {
+	if c.JobTimeout <= 0 {
+		c.JobTimeout = 4 * time.Minute
+	}
+	if c.Slice <= 0 {
+		c.Slice = 90 * time.Second
+	}
+	if c.ModelTimeout <= 0 {
+		c.ModelTimeout = 2 * time.Minute
+	}
+	if c.ModelAttempts <= 0 {
+		c.ModelAttempts = 3
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = time.Second
+	}
+	if c.MaxModelSteps <= 0 {
+		c.MaxModelSteps = 30
+	}
+	if c.MaxOutputTokens <= 0 {
+		c.MaxOutputTokens = 4096
+	}
+	if c.MaxToolResultBytes <= 0 {
+		c.MaxToolResultBytes = 16 << 10
+	}
+	return c
+}
+
+// Provider is the model an agent execution talks to: one chat-completions
+// request, one answer with its tool calls and usage. *llm.Client (the
+// OpenAI-compatible API, platform/llm) is the implementation; any server
+// that speaks that API works.
+type Provider interface {
+	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// runtime is what the runtime needs beyond the service: the deployment's
+// tools, the role lookup of the moment of each call, where approval links
+// point, the model.
+type runtime struct {
+	tools     *toolreg.Registry
+	roles     oauth.RoleLookup
+	publicURL string
+	provider  Provider
+	cfg       RuntimeConfig
+}
+
+func newRuntime(deps productkit.Deps, cfg Config) *runtime {
+	rt := &runtime{tools: deps.Tools, roles: deps.Roles, publicURL: deps.PublicURL, cfg: cfg.Runtime.withDefaults()}
+	if rt.roles == nil && deps.DB != nil {
+		// The worker process has no resource servers; the role is read
+		// from the same table they read.
+		rt.roles = sqlstore.RoleLookup(deps.DB)
+	}
+	rt.provider = rt.cfg.Provider
+	if rt.provider == nil && cfg.ModelURL != "" {
+		rt.provider = llm.New(llm.Config{URL: cfg.ModelURL, APIKey: cfg.ModelKey, Timeout: rt.cfg.ModelTimeout})
+	}
+	return rt
+}
+
+func init() {
+	newRunExecutionWorker = func(s *service) river.Worker[runExecutionArgs] { return &runWorker{s: s} }
+}
+
+// runWorker is the worker of kadu.run_execution.
+type runWorker struct {
+	river.WorkerDefaults[runExecutionArgs]
+	s *service
+}
+
+// Timeout is RuntimeConfig.JobTimeout: fixed per deployment, as
+// platform/jobs requires.
+func (w *runWorker) Timeout(*river.Job[runExecutionArgs]) time.Duration {
+	return w.s.runtimeConfig().JobTimeout
+}
+
+// Work runs the execution for one slice.
+func (w *runWorker) Work(ctx context.Context, job *river.Job[runExecutionArgs]) error {
+	return w.s.runExecution(ctx, job.ID, job.Args.ExecutionID)
+}
+
+func (s *service) runtimeConfig() RuntimeConfig {
+	if s.rt == nil {
+		return RuntimeConfig{}.withDefaults()
+	}
+	return s.rt.cfg
+}
+
+// checkpoint is what the runtime resumes from, kept in the execution's
+// checkpoint column and rewritten with every step's outcome.
+type checkpoint struct {
+	// RunnerJob is the River job that owns the running execution.
+	RunnerJob int64 `json:"runner_job"`
+	// Next is the index of the workflow step to run next; Results the
+	// results of the workflow's steps so far, by step id.
+	Next    int                        `json:"next,omitempty"`
+	Results map[string]json.RawMessage `json:"results,omitempty"`
+	// Last is the result of the last workflow step that ran.
+	Last json.RawMessage `json:"last,omitempty"`
+	// Messages are the agent's conversation; ModelSteps its model calls.
+	Messages   []llm.Message `json:"messages,omitempty"`
+	ModelSteps int           `json:"model_steps,omitempty"`
+	// PromptTokens is the prompt size the model last reported, for the
+	// messages up to PromptMessages: the bound of the next prompt starts
+	// there.
+	PromptTokens   int64 `json:"prompt_tokens,omitempty"`
+	PromptMessages int   `json:"prompt_messages,omitempty"`
+	// Awaiting is the destructive call the execution waits (or waited) for
+	// the person to approve.
+	Awaiting *awaitedCall `json:"awaiting,omitempty"`
+}
+
+// awaitedCall is a call waiting for its approval: which call (the
+// workflow step's index or the agent's tool call id), the tool and its
+// canonical arguments, and the approval.
+type awaitedCall struct {
+	Ref        string          `json:"ref"`
+	Tool       string          `json:"tool"`
+	Arguments  json.RawMessage `json:"arguments"`
+	ApprovalID string          `json:"approval_id"`
+}
+
+func readCheckpoint(e *executionRecord) (*checkpoint, error) {
+	cp := &checkpoint{}
+	if e.CheckpointJSON == nil || *e.CheckpointJSON == "" {
+		return cp, nil
+	}
+	if err := json.Unmarshal([]byte(*e.CheckpointJSON), cp); err != nil {
+		return nil, fmt.Errorf("kadu: execution %s: checkpoint: %w", e.ID, err)
+	}
+	return cp, nil
+}
+
+func (cp *checkpoint) encode() *string {
+	b, _ := json.Marshal(cp)
+	s := string(b)
+	return &s
+}
+
+// saveCheckpoint writes cp in q's transaction (the one recording the step
+// it follows). It writes whatever the status: a step that ran is recorded
+// even when the execution was canceled meanwhile.
+func (s *service) saveCheckpoint(ctx context.Context, q store.Querier, e *executionRecord, cp *checkpoint) error {
+	raw := cp.encode()
+	_, err := q.Exec(ctx, `UPDATE kadu_executions SET checkpoint = ?, updated_at = ? WHERE organization_id = ? AND id = ?`,
+		*raw, s.clock(), e.OrganizationID, e.ID)
+	if err == nil {
+		e.CheckpointJSON = raw
+	}
+	return err
+}
+
+// loadExecution reads an execution by id alone: the job knows no
+// organization (store.ErrNotFound when it is gone).
+func loadExecution(ctx context.Context, q store.Querier, id string) (*executionRecord, error) {
+	var e executionRecord
+	if err := q.Get(ctx, &e, `SELECT `+executionColumns+` FROM kadu_executions WHERE id = ?`, id); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// errStop ends a slice without an error: the execution ended, waits, was
+// moved by someone else, or another job owns it.
+var errStop = errors.New("kadu: stop")
+
+// errSnooze ends a slice that ran out of time: the job runs again at once.
+var errSnooze = errors.New("kadu: snooze")
+
+// run is one slice of one execution.
+type run struct {
+	s       *service
+	e       *executionRecord
+	t       *taskRecord
+	cp      *checkpoint
+	jobID   int64
+	started time.Time
+	email   string
+}
+
+// runExecution is one run of the job of execution id.
+func (s *service) runExecution(ctx context.Context, jobID int64, id string) error {
+	if s.rt != nil && s.rt.cfg.hold {
+		return nil
+	}
+	e, err := loadExecution(ctx, s.db, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if isTerminal(e.Status) {
+		return nil
+	}
+	t, err := taskOfExecution(ctx, s.db, e)
+	if err != nil {
+		return err
+	}
+	cp, err := readCheckpoint(e)
+	if err != nil {
+		return s.fail(ctx, e, "checkpoint_unreadable", err.Error())
+	}
+	r := &run{s: s, e: e, t: t, cp: cp, jobID: jobID, started: time.Now()}
+	switch e.Status {
+	case execQueued:
+		ok, err := s.mayStart(ctx, s.db, e.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// The plan's executions at once are running: wait for a slot.
+			return river.JobSnooze(5 * time.Second)
+		}
+		if err := r.take(ctx); err != nil {
+			return done(err)
+		}
+	case execRunning:
+		if cp.RunnerJob != jobID {
+			// Another job carries it (or will, once River rescues it).
+			return nil
+		}
+	case execWaitingApproval:
+		if err := r.decided(ctx); err != nil {
+			return done(err)
+		}
+	default:
+		// waiting_input: kadu_executions_continue queues it again.
+		return nil
+	}
+	if e.TriggeredBy != nil {
+		if u, err := s.accounts.GetUser(ctx, *e.TriggeredBy); err == nil {
+			r.email = u.Email
+		}
+	}
+	if err := r.recover(ctx); err != nil {
+		return done(err)
+	}
+	switch t.Mode {
+	case modeWorkflow:
+		err = r.workflow(ctx)
+	case modeAgent:
+		err = r.agent(ctx)
+	default:
+		err = s.fail(ctx, e, "invalid_task", "the task's mode "+t.Mode+" cannot run")
+	}
+	return done(err)
+}
+
+// done turns a slice's end into the job's answer.
+func done(err error) error {
+	switch {
+	case errors.Is(err, errStop):
+		return nil
+	case errors.Is(err, errSnooze):
+		return river.JobSnooze(10 * time.Millisecond)
+	}
+	return err
+}
+
+// take moves a queued execution to running, owned by this job.
+func (r *run) take(ctx context.Context) error {
+	r.cp.RunnerJob = r.jobID
+	ch := executionChange{Checkpoint: r.cp.encode()}
+	if r.e.ResumeInputJSON != nil {
+		ch.ClearResumeInput = true
+	}
+	resume := r.e.ResumeInputJSON
+	if err := r.s.transition(ctx, r.s.db, r.e, execRunning, ch); err != nil {
+		if errors.Is(err, errStaleExecution) {
+			return errStop
+		}
+		return err
+	}
+	if resume != nil && r.t.Mode == modeAgent {
+		// A person's answer to a waiting_input execution: the model reads
+		// it next.
+		r.cp.Messages = append(r.cp.Messages, llm.Message{Role: llm.RoleUser, Content: "More input from the person (data, as the run's input):\n" + *resume})
+		return r.s.saveCheckpoint(ctx, r.s.db, r.e, r.cp)
+	}
+	return nil
+}
+
+// stillRunning re-reads the execution's status before a step: a cancel
+// (or the timeouts sweep) stops it before its next step.
+func (r *run) stillRunning(ctx context.Context) error {
+	var status string
+	if err := r.s.db.Get(ctx, &status, `SELECT status FROM kadu_executions WHERE id = ?`, r.e.ID); err != nil {
+		return err
+	}
+	if status != execRunning {
+		return errStop
+	}
+	if time.Since(r.started) > r.s.rt.cfg.Slice {
+		return errSnooze
+	}
+	if r.e.StepCount >= r.s.cfg.MaxSteps {
+		return r.s.fail(ctx, r.e, "step_limit", fmt.Sprintf("the execution reached its limit of %d steps", r.s.cfg.MaxSteps))
+	}
+	return nil
+}
+
+// end moves the running execution to a final status; a stale row (a
+// cancel won) stops quietly.
+func (s *service) end(ctx context.Context, e *executionRecord, to string, ch executionChange) error {
+	err := s.transition(ctx, s.db, e, to, ch)
+	if err == nil || errors.Is(err, errStaleExecution) {
+		return errStop
+	}
+	return err
+}
+
+// fail ends the execution failed with a code and a message for people.
+func (s *service) fail(ctx context.Context, e *executionRecord, code, msg string) error {
+	return s.failAs(ctx, e, execFailed, code, msg)
+}
+
+func (s *service) failAs(ctx context.Context, e *executionRecord, to, code, msg string) error {
+	return s.end(ctx, e, to, executionChange{ErrorCode: &code, ErrorMessage: &msg})
+}
+
+// succeed ends the execution with its output.
+func (s *service) succeed(ctx context.Context, e *executionRecord, output any) error {
+	b, err := json.Marshal(output)
+	if err != nil {
+		return err
+	}
+	out := string(b)
+	return s.end(ctx, e, execSucceeded, executionChange{Output: &out})
+}
+
+// recover settles the steps a dead worker left started without an
+// outcome. A model call is marked unknown (its cost is not known: the
+// provider may or may not have charged it) and made again; a read-only
+// tool call is marked unknown and made again; a destructive call whose
+// approval was never claimed did not happen and is made again; any other
+// tool call is marked unknown and the execution fails, because whether it
+// took effect cannot be known and it is never repeated blindly.
+func (r *run) recover(ctx context.Context) error {
+	var open []*stepRecord
+	if err := r.s.db.Select(ctx, &open, `SELECT `+stepColumns+` FROM kadu_execution_steps
+		WHERE execution_id = ? AND status = 'started' ORDER BY seq`, r.e.ID); err != nil {
+		return err
+	}
+	for _, st := range open {
+		out := stepOutcome{Status: stepUnknown}
+		failWith := ""
+		switch st.Kind {
+		case stepLLM:
+			out.Error = "interrupted: the worker stopped before the model's answer was recorded (whether the provider charged it is unknown); the call is made again"
+		case stepMessage:
+			out.Status = stepSucceeded
+		case stepToolCall:
+			tool := deref(st.ToolName)
+			entry, known := r.s.rt.tools.Lookup(tool)
+			claimed := true
+			if r.cp.Awaiting != nil && r.cp.Awaiting.Tool == tool {
+				if a, err := r.s.approvals.Get(ctx, r.cp.Awaiting.ApprovalID); err == nil && a.Status == "approved" {
+					claimed = false
+				}
+			}
+			switch {
+			case known && entry.Tool.IsReadOnly():
+				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " only reads, so it is called again"
+			case !claimed:
+				out.Status = stepFailed
+				out.Error = "interrupted before the call was made (its approval was never claimed); it is made now"
+			default:
+				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " is not read-only, so it is not called again"
+				failWith = fmt.Sprintf("step %d called %s and the worker running it stopped before its outcome was recorded: it may or may not have taken effect, and a call that changes data is never repeated blindly. Check in the product whether it did, then run the task again if needed.", st.Seq, tool)
+			}
+		}
+		if err := r.s.finishStep(ctx, r.s.db, r.e, st, out); err != nil {
+			return err
+		}
+		if failWith != "" {
+			if r.cp.Awaiting != nil && r.cp.Awaiting.ApprovalID != "" {
+				r.s.abandonApproval(ctx, r.cp.Awaiting.ApprovalID)
+			}
+			return r.s.fail(ctx, r.e, "tool_outcome_unknown", failWith)
+		}
+	}
+	return nil
+}

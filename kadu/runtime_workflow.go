@@ -1,0 +1,190 @@
+package kadu
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kobana/kobana-mcp/kadu/wflang"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Workflow mode: the task's steps in order, each a tool call whose
+// arguments are templates over the run's input and the earlier steps'
+// results, with an optional condition ("if") and on_error stop|continue
+// (kadu/wflang is the language). No model, no cost: each step counts
+// against the execution's step limit.
+
+func init() { validateWorkflow = validateWorkflowSteps }
+
+// validateWorkflowSteps is validateWorkflow: the structure, then every
+// expression compiled (kadu/wflang), so a task that cannot run is refused
+// when it is saved, naming the step and the field.
+func validateWorkflowSteps(steps []workflowStep) error {
+	if err := checkWorkflowStructure(steps); err != nil {
+		return err
+	}
+	if _, err := compileWorkflow(steps); err != nil {
+		var we *wflang.Error
+		if errors.As(err, &we) {
+			field := "steps." + strconv.Itoa(we.Step)
+			if we.Path != "" {
+				field += "." + we.Path
+			}
+			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
+		}
+		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
+	}
+	return nil
+}
+
+// compileWorkflow compiles a task's steps.
+func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
+	specs := make([]wflang.StepSpec, len(steps))
+	for i, st := range steps {
+		specs[i] = wflang.StepSpec{ID: st.ID, Tool: st.Tool, Arguments: st.Arguments, OnError: st.OnError}
+		if raw, ok := st.Extra["condition"]; ok {
+			var cond string
+			if err := json.Unmarshal(raw, &cond); err != nil {
+				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: "condition", Message: "a condition is a string holding one expression"}
+			}
+			specs[i].If = cond
+		}
+		for k := range st.Extra {
+			if k != "condition" {
+				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: k, Message: "is not a field of a step (id, tool, arguments, condition, on_error)"}
+			}
+		}
+	}
+	return wflang.Validate(specs, nil)
+}
+
+// workflow runs the workflow from the checkpoint's next step.
+func (r *run) workflow(ctx context.Context) error {
+	s, e := r.s, r.e
+	steps, err := compileWorkflow(r.t.Steps)
+	if err != nil {
+		return s.fail(ctx, e, "invalid_workflow", err.Error())
+	}
+	var input map[string]any
+	if err := json.Unmarshal([]byte(e.InputJSON), &input); err != nil {
+		return s.fail(ctx, e, "invalid_input", "the run's input is not a JSON object")
+	}
+	if r.cp.Results == nil {
+		r.cp.Results = map[string]json.RawMessage{}
+	}
+	for i := r.cp.Next; i < len(steps); i++ {
+		if err := r.stillRunning(ctx); err != nil {
+			return err
+		}
+		st := steps[i]
+		env, err := r.env(input)
+		if err != nil {
+			return err
+		}
+		next := func(tx *store.Tx, value json.RawMessage) error {
+			if st.ID != "" {
+				r.cp.Results[st.ID] = value
+			}
+			r.cp.Last, r.cp.Next = value, i+1
+			return s.saveCheckpoint(ctx, tx, e, r.cp)
+		}
+		if st.Cond != nil {
+			ok, err := st.Cond.Eval(env)
+			if err != nil {
+				if stop := r.stepError(ctx, i, st, errorAnswer("condition_error", err.Error()), next); stop != nil {
+					return stop
+				}
+				continue
+			}
+			if !ok {
+				if err := r.skip(ctx, i, st, next); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		args, err := st.Args.Render(env)
+		if err != nil {
+			ans := errorAnswer("arguments_error", "nothing was called: "+err.Error())
+			if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
+				return err
+			}
+			if stop := r.afterFailure(ctx, i, st, ans); stop != nil {
+				return stop
+			}
+			continue
+		}
+		ans, err := r.callTool(ctx, strconv.Itoa(i), st.Tool, args, func(tx *store.Tx, ans toolAnswer) error { return next(tx, ans.Value) })
+		if err != nil {
+			return err
+		}
+		if ans.Failed {
+			if stop := r.afterFailure(ctx, i, st, ans); stop != nil {
+				return stop
+			}
+		}
+	}
+	out := map[string]any{"steps": r.cp.Results, "last": r.cp.Last}
+	if b, _ := json.Marshal(out); len(b) > wflangMaxResult {
+		out = map[string]any{"last": r.cp.Last, "note": "the steps' results are too large to keep here; read them step by step"}
+	}
+	return s.succeed(ctx, e, out)
+}
+
+// env is what the step's expressions see.
+func (r *run) env(input map[string]any) (wflang.Env, error) {
+	steps := make(map[string]any, len(r.cp.Results))
+	for id, raw := range r.cp.Results {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return wflang.Env{}, err
+		}
+		steps[id] = v
+	}
+	return wflang.Env{Input: input, Steps: steps}, nil
+}
+
+// skip records a step its condition skipped: a message step, its result
+// nil.
+func (r *run) skip(ctx context.Context, i int, st wflang.Compiled, next func(*store.Tx, json.RawMessage) error) error {
+	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
+		rec, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: st.Tool})
+		if err != nil {
+			return err
+		}
+		if err := r.s.finishStep(ctx, tx, r.e, rec, stepOutcome{Status: stepSucceeded,
+			ResultSummary: fmt.Sprintf("step %d%s skipped: its condition is false (%s)", i+1, idNote(st.ID), st.If)}); err != nil {
+			return err
+		}
+		return next(tx, json.RawMessage("null"))
+	})
+}
+
+// stepError records a step that failed before its call (a condition
+// that did not evaluate) and applies on_error.
+func (r *run) stepError(ctx context.Context, i int, st wflang.Compiled, ans toolAnswer, next func(*store.Tx, json.RawMessage) error) error {
+	if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
+		return err
+	}
+	return r.afterFailure(ctx, i, st, ans)
+}
+
+// afterFailure applies a failed step's on_error: stop fails the
+// execution, continue goes on (the step's result is its error).
+func (r *run) afterFailure(ctx context.Context, i int, st wflang.Compiled, ans toolAnswer) error {
+	if st.OnError == "continue" {
+		return nil
+	}
+	return r.s.fail(ctx, r.e, "step_failed", fmt.Sprintf("step %d%s (%s) failed: %s", i+1, idNote(st.ID), st.Tool, ans.Error))
+}
+
+func idNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " " + id
+}
