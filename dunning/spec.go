@@ -12,8 +12,15 @@ import (
 )
 
 // Spec is Dunning as the binary serves it: its listener and its API at
-// /v1, whose operations its MCP tools mirror.
-func Spec() *productkit.Spec {
+// /v1, whose operations its MCP tools mirror, and its own settings (the
+// providers of its channels, channels.go).
+func Spec() *productkit.Spec { return specWith(&ChannelConfig{}, nil) }
+
+// specWith is Spec with the channel configuration cfg, which the spec's
+// settings fill once parsed, and tune, when set, adjusting the notifier
+// (and the service it shares) before anything serves: tests give it a
+// clock, an https link base, fast retries.
+func specWith(cfg *ChannelConfig, tune func(*notifier)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -22,7 +29,8 @@ func Spec() *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       build,
+		Settings:    cfg.settings,
+		Build:       func(b *productkit.Builder) error { return build(b, cfg, tune) },
 	}
 }
 
@@ -44,7 +52,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder) error {
+func build(b *productkit.Builder, cfg *ChannelConfig, tune func(*notifier)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -75,6 +83,10 @@ func build(b *productkit.Builder) error {
 	// Collection plans, their steps, enrollments and the preview
 	// (plans.go, steps.go, enrollments.go, preview.go).
 	registerCollectionPlans(api, svc)
+	// Notifications, channels, approvals and the scheduler (notify.go).
+	if err := registerNotify(b, api, svc, *cfg, tune); err != nil {
+		return err
+	}
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	if deps.DB != nil {
 		b.Collect(svc.hooks.Collector())
