@@ -76,9 +76,10 @@ func (n *notifier) schedule(q *jobs.Queue) {
 // takes.
 const defaultRunnerBatch = 200
 
-// maxRunnerRounds bounds one run: a round takes a batch; a step that
-// moves its enrollment to another due step (superseded) is taken by the
-// next round.
+// maxRunnerRounds bounds one run: a round takes a batch of due
+// enrollments; the next round takes what is still due (the rest of a full
+// batch, or an enrollment whose passed-over step left it at another due
+// step).
 const maxRunnerRounds = 50
 
 // runDue runs every due step and reports how many steps it decided
@@ -107,7 +108,9 @@ func (n *notifier) runDue(ctx context.Context) (int, error) {
 			}
 		}
 		total += progressed
-		if len(ids) < n.runnerBatch || progressed == 0 {
+		// Another round while this one decided something: a passed-over
+		// step leaves its enrollment at a step that may be due as well.
+		if progressed == 0 {
 			return total, nil
 		}
 	}
