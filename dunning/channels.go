@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/rest"
 )
 
 // The providers a channel can be served by. Which one serves a channel is
@@ -194,4 +196,35 @@ type outboxSender struct{}
 // Send answers a receipt whose id names the row.
 func (outboxSender) Send(_ context.Context, m messaging.Message) (messaging.Receipt, error) {
 	return messaging.Receipt{Channel: m.Channel, ID: "outbox-" + m.ID, Status: messaging.StatusSent, Detail: "kept in the outbox"}, nil
+}
+
+// checkProviders refuses settings whose channels name a provider the
+// deployment does not serve (smtp without --dunning-smtp-host, twilio
+// without --dunning-twilio-account-sid or without a sender for the
+// channel): an organization chooses among what is configured. changed
+// says the request touched the channels; settings stored before a
+// deployment dropped a provider keep loading (resolve falls back to the
+// outbox).
+func (s *service) checkProviders(st Settings, changed bool) error {
+	if !changed || s.offers == nil {
+		return nil
+	}
+	for _, ch := range Channels {
+		if p := st.Channels[ch].Provider; !s.offers(ch, p) {
+			return rest.Validation("the request is invalid", rest.FieldError{Field: "channels." + ch + ".provider",
+				Message: fmt.Sprintf("%s is not configured in this deployment for %s (it offers %s)", p, ch, strings.Join(s.offered(ch), ", "))})
+		}
+	}
+	return nil
+}
+
+// offered are the providers s.offers accepts for channel, outbox first.
+func (s *service) offered(channel string) []string {
+	var out []string
+	for _, p := range []string{ProviderOutbox, ProviderSMTP, ProviderTwilio} {
+		if s.offers(channel, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -413,3 +413,31 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 		}
 	})
 }
+
+// An organization chooses among the providers the deployment configured:
+// smtp only with a relay, twilio only with an account and a sender for
+// the channel.
+func TestSettingsOfferOnlyConfiguredProviders(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		bare := startNotify(t, db, ChannelConfig{}, ntMonday)
+		for _, ch := range []map[string]any{{"email": map[string]any{"provider": "smtp"}}, {"sms": map[string]any{"provider": "twilio"}}} {
+			code, body := bare.Do(bare.Owner, "PATCH", "/v1/settings", map[string]any{"channels": ch})
+			if got, fields := errorOf(body); code != 422 || got != "VALIDATION_ERROR" || len(fields) != 1 || !strings.Contains(body, "not configured in this deployment") {
+				t.Errorf("%v without the provider: %d %s", ch, code, body)
+			}
+		}
+		tw := ntNewTwilio(t)
+		cfg := tw.config()
+		cfg.WhatsAppFrom = ""
+		full := startNotify(t, storetest.Open(t, db.Dialect(), Migrations), ChannelConfig{SMTP: ntStartRelay(t, &ntRelay{}), Twilio: cfg}, ntMonday)
+		code, body := full.Do(full.Owner, "PATCH", "/v1/settings", map[string]any{"channels": map[string]any{
+			"email": map[string]any{"provider": "smtp"}, "sms": map[string]any{"provider": "twilio"}}})
+		if code != 200 || !strings.Contains(body, `"provider":"smtp"`) || !strings.Contains(body, `"provider":"twilio"`) {
+			t.Fatalf("configured providers: %d %s", code, body)
+		}
+		code, body = full.Do(full.Owner, "PATCH", "/v1/settings", map[string]any{"channels": map[string]any{"whatsapp": map[string]any{"provider": "twilio"}}})
+		if _, fields := errorOf(body); code != 422 || len(fields) != 1 || fields[0] != "channels.whatsapp.provider" {
+			t.Errorf("whatsapp without a WhatsApp sender: %d %s", code, body)
+		}
+	})
+}

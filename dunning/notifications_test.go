@@ -122,7 +122,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		ntWaitStatus(t, db, re.ID, NotificationSent)
 
 		// A paid charge is not collected: nothing more is sent about it.
-		ne.closeCharge(t, org, charge)
+		ne.closeCharge(t, charge)
 		for _, c := range []struct{ path, body string }{
 			{"/v1/charges/" + charge + "/notify", `{}`},
 			{"/v1/notifications/" + n.ID + "/resend", `{}`},

@@ -27,6 +27,8 @@ func registerNotify(b *productkit.Builder, api *rest.API, svc *service, cfg Chan
 		base = b.Deps.PublicURL
 	}
 	n := newNotifier(svc, ch, base, b.Deps.Secret)
+	// PATCH /v1/settings accepts only the providers configured here.
+	svc.offers = ch.Offers
 	if tune != nil {
 		tune(n)
 	}

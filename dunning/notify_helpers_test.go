@@ -70,7 +70,7 @@ func startNotify(t *testing.T, db *store.DB, cfg ChannelConfig, start time.Time)
 	ne := &notifyEnv{clock: ntNewClock(start)}
 	cfg.linkBase = ntLinkBase
 	var mu sync.Mutex
-	spec := specWith(&cfg, func(n *notifier) {
+	spec := newSpec(&cfg, nil, func(n *notifier) {
 		n.now = ne.clock.Now
 		n.retryBase = 10 * time.Millisecond
 		if n.db != nil {
@@ -193,27 +193,24 @@ func ntSettings(t testing.TB, db *store.DB, orgID string, channels map[string]Ch
 	}
 }
 
-// closeCharge takes a charge out of collection the way recording the
-// payment that clears it does: its status, and the charge-closed hooks
-// (enrollments stop, queued messages are skipped) in the same
-// transaction.
-func (ne *notifyEnv) closeCharge(t testing.TB, orgID, chargeID string) {
+// closeCharge pays a charge in full through the API
+// (dunning_charges_payments_create): the payment that clears it marks it
+// paid and runs the charge-closed hooks — enrollments stop, queued
+// messages are skipped — in the same transaction.
+func (ne *notifyEnv) closeCharge(t testing.TB, chargeID string) {
 	t.Helper()
-	ctx := context.Background()
-	err := ne.DB.WithTx(ctx, func(tx *store.Tx) error {
-		now := ne.clock.Now()
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = 'paid', open_amount_cents = 0, paid_at = ?, updated_at = ? WHERE id = ?`,
-			now, now, chargeID); err != nil {
-			return err
+	code, body := ne.Do(ne.Owner, "GET", "/v1/charges/"+chargeID, nil)
+	var got struct {
+		Data struct {
+			UpdatedAmount float64 `json:"updated_amount"`
 		}
-		c, err := getCharge(ctx, tx, orgID, chargeID)
-		if err != nil {
-			return err
-		}
-		return ne.n.onChargeClosed(ctx, tx, c, "paid")
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &got) != nil {
+		t.Fatalf("GET charge: %d %s", code, body)
+	}
+	code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+chargeID+"/payments", map[string]any{"amount": got.Data.UpdatedAmount, "method": "pix"})
+	if code != 201 || !strings.Contains(body, `"paid"`) {
+		t.Fatalf("payment: %d %s", code, body)
 	}
 }
 

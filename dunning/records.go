@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -48,8 +49,8 @@ const (
 	DebtorArchived = "archived"
 )
 
-// Defaults of an organization that never changed its settings (issue 12
-// item 2).
+// Defaults of an organization that never changed its settings (README
+// "Dunning: debtors, charges and payments").
 const (
 	DefaultTimezone   = "America/Sao_Paulo"
 	DefaultQuietStart = "20:00"
@@ -140,12 +141,37 @@ func (st Settings) ChannelEnabled(channel string) bool {
 	return st.Channels[channel].Enabled
 }
 
+// Window is when messages may go out each day (from QuietEnd to
+// QuietStart), as the scheduler computes with it; an unreadable pair is
+// the default 08:00–20:00.
+func (st Settings) Window() schedule.Window {
+	open, err1 := schedule.ParseClock(st.QuietEnd)
+	closeAt, err2 := schedule.ParseClock(st.QuietStart)
+	w := schedule.Window{Open: open, Close: closeAt}
+	if err1 != nil || err2 != nil || w.Validate() != nil {
+		return schedule.DefaultWindow
+	}
+	return w
+}
+
+// ScheduleOptions are the settings a step's run time depends on: the
+// zone, the sending window and the organization's calendar.
+func (st Settings) ScheduleOptions() schedule.Options {
+	loc := st.Location
+	if loc == nil {
+		loc = loadZone(st.Timezone)
+	}
+	return schedule.Options{Zone: loc, Window: st.Window(), Calendar: st.Calendar()}
+}
+
+// loadZone is the zone a stored name resolves to; a name that no longer
+// resolves (it was checked when saved) falls back to the default.
 func loadZone(name string) *time.Location {
-	if loc, err := time.LoadLocation(name); err == nil {
+	if loc, err := schedule.LoadZone(name); err == nil {
 		return loc
 	}
-	loc, _ := time.LoadLocation(DefaultTimezone)
-	if loc == nil {
+	loc, err := schedule.LoadZone(DefaultTimezone)
+	if err != nil {
 		return time.UTC
 	}
 	return loc

@@ -182,7 +182,7 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		for day := start; day.Before(sp(2026, 5, 18, 0, 0)); day = day.AddDate(0, 0, 1) {
 			if noon := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, saoPaulo); noon.Equal(paidAt) {
 				ne.clock.Set(noon)
-				ne.closeCharge(t, org, chargeIDs[0])
+				ne.closeCharge(t, chargeIDs[0])
 			} else if noon.Equal(decideAt) {
 				ne.clock.Set(noon)
 				ne.decideApprovals(t, approved, charges-1)
@@ -574,7 +574,7 @@ func TestStepApprovals(t *testing.T) {
 		if code, body := ne.Do(ne.Owner, "POST", "/v1/approvals/"+byCharge[charges[1]].ID+"/approve", map[string]any{}); code != 422 || !strings.Contains(body, "opted out") {
 			t.Errorf("approve after an opt-out: %d %s", code, body)
 		}
-		ne.closeCharge(t, org, charges[2])
+		ne.closeCharge(t, charges[2])
 		if code, body := ne.Do(ne.Owner, "POST", "/v1/approvals/"+byCharge[charges[2]].ID+"/approve", map[string]any{}); code != 409 || !strings.Contains(body, "expired") {
 			t.Errorf("approve after the payment: %d %s", code, body)
 		}

@@ -34,7 +34,7 @@ type service struct {
 	log    *slog.Logger
 	// now is the clock: every "today", every timestamp a Dunning row gets
 	// and every fine and interest figure reads it, so tests drive weeks
-	// of collection in milliseconds (issue 12 item 7).
+	// of collection in milliseconds.
 	now func() time.Time
 	// tenancy resolves the caller's organization from the token only; no
 	// operation takes an organization argument (README "Architecture").
@@ -44,6 +44,11 @@ type service struct {
 	// every charge that becomes paid, canceled, written off or archived.
 	// Add to them with whenChargeClosed while building the service.
 	chargeClosedHooks []chargeClosedFunc
+
+	// offers reports whether the deployment serves a channel with a
+	// provider (channels.go); set by the notifications' registration, nil
+	// when they are not registered (every provider passes).
+	offers func(channel, provider string) bool
 }
 
 // chargeClosedFunc is work that must happen in the same transaction as a

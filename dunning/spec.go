@@ -14,13 +14,20 @@ import (
 // Spec is Dunning as the binary serves it: its listener and its API at
 // /v1, whose operations its MCP tools mirror, and its own settings (the
 // providers of its channels, channels.go).
-func Spec() *productkit.Spec { return specWith(&ChannelConfig{}, nil) }
+func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
 
-// specWith is Spec with the channel configuration cfg, which the spec's
-// settings fill once parsed, and tune, when set, adjusting the notifier
-// (and the service it shares) before anything serves: tests give it a
-// clock, an https link base, fast retries.
-func specWith(cfg *ChannelConfig, tune func(*notifier)) *productkit.Spec {
+// specWith is Spec whose service configure adjusts once it is built,
+// before any operation is declared: tests inject a clock (service.now)
+// this way. nil adjusts nothing.
+func specWith(configure func(*service)) *productkit.Spec {
+	return newSpec(&ChannelConfig{}, configure, nil)
+}
+
+// newSpec is Spec with the channel configuration cfg, which the spec's
+// settings fill once parsed, configure adjusting the service, and tune
+// adjusting the notifier (channels.go) before anything serves: tests give
+// it a clock, an https link base, fast retries. nil adjusts nothing.
+func newSpec(cfg *ChannelConfig, configure func(*service), tune func(*notifier)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -30,7 +37,7 @@ func specWith(cfg *ChannelConfig, tune func(*notifier)) *productkit.Spec {
 		APIBase:     APIBase,
 		Migrations:  Migrations,
 		Settings:    cfg.settings,
-		Build:       func(b *productkit.Builder) error { return build(b, cfg, tune) },
+		Build:       func(b *productkit.Builder) error { return build(b, cfg, configure, tune) },
 	}
 }
 
@@ -52,7 +59,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder, cfg *ChannelConfig, tune func(*notifier)) error {
+func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), tune func(*notifier)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -68,6 +75,13 @@ func build(b *productkit.Builder, cfg *ChannelConfig, tune func(*notifier)) erro
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
 	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
 	svc.nonces = deps.Nonces()
+	if configure != nil {
+		configure(svc)
+	}
+	// Who the caller is and the settings; debtors; charges and payments.
+	registerMe(api, svc)
+	registerDebtors(api, svc)
+	registerCharges(api, svc)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
 	webhookapi.Register(api, svc.hooks, webhookapi.Options{

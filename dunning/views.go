@@ -14,27 +14,39 @@ import (
 // appears.
 
 // debtorJSON is a debtor as the API shows it: the document formatted
-// (123.456.789-09), opt-outs with when and why.
+// (123.456.789-09), opt-outs by channel with when and why.
 type debtorJSON struct {
-	ID         string     `json:"id"`
-	ExternalID string     `json:"external_id"`
-	Name       string     `json:"name"`
-	Document   string     `json:"document"`
-	PersonKind string     `json:"person_kind"`
-	Emails     []string   `json:"emails"`
-	Phones     []string   `json:"phones"`
-	Address    *Address   `json:"address"`
-	OptOuts    []OptOut   `json:"opt_outs"`
-	Status     string     `json:"status"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
-	ArchivedAt *time.Time `json:"archived_at"`
+	ID         string                 `json:"id"`
+	ExternalID string                 `json:"external_id"`
+	Name       string                 `json:"name"`
+	Document   string                 `json:"document"`
+	PersonKind string                 `json:"person_kind"`
+	Emails     []string               `json:"emails"`
+	Phones     []string               `json:"phones"`
+	Address    *Address               `json:"address"`
+	OptOuts    map[string]*optOutJSON `json:"opt_outs"`
+	Status     string                 `json:"status"`
+	CreatedAt  time.Time              `json:"created_at"`
+	UpdatedAt  time.Time              `json:"updated_at"`
+	ArchivedAt *time.Time             `json:"archived_at"`
+}
+
+// optOutJSON is why and since when a debtor must not be contacted on a
+// channel; debtorJSON.opt_outs has one per channel, null when the debtor
+// may be contacted on it.
+type optOutJSON struct {
+	Reason    string    `json:"reason"`
+	Source    string    `json:"source"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 func showDebtor(d Debtor) debtorJSON {
-	opt := d.OptOuts
-	if opt == nil {
-		opt = []OptOut{}
+	opt := map[string]*optOutJSON{}
+	for _, ch := range Channels {
+		opt[ch] = nil
+	}
+	for _, o := range d.OptOuts {
+		opt[o.Channel] = &optOutJSON{Reason: o.Reason, Source: o.Source, CreatedAt: o.CreatedAt}
 	}
 	return debtorJSON{ID: d.ID, ExternalID: d.ExternalID, Name: d.Name, Document: brazil.FormatDocument(d.Document),
 		PersonKind: d.PersonKind, Emails: d.Emails, Phones: d.Phones, Address: d.Address, OptOuts: opt, Status: d.Status,

@@ -1,0 +1,603 @@
+package dunning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/contact"
+	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Permissions on debtors: viewers read, members create and change them,
+// admins archive them (README "Dunning: debtors, charges and payments").
+var (
+	debtorsRead   = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermRead}
+	debtorsWrite  = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermWrite}
+	debtorsManage = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermManage}
+)
+
+// Bounds of a debtor's contacts: a debtor is reached at a few addresses,
+// and every message goes to each channel's first usable one.
+const (
+	maxEmails = 10
+	maxPhones = 10
+)
+
+// debtorBody is what a caller sets on a debtor.
+type debtorBody struct {
+	Name     string   `json:"name" minLength:"1" maxLength:"200" jsonschema:"The debtor's name (a person's or a company's)."`
+	Document string   `json:"document" minLength:"11" maxLength:"20" jsonschema:"CPF (a person, 11 digits) or CNPJ (a company, 14 characters), with or without punctuation; checked by its check digits and shown formatted. person_kind follows from it."`
+	Emails   []string `json:"emails,omitempty" jsonschema:"E-mail addresses, the first one preferred (at most 10)."`
+	Phones   []string `json:"phones,omitempty" jsonschema:"Brazilian phone numbers, the first mobile one preferred for SMS and WhatsApp (at most 10); a number without +55 is read as Brazilian and stored in E.164 (+5511987654321)."`
+	Address  *Address `json:"address,omitempty" jsonschema:"Postal address."`
+}
+
+type upsertDebtorIn struct {
+	ExternalID string `json:"external_id" in:"path" minLength:"1" maxLength:"255" jsonschema:"Your own id for the debtor: the one to replace, or the one a new debtor gets."`
+	debtorBody
+}
+
+// updateDebtorIn changes what it names; emails, phones and address are
+// replaced whole (an empty address object removes it).
+type updateDebtorIn struct {
+	ID       string    `json:"id" in:"path" jsonschema:"The debtor's id or external_id."`
+	Name     *string   `json:"name,omitempty" minLength:"1" maxLength:"200" jsonschema:"A new name."`
+	Document *string   `json:"document,omitempty" minLength:"11" maxLength:"20" jsonschema:"A new CPF or CNPJ (person_kind follows)."`
+	Emails   *[]string `json:"emails,omitempty" jsonschema:"Replaces the e-mail addresses."`
+	Phones   *[]string `json:"phones,omitempty" jsonschema:"Replaces the phone numbers."`
+	Address  *Address  `json:"address,omitempty" jsonschema:"Replaces the postal address; {} removes it."`
+}
+
+type debtorRefIn struct {
+	ID string `json:"id" in:"path" jsonschema:"The debtor's id or external_id."`
+}
+
+type listDebtorsIn struct {
+	Q         string `json:"q,omitempty" in:"query" maxLength:"200" jsonschema:"Only debtors whose name, document or e-mail contains this text (case-insensitive)."`
+	Document  string `json:"document,omitempty" in:"query" maxLength:"20" jsonschema:"Only the debtor with this CPF or CNPJ (any punctuation)."`
+	Status    string `json:"status,omitempty" in:"query" enum:"active,archived" jsonschema:"active (default) or archived debtors."`
+	SortBy    string `json:"sort_by,omitempty" in:"query" enum:"name,created_at,updated_at" jsonschema:"Sort by name (default), created_at or updated_at."`
+	SortOrder string `json:"sort_order,omitempty" in:"query" enum:"asc,desc" jsonschema:"asc (default) or desc."`
+	restkit.NumberedParams
+}
+
+type optOutIn struct {
+	ID       string `json:"id" in:"path" jsonschema:"The debtor's id or external_id."`
+	Channel  string `json:"channel" enum:"email,sms,whatsapp" jsonschema:"The channel."`
+	OptedOut *bool  `json:"opted_out,omitempty" jsonschema:"true (default) records that the debtor must not be contacted on the channel; false removes the opt-out, so collection may contact the debtor on it again."`
+	Reason   string `json:"reason,omitempty" maxLength:"500" jsonschema:"Why, required when opting out: \"asked by phone\", \"STOP reply\"…"`
+}
+
+// debtorDetailJSON is a debtor with what it owes, computed by the server:
+// total_open_amount over its open charges (pending or overdue, not
+// archived), overdue_amount over the overdue ones.
+type debtorDetailJSON struct {
+	debtorJSON
+	TotalOpenAmount money.Cents `json:"total_open_amount"`
+	OverdueAmount   money.Cents `json:"overdue_amount"`
+	OpenCharges     int         `json:"open_charges"`
+}
+
+func debtorDetail(ctx context.Context, q store.Querier, d Debtor) (debtorDetailJSON, error) {
+	var row struct {
+		N       int   `db:"n"`
+		Open    int64 `db:"open_cents"`
+		Overdue int64 `db:"overdue_cents"`
+	}
+	err := q.Get(ctx, &row, `SELECT COUNT(*) AS n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
+		FROM dunning_charges WHERE organization_id = ? AND debtor_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`,
+		d.OrganizationID, d.ID)
+	return debtorDetailJSON{debtorJSON: showDebtor(d), TotalOpenAmount: money.Cents(row.Open), OverdueAmount: money.Cents(row.Overdue), OpenCharges: row.N}, err
+}
+
+// debtorDetails decodes a page of debtors and adds their opt-outs and
+// what each owes, in two queries for the whole page.
+func debtorDetails(ctx context.Context, q store.Querier, orgID string, rows []Debtor) ([]debtorDetailJSON, error) {
+	out := make([]debtorDetailJSON, 0, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(rows)), ", ")
+	args := []any{orgID}
+	for i := range rows {
+		if err := rows[i].decode(); err != nil {
+			return nil, err
+		}
+		args = append(args, rows[i].ID)
+	}
+	var opts []OptOut
+	if err := q.Select(ctx, &opts, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id IN (`+marks+`) ORDER BY channel`, args...); err != nil {
+		return nil, err
+	}
+	var sums []struct {
+		DebtorID string `db:"debtor_id"`
+		N        int    `db:"n"`
+		Open     int64  `db:"open_cents"`
+		Overdue  int64  `db:"overdue_cents"`
+	}
+	if err := q.Select(ctx, &sums, `SELECT debtor_id, COUNT(*) AS n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
+		FROM dunning_charges WHERE organization_id = ? AND debtor_id IN (`+marks+`) AND status IN ('pending', 'overdue') AND archived_at IS NULL
+		GROUP BY debtor_id`, args...); err != nil {
+		return nil, err
+	}
+	for _, d := range rows {
+		d.OptOuts = []OptOut{}
+		for _, o := range opts {
+			if o.DebtorID == d.ID {
+				d.OptOuts = append(d.OptOuts, o)
+			}
+		}
+		det := debtorDetailJSON{debtorJSON: showDebtor(d)}
+		for _, sm := range sums {
+			if sm.DebtorID == d.ID {
+				det.TotalOpenAmount, det.OverdueAmount, det.OpenCharges = money.Cents(sm.Open), money.Cents(sm.Overdue), sm.N
+			}
+		}
+		out = append(out, det)
+	}
+	return out, nil
+}
+
+// debtorInput is a debtor's fields checked and normalised: the document
+// digits only, e-mails lower-cased in their domain, phones in E.164.
+type debtorInput struct {
+	name, document, personKind string
+	emails, phones             []string
+	address                    *Address
+}
+
+func checkDocument(field, text string) (doc, kind string, err error) {
+	k, ok := brazil.DocumentKind(text)
+	if !ok {
+		return "", "", invalid(field, "must be a valid CPF (11 digits) or CNPJ (14 characters): its check digits do not verify")
+	}
+	kind = PersonNatural
+	if k == brazil.KindCNPJ {
+		kind = PersonJuridical
+	}
+	return brazil.NormalizeDocument(text), kind, nil
+}
+
+func checkEmails(list []string) ([]string, error) {
+	list = cleanStrings(list)
+	if len(list) > maxEmails {
+		return nil, invalid("emails", fmt.Sprintf("must have at most %d addresses", maxEmails))
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		a, err := contact.ParseEmail(e)
+		if err != nil {
+			return nil, invalid(fmt.Sprintf("emails.%d", i), err.Error())
+		}
+		out = append(out, a)
+	}
+	return cleanStrings(out), nil
+}
+
+func checkPhones(list []string) ([]string, error) {
+	list = cleanStrings(list)
+	if len(list) > maxPhones {
+		return nil, invalid("phones", fmt.Sprintf("must have at most %d numbers", maxPhones))
+	}
+	out := make([]string, 0, len(list))
+	for i, p := range list {
+		ph, err := contact.ParsePhone(p)
+		if err != nil {
+			return nil, invalid(fmt.Sprintf("phones.%d", i), err.Error())
+		}
+		out = append(out, ph.E164)
+	}
+	return cleanStrings(out), nil
+}
+
+// checkAddress trims an address, checks its state and postal code, and
+// answers nil for an empty one.
+func checkAddress(a *Address) (*Address, error) {
+	if a == nil {
+		return nil, nil
+	}
+	c := Address{Street: strings.TrimSpace(a.Street), Number: strings.TrimSpace(a.Number), Complement: strings.TrimSpace(a.Complement),
+		District: strings.TrimSpace(a.District), City: strings.TrimSpace(a.City), State: strings.ToUpper(strings.TrimSpace(a.State)),
+		Zip: strings.ReplaceAll(strings.TrimSpace(a.Zip), "-", "")}
+	if c == (Address{}) {
+		return nil, nil
+	}
+	for field, v := range map[string]string{"street": c.Street, "number": c.Number, "complement": c.Complement, "district": c.District, "city": c.City} {
+		if len(v) > 200 {
+			return nil, invalid("address."+field, "must be at most 200 characters")
+		}
+	}
+	if c.State != "" && (len(c.State) != 2 || strings.Trim(c.State, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "") {
+		return nil, invalid("address.state", "must be a state's two-letter code, such as SP")
+	}
+	if c.Zip != "" && (len(c.Zip) != 8 || strings.Trim(c.Zip, "0123456789") != "") {
+		return nil, invalid("address.zip", "must be a CEP of 8 digits, such as 01310-100")
+	}
+	if c.Zip != "" {
+		c.Zip = c.Zip[:5] + "-" + c.Zip[5:]
+	}
+	return &c, nil
+}
+
+func checkDebtorBody(b *debtorBody) (debtorInput, error) {
+	var in debtorInput
+	var err error
+	in.name = strings.TrimSpace(b.Name)
+	if in.name == "" {
+		return in, invalid("name", "must not be blank")
+	}
+	if in.document, in.personKind, err = checkDocument("document", b.Document); err != nil {
+		return in, err
+	}
+	if in.emails, err = checkEmails(b.Emails); err != nil {
+		return in, err
+	}
+	if in.phones, err = checkPhones(b.Phones); err != nil {
+		return in, err
+	}
+	in.address, err = checkAddress(b.Address)
+	return in, err
+}
+
+func addressJSON(a *Address) *string {
+	if a == nil {
+		return nil
+	}
+	s := mustJSON(a)
+	return &s
+}
+
+// registerDebtors declares the debtor operations.
+func registerDebtors(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_list", Method: "GET", Path: "/debtors", Tags: []string{"debtors"},
+		Title:    "List debtors",
+		Summary:  "Lists the organization's debtors by name, a page at a time, each with what it owes; filters by text in the name, document or e-mail, by document and by status.",
+		Requires: debtorsRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *listDebtorsIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		where := []string{"organization_id = ?", "status = ?"}
+		status := in.Status
+		if status == "" {
+			status = DebtorActive
+		}
+		args := []any{t.OrgID, status}
+		if q := strings.TrimSpace(in.Q); q != "" {
+			cond := `(LOWER(name) LIKE ? ESCAPE '\' OR LOWER(emails) LIKE ? ESCAPE '\'`
+			args = append(args, likeContains(strings.ToLower(q)), likeContains(strings.ToLower(q)))
+			if digits := brazil.NormalizeDocument(q); digits != "" {
+				cond += ` OR document LIKE ? ESCAPE '\'`
+				args = append(args, likeContains(digits))
+			}
+			where = append(where, cond+")")
+		}
+		if in.Document != "" {
+			where = append(where, "document = ?")
+			args = append(args, brazil.NormalizeDocument(in.Document))
+		}
+		order := map[string]string{"": "name", "name": "name", "created_at": "created_at", "updated_at": "updated_at"}[in.SortBy]
+		dir := "ASC"
+		if in.SortOrder == "desc" {
+			dir = "DESC"
+		}
+		page, perPage, offset := in.Window()
+		cond := strings.Join(where, " AND ")
+		var total int
+		if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...); err != nil {
+			return nil, err
+		}
+		rows := []Debtor{}
+		if err := s.db.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+order+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+			append(args, perPage, offset)...); err != nil {
+			return nil, err
+		}
+		details, err := debtorDetails(ctx, s.db, t.OrgID, rows)
+		if err != nil {
+			return nil, err
+		}
+		return restkit.NumberedPage(details, page, perPage, total, func(d debtorDetailJSON) debtorDetailJSON { return d }), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_get", Method: "GET", Path: "/debtors/{id}", Tags: []string{"debtors"},
+		Title:    "Get a debtor",
+		Summary:  "Gets one debtor by id or external_id, with its contacts, opt-outs and what it owes: total_open_amount and overdue_amount, computed by the server.",
+		Requires: debtorsRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
+		if err != nil {
+			return nil, notFoundAs(err, "debtor")
+		}
+		out, err := debtorDetail(ctx, s.db, d)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": out}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_upsert", Method: "PUT", Path: "/debtors/{external_id}", Tags: []string{"debtors"},
+		Title:    "Create or replace a debtor",
+		Summary:  "Creates the debtor with this external_id (201), or replaces every field of the one that has it (200), making an archived one active again. The document (CPF or CNPJ) is checked by its check digits.",
+		Requires: debtorsWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *upsertDebtorIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v, err := checkDebtorBody(&in.debtorBody)
+		if err != nil {
+			return nil, err
+		}
+		var d Debtor
+		created := false
+		// Two concurrent upserts of a new external_id: the loser's insert
+		// conflicts, and its second attempt replaces the winner's debtor.
+		for attempt := 0; ; attempt++ {
+			err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+				now := s.clock()
+				old, err := getDebtorByExternal(ctx, tx, t.OrgID, in.ExternalID, true)
+				if errors.Is(err, store.ErrNotFound) {
+					created = true
+					id := store.NewID()
+					_, err = tx.Exec(ctx, `INSERT INTO dunning_debtors (id, organization_id, external_id, name, document, person_kind, emails, phones, address, status, created_at, updated_at)
+						VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`, id, t.OrgID, in.ExternalID, v.name, v.document, v.personKind,
+						mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address), now, now)
+					if err != nil {
+						return err
+					}
+					d, err = getDebtor(ctx, tx, t.OrgID, id)
+					return err
+				}
+				if err != nil {
+					return err
+				}
+				created = false
+				_, err = tx.Exec(ctx, `UPDATE dunning_debtors SET name = ?, document = ?, person_kind = ?, emails = ?, phones = ?, address = ?,
+					status = 'active', archived_at = NULL, updated_at = ? WHERE id = ? AND organization_id = ?`,
+					v.name, v.document, v.personKind, mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address), now, old.ID, t.OrgID)
+				if err != nil {
+					return err
+				}
+				d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+				return err
+			})
+			if errors.Is(err, store.ErrConflict) && attempt == 0 {
+				continue
+			}
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, err := debtorDetail(ctx, s.db, d)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			return rest.Created(map[string]any{"data": out}), nil
+		}
+		return rest.OK(map[string]any{"data": out}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_update", Method: "PATCH", Path: "/debtors/{id}", Tags: []string{"debtors"},
+		Title:    "Change a debtor",
+		Summary:  "Changes a debtor's name, document, e-mails, phones or address; what the request leaves out stays.",
+		Requires: debtorsWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *updateDebtorIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var d Debtor
+		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+			if err != nil {
+				return notFoundAs(err, "debtor")
+			}
+			v := debtorInput{name: old.Name, document: old.Document, personKind: old.PersonKind, emails: old.Emails, phones: old.Phones, address: old.Address}
+			if in.Name != nil {
+				if v.name = strings.TrimSpace(*in.Name); v.name == "" {
+					return invalid("name", "must not be blank")
+				}
+			}
+			if in.Document != nil {
+				if v.document, v.personKind, err = checkDocument("document", *in.Document); err != nil {
+					return err
+				}
+			}
+			if in.Emails != nil {
+				if v.emails, err = checkEmails(*in.Emails); err != nil {
+					return err
+				}
+			}
+			if in.Phones != nil {
+				if v.phones, err = checkPhones(*in.Phones); err != nil {
+					return err
+				}
+			}
+			if in.Address != nil {
+				if v.address, err = checkAddress(in.Address); err != nil {
+					return err
+				}
+			}
+			_, err = tx.Exec(ctx, `UPDATE dunning_debtors SET name = ?, document = ?, person_kind = ?, emails = ?, phones = ?, address = ?, updated_at = ?
+				WHERE id = ? AND organization_id = ?`, v.name, v.document, v.personKind, mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address),
+				s.clock(), old.ID, t.OrgID)
+			if err != nil {
+				return err
+			}
+			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out, err := debtorDetail(ctx, s.db, d)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": out}), nil
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_debtors_archive", Method: "POST", Path: "/debtors/{id}/archive", Tags: []string{"debtors"},
+		Title:       "Archive a debtor",
+		Summary:     "Archives a debtor: it leaves the default listing and takes no new charges. A debtor with open charges cannot be archived; archiving an archived debtor changes nothing.",
+		Description: "Destructive: an upsert with its external_id makes it active again.",
+		Requires:    debtorsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *debtorRefIn) (string, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return "", err
+		}
+		d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
+		if err != nil {
+			return "", notFoundAs(err, "debtor")
+		}
+		return fmt.Sprintf("Archive debtor '%s' (%s, external id %s)? It takes no new charges until an upsert makes it active again.",
+			d.Name, brazil.FormatDocument(d.Document), d.ExternalID), nil
+	}, func(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var d Debtor
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+			if err != nil {
+				return notFoundAs(err, "debtor")
+			}
+			if old.Status != DebtorArchived {
+				var open int
+				if err := tx.Get(ctx, &open, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ? AND debtor_id = ?
+					AND status IN ('pending', 'overdue', 'in_agreement') AND archived_at IS NULL`, t.OrgID, old.ID); err != nil {
+					return err
+				}
+				if open > 0 {
+					return rest.Unprocessable(fmt.Sprintf("the debtor has %d open charge(s): cancel or archive them before archiving the debtor", open))
+				}
+				now := s.clock()
+				if _, err := tx.Exec(ctx, `UPDATE dunning_debtors SET status = 'archived', archived_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
+					now, now, old.ID, t.OrgID); err != nil {
+					return err
+				}
+			}
+			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out, err := debtorDetail(ctx, s.db, d)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": out}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_opt_outs_set", Method: "PUT", Path: "/debtors/{id}/opt-outs", Tags: []string{"debtors"},
+		Title:    "Set a debtor's opt-out of a channel",
+		Summary:  "Records that a debtor must not be contacted on a channel (e-mail, SMS or WhatsApp), with why, or removes that opt-out (opted_out false). A debtor opted out of a channel is never contacted on it.",
+		Requires: debtorsWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *optOutIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := in.OptedOut == nil || *in.OptedOut
+		reason := strings.TrimSpace(in.Reason)
+		if out && reason == "" {
+			return nil, invalid("reason", "is required when opting out: say why")
+		}
+		source := recordedBy(t.Identity)
+		var d Debtor
+		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+			if err != nil {
+				return notFoundAs(err, "debtor")
+			}
+			if out {
+				err = setOptOut(ctx, tx, t.OrgID, old.ID, in.Channel, reason, source, s.clock())
+			} else {
+				_, err = tx.Exec(ctx, `DELETE FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id = ? AND channel = ?`, t.OrgID, old.ID, in.Channel)
+			}
+			if err != nil {
+				return err
+			}
+			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		detail, err := debtorDetail(ctx, s.db, d)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": detail}), nil
+	})
+}
+
+// setOptOut records inside q that a debtor is not to be contacted on
+// channel: why (reason), who said so (source: "debtor" for an unsubscribe
+// link or a STOP reply, else the user who recorded it) and when (at). An
+// opt-out already recorded keeps its first when and takes the new reason
+// and source. The notifications' unsubscribe link uses it too.
+func setOptOut(ctx context.Context, q store.Querier, orgID, debtorID, channel, reason, source string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO dunning_opt_outs (debtor_id, organization_id, channel, reason, source, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (debtor_id, channel) DO UPDATE SET reason = excluded.reason, source = excluded.source`,
+		debtorID, orgID, channel, reason, source, at.UTC().Truncate(time.Microsecond))
+	return err
+}
+
+// getDebtorByExternal loads a debtor by external_id only (an upsert must
+// not replace a debtor whose id happens to equal the external_id asked
+// for), locking it when lock is set.
+func getDebtorByExternal(ctx context.Context, q store.Querier, orgID, externalID string, lock bool) (Debtor, error) {
+	var d Debtor
+	query := `SELECT * FROM dunning_debtors WHERE organization_id = ? AND external_id = ?`
+	if lock {
+		query += forUpdate(q)
+	}
+	if err := q.Get(ctx, &d, query, orgID, externalID); err != nil {
+		return Debtor{}, err
+	}
+	if err := d.decode(); err != nil {
+		return Debtor{}, err
+	}
+	var err error
+	d.OptOuts, err = debtorOptOuts(ctx, q, orgID, d.ID)
+	return d, err
+}
+
+// lockDebtor is getDebtor that also locks the row until tx ends.
+func lockDebtor(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (Debtor, error) {
+	d, err := getDebtor(ctx, tx, orgID, idOrExternal)
+	if err != nil {
+		return Debtor{}, err
+	}
+	if tx.Dialect() == store.Postgres {
+		var id string
+		if err := tx.Get(ctx, &id, `SELECT id FROM dunning_debtors WHERE id = ? FOR UPDATE`, d.ID); err != nil {
+			return Debtor{}, err
+		}
+		return getDebtor(ctx, tx, orgID, d.ID)
+	}
+	return d, nil
+}

@@ -1,0 +1,150 @@
+package dunning
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// paymentClockSkew is how far in the future a paid_at may be: a client's
+// clock a little ahead of ours is not a payment from tomorrow.
+const paymentClockSkew = 5 * time.Minute
+
+type createPaymentIn struct {
+	ID        string  `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	Amount    float64 `json:"amount" minimum:"0" jsonschema:"What was paid, in BRL; more than two decimals are rounded half-up to the cent. At most the charge's updated amount on the day it was paid (open amount plus fine and interest)."`
+	PaidAt    string  `json:"paid_at,omitempty" format:"date-time" jsonschema:"When it was paid, RFC 3339 (default now); not in the future."`
+	Method    string  `json:"method,omitempty" enum:"pix,bank_billet,card,cash,transfer,other" jsonschema:"How it was paid (default other)."`
+	Reference string  `json:"reference,omitempty" maxLength:"255" jsonschema:"The payment's reference: a Pix end-to-end id, a receipt number."`
+}
+
+// paymentResultJSON is a recorded payment with the charge as it stands
+// after it.
+type paymentResultJSON struct {
+	paymentJSON
+	Charge chargeJSON `json:"charge"`
+}
+
+// recordedBy names who recorded something: the person, or the OAuth client
+// of a machine token.
+func recordedBy(id *identity.Identity) string {
+	if id.UserID != "" {
+		return id.UserID
+	}
+	return "client:" + id.ClientID
+}
+
+// registerPayments declares dunning_charges_payments_create.
+func registerPayments(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_payments_create", Method: "POST", Path: "/charges/{id}/payments", Tags: []string{"charges"},
+		Title: "Record a payment",
+		Summary: "Records a payment against a pending or overdue charge. A partial payment lowers open_amount; the one that clears it marks the charge paid, stops its collection and emits dunning.charge.paid. " +
+			"Paying the updated amount (with fine and interest) clears it too.",
+		Requires: chargesWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		amount, err := positiveAmountIn("amount", in.Amount)
+		if err != nil {
+			return nil, err
+		}
+		now := s.clock()
+		paidAt := now
+		if in.PaidAt != "" {
+			p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
+			if err != nil {
+				return nil, invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
+			}
+			if p.After(now.Add(paymentClockSkew)) {
+				return nil, invalid("paid_at", "must not be in the future")
+			}
+			paidAt = p.UTC().Truncate(time.Microsecond)
+		}
+		method := in.Method
+		if method == "" {
+			method = "other"
+		}
+		var pay Payment
+		var c Charge
+		var st Settings
+		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+			old, err := lockCharge(ctx, tx, t.OrgID, in.ID)
+			if err != nil {
+				return notFoundAs(err, "charge")
+			}
+			if !old.Status.Collectible() {
+				return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", articleFor(string(old.Status)), old.Status))
+			}
+			if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
+				return err
+			}
+			day := st.Today(paidAt)
+			b, err := chargeBreakdown(old, st, day)
+			if err != nil {
+				return err
+			}
+			if amount > b.Updated {
+				return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
+					amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
+			}
+			open := old.OpenAmount - min(amount, old.OpenAmount)
+			pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
+				Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now}
+			if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
+				pay.Reference, pay.CreatedBy, pay.CreatedAt); err != nil {
+				return err
+			}
+			if open > 0 {
+				_, err = tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
+					int64(open), now, old.ID, t.OrgID)
+				if err != nil {
+					return err
+				}
+				c, err = getCharge(ctx, tx, t.OrgID, old.ID)
+				return err
+			}
+			if err := old.Status.CanBecome(lifecycle.ChargePaid); err != nil {
+				return transitionError(err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = 0, status = 'paid', paid_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
+				paidAt, now, old.ID, t.OrgID); err != nil {
+				return err
+			}
+			if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
+				return err
+			}
+			if err := s.emitChargeEvent(ctx, tx, EventChargePaid, c); err != nil {
+				return err
+			}
+			return s.onChargeClosed(ctx, tx, c, lifecycle.StopPaid)
+		})
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.chargeView(c, st, calendar.Date{})
+		if err != nil {
+			return nil, err
+		}
+		return rest.Created(map[string]any{"data": paymentResultJSON{paymentJSON: showPayment(pay), Charge: v}}), nil
+	})
+}
+
+// articleFor is "a" or "an" before word, for messages naming a state.
+func articleFor(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
