@@ -14,13 +14,14 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Enrollments: a charge running through a collection plan (issue 12 item
-// 6). Enrolling computes the run instant of every step of the plan for
-// the charge (dunning/schedule, with the organization's zone, quiet hours
-// and closed days), skips the steps already past — no message is ever
-// sent late to make up for them — and keeps the next step and its
-// instant on the enrollment, where the step runner finds it. A charge
-// that leaves collection stops its enrollments in the same transaction
+// Enrollments: a charge running through a collection plan
+// (docs/decisions.md "Dunning: collection plans and enrollments").
+// Enrolling computes the run instant of every step of the plan for the
+// charge (dunning/schedule, with the organization's zone, quiet hours and
+// closed days), skips the steps already past — no message is ever sent
+// late to make up for them — and keeps the next step and its instant on
+// the enrollment, where the step runner finds it. A charge that leaves
+// collection stops its enrollments in the same transaction
 // (stopChargeEnrollments).
 
 // The enrollment events (webhookEventSlugs in spec.go lists every event).
@@ -165,7 +166,7 @@ func enrollArticle(w string) string {
 func (s *service) enrollable(ctx context.Context, q store.Querier, orgID string, in *enrollmentRefIn, lock bool) (Charge, planRecord, error) {
 	where := `organization_id = ? AND (id = ? OR external_id = ?) ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
 	if lock {
-		where += planLock(q)
+		where += forUpdate(q)
 	}
 	c, err := getChargeWhere(ctx, q, where, orgID, in.ID, in.ID, in.ID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -247,6 +248,9 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 				break
 			}
 		}
+		if errors.Is(err, store.ErrConflict) {
+			return nil, rest.Conflict("the charge was being enrolled in this collection plan by another request: try again")
+		}
 		if err != nil {
 			return nil, planErr(err)
 		}
@@ -293,7 +297,7 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 			if err != nil {
 				return err
 			}
-			e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, planLock(tx))
+			e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, forUpdate(tx))
 			if errors.Is(err, store.ErrNotFound) {
 				return errNotEnrolled()
 			}
@@ -357,7 +361,7 @@ func (s *service) enroll(ctx context.Context, tx *store.Tx, orgID string, in *en
 	if err != nil {
 		return enrollmentAnswerJSON{}, false, err
 	}
-	e, err := getEnrollment(ctx, tx, orgID, c.ID, p.ID, planLock(tx))
+	e, err := getEnrollment(ctx, tx, orgID, c.ID, p.ID, forUpdate(tx))
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return enrollmentAnswerJSON{}, false, err

@@ -33,7 +33,7 @@ const enrollmentColumns = `id, organization_id, charge_id, plan_id, status, next
 
 // getEnrollment is the enrollment of a charge in a plan, inside one
 // organization; none is store.ErrNotFound. lock adds the row lock of a
-// read-modify-write ("" or planLock(tx)).
+// read-modify-write ("" or forUpdate(tx)).
 func getEnrollment(ctx context.Context, q store.Querier, orgID, chargeID, planID, lock string) (enrollmentRecord, error) {
 	var e enrollmentRecord
 	err := q.Get(ctx, &e, `SELECT `+enrollmentColumns+` FROM dunning_enrollments
@@ -57,7 +57,7 @@ func chargeEnrollments(ctx context.Context, q store.Querier, orgID, chargeID str
 func activeEnrollmentsWhere(ctx context.Context, tx *store.Tx, cond string, args ...any) ([]enrollmentRecord, error) {
 	out := []enrollmentRecord{}
 	err := tx.Select(ctx, &out, `SELECT `+enrollmentColumns+` FROM dunning_enrollments
-		WHERE status = 'active' AND `+cond+` ORDER BY id`+planLock(tx), args...)
+		WHERE status = 'active' AND `+cond+` ORDER BY id`+forUpdate(tx), args...)
 	return out, err
 }
 

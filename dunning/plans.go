@@ -16,10 +16,11 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Collection plans (réguas) and their steps: issue 12 item 5. A plan is
-// written as a draft, activated (only an active plan takes charges),
-// paused and resumed, and archived for good; lifecycle.Plans is the one
-// table of what may follow what, and a draft alone may be deleted.
+// Collection plans (réguas) and their steps (docs/decisions.md "Dunning:
+// collection plans and enrollments"). A plan is written as a draft,
+// activated (only an active plan takes charges), paused and resumed, and
+// archived for good; lifecycle.Plans is the one table of what may follow
+// what, and a draft alone may be deleted.
 
 // Permissions of the plans' operations: every role reads, members write,
 // admins run what is destructive (deleting, archiving, enrolling a
@@ -122,15 +123,11 @@ func planTransitionErr(err error) error {
 // and stops a charge's enrollments when it leaves collection
 // (service.whenChargeClosed).
 func registerCollectionPlans(api *rest.API, s *service) {
-	var nonces *confirm.Nonces
-	if s.db != nil {
-		nonces = confirm.New(s.db, confirm.Options{Logger: s.log})
-	}
 	// confirmedTx runs a destructive operation's writes in one
 	// transaction with the consumption of its MCP confirmation, so the
 	// confirmation is used exactly when the operation commits.
 	confirmedTx := func(ctx context.Context, fn func(tx *store.Tx) error) error {
-		return nonces.WithTx(ctx, fn)
+		return s.nonces.WithTx(ctx, fn)
 	}
 	registerPlans(api, s, confirmedTx)
 	registerSteps(api, s, confirmedTx)

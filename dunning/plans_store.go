@@ -54,15 +54,6 @@ const stepColumns = `id, organization_id, plan_id, offset_days, send_time, chann
 const planByRef = `organization_id = ? AND deleted_at IS NULL AND (id = ? OR external_id = ?)
 	ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
 
-// planLock is the row lock of a read that the transaction will rewrite
-// on PostgreSQL (READ COMMITTED); SQLite serializes transactions already.
-func planLock(q store.Querier) string {
-	if q.Dialect() == store.Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
 // getPlan reads a live plan of the organization by id or external_id;
 // another organization's plan, or a deleted one, is store.ErrNotFound.
 func getPlan(ctx context.Context, q store.Querier, orgID, ref string) (planRecord, error) {
@@ -75,7 +66,7 @@ func getPlan(ctx context.Context, q store.Querier, orgID, ref string) (planRecor
 // steps: two concurrent changes of one plan run one after the other.
 func lockPlan(ctx context.Context, tx *store.Tx, orgID, ref string) (planRecord, error) {
 	var p planRecord
-	err := tx.Get(ctx, &p, `SELECT `+planColumns+` FROM dunning_plans WHERE `+planByRef+planLock(tx), orgID, ref, ref, ref)
+	err := tx.Get(ctx, &p, `SELECT `+planColumns+` FROM dunning_plans WHERE `+planByRef+forUpdate(tx), orgID, ref, ref, ref)
 	return p, err
 }
 
@@ -98,7 +89,7 @@ func listPlans(ctx context.Context, q store.Querier, orgID string, f planListFil
 		args = append(args, f.Status)
 	}
 	if f.Q != "" {
-		pat := "%" + planLikeEscape(strings.ToLower(f.Q)) + "%"
+		pat := likeContains(strings.ToLower(f.Q))
 		where = append(where, `(LOWER(name) LIKE ? ESCAPE '\' OR LOWER(description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(external_id, '')) LIKE ? ESCAPE '\')`)
 		args = append(args, pat, pat, pat)
 	}
@@ -112,11 +103,6 @@ func listPlans(ctx context.Context, q store.Querier, orgID string, f planListFil
 		(SELECT COUNT(*) FROM dunning_plan_steps st WHERE st.plan_id = dunning_plans.id AND st.deleted_at IS NULL) AS steps_count
 		FROM dunning_plans WHERE `+cond+` ORDER BY created_at, id LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 	return rows, total, err
-}
-
-// planLikeEscape makes text match itself in a LIKE pattern with ESCAPE '\'.
-func planLikeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // planExternalIDTaken reports whether another live plan of the

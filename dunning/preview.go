@@ -18,13 +18,14 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// The preview (issue 12 item 6): the exact calendar of what a plan would
-// do to one charge — each step's instant after business days and quiet
-// hours with the reasons it moved, the channel and address it would use or
-// why it would be skipped, and the message as the debtor would read it —
-// computed from the same calendar enrolling uses, without sending or
-// storing anything. It is how a person checks a régua on a real debtor
-// before the debtor sees it.
+// The preview (docs/decisions.md "Dunning: collection plans and
+// enrollments"): the exact calendar of what a plan would do to one charge
+// — each step's instant after business days and quiet hours with the
+// reasons it moved, the channel and address it would use or why it would
+// be skipped, and the message as the debtor would read it — computed from
+// the same calendar enrolling uses, without sending or storing anything.
+// It is how a person checks a régua on a real debtor before the debtor
+// sees it.
 
 // Preview outcomes of a step.
 const (
@@ -291,9 +292,10 @@ func (s *service) previewStep(pos int, e calendarEntry, c Charge, d Debtor, st S
 
 // stepAddress is where a step on channel reaches the debtor: the first
 // e-mail address for e-mail, the first mobile number for SMS (only a
-// mobile receives SMS), the first phone number for WhatsApp (an account
-// may sit on a fixed line). With none, it says why (a skip reason and
-// its words).
+// mobile receives SMS), and for WhatsApp the first mobile number too, as
+// the debtors' phones are documented to be preferred, else the first
+// phone (an account may sit on a fixed line). With none, it says why (a
+// skip reason and its words).
 func stepAddress(d Debtor, channel string) (to, reason, detail string) {
 	switch channel {
 	case ChannelEmail:
@@ -312,6 +314,11 @@ func stepAddress(d Debtor, channel string) (to, reason, detail string) {
 		}
 		return "", skipNoPhone, "the debtor has no phone number"
 	case ChannelWhatsApp:
+		for _, ph := range d.Phones {
+			if p, err := contact.ParseMobile(ph); err == nil {
+				return p.E164, "", ""
+			}
+		}
 		if len(d.Phones) > 0 {
 			return d.Phones[0], "", ""
 		}
