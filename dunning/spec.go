@@ -84,6 +84,9 @@ func build(b *productkit.Builder, configure func(*service)) error {
 		Lists:      restkit.NumberedList,
 		EventData:  webhookapi.OrganizationData(acc),
 	})
+	// Collection plans, their steps, enrollments and the preview
+	// (plans.go, steps.go, enrollments.go, preview.go).
+	registerCollectionPlans(api, svc)
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	if deps.DB != nil {
 		b.Collect(svc.hooks.Collector())
