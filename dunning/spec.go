@@ -88,6 +88,7 @@ func build(b *productkit.Builder, configure func(*service)) error {
 	// (plans.go, steps.go, enrollments.go, preview.go).
 	registerCollectionPlans(api, svc)
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
 		b.Collect(svc.hooks.Collector())
 	}
