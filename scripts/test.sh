@@ -29,6 +29,9 @@ conformance/run-everything.sh
 # embedded defaults, tokens from `kobana-mcp token` added by conformance/auth-preload.cjs, every
 # scenario of conformance/scenarios-inbox.txt in every era (expected failures: expected-failures-inbox.yml).
 echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product.sh inbox
+# The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
+# its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
+echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-product.sh dunning
 
 # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
 # to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
