@@ -41,7 +41,8 @@ echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-produ
 echo "== e2e: MCP client OAuth sign-in to the Inbox"
 e2e/run.sh
 
-# Real clients on the Inbox in every era (e2e/clients/README.md): TypeScript SDK v2 and v1 and the
-# MCP Inspector CLI, pinned in e2e/clients/package-lock.json. (The Go SDK client's test,
-# cmd/kobana-mcp/clients_test.go, runs in `go test` above.)
-echo "== e2e: real MCP clients on the Inbox, every era"; e2e/clients/run.sh
+# Real clients on the Inbox and Dunning in every era (e2e/clients/README.md): TypeScript SDK v2 and
+# v1 on both endpoints and the MCP Inspector CLI on the Inbox, pinned in
+# e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
+# `go test` above.)
+echo "== e2e: real MCP clients on the Inbox and Dunning, every era"; e2e/clients/run.sh
