@@ -248,6 +248,9 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 				break
 			}
 		}
+		if errors.Is(err, store.ErrConflict) {
+			return nil, rest.Conflict("the charge was being enrolled in this collection plan by another request: try again")
+		}
 		if err != nil {
 			return nil, planErr(err)
 		}
