@@ -167,6 +167,10 @@ func registerMe(api *rest.API, s *service) {
 			if err := applySettings(&st, in); err != nil {
 				return err
 			}
+			// Only a provider the deployment configured (channels.go).
+			if err := s.checkProviders(st, in.Channels != nil); err != nil {
+				return err
+			}
 			st.UpdatedAt = s.clock()
 			return saveSettings(ctx, tx, st)
 		})

@@ -41,10 +41,10 @@ func TestMeAndSettings(t *testing.T) {
 		ce.fails(ce.Member, 403, "FORBIDDEN", "PATCH", "/v1/settings", obj{"grace_days": 3})
 
 		got := ce.ok(200, "PATCH", "/v1/settings", obj{"timezone": "America/Manaus", "grace_days": 3, "quiet_hours_start": "21:00",
-			"channels": obj{"email": obj{"provider": "smtp"}, "whatsapp": obj{"enabled": false}}, "company_fine_cap_percent": 5.5,
+			"channels": obj{"email": obj{"provider": "outbox"}, "whatsapp": obj{"enabled": false}}, "company_fine_cap_percent": 5.5,
 			"closed_days": []string{"2026-01-25", "2026-01-25", "2026-07-09"}})
 		if got["timezone"] != "America/Manaus" || num(got, "grace_days") != 3 || got["quiet_hours_start"] != "21:00" || got["quiet_hours_end"] != "08:00" ||
-			got["channels"].(obj)["email"].(obj)["provider"] != "smtp" || got["channels"].(obj)["whatsapp"].(obj)["enabled"] != false ||
+			got["channels"].(obj)["email"].(obj)["provider"] != "outbox" || got["channels"].(obj)["whatsapp"].(obj)["enabled"] != false ||
 			got["channels"].(obj)["whatsapp"].(obj)["provider"] != "outbox" || num(got, "company_fine_cap_percent") != 5.5 ||
 			len(got["closed_days"].([]any)) != 2 || got["updated_at"] == nil {
 			t.Fatalf("patched: %v", got)

@@ -44,6 +44,11 @@ type service struct {
 	// every charge that becomes paid, canceled, written off or archived.
 	// Add to them with whenChargeClosed while building the service.
 	chargeClosedHooks []chargeClosedFunc
+
+	// offers reports whether the deployment serves a channel with a
+	// provider (channels.go); set by the notifications' registration, nil
+	// when they are not registered (every provider passes).
+	offers func(channel, provider string) bool
 }
 
 // chargeClosedFunc is work that must happen in the same transaction as a

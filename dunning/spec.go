@@ -12,13 +12,22 @@ import (
 )
 
 // Spec is Dunning as the binary serves it: its listener and its API at
-// /v1, whose operations its MCP tools mirror.
-func Spec() *productkit.Spec { return specWith(nil) }
+// /v1, whose operations its MCP tools mirror, and its own settings (the
+// providers of its channels, channels.go).
+func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
 
 // specWith is Spec whose service configure adjusts once it is built,
 // before any operation is declared: tests inject a clock (service.now)
 // this way. nil adjusts nothing.
 func specWith(configure func(*service)) *productkit.Spec {
+	return newSpec(&ChannelConfig{}, configure, nil)
+}
+
+// newSpec is Spec with the channel configuration cfg, which the spec's
+// settings fill once parsed, configure adjusting the service, and tune
+// adjusting the notifier (channels.go) before anything serves: tests give
+// it a clock, an https link base, fast retries. nil adjusts nothing.
+func newSpec(cfg *ChannelConfig, configure func(*service), tune func(*notifier)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:         "dunning",
 		Name:        ServerName,
@@ -27,7 +36,8 @@ func specWith(configure func(*service)) *productkit.Spec {
 		DefaultAddr: "127.0.0.1:8082",
 		APIBase:     APIBase,
 		Migrations:  Migrations,
-		Build:       func(b *productkit.Builder) error { return build(b, configure) },
+		Settings:    cfg.settings,
+		Build:       func(b *productkit.Builder) error { return build(b, cfg, configure, tune) },
 	}
 }
 
@@ -49,7 +59,7 @@ var webhookEventSlugs = []string{
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder, configure func(*service)) error {
+func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), tune func(*notifier)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -87,6 +97,10 @@ func build(b *productkit.Builder, configure func(*service)) error {
 	// Collection plans, their steps, enrollments and the preview
 	// (plans.go, steps.go, enrollments.go, preview.go).
 	registerCollectionPlans(api, svc)
+	// Notifications, channels, approvals and the scheduler (notify.go).
+	if err := registerNotify(b, api, svc, *cfg, tune); err != nil {
+		return err
+	}
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {

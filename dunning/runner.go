@@ -1,0 +1,346 @@
+package dunning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// The step runner: every minute it takes the active enrollments whose
+// next step is due (the index dunning_enrollments_due, status and
+// next_run_at) and runs each step in one transaction of its own:
+//
+//  1. lock the enrollment (FOR UPDATE SKIP LOCKED on PostgreSQL, so two
+//     workers or replicas split the work instead of queueing on it;
+//     SQLite runs one writer at a time) and check it is still due;
+//  2. lock the charge: a payment committing meanwhile is seen here, or
+//     sees this step's message queued and skips it (chargeClosed); a
+//     charge out of collection stops the enrollment and sends nothing;
+//  3. never inside the quiet hours: a step found due there (the process
+//     was down at its instant) waits for the window to open;
+//  4. a missed step is sent once when the process comes back if it is
+//     still relevant: not when a later step of the plan is due as well
+//     (the later one supersedes it), nor a reminder before the due date
+//     once the due date has passed;
+//  5. write the step's notification — the unique (enrollment, step) row,
+//     so a second worker's insert is a no-op and a step is sent at most
+//     once — and enqueue its send in the same transaction; a step the
+//     debtor cannot receive (opted out, no address, channel off, a value
+//     missing) is written as skipped instead, and a step that requires
+//     approval parks in dunning_step_approvals;
+//  6. point the enrollment at its next step, or complete it.
+//
+// Time is the service's clock, so a test drives a two-month régua in
+// milliseconds.
+
+// runnerArgs is one run of the step runner.
+type runnerArgs struct{}
+
+// Kind names the job in the queue.
+func (runnerArgs) Kind() string { return "dunning.step_runner" }
+
+type runnerWorker struct {
+	river.WorkerDefaults[runnerArgs]
+	n *notifier
+}
+
+// Timeout bounds one run; one that runs out of time stops between
+// enrollments and the next minute's run goes on.
+func (w *runnerWorker) Timeout(*river.Job[runnerArgs]) time.Duration { return 2 * time.Minute }
+
+// Work runs the due steps.
+func (w *runnerWorker) Work(ctx context.Context, _ *river.Job[runnerArgs]) error {
+	_, err := w.n.runDue(ctx)
+	return err
+}
+
+// schedule adds the scheduler's periodic jobs: the step runner every
+// minute and the sweep every hour, both also when a process becomes the
+// leader (a restart catches up at once).
+func (n *notifier) schedule(q *jobs.Queue) {
+	q.AddPeriodic(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) { return runnerArgs{}, nil }, true)
+	q.AddPeriodic(hourly{min: 1}, func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, true)
+}
+
+// defaultRunnerBatch is how many due enrollments one query of the runner
+// takes.
+const defaultRunnerBatch = 200
+
+// maxRunnerRounds bounds one run: a round takes a batch of due
+// enrollments; the next round takes what is still due (the rest of a full
+// batch, or an enrollment whose passed-over step left it at another due
+// step).
+const maxRunnerRounds = 50
+
+// runDue runs every due step and reports how many steps it decided
+// (sent, skipped, parked, deferred or passed over).
+func (n *notifier) runDue(ctx context.Context) (int, error) {
+	total := 0
+	for round := 0; round < maxRunnerRounds; round++ {
+		now := n.clock()
+		var ids []string
+		if err := n.db.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
+			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at, e.id LIMIT ?`,
+			lifecycle.EnrollmentActive, now, lifecycle.PlanActive, n.runnerBatch); err != nil {
+			return total, err
+		}
+		progressed := 0
+		for _, id := range ids {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			did, err := n.runEnrollment(ctx, id, now)
+			if err != nil {
+				return total, fmt.Errorf("dunning: step runner, enrollment %s: %w", id, err)
+			}
+			if did {
+				progressed++
+			}
+		}
+		total += progressed
+		// Another round while this one decided something: a passed-over
+		// step leaves its enrollment at a step that may be due as well.
+		if progressed == 0 {
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+// runEnrollment runs the due step of one enrollment at now, in one
+// transaction; false when there was nothing to do (another worker took
+// it, it is no longer due).
+func (n *notifier) runEnrollment(ctx context.Context, id string, now time.Time) (bool, error) {
+	did := false
+	err := n.db.WithTx(ctx, func(tx *store.Tx) error {
+		lock := ""
+		if tx.Dialect() == store.Postgres {
+			lock = " FOR UPDATE SKIP LOCKED"
+		}
+		var e enrollmentRecord
+		err := tx.Get(ctx, &e, `SELECT `+enrollmentColumns+` FROM dunning_enrollments WHERE id = ?`+lock, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // gone, or another worker holds it
+		}
+		if err != nil {
+			return err
+		}
+		if e.Status != string(lifecycle.EnrollmentActive) || e.NextStepID == nil || e.NextRunAt == nil || e.NextRunAt.After(now) {
+			return nil
+		}
+		did = true
+		return n.runStep(ctx, tx, &e, now)
+	})
+	return did, err
+}
+
+// runStep decides the due step of e (locked) at now; see the steps above.
+func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecord, now time.Time) error {
+	p, err := getPlan(ctx, tx, e.OrganizationID, e.PlanID)
+	if err != nil {
+		return err
+	}
+	if p.Status != string(lifecycle.PlanActive) {
+		return nil // paused meanwhile: resuming reschedules it
+	}
+	c, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+forUpdate(tx), e.ChargeID, e.OrganizationID)
+	if err != nil {
+		return err
+	}
+	if chargeCollectible(c) != nil {
+		// Its closing should have stopped the enrollment already
+		// (chargeClosed hooks); stop it now if it did not.
+		reason := stopArchived
+		if r, ok := lifecycle.StopReasonFor(c.Status); ok {
+			reason = r
+		}
+		return n.stopEnrollment(ctx, tx, e, reason, &c, &p)
+	}
+	st, err := loadSettings(ctx, tx, e.OrganizationID)
+	if err != nil {
+		return err
+	}
+	opt, err := planScheduleOptions(st)
+	if err != nil {
+		return err
+	}
+	cal, err := chargePlanCalendar(ctx, tx, c, p, st)
+	if err != nil {
+		return err
+	}
+	done, err := doneSteps(ctx, tx, e.ID)
+	if err != nil {
+		return err
+	}
+	var entry *calendarEntry
+	for i := range cal {
+		if cal[i].Step.ID == *e.NextStepID {
+			entry = &cal[i]
+		}
+	}
+	if entry == nil || done[entry.Step.ID] {
+		// The step was deleted, disabled or already run since the
+		// enrollment pointed at it: point it at what the calendar says now.
+		return n.rescheduleEnrollment(ctx, tx, e, &p)
+	}
+	// Never inside the quiet hours.
+	if open, ok := windowOpen(now, opt, entry.Step.BusinessDays != 0); !ok {
+		e.NextRunAt, e.UpdatedAt = &open, now
+		return updateEnrollment(ctx, tx, e)
+	}
+	done[entry.Step.ID] = true
+	if why := stale(cal, entry, done, now, opt); why != "" {
+		// A missed step no longer worth sending: recorded, passed over.
+		d, err := getDebtor(ctx, tx, e.OrganizationID, c.DebtorID)
+		if err != nil {
+			return err
+		}
+		row := n.skipped(n.stepDraft(e, entry.Step, d, &c), &refusal{skipPast, why}, "")
+		if _, err := n.queue(ctx, tx, row); err != nil {
+			return err
+		}
+		return n.advance(ctx, tx, e, cal, done, entry, &c, &p, now)
+	}
+	if entry.Step.Action == ActionNotify {
+		if err := n.notifyStep(ctx, tx, e, entry.Step, st, &c); err != nil {
+			return err
+		}
+	}
+	// Other actions run in a later release: passed over, not recorded, so
+	// that release can still run them.
+	return n.advance(ctx, tx, e, cal, done, entry, &c, &p, now)
+}
+
+// notifyStep writes the step's notification (queued with its send job,
+// or skipped with its reason) or, for a step that requires approval, its
+// pending approval.
+func (n *notifier) notifyStep(ctx context.Context, tx *store.Tx, e *enrollmentRecord, step stepRecord, st Settings, c *Charge) error {
+	d, err := getDebtor(ctx, tx, e.OrganizationID, c.DebtorID)
+	if err != nil {
+		return err
+	}
+	dr := n.stepDraft(e, step, d, c)
+	row, err := n.compose(ctx, tx, st, dr)
+	var r *refusal
+	var re *rest.Error
+	switch {
+	case errors.As(err, &r):
+		_, err = n.queue(ctx, tx, n.skipped(dr, r, ""))
+		return err
+	case errors.As(err, &re):
+		// A value the template needs and the charge lacks, a message too
+		// long: what the preview calls missing_values.
+		_, err = n.queue(ctx, tx, n.skipped(dr, &refusal{skipMissingValues, fieldMessage(re)}, ""))
+		return err
+	case err != nil:
+		return err
+	}
+	if step.RequiresApproval != 0 {
+		return n.park(ctx, tx, e, step, c)
+	}
+	_, err = n.queue(ctx, tx, row)
+	return err
+}
+
+// stepDraft is what a plan step sends: its templates, to the debtor's
+// default address on its channel, marked as the enrollment's step.
+func (n *notifier) stepDraft(e *enrollmentRecord, step stepRecord, d Debtor, c *Charge) draft {
+	subject := ""
+	if step.Subject != nil {
+		subject = *step.Subject
+	}
+	eid, sid := e.ID, step.ID
+	return draft{Debtor: d, Charge: c, Channel: step.Channel, Subject: subject, Body: step.Template, Kind: KindReminder,
+		CreatedBy: createdByScheduler, EnrollmentID: &eid, StepID: &sid}
+}
+
+// advance points e at the first step after entry not done yet (steps at
+// the same instant included), or completes it.
+func (n *notifier) advance(ctx context.Context, tx *store.Tx, e *enrollmentRecord, cal []calendarEntry, done map[string]bool,
+	entry *calendarEntry, c *Charge, p *planRecord, now time.Time) error {
+	next := pickNextStep(cal, done, entry.Run.At, true)
+	setNextStep(e, next)
+	e.UpdatedAt = now
+	if next == nil {
+		return n.completeEnrollment(ctx, tx, e, c, p)
+	}
+	return updateEnrollment(ctx, tx, e)
+}
+
+// stale says why a due step is no longer worth sending ("" when it is):
+// a later step of the plan is due too (the process was down across both,
+// and the later message supersedes this one), or the step is a reminder
+// before the due date and the due date has passed.
+func stale(cal []calendarEntry, entry *calendarEntry, done map[string]bool, now time.Time, opt schedule.Options) string {
+	for i := range cal {
+		later := &cal[i]
+		if done[later.Step.ID] || !later.Run.At.After(entry.Run.At) {
+			continue
+		}
+		if !later.Run.At.After(now) {
+			return fmt.Sprintf("missed at %s, and the later step %s (%s) is due too: only the later one is sent",
+				entry.Run.At.Format(time.RFC3339), later.Step.ID, stepDay(later.Step.OffsetDays))
+		}
+		break
+	}
+	zone := opt.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	if entry.Step.OffsetDays < 0 && calendar.DateOf(now.In(zone)).After(entry.Nominal.AddDays(-entry.Step.OffsetDays)) {
+		return fmt.Sprintf("a reminder %d days before the due date, missed until after the due date", -entry.Step.OffsetDays)
+	}
+	return ""
+}
+
+// windowOpen reports whether now is inside the organization's sending
+// window and, when it is not, the next instant it opens (the next
+// business day's opening for a step that keeps to business days).
+func windowOpen(now time.Time, opt schedule.Options, businessDays bool) (time.Time, bool) {
+	zone := opt.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	w := opt.Window
+	if w.IsZero() {
+		w = schedule.DefaultWindow
+	}
+	local := now.In(zone)
+	if w.Contains(schedule.At(local.Hour(), local.Minute())) {
+		return now, true
+	}
+	day := calendar.DateOf(local)
+	if schedule.At(local.Hour(), local.Minute()) >= w.Close {
+		day = day.AddDays(1)
+	}
+	if businessDays {
+		day = opt.Calendar.NextBusinessDay(day)
+	}
+	return day.At(w.Open.Hour(), w.Open.Minute(), zone).UTC(), false
+}
+
+// fieldMessage is an API validation error in one line: its field
+// messages, or its message.
+func fieldMessage(e *rest.Error) string {
+	if len(e.Details) == 0 {
+		return e.Message
+	}
+	out := ""
+	for i, d := range e.Details {
+		if i > 0 {
+			out += "; "
+		}
+		out += d.Field + " " + d.Message
+	}
+	return out
+}
