@@ -341,3 +341,63 @@ func TestDesignCollectionPlanPrompt(t *testing.T) {
 		}
 	})
 }
+
+// TestDebtorBriefing renders debtor_briefing from the debtor's routes: its
+// contacts and opt-outs, the server's totals, its open and closed charges
+// and the messages it was sent; another organization's debtor is refused,
+// and the debtor_id completes from the caller's own debtors.
+func TestDebtorBriefing(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ce := newCoreEnv(t, db)
+		ce.debtor("maria", "Maria da Silva", cpfOK)
+		ce.debtor("mario", "Mário Souza", "111.444.777-35")
+		ce.ok(200, "PUT", "/v1/debtors/maria/opt-outs", obj{"channel": "sms", "reason": "asked by phone"})
+		ce.charge(obj{"debtor_id": "maria", "external_id": "open-1", "amount": 300, "due_date": "2026-03-01", "description": "Mensalidade de fevereiro"})
+		ce.charge(obj{"debtor_id": "maria", "external_id": "paid-1", "amount": 50, "due_date": "2026-03-20"})
+		ce.charge(obj{"debtor_id": "mario", "external_id": "not-hers", "amount": 70, "due_date": "2026-03-20"})
+		ce.ok(201, "POST", "/v1/charges/paid-1/payments", obj{"amount": 50, "method": "pix"})
+		if code, body := ce.Do(ce.Owner, "POST", "/v1/charges/open-1/notify", obj{}); code != 202 {
+			t.Fatalf("notify: %d %s", code, body)
+		}
+
+		text := ce.promptText("debtor_briefing", obj{"debtor_id": "maria"})
+		sections := strings.SplitN(text, "\n\nDebtor:\n", 2)
+		if len(sections) != 2 {
+			t.Fatalf("no debtor section:\n%s", text)
+		}
+		for _, want := range []string{"never add amounts yourself", "opted out", "destructive"} {
+			if !strings.Contains(sections[0], want) {
+				t.Errorf("the instructions lack %q:\n%s", want, sections[0])
+			}
+		}
+		data := sections[1]
+		open := data[strings.Index(data, "Open charges"):strings.Index(data, "Recently closed")]
+		closed := data[strings.Index(data, "Recently closed"):strings.Index(data, "Messages sent")]
+		sent := data[strings.Index(data, "Messages sent"):]
+		switch {
+		case !strings.Contains(data, `"name": "Maria da Silva"`) || !strings.Contains(data, `"reason": "asked by phone"`) || !strings.Contains(data, `"total_open_amount": 300`):
+			t.Errorf("debtor section:\n%s", data)
+		case !strings.Contains(open, `"external_id": "open-1"`) || strings.Contains(open, "paid-1") || !strings.Contains(open, `"status": "overdue"`):
+			t.Errorf("open charges:\n%s", open)
+		case !strings.Contains(closed, `"external_id": "paid-1"`) || strings.Contains(closed, "open-1"):
+			t.Errorf("closed charges:\n%s", closed)
+		case !strings.Contains(sent, `"channel": "email"`) || !strings.Contains(sent, "maria@example.com") || !strings.Contains(sent, `"total": 1`):
+			t.Errorf("messages:\n%s", sent)
+		case strings.Contains(data, "not-hers"):
+			t.Errorf("another debtor's charge in the briefing:\n%s", data)
+		}
+		if _, rpcErr := rpcAnswer(t, ce.RPC(ce.Other, "prompts/get", obj{"name": "debtor_briefing", "arguments": obj{"debtor_id": "maria"}})); rpcErr == nil || rpcErr["code"].(float64) != -32602 {
+			t.Fatalf("another organization's briefing: %v", rpcErr)
+		}
+		ref := obj{"type": "ref/prompt", "name": "debtor_briefing"}
+		if got := ce.complete(ce.Owner, ref, "debtor_id", "mar"); len(got) != 2 || !strings.Contains(strings.Join(got, ","), "maria") || !strings.Contains(strings.Join(got, ","), "mario") {
+			t.Fatalf("debtor_briefing completing mar: %v", got)
+		}
+		if got := ce.complete(ce.Owner, ref, "debtor_id", "Maria"); strings.Join(got, ",") != "maria" {
+			t.Fatalf("debtor_briefing completing a name: %v", got)
+		}
+		if got := ce.complete(ce.Other, ref, "debtor_id", "m"); len(got) != 0 {
+			t.Fatalf("another organization completes my debtors: %v", got)
+		}
+	})
+}
