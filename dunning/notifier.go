@@ -98,6 +98,10 @@ func (r *refusal) Error() string { return r.msg }
 // the log give one reason the same name.
 const skipDebtorArchived = "debtor_archived"
 
+// skipEnrollmentStopped is the skip reason of a step's message whose
+// enrollment stopped between its queueing and its send.
+const skipEnrollmentStopped = "enrollment_stopped"
+
 // deliverable checks that the debtor may be contacted on channel about
 // charge now: not archived, not opted out, the channel on, the charge
 // still collected. It is the check the API, the step runner and the send

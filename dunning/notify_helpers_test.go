@@ -65,7 +65,7 @@ type notifyEnv struct {
 
 // startNotify serves Dunning with the channel configuration cfg on a test
 // clock starting at start, links under ntLinkBase, fast send retries.
-func startNotify(t *testing.T, db *store.DB, cfg ChannelConfig, start time.Time) *notifyEnv {
+func startNotify(t testing.TB, db *store.DB, cfg ChannelConfig, start time.Time) *notifyEnv {
 	t.Helper()
 	ne := &notifyEnv{clock: ntNewClock(start)}
 	cfg.linkBase = ntLinkBase
@@ -89,7 +89,7 @@ func startNotify(t *testing.T, db *store.DB, cfg ChannelConfig, start time.Time)
 
 // secondQueue starts another working queue over the same database with
 // the notifier's workers: a second worker process.
-func (ne *notifyEnv) secondQueue(t *testing.T) *jobs.Queue {
+func (ne *notifyEnv) secondQueue(t testing.TB) *jobs.Queue {
 	t.Helper()
 	q, err := jobs.New(context.Background(), ne.DB, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -90,8 +90,8 @@ func (n *notifier) runDue(ctx context.Context) (int, error) {
 		now := n.clock()
 		var ids []string
 		if err := n.db.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at, e.id LIMIT ?`,
-			lifecycle.EnrollmentActive, now, lifecycle.PlanActive, n.runnerBatch); err != nil {
+			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at LIMIT ?`,
+			string(lifecycle.EnrollmentActive), now, string(lifecycle.PlanActive), n.runnerBatch); err != nil {
 			return total, err
 		}
 		progressed := 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/messaging"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -197,7 +198,23 @@ func (n *notifier) stillDeliverable(ctx context.Context, tx *store.Tx, row Notif
 		}
 		c = &ch
 	}
-	return deliverable(st, d, c, row.Channel), nil
+	if r := deliverable(st, d, c, row.Channel); r != nil {
+		return r, nil
+	}
+	// A plan step's message whose enrollment was stopped meanwhile (the
+	// charge unenrolled, the plan archived) is not sent; one whose
+	// enrollment completed is its last step, and goes.
+	if row.EnrollmentID != nil {
+		var status string
+		err := tx.Get(ctx, &status, `SELECT status FROM dunning_enrollments WHERE id = ?`, *row.EnrollmentID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if status == string(lifecycle.EnrollmentStopped) || errors.Is(err, store.ErrNotFound) {
+			return &refusal{skipEnrollmentStopped, "the charge's run through the collection plan stopped before the message left"}, nil
+		}
+	}
+	return nil, nil
 }
 
 // message is the row as its provider sends it: the row's id is the

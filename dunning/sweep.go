@@ -47,7 +47,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 // overdue.
 const sweepBatch = 500
 
-// sweepCandidate is a pending charge whose due date is past somewhere.
+// sweepCandidate is a pending charge past its organization's grace.
 type sweepCandidate struct {
 	ID             string `db:"id"`
 	OrganizationID string `db:"organization_id"`
@@ -57,16 +57,51 @@ type sweepCandidate struct {
 // sweep turns overdue every pending charge whose organization's day is
 // past its grace end, in batches of sweepBatch, and reports how many.
 //
-// It walks the index dunning_charges_sweep (status, due_date) once, in
-// keyset order, from the oldest pending due date up to the latest date
-// that is today anywhere (UTC+14): a charge is late only after its due
-// date, so nothing later can be. Each organization's settings are read
-// once per run.
+// Two indexes, each read in order once:
+//
+//   - dunning_charges_sweep (status, due_date) finds the organizations
+//     with pending charges due before the latest date that is today
+//     anywhere (UTC+14): a charge is late only after its due date;
+//   - dunning_charges_list (organization_id, status, due_date, id) then
+//     gives each organization's pending charges up to its cutoff — the
+//     last due date already past its grace in its zone today (grace ends
+//     later for a later due date, so every charge due by the cutoff is
+//     late and none after it is) — in keyset order (due_date, id), a
+//     batch at a time.
+//
+// So the run is linear in the pending charges past due, and a charge
+// still in its grace is never read by the second walk.
 func (n *notifier) sweep(ctx context.Context) (int, error) {
 	now := n.clock()
 	// The latest calendar date anywhere on Earth right now.
 	horizon := calendar.DateOf(now.In(time.FixedZone("UTC+14", 14*3600))).String()
-	settings := map[string]Settings{}
+	var orgs []string
+	if err := n.db.Select(ctx, &orgs, `SELECT DISTINCT organization_id FROM dunning_charges WHERE status = ? AND due_date < ?`,
+		string(lifecycle.ChargePending), horizon); err != nil {
+		return 0, err
+	}
+	turned := 0
+	for _, org := range orgs {
+		k, err := n.sweepOrganization(ctx, org, now)
+		turned += k
+		if err != nil {
+			return turned, err
+		}
+	}
+	return turned, nil
+}
+
+// sweepOrganization turns overdue the organization's pending charges due
+// by its cutoff.
+func (n *notifier) sweepOrganization(ctx context.Context, orgID string, now time.Time) (int, error) {
+	st, err := loadSettings(ctx, n.db, orgID)
+	if err != nil {
+		return 0, err
+	}
+	cutoff, ok := lateCutoff(st, st.Today(now))
+	if !ok {
+		return 0, nil
+	}
 	turned := 0
 	afterDue, afterID := "", ""
 	for {
@@ -75,8 +110,8 @@ func (n *notifier) sweep(ctx context.Context) (int, error) {
 		}
 		var batch []sweepCandidate
 		if err := n.db.Select(ctx, &batch, `SELECT id, organization_id, due_date FROM dunning_charges
-			WHERE status = ? AND due_date < ? AND (due_date > ? OR (due_date = ? AND id > ?)) AND archived_at IS NULL
-			ORDER BY due_date, id LIMIT ?`, lifecycle.ChargePending, horizon, afterDue, afterDue, afterID, sweepBatch); err != nil {
+			WHERE organization_id = ? AND status = ? AND due_date <= ? AND (due_date, id) > (?, ?) AND archived_at IS NULL
+			ORDER BY due_date, id LIMIT ?`, orgID, string(lifecycle.ChargePending), cutoff.String(), afterDue, afterID, sweepBatch); err != nil {
 			return turned, err
 		}
 		if len(batch) == 0 {
@@ -84,35 +119,26 @@ func (n *notifier) sweep(ctx context.Context) (int, error) {
 		}
 		last := batch[len(batch)-1]
 		afterDue, afterID = last.DueDate, last.ID
-		var late []sweepCandidate
-		for _, c := range batch {
-			st, ok := settings[c.OrganizationID]
-			if !ok {
-				var err error
-				if st, err = loadSettings(ctx, n.db, c.OrganizationID); err != nil {
-					return turned, err
-				}
-				settings[c.OrganizationID] = st
-			}
-			due, err := calendar.ParseDate(c.DueDate)
-			if err != nil {
-				continue // not a date: nothing to decide
-			}
-			if st.lateOn(due, st.Today(now)) {
-				late = append(late, c)
-			}
-		}
-		if len(late) > 0 {
-			k, err := n.turnOverdue(ctx, late, now)
-			turned += k
-			if err != nil {
-				return turned, err
-			}
-		}
-		if len(batch) < sweepBatch {
-			return turned, nil
+		k, err := n.turnOverdue(ctx, batch, now)
+		turned += k
+		if err != nil || len(batch) < sweepBatch {
+			return turned, err
 		}
 	}
+}
+
+// lateCutoff is the last due date that is late on today under st: every
+// charge due on it or before is past its grace, none due after it. Grace
+// ends at most grace days plus a run of closed days after the due date,
+// so the search back from yesterday is short; false when it finds none
+// within a year.
+func lateCutoff(st Settings, today calendar.Date) (calendar.Date, bool) {
+	for d, i := today.AddDays(-1), 0; i < 400; d, i = d.AddDays(-1), i+1 {
+		if st.lateOn(d, today) {
+			return d, true
+		}
+	}
+	return calendar.Date{}, false
 }
 
 // turnOverdue moves the charges to overdue in one transaction, each with
@@ -125,7 +151,7 @@ func (n *notifier) turnOverdue(ctx context.Context, late []sweepCandidate, now t
 		for _, c := range late {
 			res, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, overdue_at = ?, updated_at = ?
 				WHERE id = ? AND organization_id = ? AND status = ?`,
-				lifecycle.ChargeOverdue, now, now, c.ID, c.OrganizationID, lifecycle.ChargePending)
+				string(lifecycle.ChargeOverdue), now, now, c.ID, c.OrganizationID, string(lifecycle.ChargePending))
 			if err != nil {
 				return err
 			}
