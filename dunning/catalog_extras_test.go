@@ -317,7 +317,7 @@ func TestDesignCollectionPlanPrompt(t *testing.T) {
 		ce := newCoreEnv(t, db)
 		text := ce.promptText("design_collection_plan", obj{"segment": "companies (CNPJ)", "tone": "firm"})
 		for _, want := range []string{`"companies (CNPJ)"`, `"firm"`, "offset_days -3, channel email", "offset_days 0, channel sms", "offset_days 5, channel whatsapp",
-			"dunning_plans_create", "dunning_plan_steps_create", "between 20:00 and 08:00", "America/Sao_Paulo", "All three channels are enabled", "Do not activate"} {
+			"dunning_plans_create", "dunning_plan_steps_create", "between 20:00 and 08:00", "{{charge.updated_amount}} (The amount due today with fine and interest", "{{payment_link}} (", "America/Sao_Paulo", "All three channels are enabled", "Do not activate"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("design_collection_plan lacks %q:\n%s", want, text)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -348,13 +349,25 @@ func designPlan(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		"   - D−3: offset_days -3, channel email, send_time within the sending window (09:00, say), a subject and a message reminding that the charge is due in three days;\n"+
 		"   - D0: offset_days 0, channel sms, a short message for the due date (at most 160 characters once filled in: plain text, no emoji);\n"+
 		"   - D+5: offset_days 5, channel whatsapp, a message for a debt five days late that offers help to pay.\n"+
-		"   Messages are templates: use only {{debtor.name}}, {{debtor.document}}, {{charge.amount}}, {{charge.updated_amount}}, {{charge.due_date}}, {{charge.description}}, {{charge.days_late}}, {{charge.barcode}}, {{organization.name}} and {{payment_link}} (amounts and dates are formatted for Brazil by the server). Write in Brazilian Portuguese unless the user says otherwise; never threaten, never mention a credit bureau or protest, and never write amounts yourself — {{charge.updated_amount}} carries the amount the server computed.\n"+
+		"   Messages are templates: use only these variables (amounts and dates are formatted for Brazil by the server): %s. Write in Brazilian Portuguese unless the user says otherwise; never threaten, never mention a credit bureau or protest, and never write amounts yourself — {{charge.updated_amount}} carries the amount the server computed.\n"+
 		"2. dunning_plans_create with a name and a description naming the segment and the tone; the plan starts as a draft.\n"+
 		"3. dunning_plan_steps_create once per step, with the plan's id as id (e-mail steps need a subject; other channels take none). A VALIDATION_ERROR names the field and, for a template, the unknown variable with its line and column: fix that step and create it again.\n"+
 		"4. Show the plan with dunning_plans_get. To see what a debtor would receive, dunning_charges_preview with a charge and the plan (read-only: it sends nothing).\n\n"+
 		"Do not activate the plan (dunning_plans_update with status active) or enroll any charge (dunning_charges_enroll, destructive: it starts contacting debtors): those are the user's decisions, to take after reviewing the draft. Stop and report if a step fails; do not retry a call that answered confirmation_required.",
-		segment, tone, who.Organization.Name, who.Settings.Timezone, who.Settings.QuietHoursStart, who.Settings.QuietHoursEnd, who.Settings.QuietHoursEnd, channels)
+		segment, tone, who.Organization.Name, who.Settings.Timezone, who.Settings.QuietHoursStart, who.Settings.QuietHoursEnd, who.Settings.QuietHoursEnd, channels,
+		templateVariables())
 	return userPrompt("Design a collection plan", text), nil
+}
+
+// templateVariables lists every variable a step's template may use, with
+// what it holds, from msgtemplate's own list (the one the step routes
+// validate against).
+func templateVariables() string {
+	parts := make([]string, 0, len(msgtemplate.Variables))
+	for _, v := range msgtemplate.Variables {
+		parts = append(parts, fmt.Sprintf("{{%s}} (%s)", v.Name, strings.TrimSuffix(v.Description, ".")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // debtorBriefing renders debtor_briefing from the debtor's routes.
