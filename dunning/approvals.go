@@ -261,9 +261,18 @@ func (n *notifier) approve(ctx context.Context, tx *store.Tx, in *approvalDecisi
 	if err != nil {
 		return approvalJSON{}, err
 	}
-	a, err := getApproval(ctx, tx, t.OrgID, in.ID, forUpdate(tx))
+	// The charge first, then the approval: the order a payment takes
+	// them (it expires the charge's pending approvals), so the two never
+	// wait for each other in a circle.
+	a, err := getApproval(ctx, tx, t.OrgID, in.ID, "")
 	if err != nil {
 		return approvalJSON{}, notFound(err, "approval")
+	}
+	if _, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+forUpdate(tx), a.ChargeID, a.OrganizationID); err != nil {
+		return approvalJSON{}, err
+	}
+	if a, err = getApproval(ctx, tx, t.OrgID, in.ID, forUpdate(tx)); err != nil {
+		return approvalJSON{}, err
 	}
 	switch a.Status {
 	case ApprovalApproved:

@@ -14,7 +14,8 @@ import (
 // The notification log: every message Dunning sends or meant to send a
 // debtor is one dunning_notifications row, written before anything leaves,
 // so the log is also the outbox of the embedded provider and the record
-// of what a crash left undecided (issue 12 item 8).
+// of what a crash left undecided (docs/decisions.md "Dunning: notifications,
+// channels and the scheduler").
 
 // Notification statuses. A row is queued when written, sending once the
 // send job has committed that it is about to call the provider, sent when

@@ -116,8 +116,12 @@ func registerNotifications(api *rest.API, n *notifier) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("Send %s to %s about charge %q (%s)? The message reaches the debtor and cannot be recalled.",
-			channelWord(row.Channel), row.ToAddress, chargeLabel(row), chargeIDString(row)), nil
+		c, err := getCharge(ctx, n.db, row.OrganizationID, *row.ChargeID)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Send %s to %s about charge %s (%s, due %s)? The message reaches the debtor and cannot be recalled.",
+			channelWord(row.Channel), row.ToAddress, chargeName(c), c.Description, c.DueDate.BR()), nil
 	}, func(ctx context.Context, in *chargeNotifyIn) (*rest.Response, error) {
 		var row Notification
 		err := n.withTx(ctx, func(tx *store.Tx) error {
@@ -330,21 +334,13 @@ func userOf(ctx context.Context) string {
 	return "api"
 }
 
-// chargeIDString is the row's charge id, or "no charge".
-func chargeIDString(n Notification) string {
-	if n.ChargeID == nil {
-		return "no charge"
+// chargeName names a charge in messages: its external id when it has
+// one, else its id.
+func chargeName(c Charge) string {
+	if c.ExternalID != nil && *c.ExternalID != "" {
+		return *c.ExternalID
 	}
-	return *n.ChargeID
-}
-
-// chargeLabel names the charge of a draft by its e-mail subject, which
-// carries its description, or its id.
-func chargeLabel(n Notification) string {
-	if n.Subject != nil {
-		return *n.Subject
-	}
-	return clip(n.Body, 80)
+	return c.ID
 }
 
 func clip(s string, max int) string {

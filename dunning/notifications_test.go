@@ -206,3 +206,65 @@ func toolOf(t *testing.T, id string) ntTool {
 	t.Fatalf("no operation %s", id)
 	return ntTool{}
 }
+
+// dunning_charges_notify over MCP: a 2026 client that can answer a form
+// is asked, with the channel, the address and the charge named; accepting
+// sends once (the confirmation is spent in the transaction that queues
+// the message, so replaying the answer sends nothing more).
+func TestNotifyConfirmation(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
+		org := ne.Mine.ID
+		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
+		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10", Description: "Aluguel"})
+		call := func(state, responses string) (reply struct {
+			Result struct {
+				ResultType    string         `json:"resultType"`
+				InputRequests map[string]any `json:"inputRequests"`
+				RequestState  string         `json:"requestState"`
+				Content       []struct{ Text string }
+				IsError       bool `json:"isError"`
+			}
+			Error *struct{ Code int }
+		}, raw string) {
+			params := map[string]any{"name": "dunning_charges_notify", "arguments": map[string]any{"id": charge},
+				"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+					"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}}}}
+			if state != "" {
+				params["requestState"] = state
+				params["inputResponses"] = json.RawMessage(responses)
+			}
+			raw = ne.RPC(ne.Owner, "tools/call", params)
+			if err := json.Unmarshal([]byte(raw), &reply); err != nil {
+				t.Fatalf("%v: %s", err, raw)
+			}
+			return reply, raw
+		}
+		first, raw := call("", "")
+		if first.Result.ResultType != "input_required" {
+			t.Fatalf("first call: %s", raw)
+		}
+		var key string
+		for k := range first.Result.InputRequests {
+			key = k
+		}
+		msg := first.Result.InputRequests[key].(map[string]any)["params"].(map[string]any)["message"].(string)
+		if want := "Send e-mail to ana@example.com about charge " + charge + " (Aluguel, due 10/03/2026)? The message reaches the debtor and cannot be recalled."; msg != want {
+			t.Fatalf("message %q, want %q", msg, want)
+		}
+		if n := len(ntNotifications(t, db, org)); n != 0 {
+			t.Fatalf("%d messages before the answer", n)
+		}
+		accept := `{"` + key + `":{"action":"accept","content":{"confirm":true}}}`
+		done, raw := call(first.Result.RequestState, accept)
+		if done.Result.IsError || len(done.Result.Content) == 0 || !strings.Contains(done.Result.Content[0].Text, `"status": "queued"`) {
+			t.Fatalf("accepted: %s", raw)
+		}
+		if again, raw := call(first.Result.RequestState, accept); again.Error == nil || again.Error.Code != -32602 {
+			t.Fatalf("replayed answer: %s", raw)
+		}
+		if n := len(ntNotifications(t, db, org)); n != 1 {
+			t.Fatalf("%d messages, want 1", n)
+		}
+	})
+}

@@ -31,9 +31,13 @@ type notifier struct {
 	// retryBase is the first retry delay of a send that failed for a
 	// reason that may pass; tests shorten it.
 	retryBase time.Duration
-	// runnerBatch bounds how many due steps one run of the step runner
-	// takes (it enqueues itself again when it filled a batch).
+	// runnerBatch bounds how many due enrollments one query of the step
+	// runner takes.
 	runnerBatch int
+	// periodic adds the scheduler's periodic jobs (the step runner every
+	// minute, the sweep every hour) to the queue; tests that drive the
+	// clock run them themselves instead.
+	periodic bool
 }
 
 // defaultRetryBase is the first retry delay of a temporary send failure;
@@ -50,7 +54,7 @@ func newNotifier(svc *service, ch *channels, linkBase string, secret []byte) *no
 		_, _ = rand.Read(key)
 	}
 	return &notifier{service: svc, ch: ch, linkBase: strings.TrimRight(linkBase, "/"), unsubscribeKey: key,
-		retryBase: defaultRetryBase, runnerBatch: defaultRunnerBatch}
+		retryBase: defaultRetryBase, runnerBatch: defaultRunnerBatch, periodic: true}
 }
 
 // withTx runs fn in a transaction that consumes the MCP confirmation of

@@ -54,7 +54,9 @@ func (n *notifier) registerJobs(q *jobs.Queue) {
 	jobs.AddWorker(q, &sendWorker{n: n, q: q})
 	jobs.AddWorker(q, &runnerWorker{n: n})
 	jobs.AddWorker(q, &sweepWorker{n: n})
-	n.schedule(q)
+	if n.periodic {
+		n.schedule(q)
+	}
 }
 
 // chargeClosed runs in the transaction that takes a charge out of

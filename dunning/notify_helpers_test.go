@@ -73,6 +73,8 @@ func startNotify(t testing.TB, db *store.DB, cfg ChannelConfig, start time.Time)
 	spec := newSpec(&cfg, nil, func(n *notifier) {
 		n.now = ne.clock.Now
 		n.retryBase = 10 * time.Millisecond
+		// The tests run the step runner and the sweep when they choose.
+		n.periodic = false
 		if n.db != nil {
 			mu.Lock()
 			ne.n = n

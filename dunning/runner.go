@@ -20,25 +20,26 @@ import (
 // next step is due (the index dunning_enrollments_due, status and
 // next_run_at) and runs each step in one transaction of its own:
 //
-//  1. lock the enrollment (FOR UPDATE SKIP LOCKED on PostgreSQL, so two
-//     workers or replicas split the work instead of queueing on it;
-//     SQLite runs one writer at a time) and check it is still due;
-//  2. lock the charge: a payment committing meanwhile is seen here, or
-//     sees this step's message queued and skips it (chargeClosed); a
-//     charge out of collection stops the enrollment and sends nothing;
-//  3. never inside the quiet hours: a step found due there (the process
+//  1. lock the charge, then the enrollment — the order a payment takes
+//     them — with SKIP LOCKED on PostgreSQL, so two workers or replicas
+//     split the work instead of queueing on it (SQLite runs one writer at
+//     a time), and check the enrollment is still due. A payment
+//     committing meanwhile is seen here, or sees this step's message
+//     queued and skips it (chargeClosed); a charge out of collection
+//     stops the enrollment and sends nothing;
+//  2. never inside the quiet hours: a step found due there (the process
 //     was down at its instant) waits for the window to open;
-//  4. a missed step is sent once when the process comes back if it is
+//  3. a missed step is sent once when the process comes back if it is
 //     still relevant: not when a later step of the plan is due as well
 //     (the later one supersedes it), nor a reminder before the due date
 //     once the due date has passed;
-//  5. write the step's notification — the unique (enrollment, step) row,
+//  4. write the step's notification — the unique (enrollment, step) row,
 //     so a second worker's insert is a no-op and a step is sent at most
 //     once — and enqueue its send in the same transaction; a step the
 //     debtor cannot receive (opted out, no address, channel off, a value
 //     missing) is written as skipped instead, and a step that requires
 //     approval parks in dunning_step_approvals;
-//  6. point the enrollment at its next step, or complete it.
+//  5. point the enrollment at its next step, or complete it.
 //
 // Time is the service's clock, so a test drives a two-month régua in
 // milliseconds.
@@ -123,12 +124,36 @@ func (n *notifier) runDue(ctx context.Context) (int, error) {
 func (n *notifier) runEnrollment(ctx context.Context, id string, now time.Time) (bool, error) {
 	did := false
 	err := n.db.WithTx(ctx, func(tx *store.Tx) error {
-		lock := ""
+		// Locks in the order every writer of a charge takes them — the
+		// charge, then its enrollments (a payment, enrolling) — so the
+		// runner and a payment never wait for each other in a circle. On
+		// PostgreSQL SKIP LOCKED passes over a charge or an enrollment
+		// another transaction holds (a payment, another worker): the next
+		// round or the next minute takes it.
+		skip := ""
 		if tx.Dialect() == store.Postgres {
-			lock = " FOR UPDATE SKIP LOCKED"
+			skip = " FOR UPDATE SKIP LOCKED"
+		}
+		var ref struct {
+			ChargeID string `db:"charge_id"`
+			OrgID    string `db:"organization_id"`
+		}
+		err := tx.Get(ctx, &ref, `SELECT charge_id, organization_id FROM dunning_enrollments WHERE id = ?`, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+skip, ref.ChargeID, ref.OrgID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // gone, or held by another transaction
+		}
+		if err != nil {
+			return err
 		}
 		var e enrollmentRecord
-		err := tx.Get(ctx, &e, `SELECT `+enrollmentColumns+` FROM dunning_enrollments WHERE id = ?`+lock, id)
+		err = tx.Get(ctx, &e, `SELECT `+enrollmentColumns+` FROM dunning_enrollments WHERE id = ?`+skip, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // gone, or another worker holds it
 		}
@@ -139,13 +164,14 @@ func (n *notifier) runEnrollment(ctx context.Context, id string, now time.Time) 
 			return nil
 		}
 		did = true
-		return n.runStep(ctx, tx, &e, now)
+		return n.runStep(ctx, tx, &e, &c, now)
 	})
 	return did, err
 }
 
-// runStep decides the due step of e (locked) at now; see the steps above.
-func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecord, now time.Time) error {
+// runStep decides the due step of e at now, e and its charge c locked;
+// see the steps above.
+func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecord, c *Charge, now time.Time) error {
 	p, err := getPlan(ctx, tx, e.OrganizationID, e.PlanID)
 	if err != nil {
 		return err
@@ -153,18 +179,14 @@ func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecor
 	if p.Status != string(lifecycle.PlanActive) {
 		return nil // paused meanwhile: resuming reschedules it
 	}
-	c, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+forUpdate(tx), e.ChargeID, e.OrganizationID)
-	if err != nil {
-		return err
-	}
-	if chargeCollectible(c) != nil {
+	if chargeCollectible(*c) != nil {
 		// Its closing should have stopped the enrollment already
 		// (chargeClosed hooks); stop it now if it did not.
 		reason := stopArchived
 		if r, ok := lifecycle.StopReasonFor(c.Status); ok {
 			reason = r
 		}
-		return n.stopEnrollment(ctx, tx, e, reason, &c, &p)
+		return n.stopEnrollment(ctx, tx, e, reason, c, &p)
 	}
 	st, err := loadSettings(ctx, tx, e.OrganizationID)
 	if err != nil {
@@ -174,7 +196,7 @@ func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecor
 	if err != nil {
 		return err
 	}
-	cal, err := chargePlanCalendar(ctx, tx, c, p, st)
+	cal, err := chargePlanCalendar(ctx, tx, *c, p, st)
 	if err != nil {
 		return err
 	}
@@ -205,20 +227,20 @@ func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecor
 		if err != nil {
 			return err
 		}
-		row := n.skipped(n.stepDraft(e, entry.Step, d, &c), &refusal{skipPast, why}, "")
+		row := n.skipped(n.stepDraft(e, entry.Step, d, c), &refusal{skipPast, why}, "")
 		if _, err := n.queue(ctx, tx, row); err != nil {
 			return err
 		}
-		return n.advance(ctx, tx, e, cal, done, entry, &c, &p, now)
+		return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
 	}
 	if entry.Step.Action == ActionNotify {
-		if err := n.notifyStep(ctx, tx, e, entry.Step, st, &c); err != nil {
+		if err := n.notifyStep(ctx, tx, e, entry.Step, st, c); err != nil {
 			return err
 		}
 	}
 	// Other actions run in a later release: passed over, not recorded, so
 	// that release can still run them.
-	return n.advance(ctx, tx, e, cal, done, entry, &c, &p, now)
+	return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
 }
 
 // notifyStep writes the step's notification (queued with its send job,

@@ -55,13 +55,10 @@ func BenchmarkStepRunner(b *testing.B) {
 				benchEnrollments(b, db, org, planID, stepID, due, benchBatch)
 				b.StartTimer()
 				start := time.Now()
-				// The harness's queue runs the periodic step runner too, which
-				// may take part of the batch: the runner's part ends when
-				// nothing is due.
-				if _, err := ne.n.runDue(ctx); err != nil {
-					b.Fatal(err)
+				k, err := ne.n.runDue(ctx)
+				if err != nil || k != benchBatch {
+					b.Fatalf("runDue: %d %v", k, err)
 				}
-				ntEventually(b, "the batch to be run", func() bool { return ne.dueCount(b, now) == 0 })
 				runner += time.Since(start)
 				ne.settle(b)
 				total += time.Since(start)
@@ -127,13 +124,6 @@ func BenchmarkSweep(b *testing.B) {
 				db := storetest.Open(b, engine, Migrations)
 				ne := startNotify(b, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 				ctx := context.Background()
-				// Only the benchmark sweeps: the harness's queue would run
-				// its own periodic sweep beside it.
-				stop, cancel := context.WithTimeout(ctx, 10*time.Second)
-				defer cancel()
-				if err := ne.Jobs.Stop(stop); err != nil {
-					b.Fatal(err)
-				}
 				benchCharges(b, db, ne.Mine.ID, size)
 				if engine == store.Postgres {
 					if _, err := db.Exec(ctx, `ANALYZE dunning_charges`); err != nil {

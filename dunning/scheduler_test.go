@@ -2,6 +2,7 @@ package dunning
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -598,5 +599,98 @@ func TestStepApprovals(t *testing.T) {
 		if sms != 2 {
 			t.Errorf("%d D+2 messages, want 2 (the paid charge's stopped)", sms)
 		}
+	})
+}
+
+// The served product schedules the step runner and the sweep; the sweep's
+// hourly schedule depends on the clock only.
+func TestSchedules(t *testing.T) {
+	if n := newNotifier(&service{}, &channels{}, "", nil); !n.periodic {
+		t.Error("the scheduler's periodic jobs are off by default")
+	}
+	h := hourly{min: 1}
+	for at, want := range map[time.Time]time.Time{
+		time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC):  time.Date(2026, 3, 2, 10, 1, 0, 0, time.UTC),
+		time.Date(2026, 3, 2, 10, 1, 0, 0, time.UTC):  time.Date(2026, 3, 2, 11, 1, 0, 0, time.UTC),
+		time.Date(2026, 3, 2, 23, 30, 0, 0, time.UTC): time.Date(2026, 3, 3, 0, 1, 0, 0, time.UTC),
+	} {
+		if got := h.Next(at); !got.Equal(want) {
+			t.Errorf("Next(%s) = %s, want %s", at, got, want)
+		}
+	}
+}
+
+// Payments racing the step runners: every payment succeeds (the runner
+// takes the charge's lock in the order a payment does, so neither waits
+// for the other in a circle), and no message about a paid charge starts
+// sending after its payment committed — a message queued just before is
+// skipped by the payment's own transaction or by the send's check.
+func TestPaymentsRacingTheRunner(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
+		ne.secondQueue(t)
+		org := ne.Mine.ID
+		plan, _ := ntPlan(t, ne, []ntStep{{Offset: 0, At: "09:00", Channel: ChannelEmail}, {Offset: 0, At: "09:00", Channel: ChannelSMS}})
+		const n = 30
+		var charges []string
+		for i := 0; i < n; i++ {
+			d := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: fmt.Sprintf("D%d", i), Emails: []string{fmt.Sprintf("d%d@example.com", i)}, Phones: []string{"+5511987654321"}})
+			c := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: d, Amount: 1000, Due: "2026-03-16"})
+			ntEnroll(t, ne, c, plan)
+			charges = append(charges, c)
+		}
+		ne.clock.Set(sp(2026, 3, 16, 12, 0))
+		ctx := context.Background()
+		for i := 0; i < 4; i++ {
+			if _, err := ne.Jobs.Enqueue(ctx, runnerArgs{}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// When each payment had committed, on the real clock the queue
+		// runs on.
+		paid := map[string]time.Time{}
+		for i, c := range charges {
+			if i%2 == 0 {
+				ne.closeCharge(t, c)
+				paid[c] = time.Now()
+			}
+		}
+		ntEventually(t, "every step decided", func() bool { return ne.dueCount(t, ne.clock.Now()) == 0 })
+		ne.settle(t)
+		// When each send job last started, on the same clock.
+		var runs []struct {
+			Args        string    `db:"args"`
+			AttemptedAt time.Time `db:"attempted_at"`
+		}
+		args := "CAST(args AS TEXT)"
+		if db.Dialect() == store.SQLite {
+			args = "json(args)" // River keeps SQLite's args as JSONB
+		}
+		if err := db.Select(ctx, &runs, `SELECT `+args+` AS args, attempted_at FROM river_job WHERE kind = ?`, sendArgs{}.Kind()); err != nil {
+			t.Fatal(err)
+		}
+		started := map[string]time.Time{}
+		for _, r := range runs {
+			var a sendArgs
+			if err := json.Unmarshal([]byte(r.Args), &a); err != nil {
+				t.Fatal(err)
+			}
+			started[a.NotificationID] = r.AttemptedAt
+		}
+		sentPaid, skippedPaid := 0, 0
+		for _, x := range ntNotifications(t, db, org) {
+			at, ok := paid[*x.ChargeID]
+			switch {
+			case !ok:
+			case x.Status == NotificationSent:
+				sentPaid++
+				if started[x.ID].After(at) {
+					t.Errorf("charge %s was paid at %s and its %s message's send started at %s", *x.ChargeID, at, x.Channel, started[x.ID])
+				}
+			case strings.HasPrefix(deref(x.Error), "skipped: "):
+				skippedPaid++
+			}
+		}
+		t.Logf("messages about the paid charges: %d sent before their payment, %d skipped", sentPaid, skippedPaid)
 	})
 }

@@ -18,9 +18,12 @@ func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
 
 // specWith is Spec whose service configure adjusts once it is built,
 // before any operation is declared: tests inject a clock (service.now)
-// this way. nil adjusts nothing.
+// this way. nil adjusts nothing. The scheduler's periodic jobs are left
+// out: a test that moves the clock itself would race a step runner or a
+// sweep started by the queue at an arbitrary moment of it (the
+// scheduler's own tests run them when they choose).
 func specWith(configure func(*service)) *productkit.Spec {
-	return newSpec(&ChannelConfig{}, configure, nil)
+	return newSpec(&ChannelConfig{}, configure, func(n *notifier) { n.periodic = false })
 }
 
 // newSpec is Spec with the channel configuration cfg, which the spec's
