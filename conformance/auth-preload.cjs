@@ -1,6 +1,6 @@
 // Why this file exists: the official conformance suite (@modelcontextprotocol/conformance, pinned in
 // package.json) has no option to send an Authorization header, and the product endpoints (the
-// Inbox) answer 401 to every request without a bearer token. run-product.sh loads this module into
+// Inbox, Dunning) answer 401 to every request without a bearer token. run-product.sh loads this module into
 // the suite's Node process (NODE_OPTIONS=--require) so that every request the suite makes to the
 // endpoint under test carries `Authorization: Bearer <token>`.
 //

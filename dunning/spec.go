@@ -105,6 +105,7 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 		return err
 	}
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
 		b.Collect(svc.hooks.Collector())
 	}

@@ -29,6 +29,9 @@ conformance/run-everything.sh
 # embedded defaults, tokens from `kobana-mcp token` added by conformance/auth-preload.cjs, every
 # scenario of conformance/scenarios-inbox.txt in every era (expected failures: expected-failures-inbox.yml).
 echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product.sh inbox
+# The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
+# its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
+echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-product.sh dunning
 
 # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
 # to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
@@ -38,7 +41,8 @@ echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product
 echo "== e2e: MCP client OAuth sign-in to the Inbox"
 e2e/run.sh
 
-# Real clients on the Inbox in every era (e2e/clients/README.md): TypeScript SDK v2 and v1 and the
-# MCP Inspector CLI, pinned in e2e/clients/package-lock.json. (The Go SDK client's test,
-# cmd/kobana-mcp/clients_test.go, runs in `go test` above.)
-echo "== e2e: real MCP clients on the Inbox, every era"; e2e/clients/run.sh
+# Real clients on the Inbox and Dunning in every era (e2e/clients/README.md): TypeScript SDK v2 and
+# v1 on both endpoints and the MCP Inspector CLI on the Inbox, pinned in
+# e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
+# `go test` above.)
+echo "== e2e: real MCP clients on the Inbox and Dunning, every era"; e2e/clients/run.sh

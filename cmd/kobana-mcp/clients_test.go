@@ -1,22 +1,25 @@
 package main
 
 // The official MCP Go SDK client (github.com/modelcontextprotocol/go-sdk,
-// a test-only dependency, pinned in go.mod) against the Inbox endpoint of
-// a real `serve` (run in-process, so the race detector watches both sides),
-// in every protocol era the endpoint speaks:
+// a test-only dependency, pinned in go.mod) against the Inbox and Dunning
+// endpoints of a real `serve` (run in-process, so the race detector watches
+// both sides), in every protocol era the endpoints speak:
 //
 //   - 2026-07-28 through server/discover; the test fails if the SDK fell
 //     back to initialize (the SDK does that silently on any discover error);
 //   - 2025-06-18 and 2025-03-26 through initialize, at exactly that version.
 //
-// In each era: list tools, resources, resource templates and prompts; call a
-// read tool; read a resource; get a prompt; complete an argument; run the
-// destructive tool (workspaces_delete) through the client's elicitation
-// handler. The Inbox offers resources, templates, prompts and completions,
-// so the test lists them and reads, gets and completes the first one; a
-// feature an endpoint does not offer is checked as absent instead (-32601
-// for resources/list, resources/templates/list, resources/read, and
-// likewise prompts and completions).
+// In each era, on the Inbox: list tools, resources, resource templates and
+// prompts; call a read tool; read a resource; get a prompt; complete an
+// argument; run the destructive tool (workspaces_delete) through the
+// client's elicitation handler. The Inbox offers resources, templates,
+// prompts and completions, so the test lists them and reads, gets and
+// completes the first one; a feature an endpoint does not offer is checked
+// as absent instead (-32601 for resources/list, resources/templates/list,
+// resources/read, and likewise prompts and completions). On Dunning: list
+// tools (every one annotated), call dunning_me and a write tool, read a
+// resource template, complete its id, get prompts, and run a destructive
+// tool (dunning_debtors_archive) the same way.
 
 import (
 	"bufio"
@@ -42,24 +45,25 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 )
 
-// sdkcServer is an in-process `serve` of the Inbox alone, with a fresh
-// SQLite data dir on a loopback port the kernel picked.
+// sdkcServer is an in-process `serve` of one product alone (inbox or
+// dunning), with a fresh SQLite data dir on a loopback port the kernel
+// picked.
 type sdkcServer struct {
-	dataDir, base, endpoint string
+	product, dataDir, base, endpoint string
 }
 
-// sdkcStart runs serve until the test ends (then cancels it as SIGTERM
-// would, and waits for it).
-func sdkcStart(t *testing.T) *sdkcServer {
+// sdkcStart runs serve with product alone until the test ends (then
+// cancels it as SIGTERM would, and waits for it).
+func sdkcStart(t *testing.T, product string) *sdkcServer {
 	t.Helper()
-	s := &sdkcServer{dataDir: t.TempDir()}
+	s := &sdkcServer{product: product, dataDir: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	stderr := &syncWriter{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--data-dir", s.dataDir, "--database-url", "", "--products", "inbox",
-			"--inbox-addr", "127.0.0.1:0", "--inbox-public-url", "", "--shutdown-grace", "2s"}, pw, stderr)
+		done <- run(ctx, []string{"serve", "--data-dir", s.dataDir, "--database-url", "", "--products", product,
+			"--" + product + "-addr", "127.0.0.1:0", "--" + product + "-public-url", "", "--shutdown-grace", "2s"}, pw, stderr)
 		pw.Close()
 	}()
 	t.Cleanup(func() {
@@ -83,9 +87,9 @@ func sdkcStart(t *testing.T) *sdkcServer {
 	select {
 	case s.endpoint = <-found:
 	case code := <-done:
-		t.Fatalf("serve exited with %d before printing the Inbox endpoint: %s", code, stderr.String())
+		t.Fatalf("serve exited with %d before printing the %s endpoint: %s", code, product, stderr.String())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("serve printed no Inbox endpoint within 60 s: %s", stderr.String())
+		t.Fatalf("serve printed no %s endpoint within 60 s: %s", product, stderr.String())
 	}
 	s.base = strings.TrimSuffix(s.endpoint, "/mcp")
 	return s
@@ -236,7 +240,7 @@ func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server and drives it with the Go SDK client")
 	}
-	srv := sdkcStart(t)
+	srv := sdkcStart(t, "inbox")
 	const org = "Demo Company"
 	eras := []string{"2026-07-28", "2025-06-18", "2025-03-26"}
 	for _, era := range eras {
@@ -251,39 +255,8 @@ func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			wire := &sdkcWire{token: token}
 			elicitor := &sdkcElicitor{action: "decline"}
-			client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, &sdk.ClientOptions{
-				ElicitationHandler: elicitor.handle,
-				Capabilities:       &sdk.ClientCapabilities{}, // no roots
-			})
-			// The standalone GET stream is left on, as a real client has it:
-			// the stateless endpoint answers it 405, which the SDK must accept.
-			transport := &sdk.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: &http.Client{Transport: wire, Timeout: 30 * time.Second}, MaxRetries: -1}
-			ctx, cancel := sdkcStep(t)
-			cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: era})
-			cancel()
-			if err != nil {
-				t.Fatalf("connect at %s: %v (wire: %v)", era, err, wire.methods())
-			}
-			defer cs.Close()
-
-			// The handshake on the wire.
+			cs := sdkcConnect(t, srv.endpoint, era, wire, elicitor)
 			init := cs.InitializeResult()
-			if init.ProtocolVersion != era {
-				t.Fatalf("negotiated %q, want %q (wire: %+v)", init.ProtocolVersion, era, wire.exchanges())
-			}
-			first := wire.exchanges()[0]
-			if era == "2026-07-28" {
-				for _, e := range wire.exchanges() {
-					if e.Method == "initialize" {
-						t.Fatalf("the SDK fell back to initialize after server/discover: %+v", wire.exchanges())
-					}
-				}
-				if first.Method != "server/discover" || first.Status != 200 || first.ParamsVersion != era || first.HeaderVersion != era {
-					t.Fatalf("first exchange %+v, want a 200 server/discover at %s", first, era)
-				}
-			} else if first.Method != "initialize" || first.ParamsVersion != era || first.AnswerVersion != era || first.Status != 200 {
-				t.Fatalf("first exchange %+v, want initialize offering and answered %s", first, era)
-			}
 			if init.ServerInfo == nil || init.ServerInfo.Name != "kobana-autonomous-inbox" {
 				t.Fatalf("serverInfo %+v", init.ServerInfo)
 			}
@@ -294,7 +267,7 @@ func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
 			t.Logf("%s: capabilities tools=%v resources=%v prompts=%v completions=%v", era, caps.Tools != nil, caps.Resources != nil, caps.Prompts != nil, caps.Completions != nil)
 
 			// tools/list
-			ctx, cancel = sdkcStep(t)
+			ctx, cancel := sdkcStep(t)
 			tools, err := cs.ListTools(ctx, nil)
 			cancel()
 			if err != nil {
@@ -352,6 +325,48 @@ func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
 			t.Logf("%s wire: %s", era, strings.Join(wireLog, ", "))
 		})
 	}
+}
+
+// sdkcConnect connects the Go SDK client at era through wire, answering
+// elicitations with elicitor, and checks the handshake on the wire: a 200
+// server/discover and no initialize at 2026-07-28; an initialize offering
+// and answered era otherwise. The session is closed when the test ends.
+func sdkcConnect(t *testing.T, endpoint, era string, wire *sdkcWire, elicitor *sdkcElicitor) *sdk.ClientSession {
+	t.Helper()
+	client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, &sdk.ClientOptions{
+		ElicitationHandler: elicitor.handle,
+		Capabilities:       &sdk.ClientCapabilities{}, // no roots
+	})
+	// The standalone GET stream is left on, as a real client has it:
+	// the stateless endpoint answers it 405, which the SDK must accept.
+	transport := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: wire, Timeout: 30 * time.Second}, MaxRetries: -1}
+	ctx, cancel := sdkcStep(t)
+	cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: era})
+	cancel()
+	if err != nil {
+		t.Fatalf("connect at %s: %v (wire: %v)", era, err, wire.methods())
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+
+	// The handshake on the wire.
+	init := cs.InitializeResult()
+	if init.ProtocolVersion != era {
+		t.Fatalf("negotiated %q, want %q (wire: %+v)", init.ProtocolVersion, era, wire.exchanges())
+	}
+	first := wire.exchanges()[0]
+	if era == "2026-07-28" {
+		for _, e := range wire.exchanges() {
+			if e.Method == "initialize" {
+				t.Fatalf("the SDK fell back to initialize after server/discover: %+v", wire.exchanges())
+			}
+		}
+		if first.Method != "server/discover" || first.Status != 200 || first.ParamsVersion != era || first.HeaderVersion != era {
+			t.Fatalf("first exchange %+v, want a 200 server/discover at %s", first, era)
+		}
+	} else if first.Method != "initialize" || first.ParamsVersion != era || first.AnswerVersion != era || first.Status != 200 {
+		t.Fatalf("first exchange %+v, want initialize offering and answered %s", first, era)
+	}
+	return cs
 }
 
 // sdkcResources lists resources and templates and reads the first
@@ -543,6 +558,156 @@ func sdkcDestructive(t *testing.T, cs *sdk.ClientSession, tools map[string]*sdk.
 	}
 	if exists() {
 		t.Fatalf("accepted, yet workspace %s is still there", ext)
+	}
+}
+
+// TestGoSDKClientOnDunningInEveryEra drives the Dunning endpoint with the
+// Go SDK client in every era: the handshake, tools/list (every tool with
+// its annotations, open-world false), dunning_me and a write tool, a
+// resource template read and its id completed, the prompts, and the
+// destructive dunning_debtors_archive — confirmed through the elicitation
+// handler on 2026-07-28 (declined: nothing changes; accepted: archived),
+// refused with confirmation_required without asking on 2025.
+func TestGoSDKClientOnDunningInEveryEra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server and drives it with the Go SDK client")
+	}
+	srv := sdkcStart(t, "dunning")
+	token := srv.cmd(t, "token", "--product", "dunning", "--user", accounts.DemoOwnerEmail, "--dunning-public-url", srv.base, "--ttl", "30m")
+	for _, era := range []string{"2026-07-28", "2025-06-18", "2025-03-26"} {
+		t.Run(era, func(t *testing.T) {
+			wire := &sdkcWire{token: token}
+			elicitor := &sdkcElicitor{action: "decline"}
+			cs := sdkcConnect(t, srv.endpoint, era, wire, elicitor)
+			init := cs.InitializeResult()
+			if init.ServerInfo == nil || init.ServerInfo.Name != "kobana-dunning" || !strings.Contains(init.Instructions, "Call dunning_me first") {
+				t.Fatalf("serverInfo %+v, instructions %q", init.ServerInfo, init.Instructions)
+			}
+			caps := init.Capabilities
+			if caps == nil || caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Completions == nil {
+				t.Fatalf("capabilities %+v: want tools, resources, prompts and completions", caps)
+			}
+			call := func(name string, args map[string]any) *sdk.CallToolResult {
+				t.Helper()
+				ctx, cancel := sdkcStep(t)
+				defer cancel()
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+				if err != nil {
+					t.Fatalf("tools/call %s: %v", name, err)
+				}
+				return res
+			}
+
+			// tools/list: every tool annotated, none open-world.
+			ctx, cancel := sdkcStep(t)
+			tools, err := cs.ListTools(ctx, nil)
+			cancel()
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			byName := map[string]*sdk.Tool{}
+			for _, tool := range tools.Tools {
+				byName[tool.Name] = tool
+				if a := tool.Annotations; a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint || a.DestructiveHint == nil {
+					t.Errorf("tool %s: annotations %+v, want all four with openWorldHint false", tool.Name, a)
+				}
+			}
+			if me := byName["dunning_me"]; me == nil || !me.Annotations.ReadOnlyHint {
+				t.Fatalf("tools/list: no read-only dunning_me among %d tools", len(tools.Tools))
+			}
+			if tools.Tools[0].Name != "dunning_me" {
+				t.Errorf("the first tool is %s, want dunning_me (the instructions say to call it first)", tools.Tools[0].Name)
+			}
+
+			// dunning_me, and a write tool: the endpoint's JSON indented
+			// two spaces.
+			res := call("dunning_me", map[string]any{})
+			if res.IsError || !strings.HasPrefix(sdkcText(res), "{\n  \"data\": {") || !strings.Contains(sdkcText(res), `"name": "Demo Company"`) ||
+				!strings.Contains(sdkcText(res), `"role": "owner"`) {
+				t.Fatalf("dunning_me: %s", sdkcText(res))
+			}
+			ext := "gosdk-" + era
+			res = call("dunning_debtors_upsert", map[string]any{"external_id": ext, "name": "Go SDK " + era, "document": "529.982.247-25",
+				"emails": []string{ext + "@example.com"}, "idempotency_key": "upsert-" + ext})
+			if res.IsError || !strings.Contains(sdkcText(res), `"external_id": "`+ext+`"`) {
+				t.Fatalf("dunning_debtors_upsert: %s", sdkcText(res))
+			}
+
+			// The debtor's resource template, read and completed.
+			ctx, cancel = sdkcStep(t)
+			templates, err := cs.ListResourceTemplates(ctx, nil)
+			cancel()
+			if err != nil || len(templates.ResourceTemplates) != 3 {
+				t.Fatalf("resources/templates/list: %v %+v", err, templates)
+			}
+			uri := "kobana://dunning/debtors/" + ext
+			ctx, cancel = sdkcStep(t)
+			read, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+			cancel()
+			if err != nil || len(read.Contents) != 1 || read.Contents[0].URI != uri || !strings.Contains(read.Contents[0].Text, "never instructions") ||
+				!strings.Contains(read.Contents[0].Text, `"name": "Go SDK `+era+`"`) {
+				t.Fatalf("resources/read %s: %v %+v", uri, err, read)
+			}
+			ctx, cancel = sdkcStep(t)
+			done, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/resource", URI: "kobana://dunning/debtors/{id}"},
+				Argument: sdk.CompleteParamsArgument{Name: "id", Value: ext}})
+			cancel()
+			if err != nil || len(done.Completion.Values) != 1 || done.Completion.Values[0] != ext {
+				t.Fatalf("completion/complete of the debtor id %q: %v %+v", ext, err, done)
+			}
+			sdkcResources(t, cs, caps)
+
+			// A prompt with arguments, then the first prompt as any client
+			// would fill it (from its completions).
+			ctx, cancel = sdkcStep(t)
+			prompt, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "design_collection_plan", Arguments: map[string]string{"segment": "companies (CNPJ)", "tone": "firm"}})
+			cancel()
+			if err != nil || len(prompt.Messages) != 1 {
+				t.Fatalf("prompts/get design_collection_plan: %v %+v", err, prompt)
+			}
+			if tc, ok := prompt.Messages[0].Content.(*sdk.TextContent); !ok || !strings.Contains(tc.Text, "dunning_plan_steps_create") {
+				t.Fatalf("design_collection_plan: %+v", prompt.Messages[0].Content)
+			}
+			sdkcPrompts(t, cs, caps)
+
+			// The destructive tool.
+			status := func() string {
+				t.Helper()
+				res := call("dunning_debtors_get", map[string]any{"id": ext})
+				var d struct {
+					Data struct{ Status string } `json:"data"`
+				}
+				if res.IsError || json.Unmarshal([]byte(sdkcText(res)), &d) != nil {
+					t.Fatalf("dunning_debtors_get %s: %s", ext, sdkcText(res))
+				}
+				return d.Data.Status
+			}
+			archive := func() *sdk.CallToolResult {
+				t.Helper()
+				return call("dunning_debtors_archive", map[string]any{"id": ext})
+			}
+			if era != "2026-07-28" {
+				elicitor.set("accept")
+				if res := archive(); !res.IsError || !strings.Contains(sdkcText(res), `"code": "confirmation_required"`) {
+					t.Fatalf("dunning_debtors_archive at %s: isError %v %q, want confirmation_required", era, res.IsError, sdkcText(res))
+				}
+				if q := elicitor.questions(); len(q) != 0 || status() != "active" {
+					t.Fatalf("at %s: asked %d times, debtor %s", era, len(q), status())
+				}
+				return
+			}
+			elicitor.set("decline")
+			if res := archive(); !res.IsError || status() != "active" {
+				t.Fatalf("declined dunning_debtors_archive: %q, debtor %s", sdkcText(res), status())
+			}
+			if q := elicitor.questions(); len(q) != 1 || !strings.Contains(q[0].Message, "Go SDK "+era) {
+				t.Fatalf("declined: asked %+v, want one question naming the debtor", q)
+			}
+			elicitor.set("accept")
+			if res := archive(); res.IsError || status() != "archived" {
+				t.Fatalf("accepted dunning_debtors_archive: %q, debtor %s", sdkcText(res), status())
+			}
+		})
 	}
 }
 

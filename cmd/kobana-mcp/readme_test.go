@@ -52,7 +52,28 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			"email.processed delivery",
 			"(signature verified)",
 		},
+		"dunning": {
+			`"quiet_hours_start":"23:59"`,
+			`"person_kind":"natural"`,
+			`"phones":["+5511987654321"]`,
+			`"day":"D-3"`, `"day":"D0"`, `"day":"D+3"`,
+			`"message":"Olá Maria da Silva, sua fatura de R$ 1.234,56 vence em `,
+			`"skipped_past":0`,
+			// The D−3 e-mail, as the local receiver got it over SMTP.
+			"message 1: MAIL FROM:<cobranca@demo.local> RCPT TO:<maria@example.com>",
+			"From: Cobrança Demo <cobranca@demo.local>",
+			"Subject: Sua fatura vence em ",
+			"\nOlá Maria da Silva, sua fatura de R$ 1.234,56 vence em ",
+			// Paid, the enrollment stopped, one message in the log.
+			`"status":"paid"`,
+			`"status":"stopped"`,
+			`"stopped_reason":"paid"`,
+			`"meta":{"total":1,"page":1`,
+		},
 	}
+	// What a walkthrough must not print: Dunning sends one e-mail and
+	// nothing after the payment.
+	reject := map[string][]string{"dunning": {"message 2:"}}
 	found := walkthroughs(t)
 	for name, wants := range expect {
 		script, ok := found[name]
@@ -60,7 +81,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			t.Fatalf("the README has no walkthrough:%s block", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			for _, port := range []string{"8081", "8082", "8083", "2525", "9000"} {
+			for _, port := range []string{"8081", "8082", "8083", "2525", "2526", "9000"} {
 				ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 				if err != nil {
 					if os.Getenv("CI") == "true" {
@@ -92,6 +113,11 @@ func TestReadmeWalkthroughs(t *testing.T) {
 					t.Errorf("walkthrough %s printed no %q:\n%s", name, w, out.String())
 				}
 			}
+			for _, r := range reject[name] {
+				if strings.Contains(out.String(), r) {
+					t.Errorf("walkthrough %s printed %q:\n%s", name, r, out.String())
+				}
+			}
 		})
 	}
 }
@@ -113,7 +139,7 @@ func repoView(t *testing.T) string {
 	dir := t.TempDir()
 	for _, e := range entries {
 		switch e.Name() {
-		case ".git", "data", "kobana-mcp", "webhook-receiver", "test-artifacts":
+		case ".git", "data", "kobana-mcp", "webhook-receiver", "smtp-receiver", "test-artifacts":
 			continue
 		}
 		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {

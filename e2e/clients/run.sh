@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Why this file exists: it is the one way to run the real-client tests (README.md here): the
-# official TypeScript SDK v2 client (pinned 2026-07-28, auto, 2025-06-18), the TypeScript SDK v1
-# client (offers 2025-11-25, counter-offered 2025-06-18) and the MCP Inspector CLI (tools/list and
-# tools/call in its modern, auto and legacy eras) against the Inbox endpoint of a real
-# `kobana-mcp serve`, with developer tokens from `kobana-mcp token`; and the same resource, prompt
-# and completion checks against examples/everything, which has them (the Inbox has none yet). The Go SDK client's test is a
-# Go test (cmd/kobana-mcp/clients_test.go) and runs with `go test ./...`.
+# official TypeScript SDK v2 client (pinned 2026-07-28, auto, 2025-06-18) and the TypeScript SDK v1
+# client (offers 2025-11-25, counter-offered 2025-06-18) against both the Inbox and the Dunning
+# endpoints of a real `kobana-mcp serve`, the MCP Inspector CLI (tools/list and tools/call in its
+# modern, auto and legacy eras) against the Inbox, with developer tokens from `kobana-mcp token`;
+# and the generic resource, prompt and completion checks against examples/everything. The Go SDK
+# client's test is a Go test (cmd/kobana-mcp/clients_test.go) and runs with `go test ./...`.
 #
 #   e2e/clients/run.sh [test-file ...]     (default: every *.test.mjs here)
 #

@@ -1,19 +1,21 @@
 // The official MCP TypeScript SDK v2 client (@modelcontextprotocol/client,
-// pinned in package-lock.json) on the Inbox endpoint of a real
-// `kobana-mcp serve`, with a developer token, three ways:
+// pinned in package-lock.json) on the Inbox and Dunning endpoints of a real
+// `kobana-mcp serve`, with a developer token for each, three ways:
 //   1. pinned to 2026-07-28 (versionNegotiation { pin }): server/discover;
 //   2. auto mode: server/discover must win, with no fallback to initialize;
 //   3. the 2025 handshake at 2025-06-18 (supportedProtocolVersions).
-// Each makes the calls of exerciseInbox (lib/harness.mjs): tools, a read
-// tool, resources/templates/prompts/completion (the Inbox's real ones; a
-// feature not declared must answer -32601) and the destructive tool
-// through the elicitation handler.
+// On the Inbox each makes the calls of exerciseInbox (lib/harness.mjs):
+// tools, a read tool, resources/templates/prompts/completion (the Inbox's
+// real ones; a feature not declared must answer -32601) and the
+// destructive tool through the elicitation handler; on Dunning those of
+// exerciseDunning (dunning_me, a write, a resource template, prompts,
+// dunning_debtors_archive).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 import {
-  budget, setup, recordingFetch, exerciseInbox, elicitor, withTimeout, wireText,
+  budget, setup, recordingFetch, exerciseInbox, exerciseDunning, elicitor, withTimeout, wireText,
   assertModernHandshake, assertLegacyHandshake, STEP_MS,
 } from './lib/harness.mjs';
 
@@ -30,39 +32,59 @@ test('setup: server, workspaces to delete, a developer token', { timeout: 200_00
   s = await setup({ label: LABEL, cleanups, watchdog, workspaces: Object.keys(MODES).map(m => `v2-${m}`) });
 });
 
+// connect opens a v2 client on url with token in the given mode, checks
+// the handshake on the wire and the server's name.
+async function connect(t, { url, token, mode, options, serverName }) {
+  const trace = [];
+  const elicit = elicitor();
+  const client = new Client({ name: `kobana-mcp-e2e-${LABEL}-${mode}`, version: '1.0.0' }, {
+    capabilities: { elicitation: { form: {} } },
+    ...options,
+  });
+  client.setRequestHandler('elicitation/create', request => elicit.handle(request.params));
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: recordingFetch(trace),
+  });
+  await withTimeout(client.connect(transport, { timeout: STEP_MS }), STEP_MS + 5000, `client.connect() (${mode})`);
+  cleanups.push(() => client.close());
+  const negotiated = client.getNegotiatedProtocolVersion();
+  const modern = mode !== '2025-06-18';
+  if (modern) {
+    assertModernHandshake(trace, negotiated);
+  } else {
+    assert.equal(negotiated, '2025-06-18', 'negotiated protocol version');
+    assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
+  }
+  assert.equal(client.getServerVersion()?.name, serverName);
+  return { client, trace, elicit, modern, negotiated, raw: (method, params) => client.request({ method, params }) };
+}
+
+// finish checks the wire after the calls and closes the client.
+async function finish(t, { client, trace, modern, negotiated }) {
+  if (modern) {
+    for (const e of trace) assert.equal(e.header, '2026-07-28', `${e.method} carries MCP-Protocol-Version 2026-07-28`);
+  } else {
+    assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
+  }
+  t.diagnostic(`negotiated ${negotiated}; wire: ${wireText(trace)}`);
+  await withTimeout(client.close(), 10_000, 'client.close()');
+}
+
 for (const [mode, options] of Object.entries(MODES)) {
   test(`TypeScript SDK v2 client, ${mode}`, { timeout: 90_000 }, async t => {
     assert.ok(s, 'setup failed');
-    const trace = [];
-    const elicit = elicitor();
-    const client = new Client({ name: `kobana-mcp-e2e-${LABEL}-${mode}`, version: '1.0.0' }, {
-      capabilities: { elicitation: { form: {} } },
-      ...options,
-    });
-    client.setRequestHandler('elicitation/create', request => elicit.handle(request.params));
-    const transport = new StreamableHTTPClientTransport(new URL(s.inbox), {
-      requestInit: { headers: { Authorization: `Bearer ${s.token}` } },
-      fetch: recordingFetch(trace),
-    });
-    await withTimeout(client.connect(transport, { timeout: STEP_MS }), STEP_MS + 5000, `client.connect() (${mode})`);
-    cleanups.push(() => client.close());
-    const negotiated = client.getNegotiatedProtocolVersion();
-    const modern = mode !== '2025-06-18';
-    if (modern) {
-      assertModernHandshake(trace, negotiated);
-    } else {
-      assert.equal(negotiated, '2025-06-18', 'negotiated protocol version');
-      assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
-    }
-    assert.equal(client.getServerVersion()?.name, 'kobana-autonomous-inbox');
+    const c = await connect(t, { url: s.inbox, token: s.token, mode, options, serverName: 'kobana-autonomous-inbox' });
+    await exerciseInbox(t, c.client, { modern: c.modern, elicit: c.elicit, deleteId: `v2-${mode}`, trace: c.trace, raw: c.raw });
+    await finish(t, c);
+  });
+}
 
-    await exerciseInbox(t, client, { modern, elicit, deleteId: `v2-${mode}`, trace, raw: (method, params) => client.request({ method, params }) });
-    if (modern) {
-      for (const e of trace) assert.equal(e.header, '2026-07-28', `${e.method} carries MCP-Protocol-Version 2026-07-28`);
-    } else {
-      assertLegacyHandshake(trace, { offered: '2025-06-18', answered: '2025-06-18' });
-    }
-    t.diagnostic(`negotiated ${negotiated}; wire: ${wireText(trace)}`);
-    await withTimeout(client.close(), 10_000, 'client.close()');
+for (const [mode, options] of Object.entries(MODES)) {
+  test(`TypeScript SDK v2 client on Dunning, ${mode}`, { timeout: 90_000 }, async t => {
+    assert.ok(s, 'setup failed');
+    const c = await connect(t, { url: s.dunning, token: s.dunningToken, mode, options, serverName: 'kobana-dunning' });
+    await exerciseDunning(t, c.client, { modern: c.modern, elicit: c.elicit, ext: `v2-${mode}`, trace: c.trace, raw: c.raw });
+    await finish(t, c);
   });
 }

@@ -1,6 +1,7 @@
-// Shared by the client tests in e2e/clients: a real `kobana-mcp serve` with a
-// developer token, a fetch that records the JSON-RPC wire, a bounded budget,
-// and the calls every client makes on the Inbox endpoint (exerciseInbox).
+// Shared by the client tests in e2e/clients: a real `kobana-mcp serve` with
+// developer tokens for the Inbox and Dunning endpoints, a fetch that records
+// the JSON-RPC wire, a bounded budget, and the calls every client makes on
+// each endpoint (exerciseInbox, exerciseDunning).
 //
 // The server is started by ../../lib/server.mjs (fresh data dir, free
 // loopback ports, every product), exactly as the sign-in e2e test does.
@@ -45,7 +46,8 @@ export function budget(label) {
 
 // setup starts the server, adds one workspace per name in `workspaces` (to
 // be deleted by the destructive-tool check) and mints the demo owner's
-// token for the Inbox MCP endpoint.
+// tokens for the Inbox MCP endpoint (`token`) and the Dunning one
+// (`dunningToken`, for the endpoint at `dunning`).
 export async function setup({ label, cleanups, watchdog, workspaces = [] }) {
   const work = mkdtempSync(path.join(os.tmpdir(), `kobana-e2e-${label}-`));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
@@ -69,7 +71,10 @@ export async function setup({ label, cleanups, watchdog, workspaces = [] }) {
   kobana(['orgs', 'add-workspace', '--org', DEMO_ORG, '--label', 'Kept', '--external-id', 'kept']);
   const token = kobana(['token', '--product', 'inbox', '--user', DEMO_EMAIL, '--inbox-public-url', base, '--ttl', '30m']);
   assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'the token command prints a JWT');
-  return { work, bin, dataDir, server, inbox, base, token, kobana };
+  const dunning = server.endpoints().dunning.url;
+  const dunningToken = kobana(['token', '--product', 'dunning', '--user', DEMO_EMAIL, '--dunning-public-url', new URL(dunning).origin, '--ttl', '30m']);
+  assert.match(dunningToken, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'the token command prints a JWT for Dunning');
+  return { work, bin, dataDir, server, inbox, base, token, dunning, dunningToken, kobana };
 }
 
 // recordingFetch wraps fetch and pushes one entry per JSON-RPC POST to
@@ -345,4 +350,85 @@ export async function exerciseFeatures(t, client, { trace, raw }) {
       }
     }
   }
+}
+
+// exerciseDunning makes the same calls on the Dunning endpoint with any
+// client that has the SDK's Client methods: tools/list (every tool with its
+// annotations, none open-world, dunning_me first); dunning_me and a write
+// tool (the endpoint's JSON indented two spaces); the resource templates,
+// the debtor's read and its id completed; design_collection_plan and the
+// generic feature checks; and the destructive dunning_debtors_archive —
+// through the elicitation handler on 2026-07-28 (declined: still active;
+// accepted: archived), refused with confirmation_required without asking
+// on 2025.
+//   ext: the external id of a debtor this run creates and archives.
+export async function exerciseDunning(t, client, { modern, elicit, ext, trace, raw }) {
+  const step = (p, name) => withTimeout(p, STEP_MS, name);
+  const call = (name, args) => step(client.callTool({ name, arguments: args }), `tools/call ${name}`);
+  const caps = client.getServerCapabilities() ?? {};
+  for (const c of ['tools', 'resources', 'prompts', 'completions']) assert.ok(caps[c], `Dunning declares ${c}: ${JSON.stringify(caps)}`);
+  assert.match(client.getInstructions() ?? '', /Call dunning_me first/, 'the server instructions');
+
+  const { tools } = await step(client.listTools(), 'tools/list');
+  for (const tool of tools) {
+    const a = tool.annotations ?? {};
+    for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+      assert.equal(typeof a[hint], 'boolean', `${tool.name} sets ${hint}`);
+    }
+    assert.equal(a.openWorldHint, false, `${tool.name} is not open-world`);
+  }
+  assert.equal(tools[0]?.name, 'dunning_me', 'dunning_me is listed first');
+  assert.equal(tools[0].annotations.readOnlyHint, true, 'dunning_me is read-only');
+  const archiveTool = tools.find(tool => tool.name === 'dunning_debtors_archive');
+  assert.equal(archiveTool?.annotations?.destructiveHint, true, 'dunning_debtors_archive is destructive');
+
+  const me = await call('dunning_me', {});
+  assert.notEqual(me.isError, true, `dunning_me: ${text(me)}`);
+  assert.match(text(me), /^\{\n  "data": \{/, 'tool text is indented two spaces');
+  assert.match(text(me), /"name": "Demo Company"/);
+  const upsert = await call('dunning_debtors_upsert', { external_id: ext, name: `Debtor ${ext}`, document: '529.982.247-25', emails: [`${ext}@example.com`] });
+  assert.notEqual(upsert.isError, true, `dunning_debtors_upsert: ${text(upsert)}`);
+  assert.match(text(upsert), new RegExp(`"external_id": "${ext}"`));
+
+  const { resourceTemplates } = await step(client.listResourceTemplates(), 'resources/templates/list');
+  assert.deepEqual(resourceTemplates.map(r => r.uriTemplate).sort(),
+    ['kobana://dunning/charges/{id}', 'kobana://dunning/collection-plans/{id}', 'kobana://dunning/debtors/{id}']);
+  const uri = `kobana://dunning/debtors/${ext}`;
+  const read = await step(client.readResource({ uri }), `resources/read ${uri}`);
+  assert.equal(read.contents?.[0]?.uri, uri);
+  assert.match(read.contents[0].text, /never instructions/, 'the resource carries the third-party notice');
+  assert.match(read.contents[0].text, new RegExp(`"name": "Debtor ${ext}"`));
+  const done = await step(client.complete({ ref: { type: 'ref/resource', uri: 'kobana://dunning/debtors/{id}' }, argument: { name: 'id', value: ext } }),
+    'completion/complete kobana://dunning/debtors/{id}');
+  assert.deepEqual(done.completion.values, [ext]);
+  const prompt = await step(client.getPrompt({ name: 'design_collection_plan', arguments: { segment: 'companies (CNPJ)', tone: 'firm' } }),
+    'prompts/get design_collection_plan');
+  assert.match(prompt.messages?.[0]?.content?.text ?? '', /dunning_plan_steps_create/);
+  await exerciseFeatures(t, client, { trace, raw });
+
+  const status = async () => {
+    const r = await call('dunning_debtors_get', { id: ext });
+    assert.notEqual(r.isError, true, `dunning_debtors_get ${ext}: ${text(r)}`);
+    return JSON.parse(text(r)).data.status;
+  };
+  const archive = () => call('dunning_debtors_archive', { id: ext });
+  if (!modern) {
+    elicit.set('accept');
+    const r = await archive();
+    assert.equal(r.isError, true, `2025 dunning_debtors_archive must refuse: ${text(r)}`);
+    assert.match(text(r), /"code": "confirmation_required"/);
+    assert.equal(elicit.asked.length, 0, 'the elicitation handler is never asked on the 2025 handshake');
+    assert.equal(await status(), 'active', 'nothing archived without a confirmation');
+    return;
+  }
+  elicit.set('decline');
+  let r = await archive();
+  assert.equal(r.isError, true, `declined dunning_debtors_archive must be an error: ${text(r)}`);
+  assert.equal(elicit.asked.length, 1, 'declined: the elicitation handler is asked once');
+  assert.match(elicit.asked[0].message, new RegExp(`Debtor ${ext}`), 'the question names the debtor');
+  assert.equal(await status(), 'active', 'declined: nothing archived');
+  elicit.set('accept');
+  r = await archive();
+  assert.notEqual(r.isError, true, `accepted dunning_debtors_archive: ${text(r)}`);
+  assert.equal(await status(), 'archived', 'accepted: the debtor is archived');
 }
