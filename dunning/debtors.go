@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -325,11 +326,7 @@ func registerDebtors(api *rest.API, s *service) {
 		if err != nil {
 			return nil, notFoundAs(err, "debtor")
 		}
-		out, err := debtorDetail(ctx, s.db, d)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": out}), nil
+		return s.debtorAnswer(ctx, d, http.StatusOK)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_upsert", Method: "PUT", Path: "/debtors/{external_id}", Tags: []string{"debtors"},
@@ -386,14 +383,10 @@ func registerDebtors(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := debtorDetail(ctx, s.db, d)
-		if err != nil {
-			return nil, err
-		}
 		if created {
-			return rest.Created(map[string]any{"data": out}), nil
+			return s.debtorAnswer(ctx, d, http.StatusCreated)
 		}
-		return rest.OK(map[string]any{"data": out}), nil
+		return s.debtorAnswer(ctx, d, http.StatusOK)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_update", Method: "PATCH", Path: "/debtors/{id}", Tags: []string{"debtors"},
@@ -449,11 +442,7 @@ func registerDebtors(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := debtorDetail(ctx, s.db, d)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": out}), nil
+		return s.debtorAnswer(ctx, d, http.StatusOK)
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_debtors_archive", Method: "POST", Path: "/debtors/{id}/archive", Tags: []string{"debtors"},
@@ -504,11 +493,7 @@ func registerDebtors(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := debtorDetail(ctx, s.db, d)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": out}), nil
+		return s.debtorAnswer(ctx, d, http.StatusOK)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_opt_outs_set", Method: "PUT", Path: "/debtors/{id}/opt-outs", Tags: []string{"debtors"},
@@ -600,4 +585,14 @@ func lockDebtor(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (
 		return getDebtor(ctx, tx, orgID, d.ID)
 	}
 	return d, nil
+}
+
+// debtorAnswer is a debtor as every write answers it: its detail, with
+// the server's open and overdue totals, under data.
+func (s *service) debtorAnswer(ctx context.Context, d Debtor, status int) (*rest.Response, error) {
+	out, err := debtorDetail(ctx, s.db, d)
+	if err != nil {
+		return nil, err
+	}
+	return &rest.Response{Status: status, Body: map[string]any{"data": out}}, nil
 }
