@@ -45,13 +45,24 @@ type sendWorker struct {
 	river.WorkerDefaults[sendArgs]
 	n *notifier
 	q *jobs.Queue
+	// timeout replaces sendTimeout when set: the kill test's worker
+	// process runs with a queue whose rescue time is seconds.
+	timeout time.Duration
 }
+
+// sendTimeout bounds one run of a send job.
+const sendTimeout = 3 * time.Minute
 
 // Timeout bounds one run: an SMTP send is bounded by two minutes
 // (platform/mail), a Twilio request by fifteen seconds, plus the
 // bookkeeping; below the queue's rescue time (five minutes), so a run
 // still working is never taken for a dead one.
-func (w *sendWorker) Timeout(*river.Job[sendArgs]) time.Duration { return 3 * time.Minute }
+func (w *sendWorker) Timeout(*river.Job[sendArgs]) time.Duration {
+	if w.timeout > 0 {
+		return w.timeout
+	}
+	return sendTimeout
+}
 
 // NextRetry waits retryBase, then four times longer each time, up to an
 // hour.

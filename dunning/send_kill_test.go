@@ -1,0 +1,252 @@
+package dunning
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/messaging"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// The kill test's times, in the order the queue requires: a send job's
+// run is bounded by killSendTimeout, and River rescues a job running
+// longer than killRescueAfter (its process died).
+const (
+	killSendTimeout = 3 * time.Second
+	killRescueAfter = 4 * time.Second
+)
+
+// senderEnv, when set, makes the test binary a Dunning send worker that
+// works send jobs until it is killed: the JSON of a senderConfig.
+const senderEnv = "KOBANA_DUNNING_TEST_SENDER"
+
+type senderConfig struct {
+	DatabaseURL string                 `json:"database_url"`
+	Twilio      messaging.TwilioConfig `json:"twilio"`
+}
+
+func TestMain(m *testing.M) {
+	if raw := os.Getenv(senderEnv); raw != "" {
+		os.Exit(runSenderProcess(raw))
+	}
+	os.Exit(m.Run())
+}
+
+// sendOnlyNotifier is a notifier over db whose queue q knows only the send
+// job, with the kill test's short timeout (the step runner and the sweep,
+// with their minutes-long timeouts, would not fit a rescue time of
+// seconds).
+func sendOnlyNotifier(t testing.TB, db *store.DB, q *jobs.Queue, tw messaging.TwilioConfig) *notifier {
+	ch, err := newChannels(ChannelConfig{Twilio: &tw})
+	if err != nil {
+		if t != nil {
+			t.Fatal(err)
+		}
+		panic(err)
+	}
+	n := newNotifier(newService(db, accounts.New(db, accounts.Options{}), q, nil, nil), ch, ntLinkBase, nil)
+	jobs.AddWorker(q, &sendWorker{n: n, q: q, timeout: killSendTimeout})
+	return n
+}
+
+func killQueue(ctx context.Context, db *store.DB, logger *slog.Logger) (*jobs.Queue, error) {
+	return jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, JobTimeout: killSendTimeout,
+		RescueAfter: killRescueAfter, Logger: logger})
+}
+
+// runSenderProcess is the worker process of TestSenderKilledMidSend.
+func runSenderProcess(raw string) int {
+	var cfg senderConfig
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "sender:", err)
+		return 2
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sender:", err)
+		return 2
+	}
+	q, err := killQueue(ctx, db, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sender:", err)
+		return 2
+	}
+	sendOnlyNotifier(nil, db, q, cfg.Twilio)
+	if err := q.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "sender:", err)
+		return 2
+	}
+	fmt.Println("working")
+	select {} // until killed
+}
+
+// lockedBuffer collects the worker process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *lockedBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *lockedBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSenderKilledMidSend: a separate worker process takes a queued SMS's
+// send job, records the send as started, and is killed with SIGKILL while
+// Twilio (a local server speaking its Messages API) holds the request.
+// River rescues the job; a worker in this process runs it again, finds
+// the provider call started with no outcome, and marks the notification
+// unknown without calling Twilio again: the debtor may have the message,
+// so only a person's resend (a new notification) sends it again.
+func TestSenderKilledMidSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills a worker process")
+	}
+	for _, engine := range storetest.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			dbURL := storetest.URL(t, engine)
+			db, err := store.Open(ctx, dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			if _, err := db.Migrate(ctx, Migrations); err != nil {
+				t.Fatal(err)
+			}
+			tw := ntNewTwilio(t)
+			twCfg := *tw.config()
+			twCfg.Timeout = time.Minute // the kill, not the client's timeout, ends the call
+			const phone = "+5511987654321"
+			tw.mu.Lock()
+			tw.script[phone] = []string{"hang"}
+			tw.mu.Unlock()
+
+			acc := accounts.New(db, accounts.Options{})
+			org, err := acc.CreateOrganization(ctx, "Credora")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ntSettings(t, db, org.ID, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
+			debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org.ID, Name: "Rita", Phones: []string{phone}})
+			charge := ntCharge(t, db, ntChargeFixture{OrgID: org.ID, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+
+			// The API replica: writes the notification and its job, works
+			// nothing.
+			api, err := jobs.New(ctx, db, jobs.Config{Work: false, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			apiN := sendOnlyNotifier(t, db, api, twCfg)
+			var id string
+			if err := db.WithTx(ctx, func(tx *store.Tx) error {
+				c, err := getCharge(ctx, tx, org.ID, charge)
+				if err != nil {
+					return err
+				}
+				d, err := getDebtor(ctx, tx, org.ID, debtor)
+				if err != nil {
+					return err
+				}
+				st, err := loadSettings(ctx, tx, org.ID)
+				if err != nil {
+					return err
+				}
+				row, err := apiN.compose(ctx, tx, st, draft{Debtor: d, Charge: &c, Channel: ChannelSMS, Body: "Lembrete: {{charge.updated_amount}}", Kind: KindAdHoc, CreatedBy: "test"})
+				if err != nil {
+					return err
+				}
+				id = row.ID
+				_, err = apiN.queue(ctx, tx, row)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+
+			raw, _ := json.Marshal(senderConfig{DatabaseURL: dbURL, Twilio: twCfg})
+			child := exec.Command(os.Args[0], "-test.run=^$")
+			child.Env = append(os.Environ(), senderEnv+"="+string(raw))
+			out := &lockedBuffer{}
+			child.Stdout, child.Stderr = out, out
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			killed := false
+			t.Cleanup(func() {
+				if !killed {
+					_ = child.Process.Kill()
+					_ = child.Wait()
+				}
+				if t.Failed() {
+					t.Logf("worker process output:\n%s", out.String())
+				}
+			})
+			select {
+			case <-tw.arrived:
+			case <-time.After(60 * time.Second):
+				t.Fatal("the worker process never called Twilio")
+			}
+			if got := ntNotification(t, db, id); got.Status != NotificationSending || got.SendingAt == nil {
+				t.Fatalf("while Twilio holds the request: %s", got.Status)
+			}
+			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = child.Wait()
+			killed = true
+			if got := ntNotification(t, db, id); got.Status != NotificationSending {
+				t.Fatalf("after the kill: %s, want still sending (nobody recorded an outcome)", got.Status)
+			}
+
+			// The surviving worker, once the job is stuck: River's leader
+			// looks for stuck jobs when it starts and every 30 s.
+			time.Sleep(killRescueAfter)
+			survivor, err := killQueue(ctx, db, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sendOnlyNotifier(t, db, survivor, twCfg)
+			if err := survivor.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = survivor.Stop(sctx)
+			})
+			got := ntWaitStatus(t, db, id, NotificationUnknown, NotificationSent, NotificationFailed, NotificationQueued)
+			if got.Status != NotificationUnknown || !bytes.Contains([]byte(deref(got.Error)), []byte("not sent again")) {
+				t.Fatalf("after the rescue: %s (%s), want unknown", got.Status, deref(got.Error))
+			}
+			// Nothing more reaches Twilio: the one request is the one the
+			// kill cut off.
+			time.Sleep(time.Second)
+			if reqs := tw.requests(); len(reqs) != 1 || reqs[0].Get("To") != phone {
+				t.Fatalf("Twilio got %d requests, want only the one in flight at the kill", len(reqs))
+			}
+			if got := ntNotification(t, db, id); got.Status != NotificationUnknown {
+				t.Fatalf("the surviving worker moved the row to %s", got.Status)
+			}
+		})
+	}
+}
