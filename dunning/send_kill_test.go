@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/messaging"
@@ -38,9 +36,7 @@ type senderConfig struct {
 }
 
 func TestMain(m *testing.M) {
-	if raw := os.Getenv(senderEnv); raw != "" {
-		os.Exit(runSenderProcess(raw))
-	}
+	childproc.Serve(senderEnv, runSenderProcess)
 	os.Exit(m.Run())
 }
 
@@ -67,9 +63,9 @@ func killQueue(ctx context.Context, db *store.DB, logger *slog.Logger) (*jobs.Qu
 }
 
 // runSenderProcess is the worker process of TestSenderKilledMidSend.
-func runSenderProcess(raw string) int {
+func runSenderProcess(raw []byte) int {
 	var cfg senderConfig
-	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+	if err := json.Unmarshal(raw, &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "sender:", err)
 		return 2
 	}
@@ -91,24 +87,6 @@ func runSenderProcess(raw string) int {
 	}
 	fmt.Println("working")
 	select {} // until killed
-}
-
-// lockedBuffer collects the worker process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *lockedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *lockedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestSenderKilledMidSend: a separate worker process takes a queued SMS's
@@ -183,24 +161,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			raw, _ := json.Marshal(senderConfig{DatabaseURL: dbURL, Twilio: twCfg})
-			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), senderEnv+"="+string(raw))
-			out := &lockedBuffer{}
-			child.Stdout, child.Stderr = out, out
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			killed := false
-			t.Cleanup(func() {
-				if !killed {
-					_ = child.Process.Kill()
-					_ = child.Wait()
-				}
-				if t.Failed() {
-					t.Logf("worker process output:\n%s", out.String())
-				}
-			})
+			child := childproc.Start(t, senderEnv, senderConfig{DatabaseURL: dbURL, Twilio: twCfg})
 			select {
 			case <-tw.arrived:
 			case <-time.After(60 * time.Second):
@@ -209,11 +170,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 			if got := ntNotification(t, db, id); got.Status != NotificationSending || got.SendingAt == nil {
 				t.Fatalf("while Twilio holds the request: %s", got.Status)
 			}
-			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = child.Wait()
-			killed = true
+			child.Kill(t)
 			if got := ntNotification(t, db, id); got.Status != NotificationSending {
 				t.Fatalf("after the kill: %s, want still sending (nobody recorded an outcome)", got.Status)
 			}

@@ -10,12 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -45,9 +44,7 @@ type workerConfig struct {
 }
 
 func TestMain(m *testing.M) {
-	if raw := os.Getenv(workerEnv); raw != "" {
-		os.Exit(runWorkerProcess(raw))
-	}
+	childproc.Serve(workerEnv, runWorkerProcess)
 	os.Exit(m.Run())
 }
 
@@ -79,9 +76,9 @@ func killConfig(modelURL string) Config {
 }
 
 // runWorkerProcess is the worker process of TestWorkerKilledMidExecution.
-func runWorkerProcess(raw string) int {
+func runWorkerProcess(raw []byte) int {
 	var cfg workerConfig
-	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+	if err := json.Unmarshal(raw, &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 2
 	}
@@ -105,24 +102,6 @@ func runWorkerProcess(raw string) int {
 	}
 	fmt.Println("working")
 	select {} // until killed
-}
-
-// syncBuffer collects the worker process's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestWorkerKilledMidExecution: a separate worker process runs an agent
@@ -221,34 +200,13 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			raw, _ := json.Marshal(workerConfig{DatabaseURL: dbURL, ModelURL: m.srv.URL + "/v1", ToolsURL: tools.URL})
-			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), workerEnv+"="+string(raw))
-			out := &syncBuffer{}
-			child.Stdout, child.Stderr = out, out
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			killed := false
-			t.Cleanup(func() {
-				if !killed {
-					_ = child.Process.Kill()
-					_ = child.Wait()
-				}
-				if t.Failed() {
-					t.Logf("worker process output:\n%s", out.String())
-				}
-			})
+			child := childproc.Start(t, workerEnv, workerConfig{DatabaseURL: dbURL, ModelURL: m.srv.URL + "/v1", ToolsURL: tools.URL})
 			select {
 			case <-hung:
 			case <-time.After(60 * time.Second):
 				t.Fatal("the worker process never reached its third model call")
 			}
-			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = child.Wait()
-			killed = true
+			child.Kill(t)
 
 			if got := apiSvc.mustExec(t, x.ID); got.Status != execRunning {
 				t.Fatalf("after the kill: %s", got.Status)

@@ -1,21 +1,18 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -40,17 +37,15 @@ type childConfig struct {
 }
 
 func TestMain(m *testing.M) {
-	if cfg := os.Getenv(childEnv); cfg != "" {
-		os.Exit(runChild(cfg))
-	}
+	childproc.Serve(childEnv, runChild)
 	os.Exit(m.Run())
 }
 
 // runChild is a worker process: it works call jobs against the target
 // until it is killed.
-func runChild(raw string) int {
+func runChild(raw []byte) int {
 	var cfg childConfig
-	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+	if err := json.Unmarshal(raw, &cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
 	}
@@ -83,24 +78,6 @@ func runChild(raw string) int {
 func rescueConfig(log *slog.Logger, leaderless bool) Config {
 	return Config{Work: true, PollInterval: 50 * time.Millisecond, JobTimeout: killJobTimeout,
 		RescueAfter: killRescueAfter, Logger: log, leaderless: leaderless}
-}
-
-// syncBuffer collects a child's output for the test log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // The operator's kill -9: a worker process dies with two calls in flight.
@@ -137,31 +114,10 @@ func TestJobsOfAKilledWorkerAreRescued(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			cfg, _ := json.Marshal(childConfig{DatabaseURL: dbURL, Target: tg.URL})
-			child := exec.Command(os.Args[0])
-			child.Env = append(os.Environ(), childEnv+"="+string(cfg))
-			out := &syncBuffer{}
-			child.Stdout, child.Stderr = out, out
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			killed := false
-			t.Cleanup(func() {
-				if !killed {
-					_ = child.Process.Kill()
-					_ = child.Wait()
-				}
-				if t.Failed() {
-					t.Logf("worker process output:\n%s", out.String())
-				}
-			})
+			child := childproc.Start(t, childEnv, childConfig{DatabaseURL: dbURL, Target: tg.URL})
 			recv(t, tg.arrived, "the worker process's first call")
 			recv(t, tg.arrived, "the worker process's second call")
-			if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = child.Wait()
-			killed = true
+			child.Kill(t)
 
 			for _, id := range []int64{resend, never} {
 				rec, job := callRecord(t, api, id)
