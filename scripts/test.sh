@@ -32,6 +32,9 @@ echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product
 # The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
 # its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
 echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-product.sh dunning
+# The same for the Kadu endpoint (conformance/scenarios-kadu.txt, expected-failures-kadu.yml): its own
+# origin and localhost origins, the 1 MB body cap, every tool with its four annotations.
+echo "== conformance suite (Kadu endpoint, every era)"; conformance/run-product.sh kadu
 
 # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
 # to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
