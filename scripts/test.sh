@@ -44,8 +44,8 @@ echo "== conformance suite (Kadu endpoint, every era)"; conformance/run-product.
 echo "== e2e: MCP client OAuth sign-in to the Inbox"
 e2e/run.sh
 
-# Real clients on the Inbox and Dunning in every era (e2e/clients/README.md): TypeScript SDK v2 and
-# v1 on both endpoints and the MCP Inspector CLI on the Inbox, pinned in
+# Real clients on the Inbox, Dunning and Kadu in every era (e2e/clients/README.md): TypeScript SDK v2
+# and v1 on the three endpoints and the MCP Inspector CLI on the Inbox, pinned in
 # e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
 # `go test` above.)
-echo "== e2e: real MCP clients on the Inbox and Dunning, every era"; e2e/clients/run.sh
+echo "== e2e: real MCP clients on the Inbox, Dunning and Kadu, every era"; e2e/clients/run.sh
