@@ -11,8 +11,8 @@
 #     suite has no option to send an Authorization header.
 #
 #   conformance/run-product.sh <product> [era ...]
-#     product  inbox or dunning (the ones with a scenario table today; kadu takes the same route
-#              once scenarios-kadu.txt and expected-failures-kadu.yml exist)
+#     product  inbox, dunning or kadu (each has its scenarios-<product>.txt and
+#              expected-failures-<product>.yml)
 #     era      optional subset of the eras of scenarios-<product>.txt (default: all, in file order)
 #
 # Needs: Go with this module's dependencies, and the npm registry the first time only (run.sh's

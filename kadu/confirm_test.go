@@ -179,11 +179,12 @@ func (e *approvalEnv) executions() int {
 }
 
 // TestRunConfirmationMatrix: kadu_tasks_run is confirmed in the chat by a
-// 2026 client with form elicitation (input_required, then the run), goes
-// through the approval link as a URL elicitation for a 2026 client that
-// declared only URL elicitation, and as a link result for a 2025 client;
-// nothing is queued until the person agrees, and an approved call queues
-// exactly one execution however often it is retried.
+// 2026 client with form elicitation (input_required, then the run; a
+// decline queues nothing), goes through the approval link as a URL
+// elicitation for a 2026 client that declared only URL elicitation, and as
+// a link result for a 2025 client and for a 2026 client that declared no
+// elicitation; nothing is queued until the person agrees, and an approved
+// call queues exactly one execution however often it is retried.
 func TestRunConfirmationMatrix(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startApprovalEnv(t, db)
@@ -197,6 +198,15 @@ func TestRunConfirmationMatrix(t *testing.T) {
 		msg, _ := params["message"].(string)
 		if ask["resultType"] != "input_required" || !strings.HasPrefix(msg, "Run task 'Boletos'") || !strings.Contains(msg, `{"month":"2026-03"}`) || e.executions() != 0 {
 			t.Fatalf("form: %v", ask)
+		}
+		// Declined: an error result, nothing queued; asked again, accepted.
+		declined := form
+		declined.state, declined.inputResponses = ask["requestState"].(string), `{"confirm":{"action":"decline"}}`
+		if res := e.run(declined); res["isError"] != true || !strings.Contains(resultText(res), "Nothing was done") || e.executions() != 0 {
+			t.Fatalf("form declined: %v", res)
+		}
+		if ask = e.run(form); ask["resultType"] != "input_required" {
+			t.Fatalf("form asked again: %v", ask)
 		}
 		form.state, form.inputResponses = ask["requestState"].(string), `{"confirm":{"action":"accept","content":{"confirm":true}}}`
 		done := e.run(form)
@@ -256,6 +266,14 @@ func TestRunConfirmationMatrix(t *testing.T) {
 		}
 		if a, err := st.Get(context.Background(), l.ApprovalID); err != nil || a.Tool != "kadu_tasks_run" || a.Status != approval.StatusPending {
 			t.Fatalf("stored: %+v %v", a, err)
+		}
+
+		// 2026 without elicitation: the same link result; nothing queued.
+		res = e.run(mcpCall{modern: true, caps: `{}`})
+		var l26 approval.LinkResult
+		if res["isError"] == true || res["resultType"] == "input_required" || json.Unmarshal([]byte(resultText(res)), &l26) != nil ||
+			l26.Status != approval.StatusPending || l26.ApprovalID == l.ApprovalID || l26.ApprovalURL != e.url+"/approvals/"+l26.ApprovalID || e.executions() != 2 {
+			t.Fatalf("2026 without elicitation: %v", res)
 		}
 	})
 }

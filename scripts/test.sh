@@ -32,6 +32,9 @@ echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product
 # The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
 # its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
 echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-product.sh dunning
+# The same for the Kadu endpoint (conformance/scenarios-kadu.txt, expected-failures-kadu.yml): its own
+# origin and localhost origins, the 1 MB body cap, every tool with its four annotations.
+echo "== conformance suite (Kadu endpoint, every era)"; conformance/run-product.sh kadu
 
 # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
 # to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
@@ -41,8 +44,8 @@ echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-produ
 echo "== e2e: MCP client OAuth sign-in to the Inbox"
 e2e/run.sh
 
-# Real clients on the Inbox and Dunning in every era (e2e/clients/README.md): TypeScript SDK v2 and
-# v1 on both endpoints and the MCP Inspector CLI on the Inbox, pinned in
+# Real clients on the Inbox, Dunning and Kadu in every era (e2e/clients/README.md): TypeScript SDK v2
+# and v1 on the three endpoints and the MCP Inspector CLI on the Inbox, pinned in
 # e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
 # `go test` above.)
-echo "== e2e: real MCP clients on the Inbox and Dunning, every era"; e2e/clients/run.sh
+echo "== e2e: real MCP clients on the Inbox, Dunning and Kadu, every era"; e2e/clients/run.sh

@@ -3,7 +3,8 @@ package main
 // The official MCP Go SDK client (github.com/modelcontextprotocol/go-sdk,
 // a test-only dependency, pinned in go.mod) against the Inbox and Dunning
 // endpoints of a real `serve` (run in-process, so the race detector watches
-// both sides), in every protocol era the endpoints speak:
+// both sides), in every protocol era the endpoints speak (Kadu's test is
+// clients_kadu_test.go):
 //
 //   - 2026-07-28 through server/discover; the test fails if the SDK fell
 //     back to initialize (the SDK does that silently on any discover error);
@@ -45,25 +46,30 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 )
 
-// sdkcServer is an in-process `serve` of one product alone (inbox or
-// dunning), with a fresh SQLite data dir on a loopback port the kernel
+// sdkcServer is an in-process `serve` of one product (inbox, dunning or
+// kadu), with a fresh SQLite data dir on a loopback port the kernel
 // picked.
 type sdkcServer struct {
 	product, dataDir, base, endpoint string
 }
 
-// sdkcStart runs serve with product alone until the test ends (then
-// cancels it as SIGTERM would, and waits for it).
-func sdkcStart(t *testing.T, product string) *sdkcServer {
+// sdkcStart runs serve with product alone, or beside the products in also
+// (Kadu's executions call their tools), until the test ends (then cancels
+// it as SIGTERM would, and waits for it). endpoint is product's.
+func sdkcStart(t *testing.T, product string, also ...string) *sdkcServer {
 	t.Helper()
 	s := &sdkcServer{product: product, dataDir: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	stderr := &syncWriter{}
 	done := make(chan int, 1)
+	products := append([]string{product}, also...)
+	args := []string{"serve", "--data-dir", s.dataDir, "--database-url", "", "--products", strings.Join(products, ","), "--shutdown-grace", "2s"}
+	for _, p := range products {
+		args = append(args, "--"+p+"-addr", "127.0.0.1:0", "--"+p+"-public-url", "")
+	}
 	go func() {
-		done <- run(ctx, []string{"serve", "--data-dir", s.dataDir, "--database-url", "", "--products", product,
-			"--" + product + "-addr", "127.0.0.1:0", "--" + product + "-public-url", "", "--shutdown-grace", "2s"}, pw, stderr)
+		done <- run(ctx, args, pw, stderr)
 		pw.Close()
 	}()
 	t.Cleanup(func() {
@@ -78,7 +84,9 @@ func sdkcStart(t *testing.T, product string) *sdkcServer {
 	go func() {
 		lines := bufio.NewScanner(pr)
 		for lines.Scan() {
-			if _, url, ok := strings.Cut(lines.Text(), " MCP endpoint: "); ok {
+			// "<server name> MCP endpoint: <url>"; the names contain the
+			// product key (kobana-autonomous-inbox, kobana-dunning, kadu).
+			if name, url, ok := strings.Cut(lines.Text(), " MCP endpoint: "); ok && strings.Contains(name, product) {
 				found <- strings.TrimSpace(url)
 			}
 		}
@@ -328,15 +336,17 @@ func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
 }
 
 // sdkcConnect connects the Go SDK client at era through wire, answering
-// elicitations with elicitor, and checks the handshake on the wire: a 200
-// server/discover and no initialize at 2026-07-28; an initialize offering
-// and answered era otherwise. The session is closed when the test ends.
+// elicitations with elicitor (nil: a client that declares no elicitation),
+// and checks the handshake on the wire: a 200 server/discover and no
+// initialize at 2026-07-28; an initialize offering and answered era
+// otherwise. The session is closed when the test ends.
 func sdkcConnect(t *testing.T, endpoint, era string, wire *sdkcWire, elicitor *sdkcElicitor) *sdk.ClientSession {
 	t.Helper()
-	client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, &sdk.ClientOptions{
-		ElicitationHandler: elicitor.handle,
-		Capabilities:       &sdk.ClientCapabilities{}, // no roots
-	})
+	opts := &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}} // no roots
+	if elicitor != nil {
+		opts.ElicitationHandler = elicitor.handle
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "kobana-mcp-clients-test", Version: "1.0.0"}, opts)
 	// The standalone GET stream is left on, as a real client has it:
 	// the stateless endpoint answers it 405, which the SDK must accept.
 	transport := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: wire, Timeout: 30 * time.Second}, MaxRetries: -1}

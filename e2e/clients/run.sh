@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Why this file exists: it is the one way to run the real-client tests (README.md here): the
 # official TypeScript SDK v2 client (pinned 2026-07-28, auto, 2025-06-18) and the TypeScript SDK v1
-# client (offers 2025-11-25, counter-offered 2025-06-18) against both the Inbox and the Dunning
+# client (offers 2025-11-25, counter-offered 2025-06-18) against the Inbox, Dunning and Kadu
 # endpoints of a real `kobana-mcp serve`, the MCP Inspector CLI (tools/list and tools/call in its
 # modern, auto and legacy eras) against the Inbox, with developer tokens from `kobana-mcp token`;
 # and the generic resource, prompt and completion checks against examples/everything. The Go SDK

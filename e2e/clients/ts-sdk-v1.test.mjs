@@ -1,11 +1,12 @@
 // The TypeScript SDK v1 client (@modelcontextprotocol/sdk, pinned in
-// package-lock.json) on the Inbox and Dunning endpoints of a real
+// package-lock.json) on the Inbox, Dunning and Kadu endpoints of a real
 // `kobana-mcp serve`. v1 knows no 2026-07-28: its initialize offers
-// 2025-11-25, which neither endpoint speaks, so the server must
+// 2025-11-25, which no endpoint speaks, so the server must
 // counter-offer 2025-06-18 and the client must carry on at 2025-06-18
 // (MCP-Protocol-Version on every later request). Then the calls of
-// exerciseInbox or exerciseDunning (lib/harness.mjs); the destructive tools
-// answer confirmation_required without asking.
+// exerciseInbox, exerciseDunning or exerciseKadu (lib/harness.mjs); the
+// Inbox's and Dunning's destructive tools answer confirmation_required
+// without asking, Kadu's kadu_tasks_run the approval link (nothing runs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-  budget, setup, recordingFetch, exerciseInbox, exerciseDunning, elicitor, withTimeout, wireText, assertLegacyHandshake, STEP_MS,
+  budget, setup, recordingFetch, exerciseInbox, exerciseDunning, exerciseKadu, elicitor, withTimeout, wireText, assertLegacyHandshake, STEP_MS,
 } from './lib/harness.mjs';
 
 const LABEL = 'ts-sdk-v1';
@@ -57,6 +58,15 @@ test('TypeScript SDK v1 client on Dunning: counter-offered 2025-06-18', { timeou
   assert.ok(s, 'setup failed');
   const { client, trace, elicit } = await connect({ url: s.dunning, token: s.dunningToken, serverName: 'kobana-dunning' });
   await exerciseDunning(t, client, { modern: false, elicit, ext: 'v1', trace });
+  assertLegacyHandshake(trace, { offered: '2025-11-25', answered: '2025-06-18' });
+  t.diagnostic(`wire: ${wireText(trace)}`);
+  await withTimeout(client.close(), 10_000, 'client.close()');
+});
+
+test('TypeScript SDK v1 client on Kadu: counter-offered 2025-06-18, the approval link', { timeout: 90_000 }, async t => {
+  assert.ok(s, 'setup failed');
+  const { client, trace, elicit } = await connect({ url: s.kadu, token: s.kaduToken, serverName: 'kadu' });
+  await exerciseKadu(t, client, { canElicit: false, elicit, label: 'v1', url: s.kadu, trace });
   assertLegacyHandshake(trace, { offered: '2025-11-25', answered: '2025-06-18' });
   t.diagnostic(`wire: ${wireText(trace)}`);
   await withTimeout(client.close(), 10_000, 'client.close()');

@@ -1,6 +1,6 @@
 // The official MCP TypeScript SDK v2 client (@modelcontextprotocol/client,
-// pinned in package-lock.json) on the Inbox and Dunning endpoints of a real
-// `kobana-mcp serve`, with a developer token for each, three ways:
+// pinned in package-lock.json) on the Inbox, Dunning and Kadu endpoints of a
+// real `kobana-mcp serve`, with a developer token for each, three ways:
 //   1. pinned to 2026-07-28 (versionNegotiation { pin }): server/discover;
 //   2. auto mode: server/discover must win, with no fallback to initialize;
 //   3. the 2025 handshake at 2025-06-18 (supportedProtocolVersions).
@@ -9,13 +9,17 @@
 // real ones; a feature not declared must answer -32601) and the
 // destructive tool through the elicitation handler; on Dunning those of
 // exerciseDunning (dunning_me, a write, a resource template, prompts,
-// dunning_debtors_archive).
+// dunning_debtors_archive); on Kadu those of exerciseKadu (kadu_me, a task
+// created and read, kadu_tasks_run confirmed through the elicitation
+// handler on 2026-07-28 and followed to succeeded, an approval link on
+// 2025), plus a 2026-07-28 client that declares no elicitation: it gets the
+// approval link too, and nothing runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 import {
-  budget, setup, recordingFetch, exerciseInbox, exerciseDunning, elicitor, withTimeout, wireText,
+  budget, setup, recordingFetch, exerciseInbox, exerciseDunning, exerciseKadu, elicitor, withTimeout, wireText,
   assertModernHandshake, assertLegacyHandshake, STEP_MS,
 } from './lib/harness.mjs';
 
@@ -34,14 +38,15 @@ test('setup: server, workspaces to delete, a developer token', { timeout: 200_00
 
 // connect opens a v2 client on url with token in the given mode, checks
 // the handshake on the wire and the server's name.
-async function connect(t, { url, token, mode, options, serverName }) {
+// canElicit false opens a client that declares no elicitation capability.
+async function connect(t, { url, token, mode, options, serverName, canElicit = true }) {
   const trace = [];
   const elicit = elicitor();
   const client = new Client({ name: `kobana-mcp-e2e-${LABEL}-${mode}`, version: '1.0.0' }, {
-    capabilities: { elicitation: { form: {} } },
+    capabilities: canElicit ? { elicitation: { form: {} } } : {},
     ...options,
   });
-  client.setRequestHandler('elicitation/create', request => elicit.handle(request.params));
+  if (canElicit) client.setRequestHandler('elicitation/create', request => elicit.handle(request.params));
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
     fetch: recordingFetch(trace),
@@ -88,3 +93,20 @@ for (const [mode, options] of Object.entries(MODES)) {
     await finish(t, c);
   });
 }
+
+for (const [mode, options] of Object.entries(MODES)) {
+  test(`TypeScript SDK v2 client on Kadu, ${mode}`, { timeout: 90_000 }, async t => {
+    assert.ok(s, 'setup failed');
+    const c = await connect(t, { url: s.kadu, token: s.kaduToken, mode, options, serverName: 'kadu' });
+    await exerciseKadu(t, c.client, { canElicit: c.modern, elicit: c.elicit, label: `v2-${mode}`, url: s.kadu, trace: c.trace, raw: c.raw });
+    await finish(t, c);
+  });
+}
+
+test('TypeScript SDK v2 client on Kadu, pinned 2026-07-28 without elicitation: the approval link', { timeout: 90_000 }, async t => {
+  assert.ok(s, 'setup failed');
+  const mode = 'pinned-no-elicitation';
+  const c = await connect(t, { url: s.kadu, token: s.kaduToken, mode, options: MODES.pinned, serverName: 'kadu', canElicit: false });
+  await exerciseKadu(t, c.client, { canElicit: false, elicit: c.elicit, label: `v2-${mode}`, url: s.kadu, trace: c.trace, raw: c.raw });
+  await finish(t, c);
+});

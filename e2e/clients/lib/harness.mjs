@@ -1,7 +1,7 @@
 // Shared by the client tests in e2e/clients: a real `kobana-mcp serve` with
-// developer tokens for the Inbox and Dunning endpoints, a fetch that records
-// the JSON-RPC wire, a bounded budget, and the calls every client makes on
-// each endpoint (exerciseInbox, exerciseDunning).
+// developer tokens for the Inbox, Dunning and Kadu endpoints, a fetch that
+// records the JSON-RPC wire, a bounded budget, and the calls every client
+// makes on each endpoint (exerciseInbox, exerciseDunning, exerciseKadu).
 //
 // The server is started by ../../lib/server.mjs (fresh data dir, free
 // loopback ports, every product), exactly as the sign-in e2e test does.
@@ -46,8 +46,9 @@ export function budget(label) {
 
 // setup starts the server, adds one workspace per name in `workspaces` (to
 // be deleted by the destructive-tool check) and mints the demo owner's
-// tokens for the Inbox MCP endpoint (`token`) and the Dunning one
-// (`dunningToken`, for the endpoint at `dunning`).
+// tokens for the Inbox MCP endpoint (`token`), the Dunning one
+// (`dunningToken`, for the endpoint at `dunning`) and the Kadu one
+// (`kaduToken`, for the endpoint at `kadu`).
 export async function setup({ label, cleanups, watchdog, workspaces = [] }) {
   const work = mkdtempSync(path.join(os.tmpdir(), `kobana-e2e-${label}-`));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
@@ -74,7 +75,10 @@ export async function setup({ label, cleanups, watchdog, workspaces = [] }) {
   const dunning = server.endpoints().dunning.url;
   const dunningToken = kobana(['token', '--product', 'dunning', '--user', DEMO_EMAIL, '--dunning-public-url', new URL(dunning).origin, '--ttl', '30m']);
   assert.match(dunningToken, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'the token command prints a JWT for Dunning');
-  return { work, bin, dataDir, server, inbox, base, token, dunning, dunningToken, kobana };
+  const kadu = server.endpoints().kadu.url;
+  const kaduToken = kobana(['token', '--product', 'kadu', '--user', DEMO_EMAIL, '--kadu-public-url', new URL(kadu).origin, '--ttl', '30m']);
+  assert.match(kaduToken, /^[\w-]+\.[\w-]+\.[\w-]+$/, 'the token command prints a JWT for Kadu');
+  return { work, bin, dataDir, server, inbox, base, token, dunning, dunningToken, kadu, kaduToken, kobana };
 }
 
 // recordingFetch wraps fetch and pushes one entry per JSON-RPC POST to
@@ -431,4 +435,110 @@ export async function exerciseDunning(t, client, { modern, elicit, ext, trace, r
   r = await archive();
   assert.notEqual(r.isError, true, `accepted dunning_debtors_archive: ${text(r)}`);
   assert.equal(await status(), 'archived', 'accepted: the debtor is archived');
+}
+
+// exerciseKadu makes the same calls on the Kadu endpoint with any client
+// that has the SDK's Client methods: tools/list (every tool with its four
+// annotations, none open-world; kadu_tasks_run destructive and not
+// idempotent); kadu_me (a read tool) and kadu_tasks_create (an ordinary
+// write: a one-step workflow calling Dunning's dunning_me) and
+// kadu_tasks_get; the generic feature checks (resources, prompts and
+// completions as far as Kadu declares them); and the destructive
+// kadu_tasks_run:
+//   - a client that can elicit on 2026-07-28 (canElicit): declined in its
+//     elicitation handler, nothing is queued; accepted, one execution is
+//     queued, and kadu_executions_get follows it to succeeded, with its one
+//     step read by kadu_executions_steps;
+//   - any other client (2025, or 2026 without elicitation): the approval
+//     link as a normal result (approval_id, approval_url on Kadu's
+//     /approvals/, status pending, the message naming the task), the
+//     handler never asked, no execution queued, and kadu_approvals_get
+//     reads the approval as pending with no execution.
+//   label: names this run's task (each run makes its own).
+export async function exerciseKadu(t, client, { canElicit, elicit, label, url, trace, raw }) {
+  const step = (p, name) => withTimeout(p, STEP_MS, name);
+  const call = (name, args) => step(client.callTool({ name, arguments: args }), `tools/call ${name}`);
+  const data = (r, name) => {
+    assert.notEqual(r.isError, true, `${name}: ${text(r)}`);
+    return JSON.parse(text(r)).data;
+  };
+  const caps = client.getServerCapabilities() ?? {};
+  assert.ok(caps.tools, `capabilities without tools: ${JSON.stringify(caps)}`);
+  t.diagnostic(`capabilities: ${JSON.stringify(caps)}`);
+  assert.match(client.getInstructions() ?? '', /Running a task \(kadu_tasks_run\) only queues an execution/, 'the server instructions');
+
+  const { tools } = await step(client.listTools(), 'tools/list');
+  const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]));
+  for (const tool of tools) {
+    const a = tool.annotations ?? {};
+    for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+      assert.equal(typeof a[hint], 'boolean', `${tool.name} sets ${hint}`);
+    }
+    assert.equal(a.openWorldHint, false, `${tool.name} is not open-world`);
+  }
+  assert.equal(byName.kadu_me?.annotations?.readOnlyHint, true, 'kadu_me is read-only');
+  const runTool = byName.kadu_tasks_run;
+  assert.equal(runTool?.annotations?.destructiveHint, true, 'kadu_tasks_run is destructive');
+  assert.equal(runTool.annotations.idempotentHint, false, 'kadu_tasks_run is not idempotent');
+
+  // A read tool and an ordinary write.
+  const me = data(await call('kadu_me', {}), 'kadu_me');
+  assert.equal(me.organization?.name, DEMO_ORG);
+  assert.equal(me.role, 'owner');
+  const name = `Task ${label}`;
+  const task = data(await call('kadu_tasks_create', { name, steps: [{ id: 'me', tool: 'dunning_me' }], idempotency_key: `create-${label}` }),
+    'kadu_tasks_create');
+  assert.equal(task.mode, 'workflow');
+  assert.deepEqual(task.allowed_tools, ['dunning_me'], 'a workflow may call its steps\' tools');
+  const got = data(await call('kadu_tasks_get', { task_id: task.id }), 'kadu_tasks_get');
+  assert.equal(got.name, name);
+  assert.equal(got.status, 'active');
+
+  await exerciseFeatures(t, client, { trace, raw });
+
+  const executions = async () => data(await call('kadu_executions_list', { task_id: task.id }), 'kadu_executions_list');
+  const run = () => call('kadu_tasks_run', { task_id: task.id, input: { month: '2026-12' } });
+  if (!canElicit) {
+    elicit.set('accept');
+    const r = await run();
+    assert.notEqual(r.isError, true, `kadu_tasks_run without elicitation answers the approval link, not an error: ${text(r)}`);
+    const link = JSON.parse(text(r));
+    assert.equal(link.status, 'pending', `the approval link: ${text(r)}`);
+    assert.equal(link.approval_url, `${new URL(url).origin}/approvals/${link.approval_id}`, 'the link is Kadu\'s own approval page');
+    assert.match(link.message, new RegExp(`Run task '${name}'`), 'the message names the task');
+    assert.match(link.message, /Nothing runs until you choose Continuar/);
+    assert.equal(elicit.asked.length, 0, 'the elicitation handler is never asked');
+    assert.deepEqual(await executions(), [], 'nothing queued before the person approves');
+    const approval = data(await call('kadu_approvals_get', { approval_id: link.approval_id }), 'kadu_approvals_get');
+    assert.equal(approval.status, 'pending');
+    assert.equal(approval.tool, 'kadu_tasks_run');
+    assert.equal(approval.execution, null, 'a pending approval started no execution');
+    return;
+  }
+  elicit.set('decline');
+  let r = await run();
+  assert.equal(r.isError, true, `declined kadu_tasks_run must be an error: ${text(r)}`);
+  assert.equal(elicit.asked.length, 1, 'declined: the elicitation handler is asked once');
+  assert.match(elicit.asked[0].message, new RegExp(`Run task '${name}'`), 'the question names the task');
+  assert.match(elicit.asked[0].message, /"month":"2026-12"/, 'the question shows the input');
+  assert.deepEqual(await executions(), [], 'declined: nothing queued');
+  elicit.set('accept');
+  r = await run();
+  const queued = data(r, 'accepted kadu_tasks_run');
+  assert.equal(elicit.asked.length, 1, 'accepted: the elicitation handler is asked once');
+  assert.equal(queued.status, 'queued', 'running a task only queues it');
+  assert.equal(queued.task_id, task.id);
+  assert.equal((await executions()).length, 1, 'accepted: one execution queued');
+  // Follow it to its end (the server's own worker runs it).
+  let exec = queued;
+  for (const deadline = Date.now() + 15_000; !['succeeded', 'failed', 'canceled', 'timed_out', 'cost_exceeded'].includes(exec.status);) {
+    assert.ok(Date.now() < deadline, `the execution is still ${exec.status} after 15 s`);
+    await new Promise(res => setTimeout(res, 200));
+    exec = data(await call('kadu_executions_get', { execution_id: queued.id }), 'kadu_executions_get');
+  }
+  assert.equal(exec.status, 'succeeded', `the execution ended ${exec.status}: ${JSON.stringify(exec.error)}`);
+  assert.equal(exec.output?.steps?.me?.data?.organization?.name, DEMO_ORG, 'the step called dunning_me as the person');
+  const steps = data(await call('kadu_executions_steps', { execution_id: queued.id }), 'kadu_executions_steps');
+  assert.deepEqual(steps.map(s => [s.kind, s.tool_name, s.status]), [['tool_call', 'dunning_me', 'succeeded']],
+    `the execution's steps: ${JSON.stringify(steps)}`);
 }
