@@ -48,7 +48,8 @@ func S3(t testing.TB) *Server {
 	t.Cleanup(srv.Close)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
+	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"},
+		"response_checksum_validation": {"when_required"}}
 	raw := "s3://kobana-files?" + q.Encode()
 	b, err := blob.Open(context.Background(), raw, "")
 	if err != nil {
