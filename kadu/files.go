@@ -158,6 +158,10 @@ type fileRefIn struct {
 	ID string `json:"file_id" in:"path" jsonschema:"The file's id."`
 }
 
+type executionFilesIn struct {
+	ID string `json:"execution_id" in:"path" jsonschema:"The execution's id."`
+}
+
 var sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // fileStoreReady is the bucket, or 503 saying why there is none.
@@ -284,6 +288,31 @@ func registerFiles(api *rest.API, s *service) {
 			return nil, err
 		}
 		return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_executions_files", Method: "GET", Path: "/executions/{execution_id}/files", Tags: []string{"files"},
+		Title: "List an execution's output files", Summary: "Lists the ready output files an execution wrote (metadata, by name); download each with kadu_files_download.",
+		Requires: filesRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *executionFilesIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := getExecution(ctx, s.db, sc.OrgID, in.ID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, rest.NotFound("execution")
+			}
+			return nil, err
+		}
+		files, err := executionOutputs(ctx, s.db, sc.OrgID, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fileJSON, len(files))
+		for i := range files {
+			out[i] = toFileJSON(&files[i])
+		}
+		return rest.OK(map[string]any{"data": out}), nil
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_files_delete", Method: "DELETE", Path: "/files/{file_id}", Tags: []string{"files"},
