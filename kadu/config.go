@@ -30,6 +30,11 @@ type Config struct {
 	WaitTimeout      time.Duration
 	// Runtime tunes the runtime (runtime.go).
 	Runtime RuntimeConfig
+	// Files is where files are kept and how their URLs are signed
+	// (files_config.go).
+	Files FilesConfig
+	// Mail sends results to a task's e-mail destinations (delivery.go).
+	Mail DeliveryMail
 }
 
 // PlanLimits are what an organization's plan allows, in cents of BRL.

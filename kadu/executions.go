@@ -262,6 +262,9 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *taskRecor
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInputFiles(ctx, tx, t.OrganizationID, files); err != nil {
+		return nil, err
+	}
 	fl, _ := json.Marshal(files)
 	now := s.clock()
 	e := &executionRecord{ID: store.NewID(), OrganizationID: t.OrganizationID, TaskID: t.ID, Trigger: req.Trigger,

@@ -540,12 +540,19 @@ func (s *service) transition(ctx context.Context, q store.Querier, exec *executi
 		next.Deadline = nil
 	}
 	args = append(args, exec.OrganizationID, exec.ID, from)
-	res, err := q.Exec(ctx, `UPDATE kadu_executions SET `+strings.Join(sets, ", ")+`
+	// The status change and its deliveries (delivery.go) commit together.
+	err := q.WithTx(ctx, func(tx *store.Tx) error {
+		res, err := tx.Exec(ctx, `UPDATE kadu_executions SET `+strings.Join(sets, ", ")+`
 		WHERE organization_id = ? AND id = ? AND status = ?`, args...)
-	if err := store.ExpectOne(res, err); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%w: %s expected %s", errStaleExecution, exec.ID, from)
+		if err := store.ExpectOne(res, err); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("%w: %s expected %s", errStaleExecution, exec.ID, from)
+			}
+			return err
 		}
+		return s.deliverTransition(ctx, tx, &next)
+	})
+	if err != nil {
 		return err
 	}
 	*exec = next

@@ -73,6 +73,13 @@ func (r *run) agent(ctx context.Context) error {
 			{Role: llm.RoleSystem, Content: fmt.Sprintf(agentPreamble, who) + r.t.Instructions},
 			{Role: llm.RoleUser, Content: "The run's input (data, JSON):\n" + e.InputJSON},
 		}
+		note, err := r.filesMessage(ctx)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			r.cp.Messages = append(r.cp.Messages, llm.Message{Role: llm.RoleUser, Content: note})
+		}
 		if err := s.saveCheckpoint(ctx, s.db, e, r.cp); err != nil {
 			return err
 		}
@@ -122,6 +129,10 @@ func (r *run) offered() []llm.Tool {
 			desc = e.Tool.Title
 		}
 		out = append(out, llm.FunctionTool(name, desc, e.Schema()))
+	}
+	// The file tools (files_exec.go) when the run was given files.
+	if r.e.InputFileIDsJSON != "" && r.e.InputFileIDsJSON != "[]" {
+		out = append(out, fileTools()...)
 	}
 	return out
 }

@@ -133,6 +133,9 @@ func argsOrNull(args json.RawMessage) json.RawMessage {
 // records the call's outcome. It returns the answer, or errStop when the
 // execution now waits for an approval (or was moved meanwhile).
 func (r *run) callTool(ctx context.Context, ref, tool string, args json.RawMessage, persist func(tx *store.Tx, ans toolAnswer) error) (toolAnswer, error) {
+	if isFileTool(tool) { // the runtime's own (files_exec.go)
+		return r.callFileTool(ctx, tool, args, persist)
+	}
 	reg, roles := r.s.rt.tools, r.s.rt.roles
 	call := r.toolCall(tool, args)
 	entry, id, err := reg.Check(ctx, roles, call)
@@ -422,13 +425,21 @@ func (s *service) abandonApproval(ctx context.Context, id string) {
 // package variable) wins.
 func (s *service) lookupTool() func(name string) (toolInfo, bool) {
 	if lookupTool != nil {
-		return lookupTool
+		return func(name string) (toolInfo, bool) {
+			if info, ok := fileToolInfo(name); ok {
+				return info, true
+			}
+			return lookupTool(name)
+		}
 	}
 	if s.rt == nil || s.rt.tools == nil {
 		return nil
 	}
 	reg := s.rt.tools
 	return func(name string) (toolInfo, bool) {
+		if info, ok := fileToolInfo(name); ok {
+			return info, true
+		}
 		e, ok := reg.Lookup(name)
 		if !ok {
 			return toolInfo{}, false

@@ -33,6 +33,10 @@ type service struct {
 	// rt is the runtime's view of the deployment (runtime.go): the other
 	// products' tools, the role lookup, the model.
 	rt *runtime
+	// files is the bucket files live in (files_config.go); mail sends
+	// results to e-mail destinations (delivery.go), nil without a relay.
+	files *fileStore
+	mail  *mailer
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -46,12 +50,15 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		accounts: accounts.New(deps.DB, accounts.Options{}),
 		jobs:     deps.Jobs,
 		hooks: webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
-			AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger}),
+			AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger,
+			RotationGrace: webhookRotationGrace}),
 		nonces:    deps.Nonces(),
 		approvals: approval.NewStore(deps.DB, nil),
 		log:       deps.Logger,
 		cfg:       cfg.withDefaults(),
 		rt:        newRuntime(deps, cfg),
+		files:     newFileStore(deps, cfg.Files),
+		mail:      newMailer(cfg.Mail),
 	}
 }
 

@@ -24,7 +24,15 @@ func (c *Config) settings(s *productkit.Settings) func() error {
 	model := s.Add("kadu-model", "KOBANA_KADU_MODEL", "gpt-4o-mini", "model of agent tasks that name none")
 	execTimeout := s.Add("kadu-execution-timeout", "KOBANA_KADU_EXECUTION_TIMEOUT", defaultExecutionTimeout.String(), "how long an execution may run before it ends timed_out")
 	waitTimeout := s.Add("kadu-wait-timeout", "KOBANA_KADU_WAIT_TIMEOUT", defaultWaitTimeout.String(), "how long an execution may wait for input or an approval before it fails")
+	filesCheck := c.Files.settings(s)
+	mailCheck := c.Mail.settings(s)
 	return func() error {
+		if err := filesCheck(); err != nil {
+			return err
+		}
+		if err := mailCheck(); err != nil {
+			return err
+		}
 		var err error
 		if c.Plan.MonthlyCostLimitCents, err = brlSetting("kadu-monthly-cost-limit", *monthly); err != nil {
 			return err

@@ -69,6 +69,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	registerExecutions(api, svc)
 	registerMe(api, svc)
 	registerApprovals(api, svc)
+	registerFiles(api, svc)
 	// The organization is Kadu's only tenant; lists page by cursor and say
 	// their limit. Creating or re-pointing a webhook changes where an
 	// execution's data goes, so both are destructive here: confirmed in
@@ -88,6 +89,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	})
 	b.Jobs(func(q *jobs.Queue) { registerJobs(svc, q) })
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	b.Catalog(withFilesCatalog(nil)) // the files' resource and prompt (files_resources.go)
 	if deps.DB != nil {
 		b.Collect(hooks.Collector())
 	}
@@ -103,6 +105,7 @@ func build(b *productkit.Builder, cfg Config) error {
 		return p, nil
 	})
 	b.Routes(func(mux *http.ServeMux) {
+		svc.fileRoutes(mux)
 		if approvals != nil {
 			approvals.Routes(mux)
 		}
@@ -124,4 +127,6 @@ func registerJobs(s *service, q *jobs.Queue) {
 		jobs.AddWorker(q, newRunExecutionWorker(s))
 	}
 	registerSchedules(s, q)
+	registerFileJobs(s, q)
+	registerDelivery(s, q)
 }

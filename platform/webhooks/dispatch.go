@@ -120,10 +120,13 @@ type sendResult struct {
 // sendRequest is what one attempt sends, and to where.
 type sendRequest struct {
 	URL, Auth, Secret string
-	Credentials       Credentials
-	DeliveryID, Slug  string
-	Body              []byte
-	At                time.Time
+	// Previous is the secret rotated out, still in its grace period
+	// ("" when none): it signs beside Secret.
+	Previous         string
+	Credentials      Credentials
+	DeliveryID, Slug string
+	Body             []byte
+	At               time.Time
 }
 
 // prepare builds one attempt's request and captures its headers (with
@@ -143,7 +146,7 @@ func (s *Service) prepare(ctx context.Context, in sendRequest) (*http.Request, s
 	h.Set("X-Kobana-Delivery-Id", in.DeliveryID)
 	h.Set("X-Kobana-Timestamp", strconv.FormatInt(in.At.Unix(), 10))
 	h.Set("X-Kobana-Environment", s.cfg.Environment)
-	h.Set(SignatureHeader, Sign(in.Secret, in.Body))
+	h.Set(SignatureHeader, signWith(in.Secret, in.Previous, in.Body))
 	secretHeader := ""
 	switch in.Auth {
 	case AuthBasic:

@@ -295,7 +295,8 @@ func (s *Service) Delete(ctx context.Context, orgID, workspaceID, ref string) er
 
 // RotateSecret replaces the signing secret and returns the new one. Every
 // attempt from now on, retries of earlier events included, is signed with
-// it; the old one stops verifying at once.
+// it; with Config.RotationGrace the old one signs beside it until the
+// grace ends (rotation.go), else it stops verifying at once.
 func (s *Service) RotateSecret(ctx context.Context, orgID, workspaceID, ref string) (string, error) {
 	secret := newSecret()
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
@@ -303,9 +304,19 @@ func (s *Service) RotateSecret(ctx context.Context, orgID, workspaceID, ref stri
 		if err != nil {
 			return err
 		}
+		now := store.Now()
+		stored := secret
+		if s.cfg.RotationGrace > 0 {
+			plain, err := s.unseal(r.SealedSecret, secretContext(r.ID))
+			if err != nil {
+				return err
+			}
+			cur, _ := parseSecrets(plain, now)
+			stored = joinSecrets(secret, cur, now.Add(s.cfg.RotationGrace))
+		}
 		return store.ExpectOne(tx.Exec(ctx, `UPDATE webhooks SET signing_secret = ?, updated_at = ?
 			WHERE id = ? AND organization_id = ? AND workspace_id = ? AND product = ? AND deleted_at IS NULL`,
-			s.seal(secret, secretContext(r.ID)), store.Now(), r.ID, orgID, workspaceID, s.cfg.Product))
+			s.seal(stored, secretContext(r.ID)), now, r.ID, orgID, workspaceID, s.cfg.Product))
 	})
 	if err != nil {
 		return "", err

@@ -32,19 +32,36 @@ func Sign(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// Verify reports whether header (an X-Kobana-Signature value) is the
+// Verify reports whether header (an X-Kobana-Signature value) holds a
 // signature of body under secret, in constant time, for receivers written
-// in Go and for tests.
+// in Go and for tests. During a rotation's grace period the header holds
+// two signatures separated by a space (the new secret's, then the old
+// one's), as Standard Webhooks does: a receiver with either secret
+// verifies.
 func Verify(secret string, body []byte, header string) bool {
-	got, ok := strings.CutPrefix(strings.TrimSpace(header), "sha256=")
-	if !ok {
-		return false
-	}
-	sig, err := hex.DecodeString(got)
-	if err != nil {
-		return false
-	}
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write(body)
-	return hmac.Equal(sig, m.Sum(nil))
+	want := m.Sum(nil)
+	ok := false
+	for _, part := range strings.Fields(header) {
+		got, found := strings.CutPrefix(part, "sha256=")
+		if !found {
+			continue
+		}
+		sig, err := hex.DecodeString(got)
+		if err == nil && hmac.Equal(sig, want) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// signWith is the header value signed by secret and, during a grace
+// period, by previous too.
+func signWith(secret, previous string, body []byte) string {
+	h := Sign(secret, body)
+	if previous != "" {
+		h += " " + Sign(previous, body)
+	}
+	return h
 }

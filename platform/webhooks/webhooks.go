@@ -82,6 +82,12 @@ type Config struct {
 	// stored in plain text stay readable after a secret is configured, and
 	// are sealed when next written.
 	SealingSecret []byte
+	// RotationGrace is how long the previous signing secret keeps signing
+	// after RotateSecret: during it every delivery carries two signatures
+	// in X-Kobana-Signature, space-separated ("sha256=<new> sha256=<old>"),
+	// so a receiver still holding the old secret verifies until it is
+	// updated (rotation.go). Zero: the old secret stops at once.
+	RotationGrace time.Duration
 	// Logger receives the service's logs (nil: discarded).
 	Logger *slog.Logger
 }

@@ -204,12 +204,13 @@ func (s *Service) attempt(ctx context.Context, a deliveryArgs) (attemptResult, e
 	if err != nil {
 		return attemptResult{}, err
 	}
-	secret, err := s.unseal(w.SealedSecret, secretContext(w.ID))
+	plain, err := s.unseal(w.SealedSecret, secretContext(w.ID))
 	if err != nil {
 		return attemptResult{}, err
 	}
 	n := d.Attempt + 1
 	at := store.Now()
+	secret, previous := parseSecrets(plain, at)
 	body, err := deliveryBody(ev.Payload, d.ID, n, at)
 	if err != nil {
 		return attemptResult{}, err
@@ -218,7 +219,7 @@ func (s *Service) attempt(ctx context.Context, a deliveryArgs) (attemptResult, e
 		return s.record(ctx, d, n, at, sendResult{Body: body, RequestHeaders: map[string]string{},
 			Err: "the target URL must use https (plain http is allowed only in development); nothing was sent"})
 	}
-	req, res := s.prepare(ctx, sendRequest{URL: w.URL, Auth: w.Auth, Secret: secret, Credentials: creds,
+	req, res := s.prepare(ctx, sendRequest{URL: w.URL, Auth: w.Auth, Secret: secret, Previous: previous, Credentials: creds,
 		DeliveryID: d.ID, Slug: d.EventSlug, Body: body, At: at})
 	if req == nil {
 		return s.record(ctx, d, n, at, res) // nothing can be sent

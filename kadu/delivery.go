@@ -1,0 +1,277 @@
+package kadu
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/kadu/money"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/mail"
+	"github.com/kobana/kobana-mcp/platform/messaging"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit"
+)
+
+// Results delivered: when an execution ends (or starts waiting for a
+// person), the task's destinations hear of it. The webhook event is
+// emitted and each e-mail's job enqueued in the transaction that changes
+// the status (deliverTransition, called by transition), so a status
+// change and its deliveries commit together or not at all.
+// docs/decisions.md "Kadu: files, results and webhook rotation".
+
+// webhookRotationGrace is how long a rotated-out signing secret of a
+// Kadu webhook keeps signing beside the new one (platform/webhooks
+// RotationGrace).
+const webhookRotationGrace = 24 * time.Hour
+
+// emailLinkTTL is how long the download links in a result e-mail work:
+// longer than an API download URL (a person reads mail later), still
+// short-lived.
+const emailLinkTTL = 24 * time.Hour
+
+// outcomeEvent is the webhook event of a status, or "" for a status that
+// delivers nothing (queued, running). timed_out is delivered as failed.
+func outcomeEvent(status string) string {
+	switch status {
+	case execSucceeded, execFailed, execCanceled, execCostExceeded, execWaitingApproval, execWaitingInput:
+		return "kadu.execution." + status
+	case execTimedOut:
+		return "kadu.execution.failed"
+	}
+	return ""
+}
+
+// wants reports whether destination d is sent an execution that moved to
+// status (On empty: every end and every wait).
+func (d destination) wants(status string) bool {
+	return len(d.On) == 0 || slices.Contains(d.On, status)
+}
+
+// DeliveryMail is the SMTP relay results are e-mailed through, from the
+// --kadu-smtp-* settings; nil SMTP: e-mail destinations are skipped (and
+// logged).
+type DeliveryMail struct {
+	SMTP *mail.Config
+}
+
+func (c *DeliveryMail) settings(s *productkit.Settings) func() error {
+	host := s.Add("kadu-smtp-host", "KOBANA_KADU_SMTP_HOST", "", "SMTP relay Kadu e-mails execution results through; empty: e-mail destinations receive nothing")
+	port := s.Add("kadu-smtp-port", "KOBANA_KADU_SMTP_PORT", "", "port of the relay (default 587, or 465 with implicit-tls)")
+	user := s.Add("kadu-smtp-username", "KOBANA_KADU_SMTP_USERNAME", "", "AUTH PLAIN user at the relay (empty: no authentication)")
+	pass := s.Add("kadu-smtp-password", "KOBANA_KADU_SMTP_PASSWORD", "", "AUTH PLAIN password (prefer the environment variable)")
+	tlsPolicy := s.Add("kadu-smtp-tls", "KOBANA_KADU_SMTP_TLS", "starttls-required", "starttls-required, starttls-opportunistic, implicit-tls or none (loopback relays only)")
+	from := s.Add("kadu-smtp-from", "KOBANA_KADU_SMTP_FROM", "", `From of Kadu's e-mail ("Kadu <kadu@example.com>"); required with the host`)
+	return func() error {
+		c.SMTP = nil
+		if *host == "" {
+			if *user != "" || *from != "" || *port != "" {
+				return errors.New("--kadu-smtp-port, -username and -from need --kadu-smtp-host")
+			}
+			return nil
+		}
+		policy, err := mail.ParseTLSPolicy(*tlsPolicy)
+		if err != nil {
+			return fmt.Errorf("--kadu-smtp-tls: %w", err)
+		}
+		cfg := mail.Config{Host: *host, Username: *user, Password: *pass, TLS: policy, From: *from}
+		if *port != "" {
+			if cfg.Port, err = strconv.Atoi(*port); err != nil {
+				return fmt.Errorf("--kadu-smtp-port must be a number, not %q", *port)
+			}
+		}
+		if *from == "" {
+			return errors.New("--kadu-smtp-from is required with --kadu-smtp-host")
+		}
+		if _, err := mail.New(cfg); err != nil {
+			return fmt.Errorf("--kadu-smtp-*: %w", err)
+		}
+		c.SMTP = &cfg
+		return nil
+	}
+}
+
+// mailer sends result e-mails; nil without a relay.
+type mailer struct{ client *mail.Client }
+
+func newMailer(c DeliveryMail) *mailer {
+	if c.SMTP == nil {
+		return nil
+	}
+	client, err := mail.New(*c.SMTP)
+	if err != nil {
+		return nil // settings checked it; a test's bad config sends nothing
+	}
+	return &mailer{client: client}
+}
+
+// deliverTransition emits the execution's webhook event and enqueues its
+// e-mails in tx, for the task's destinations that want the new status.
+func (s *service) deliverTransition(ctx context.Context, tx *store.Tx, e *executionRecord) error {
+	slug := outcomeEvent(e.Status)
+	if slug == "" {
+		return nil
+	}
+	t, err := taskOfExecution(ctx, tx, e)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	var hook bool
+	var emails []string
+	for _, d := range t.Destinations {
+		if !d.wants(e.Status) {
+			continue
+		}
+		switch d.Kind {
+		case "webhook":
+			hook = true
+		case "email":
+			if !slices.Contains(emails, d.Target) {
+				emails = append(emails, d.Target)
+			}
+		}
+	}
+	if hook && s.hooks != nil {
+		var ws string
+		if err := tx.Get(ctx, &ws, `SELECT id FROM workspaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1`, e.OrganizationID); err != nil {
+			return err
+		}
+		data, err := s.resultData(ctx, tx, e, t)
+		if err != nil {
+			return err
+		}
+		if _, err := s.hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: e.OrganizationID, WorkspaceID: ws, Slug: slug,
+			SubjectID: e.ID, Data: data}); err != nil {
+			return err
+		}
+	}
+	if len(emails) > 0 && s.jobs != nil {
+		for _, to := range emails {
+			if _, err := s.jobs.EnqueueTx(ctx, tx, resultEmailArgs{OrganizationID: e.OrganizationID, ExecutionID: e.ID, Status: e.Status, To: to}, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resultData is the event's data: the execution as the API shows it, its
+// task's name and its output files (metadata; bytes through
+// kadu_files_download).
+func (s *service) resultData(ctx context.Context, q store.Querier, e *executionRecord, t *taskRecord) (map[string]any, error) {
+	files, err := executionOutputs(ctx, q, e.OrganizationID, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fileJSON, len(files))
+	for i := range files {
+		out[i] = toFileJSON(&files[i])
+	}
+	return map[string]any{"execution": toExecutionJSON(e), "task": map[string]any{"id": t.ID, "name": t.Name}, "output_files": out}, nil
+}
+
+// resultEmailArgs e-mail one execution's result to one address.
+type resultEmailArgs struct {
+	OrganizationID string `json:"organization_id"`
+	ExecutionID    string `json:"execution_id"`
+	Status         string `json:"status"`
+	To             string `json:"to"`
+}
+
+// Kind names the job.
+func (resultEmailArgs) Kind() string { return "kadu.result_email" }
+
+type resultEmailWorker struct {
+	river.WorkerDefaults[resultEmailArgs]
+	s *service
+}
+
+// Timeout bounds one send.
+func (*resultEmailWorker) Timeout(*river.Job[resultEmailArgs]) time.Duration { return time.Minute }
+
+// Work sends the e-mail; a permanent refusal (the address does not
+// exist) is not retried.
+func (w *resultEmailWorker) Work(ctx context.Context, j *river.Job[resultEmailArgs]) error {
+	err := w.s.sendResultEmail(ctx, j.Args)
+	var me *messaging.Error
+	if errors.As(err, &me) && me.Permanent {
+		if w.s.log != nil {
+			w.s.log.Warn("kadu: a result e-mail was refused", "execution", j.Args.ExecutionID, "error", err)
+		}
+		return nil
+	}
+	return err
+}
+
+func registerDelivery(s *service, q *jobs.Queue) {
+	jobs.AddWorker(q, &resultEmailWorker{s: s})
+}
+
+// sendResultEmail writes and sends the result e-mail: what ran, how it
+// ended, the output (cut), and links to the output files that work for
+// emailLinkTTL — never the files attached.
+func (s *service) sendResultEmail(ctx context.Context, a resultEmailArgs) error {
+	if s.mail == nil {
+		if s.log != nil {
+			s.log.Warn("kadu: an e-mail destination, but no --kadu-smtp-host: nothing sent", "execution", a.ExecutionID)
+		}
+		return nil
+	}
+	e, err := getExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	t, err := taskOfExecution(ctx, s.db, e)
+	if err != nil {
+		return err
+	}
+	files, err := executionOutputs(ctx, s.db, e.OrganizationID, e.ID)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task: %s\nExecution: %s\nStatus: %s\nCost: %s\n", t.Name, e.ID, a.Status, money.Cents(e.CostCents).BRL())
+	if e.ErrorMessage != nil {
+		fmt.Fprintf(&b, "Error: %s\n", *e.ErrorMessage)
+	}
+	if e.OutputJSON != nil {
+		out := *e.OutputJSON
+		var v any
+		if json.Unmarshal([]byte(out), &v) == nil {
+			if pretty, err := json.MarshalIndent(v, "", "  "); err == nil {
+				out = string(pretty)
+			}
+		}
+		fmt.Fprintf(&b, "\nOutput:\n%s\n", summarize(out, 8000))
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(&b, "\nOutput files (links valid for %s):\n", emailLinkTTL)
+		for i := range files {
+			u, _, err := s.fileURL(ctx, &files[i], emailLinkTTL)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "- %s (%d bytes): %s\n", files[i].Filename, files[i].ByteSize, u)
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.ToLower(a.To) + "\n" + a.Status))
+	_, err = s.mail.client.Send(ctx, mail.Message{To: a.To, Subject: fmt.Sprintf("Kadu: %s — %s", t.Name, a.Status), Text: b.String(),
+		MessageID: "kadu-" + e.ID + "-" + hex.EncodeToString(sum[:6]) + "@kadu.kobana"})
+	return err
+}

@@ -1,0 +1,443 @@
+package kadu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Files: bytes never travel through the API or MCP. A person asks for an
+// upload slot (kadu_files_create), PUTs the content to the URL it
+// answers, and confirms it (kadu_files_confirm), which checks what
+// arrived; downloads are short-lived URLs (kadu_files_download).
+// docs/decisions.md "Kadu: files, results and webhook rotation".
+var (
+	filesRead  = mcp.Requirement{Scopes: []string{"kadu.files"}, Permission: identity.PermRead}
+	filesWrite = mcp.Requirement{Scopes: []string{"kadu.files"}, Permission: identity.PermWrite}
+)
+
+// File statuses.
+const (
+	filePending  = "pending_upload"
+	fileReady    = "ready"
+	fileRejected = "rejected"
+	fileExpired  = "expired"
+	fileDeleted  = "deleted"
+)
+
+// fileRecord is a kadu_files row.
+type fileRecord struct {
+	ID              string     `db:"id"`
+	OrganizationID  string     `db:"organization_id"`
+	Purpose         string     `db:"purpose"`
+	Filename        string     `db:"filename"`
+	ContentType     string     `db:"content_type"`
+	ByteSize        int64      `db:"byte_size"`
+	SHA256          *string    `db:"sha256"`
+	Status          string     `db:"status"`
+	RejectionReason *string    `db:"rejection_reason"`
+	UploadState     string     `db:"upload_state"`
+	StorageKey      string     `db:"storage_key"`
+	ExecutionID     *string    `db:"execution_id"`
+	CreatedBy       *string    `db:"created_by"`
+	UploadExpiresAt *time.Time `db:"upload_expires_at"`
+	ConfirmedAt     *time.Time `db:"confirmed_at"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+	DeletedAt       *time.Time `db:"deleted_at"`
+}
+
+const fileColumns = `id, organization_id, purpose, filename, content_type, byte_size, sha256, status, rejection_reason,
+	upload_state, storage_key, execution_id, created_by, upload_expires_at, confirmed_at, created_at, updated_at, deleted_at`
+
+func insertFile(ctx context.Context, q store.Querier, f *fileRecord) error {
+	_, err := q.Exec(ctx, `INSERT INTO kadu_files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.OrganizationID, f.Purpose, f.Filename, f.ContentType, f.ByteSize, f.SHA256, f.Status, f.RejectionReason,
+		f.UploadState, f.StorageKey, f.ExecutionID, f.CreatedBy, f.UploadExpiresAt, f.ConfirmedAt, f.CreatedAt, f.UpdatedAt, f.DeletedAt)
+	return err
+}
+
+// getFile loads a file of the organization; a deleted one, or another
+// organization's, is store.ErrNotFound.
+func getFile(ctx context.Context, q store.Querier, orgID, id string) (*fileRecord, error) {
+	var f fileRecord
+	if err := q.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE organization_id = ? AND id = ? AND status <> 'deleted'`, orgID, id); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// fileByID loads a file by id alone, for the signed URLs (which carry no
+// organization: the signature names the file).
+func fileByID(ctx context.Context, q store.Querier, id string) (*fileRecord, error) {
+	var f fileRecord
+	if err := q.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE id = ?`, id); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// setFileStatus moves a file from one status to another (and its reason);
+// store.ErrNotFound when it is no longer in from.
+func setFileStatus(ctx context.Context, q store.Querier, f *fileRecord, from, to string, reason *string, now time.Time) error {
+	sets := "status = ?, rejection_reason = ?, updated_at = ?"
+	args := []any{to, reason, now}
+	switch to {
+	case fileReady:
+		sets += ", confirmed_at = ?"
+		args = append(args, now)
+	case fileDeleted:
+		sets += ", deleted_at = ?"
+		args = append(args, now)
+	}
+	args = append(args, f.ID, from)
+	if err := store.ExpectOne(q.Exec(ctx, `UPDATE kadu_files SET `+sets+` WHERE id = ? AND status = ?`, args...)); err != nil {
+		return err
+	}
+	f.Status, f.RejectionReason, f.UpdatedAt = to, reason, now
+	if to == fileReady {
+		f.ConfirmedAt = &now
+	}
+	return nil
+}
+
+// fileJSON is a file as the API shows it (never its bytes).
+type fileJSON struct {
+	ID              string     `json:"id"`
+	Filename        string     `json:"filename"`
+	ContentType     string     `json:"content_type"`
+	ByteSize        int64      `json:"byte_size"`
+	SHA256          *string    `json:"sha256"`
+	Purpose         string     `json:"purpose"`
+	Status          string     `json:"status"`
+	RejectionReason *string    `json:"rejection_reason"`
+	ExecutionID     *string    `json:"execution_id"`
+	UploadExpiresAt *time.Time `json:"upload_expires_at"`
+	ConfirmedAt     *time.Time `json:"confirmed_at"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+func toFileJSON(f *fileRecord) fileJSON {
+	return fileJSON{ID: f.ID, Filename: f.Filename, ContentType: f.ContentType, ByteSize: f.ByteSize, SHA256: f.SHA256,
+		Purpose: f.Purpose, Status: f.Status, RejectionReason: f.RejectionReason, ExecutionID: f.ExecutionID,
+		UploadExpiresAt: f.UploadExpiresAt, ConfirmedAt: f.ConfirmedAt, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+}
+
+// uploadSlotJSON is kadu_files_create's answer: the file and where to PUT
+// its bytes.
+type uploadSlotJSON struct {
+	fileJSON
+	UploadURL     string            `json:"upload_url"`
+	UploadMethod  string            `json:"upload_method"`
+	UploadHeaders map[string]string `json:"upload_headers"`
+}
+
+type createFileIn struct {
+	Filename    string `json:"filename" minLength:"1" maxLength:"255" jsonschema:"The file's name (shown on downloads)."`
+	ContentType string `json:"content_type" minLength:"1" maxLength:"200" jsonschema:"What the file is: application/pdf, text/csv, application/x-ofx, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/xml, image/png, image/jpeg or text/plain."`
+	ByteSize    int64  `json:"byte_size" minimum:"1" jsonschema:"The exact size in bytes; the upload may not exceed it (at most 25 MB by default)."`
+	SHA256      string `json:"sha256,omitempty" maxLength:"64" jsonschema:"The SHA-256 of the content, hex; the confirmation then checks it."`
+	Purpose     string `json:"purpose,omitempty" enum:"input" jsonschema:"input (the only one a person uploads): a file for a run's input_file_ids."`
+}
+
+type fileRefIn struct {
+	ID string `json:"file_id" in:"path" jsonschema:"The file's id."`
+}
+
+type executionFilesIn struct {
+	ID string `json:"execution_id" in:"path" jsonschema:"The execution's id."`
+}
+
+var sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// fileStoreReady is the bucket, or 503 saying why there is none.
+func (s *service) fileStoreReady() (*fileStore, error) {
+	if s.files == nil || s.files.bucket == nil {
+		why := "no bucket"
+		if s.files != nil && s.files.openErr != nil {
+			why = s.files.openErr.Error()
+		}
+		return nil, &rest.Error{Status: http.StatusServiceUnavailable, Code: "files_unavailable", Message: "files cannot be stored in this deployment: " + why}
+	}
+	return s.files, nil
+}
+
+// baseType is a content type without its parameters, lower-case.
+func baseType(ct string) string {
+	t, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(ct))
+	}
+	return t
+}
+
+// cleanFilename keeps a name safe to show and to put in
+// Content-Disposition: its last path element, no control characters.
+func cleanFilename(name string) string {
+	name = path.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/"))
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' {
+			return -1
+		}
+		return r
+	}, name)
+	if name == "." || name == "/" {
+		return ""
+	}
+	return name
+}
+
+func fileErr(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return rest.NotFound("file")
+	}
+	return err
+}
+
+func registerFiles(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_files_create", Method: "POST", Path: "/files", Tags: []string{"files"},
+		Title:    "Create an upload slot",
+		Summary:  "Creates a file slot (pending_upload) and answers where to PUT its bytes: upload_url, upload_method PUT, upload_headers to send, upload_expires_at. Then call kadu_files_confirm. Bytes never travel through this API or MCP.",
+		Requires: filesWrite, Annotations: restkit.Write(false),
+	}, func(ctx context.Context, in *createFileIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := s.fileStoreReady()
+		if err != nil {
+			return nil, err
+		}
+		f, details := s.newUploadSlot(sc.OrgID, sc.Identity.UserID, in)
+		if len(details) > 0 {
+			return nil, rest.Validation("the file is invalid", details...)
+		}
+		slot := uploadSlotJSON{UploadMethod: http.MethodPut}
+		if fs.bucket.Presigns() {
+			u, h, err := fs.bucket.PresignPut(ctx, f.StorageKey, f.ContentType, f.ByteSize, uploadTTL)
+			if err != nil {
+				return nil, err
+			}
+			slot.UploadURL = u
+			slot.UploadHeaders = map[string]string{"Content-Type": h.Get("Content-Type"), "Content-Length": h.Get("Content-Length")}
+		} else {
+			slot.UploadURL = fs.signedURL(http.MethodPut, f.ID, f.ByteSize, *f.UploadExpiresAt)
+			slot.UploadHeaders = map[string]string{"Content-Type": f.ContentType}
+		}
+		if err := insertFile(ctx, s.db, f); err != nil {
+			return nil, err
+		}
+		slot.fileJSON = toFileJSON(f)
+		return rest.Created(map[string]any{"data": slot}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_files_confirm", Method: "POST", Path: "/files/{file_id}/confirm", Tags: []string{"files"},
+		Title:    "Confirm an upload",
+		Summary:  "Checks what was uploaded: the size, the SHA-256 when one was declared, the content against the declared type (PDF, CSV, OFX, XLSX, XML, PNG, JPEG, plain text) and the size limit. ready when it passes; otherwise rejected with the reason, and the bytes are deleted. A ready file answers as it is.",
+		Requires: filesWrite, Annotations: restkit.Write(true),
+	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f, err := s.confirmFile(ctx, sc.OrgID, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_files_get", Method: "GET", Path: "/files/{file_id}", Tags: []string{"files"},
+		Title: "Get a file", Summary: "Gets a file's metadata (name, type, size, SHA-256, purpose, status, the execution that wrote it); never its bytes: use kadu_files_download.",
+		Requires: filesRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+		return restkit.ReadItem(ctx, s.tenancy, "file", func(sc restkit.Tenant) (*fileRecord, error) {
+			return getFile(ctx, s.db, sc.OrgID, in.ID)
+		}, toFileJSON)
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_files_download", Method: "POST", Path: "/files/{file_id}/download-url", Tags: []string{"files"},
+		Title: "Get a download URL", Summary: "Answers a URL that downloads a ready file for the next five minutes (url, expires_at), with the file's name in Content-Disposition.",
+		Requires: filesRead, Annotations: restkit.Write(true),
+	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f, err := getFile(ctx, s.db, sc.OrgID, in.ID)
+		if err != nil {
+			return nil, fileErr(err)
+		}
+		u, exp, err := s.downloadURL(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "kadu_executions_files", Method: "GET", Path: "/executions/{execution_id}/files", Tags: []string{"files"},
+		Title: "List an execution's output files", Summary: "Lists the ready output files an execution wrote (metadata, by name); download each with kadu_files_download.",
+		Requires: filesRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *executionFilesIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := getExecution(ctx, s.db, sc.OrgID, in.ID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, rest.NotFound("execution")
+			}
+			return nil, err
+		}
+		files, err := executionOutputs(ctx, s.db, sc.OrgID, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fileJSON, len(files))
+		for i := range files {
+			out[i] = toFileJSON(&files[i])
+		}
+		return rest.OK(map[string]any{"data": out}), nil
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "kadu_files_delete", Method: "DELETE", Path: "/files/{file_id}", Tags: []string{"files"},
+		Title: "Delete a file", Summary: "Deletes a file's bytes at once and marks it deleted: from then on every route answers not_found, while executions that used it still name it.",
+		Description: "Destructive: the bytes cannot be recovered.",
+		Requires:    filesWrite, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *fileRefIn) (string, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return "", err
+		}
+		f, err := getFile(ctx, s.db, sc.OrgID, in.ID)
+		if err != nil {
+			return "", fileErr(err)
+		}
+		return fmt.Sprintf("Delete file '%s' (%d bytes)? Its content cannot be recovered.", f.Filename, f.ByteSize), nil
+	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+		sc, err := s.tenancy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := s.fileStoreReady()
+		if err != nil {
+			return nil, err
+		}
+		var f *fileRecord
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			if f, err = getFile(ctx, tx, sc.OrgID, in.ID); err != nil {
+				return err
+			}
+			return setFileStatus(ctx, tx, f, f.Status, fileDeleted, f.RejectionReason, s.clock())
+		})
+		if err != nil {
+			return nil, fileErr(err)
+		}
+		// The row is deleted first, so no URL serves the bytes any more;
+		// then the bytes go. A failure here leaves orphan bytes the expiry
+		// sweep does not see: log it.
+		if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil && s.log != nil {
+			s.log.Error("kadu: deleting a file's bytes", "file", f.ID, "error", err)
+		}
+		return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	})
+}
+
+// newUploadSlot checks a create request and builds its pending row.
+func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*fileRecord, []rest.FieldError) {
+	var details []rest.FieldError
+	name := cleanFilename(in.Filename)
+	if name == "" {
+		details = append(details, rest.FieldError{Field: "filename", Message: "must be a file name"})
+	}
+	ct := baseType(in.ContentType)
+	if _, ok := allowedTypes[ct]; !ok {
+		details = append(details, rest.FieldError{Field: "content_type", Message: "must be one of " + strings.Join(allowedTypeNames(), ", ")})
+	}
+	if in.ByteSize < 1 || in.ByteSize > s.files.maxBytes {
+		details = append(details, rest.FieldError{Field: "byte_size", Message: fmt.Sprintf("must be between 1 and %d bytes", s.files.maxBytes)})
+	}
+	var sum *string
+	if in.SHA256 != "" {
+		v := strings.ToLower(in.SHA256)
+		if !sha256Re.MatchString(v) {
+			details = append(details, rest.FieldError{Field: "sha256", Message: "must be 64 hex digits"})
+		}
+		sum = &v
+	}
+	if in.Purpose != "" && in.Purpose != "input" {
+		details = append(details, rest.FieldError{Field: "purpose", Message: "must be input: output files are written by executions"})
+	}
+	now := s.clock()
+	exp := now.Add(uploadTTL).Truncate(time.Second)
+	id := store.NewID()
+	var by *string
+	if userID != "" {
+		by = &userID
+	}
+	return &fileRecord{ID: id, OrganizationID: orgID, Purpose: "input", Filename: name, ContentType: ct, ByteSize: in.ByteSize,
+		SHA256: sum, Status: filePending, UploadState: "none", StorageKey: fileKey(orgID, id), CreatedBy: by,
+		UploadExpiresAt: &exp, CreatedAt: now, UpdatedAt: now}, details
+}
+
+// fileKey is where a file's bytes live in the bucket.
+func fileKey(orgID, id string) string { return "kadu/" + orgID + "/" + id }
+
+// downloadURL is a five-minute URL for a ready file.
+func (s *service) downloadURL(ctx context.Context, f *fileRecord) (string, time.Time, error) {
+	return s.fileURL(ctx, f, downloadTTL)
+}
+
+// fileURL is a URL that downloads a ready file for ttl: S3's presigned
+// GET, or the product's own signed URL on the local bucket.
+func (s *service) fileURL(ctx context.Context, f *fileRecord, ttl time.Duration) (string, time.Time, error) {
+	fs, err := s.fileStoreReady()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if f.Status != fileReady {
+		return "", time.Time{}, refusal(http.StatusConflict, "file_not_ready", "the file is "+f.Status+": only a ready file can be downloaded")
+	}
+	exp := s.clock().Add(ttl).Truncate(time.Second)
+	if fs.bucket.Presigns() {
+		u, err := fs.bucket.PresignGet(ctx, f.StorageKey, contentDisposition(f.Filename), ttl)
+		return u, exp, err
+	}
+	return fs.signedURL(http.MethodGet, f.ID, 0, exp), exp, nil
+}
+
+// executionOutputs are the ready output files an execution wrote, by
+// name.
+func executionOutputs(ctx context.Context, q store.Querier, orgID, execID string) ([]fileRecord, error) {
+	out := []fileRecord{}
+	err := q.Select(ctx, &out, `SELECT `+fileColumns+` FROM kadu_files
+		WHERE organization_id = ? AND execution_id = ? AND status = 'ready' ORDER BY filename`, orgID, execID)
+	return out, err
+}
+
+// contentDisposition names the file for the browser: an ASCII fallback
+// and the UTF-8 name (RFC 6266).
+func contentDisposition(name string) string {
+	ascii := strings.Map(func(r rune) rune {
+		if r > 0x7e || r < 0x20 || r == '"' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, name)
+	return mime.FormatMediaType("attachment", map[string]string{"filename": ascii}) + "; filename*=UTF-8''" + url.PathEscape(name)
+}
