@@ -85,7 +85,8 @@ func build(b *productkit.Builder, cfg Config) error {
 			webhookapi.Create: restkit.Destructive(false),
 			webhookapi.Update: restkit.Destructive(true),
 		},
-		EventData: webhookapi.OrganizationData(acc),
+		EventData:     webhookapi.OrganizationData(acc),
+		RotationGrace: webhookRotationGrace,
 	})
 	b.Jobs(func(q *jobs.Queue) { registerJobs(svc, q) })
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -64,6 +65,11 @@ type Options struct {
 	// default) or "regenerate". The tool keeps its name, <prefix>
 	// webhooks_rotate_secret.
 	RotateVerb string
+	// RotationGrace is how long a rotated-out secret keeps signing beside
+	// the new one (the product's webhooks.Config.RotationGrace): the
+	// rotation's description and confirmation say so. Zero: the old secret
+	// stops at once.
+	RotationGrace time.Duration
 	// ReplayVerb names sending a delivery again, in its path
 	// (/webhooks/{id}/deliveries/{delivery_id}/<verb>), its tool
 	// (<prefix>webhook_deliveries_<verb>) and title: "replay" (the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -154,14 +155,14 @@ func (x *api) registerWebhooks() {
 	declare(x, RotateSecret, rest.Operation{
 		Method: "POST", Path: "/webhooks/{id}/" + o.RotateVerb + "-secret", Tags: []string{"webhooks"},
 		Title: verb + " a webhook's signing secret", Summary: "Replaces the webhook's signing secret and answers the new one (shown only here): deliveries from now on are signed with it.",
-		Description: "Destructive: the old secret stops verifying at once, so the receiver must be updated.",
+		Description: rotationEffect(o.RotationGrace),
 		Requires:    x.manage(),
 	}, "", func(ctx context.Context, in *idIn) (string, error) {
 		_, w, err := x.find(ctx, in.ID)
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s the signing secret of webhook '%s' (%s)? Deliveries are signed with the new secret at once: the receiver must be updated to verify them.", verb, w.Label, w.URL), nil
+		return fmt.Sprintf("%s the signing secret of webhook '%s' (%s)? %s", verb, w.Label, w.URL, rotationConsequence(o.RotationGrace)), nil
 	}, func(ctx context.Context, in *idIn) (*rest.Response, error) {
 		t, w, err := x.find(ctx, in.ID)
 		if err != nil {
@@ -362,4 +363,37 @@ func (x *api) error(err error) error {
 		return rest.Validation("the webhook is invalid", rest.FieldError{Field: ve.Field, Message: ve.Message})
 	}
 	return err
+}
+
+// rotationEffect is the rotation's description: what happens to the old
+// secret.
+func rotationEffect(grace time.Duration) string {
+	if grace <= 0 {
+		return "Destructive: the old secret stops verifying at once, so the receiver must be updated."
+	}
+	return fmt.Sprintf("Destructive: deliveries are signed with the new secret at once; for %s the old secret signs beside it "+
+		"(two signatures in the header), so the receiver can switch to the new secret without losing events.", graceText(grace))
+}
+
+// rotationConsequence is what the confirmation tells the person.
+func rotationConsequence(grace time.Duration) string {
+	if grace <= 0 {
+		return "Deliveries are signed with the new secret at once: the receiver must be updated to verify them."
+	}
+	return fmt.Sprintf("Deliveries are signed with the new secret at once, and for %s also with the old one: the receiver must switch to the new secret within that time.", graceText(grace))
+}
+
+// graceText spells a grace period for people: "24 hours", "90 minutes".
+func graceText(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		if d == time.Hour {
+			return "1 hour"
+		}
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	default:
+		return d.String()
+	}
 }
