@@ -313,7 +313,8 @@ func executionErr(err error) error {
 
 // prepareRun is what kadu_tasks_run checks before it asks for a
 // confirmation and again when it runs: the task is the organization's,
-// the caller may trigger it, and planRun lets it run.
+// the caller may trigger it, planRun lets it run, and its input files are
+// ready files of the organization.
 func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Tenant, in *runTaskIn) (*taskRecord, runPlan, *int64, error) {
 	t, err := getTask(ctx, q, sc.OrgID, in.TaskID)
 	if err != nil {
@@ -333,6 +334,11 @@ func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Te
 		maxCost = &n
 	}
 	p, err := s.planRun(ctx, q, t, maxCost)
+	if err == nil {
+		// The files are checked here too, so a run that would be refused
+		// for them is refused before anyone is asked to confirm it.
+		err = checkInputFiles(ctx, q, t.OrganizationID, in.InputFileIDs)
+	}
 	return t, p, maxCost, err
 }
 

@@ -203,6 +203,14 @@ func TestFilesSeedPath(t *testing.T) {
 					t.Fatalf("a run on a file that does not exist: %d %s", code, resp)
 				}
 
+				// Through MCP the same refusal comes before any confirmation
+				// is asked: nobody confirms a run that would be refused.
+				bad := confirmedCall(t, e.Env, "kadu_tasks_run", map[string]any{"task_id": task.ID,
+					"input_file_ids": []string{"00000000-0000-0000-0000-000000000000"}}, "")
+				if bad["requestState"] != nil || bad["inputRequests"] != nil || bad["isError"] != true {
+					t.Fatalf("a run on a missing file asked for a confirmation: %v", bad)
+				}
+
 				// 3. Run it through MCP, confirmed in the chat.
 				args := map[string]any{"task_id": task.ID, "input_file_ids": []string{slot.ID}}
 				ask := confirmedCall(t, e.Env, "kadu_tasks_run", args, "")
