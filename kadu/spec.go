@@ -88,6 +88,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	})
 	b.Jobs(func(q *jobs.Queue) { registerJobs(svc, q) })
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
 		b.Collect(hooks.Collector())
 	}
