@@ -98,7 +98,9 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			t.Fatalf("the README has no walkthrough:%s block", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			for _, port := range []string{"8081", "8082", "8083", "2525", "2526", "9000"} {
+			// serve's default ports, and the receivers' each walkthrough starts.
+			ports := append([]string{"8081", "8082", "8083", "2525"}, map[string][]string{"inbox": {"9000"}, "dunning": {"2526"}}[name]...)
+			for _, port := range ports {
 				ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 				if err != nil {
 					if os.Getenv("CI") == "true" {
