@@ -184,6 +184,10 @@ type checkpoint struct {
 	// Awaiting is the destructive call the execution waits (or waited) for
 	// the person to approve.
 	Awaiting *awaitedCall `json:"awaiting,omitempty"`
+	// Answer is the input a person gave a workflow's kadu_ask step
+	// (kadu_executions_continue), moved here from resume_input when the
+	// execution runs again and consumed as that step's result.
+	Answer json.RawMessage `json:"answer,omitempty"`
 }
 
 // awaitedCall is a call waiting for its approval: which call (the
@@ -337,11 +341,16 @@ func done(err error) error {
 // take moves a queued execution to running, owned by this job.
 func (r *run) take(ctx context.Context) error {
 	r.cp.RunnerJob = r.jobID
+	resume := r.e.ResumeInputJSON
+	if resume != nil && r.t.Mode == modeWorkflow {
+		// The answer to the kadu_ask step the workflow waits at, in the
+		// same write that clears resume_input.
+		r.cp.Answer = json.RawMessage(*resume)
+	}
 	ch := executionChange{Checkpoint: r.cp.encode()}
 	if r.e.ResumeInputJSON != nil {
 		ch.ClearResumeInput = true
 	}
-	resume := r.e.ResumeInputJSON
 	if err := r.s.transition(ctx, r.s.db, r.e, execRunning, ch); err != nil {
 		if errors.Is(err, errStaleExecution) {
 			return errStop

@@ -107,6 +107,12 @@ func (r *run) workflow(ctx context.Context) error {
 				continue
 			}
 		}
+		if st.Tool == askTool {
+			if err := r.ask(ctx, i, st, env, next); err != nil {
+				return err
+			}
+			continue
+		}
 		args, err := st.Args.Render(env)
 		if err != nil {
 			ans := errorAnswer("arguments_error", "nothing was called: "+err.Error())

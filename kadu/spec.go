@@ -90,7 +90,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	})
 	b.Jobs(func(q *jobs.Queue) { registerJobs(svc, q) })
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
-	b.Catalog(withFilesCatalog(nil)) // the files' resource and prompt (files_resources.go)
+	b.Catalog(withFilesCatalog(catalogExtras)) // resources, templates and prompts (resources.go, prompts.go, files_resources.go)
 	if deps.DB != nil {
 		b.Collect(hooks.Collector())
 	}

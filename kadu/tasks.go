@@ -88,6 +88,11 @@ func checkWorkflowStructure(steps []workflowStep) error {
 		default:
 			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
 		}
+		if st.Tool == askTool {
+			if msg := checkAskArguments(st.Arguments); msg != "" {
+				details = append(details, rest.FieldError{Field: at + ".arguments.question", Message: msg})
+			}
+		}
 		if st.ID != "" {
 			if !stepIDRe.MatchString(st.ID) {
 				details = append(details, rest.FieldError{Field: at + ".id", Message: "must be lower-case letters, digits and _, starting with a letter"})
@@ -161,7 +166,7 @@ func deref(p *string) string {
 // workflowStepIn is one workflow step as a caller writes it.
 type workflowStepIn struct {
 	ID        string         `json:"id,omitempty" maxLength:"64" jsonschema:"Names the step, so later steps can use its result ({{steps.ID.…}})."`
-	Tool      string         `json:"tool" minLength:"1" maxLength:"100" jsonschema:"The tool the step calls: one of the task's allowed tools."`
+	Tool      string         `json:"tool" minLength:"1" maxLength:"100" jsonschema:"The tool the step calls: one of the task's allowed tools, or kadu_ask to ask the person for input (arguments.question; the execution waits in waiting_input for kadu_executions_continue, whose input becomes the step's result)."`
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"The tool's arguments; strings may hold templates over the run's input and earlier steps' results ({{input.month}})."`
 	Condition string         `json:"condition,omitempty" maxLength:"2000" jsonschema:"Runs the step only when this expression is true."`
 	OnError   string         `json:"on_error,omitempty" enum:"stop,continue" jsonschema:"stop (default): a failure ends the execution failed; continue: the next step runs."`
@@ -357,7 +362,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 	if !def.toolsGiven && t.Mode == modeWorkflow {
 		def.allowedTools = nil
 		for _, st := range t.Steps {
-			if !slices.Contains(def.allowedTools, st.Tool) {
+			if st.Tool != askTool && !slices.Contains(def.allowedTools, st.Tool) {
 				def.allowedTools = append(def.allowedTools, st.Tool)
 			}
 		}
@@ -412,7 +417,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 			return err
 		}
 		for i, st := range t.Steps {
-			if toolNameRe.MatchString(st.Tool) && !slices.Contains(t.AllowedTools, st.Tool) {
+			if toolNameRe.MatchString(st.Tool) && st.Tool != askTool && !slices.Contains(t.AllowedTools, st.Tool) {
 				details = append(details, rest.FieldError{Field: fmt.Sprintf("steps.%d.tool", i), Message: "is not among the task's allowed_tools"})
 			}
 		}

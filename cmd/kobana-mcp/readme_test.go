@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -71,9 +70,27 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			`"meta":{"total":1,"page":1`,
 		},
 	}
+	expect["kadu"] = []string{
+		// The first run: the three tool calls, succeeded.
+		"execution ", ": succeeded",
+		`\"seq\":1,\"kind\":\"tool_call\",\"tool_name\":\"emails_list\"`,
+		`\"seq\":2,\"kind\":\"tool_call\",\"tool_name\":\"dunning_debtors_upsert\"`,
+		`\"seq\":3,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_create\"`,
+		// The charge in Dunning, from the boleto's line.
+		`"amount":1234.56`, `"due_date":"2026-03-10"`, `"barcode":"34191091233456788012434567890008513810000123456"`,
+		`"allowed_tools":["emails_list","dunning_debtors_upsert","dunning_charges_create","dunning_charges_notify"]`,
+		// The second run: stopped at the reminder, approved on the page,
+		// the reminder sent once (kept in the outbox).
+		"Open http://127.0.0.1:8083/approvals/",
+		`\"kind\":\"message\",\"tool_name\":\"dunning_charges_notify\"`,
+		`\"seq\":5,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
+		`"channel":"email"`, `"to":"cobranca@acme.example"`, `"meta":{"total":1,"page":1`,
+	}
 	// What a walkthrough must not print: Dunning sends one e-mail and
 	// nothing after the payment.
 	reject := map[string][]string{"dunning": {"message 2:"}}
+	// Steps a person takes in a browser while the walkthrough waits.
+	browse := map[string]string{"kadu": "dunning_charges_notify"}
 	found := walkthroughs(t)
 	for name, wants := range expect {
 		script, ok := found[name]
@@ -81,7 +98,9 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			t.Fatalf("the README has no walkthrough:%s block", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			for _, port := range []string{"8081", "8082", "8083", "2525", "2526", "9000"} {
+			// serve's default ports, and the receivers' each walkthrough starts.
+			ports := append([]string{"8081", "8082", "8083", "2525"}, map[string][]string{"inbox": {"9000"}, "dunning": {"2526"}}[name]...)
+			for _, port := range ports {
 				ln, err := net.Listen("tcp", "127.0.0.1:"+port)
 				if err != nil {
 					if os.Getenv("CI") == "true" {
@@ -90,6 +109,14 @@ func TestReadmeWalkthroughs(t *testing.T) {
 					t.Skipf("port %s is taken (a server running here?): %v", port, err)
 				}
 				_ = ln.Close()
+			}
+			if _, ok := browse[name]; ok {
+				if _, err := os.Stat(chromiumPath); err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatalf("the walkthrough's approval step needs Chromium at %s: %v", chromiumPath, err)
+					}
+					t.Skipf("the walkthrough's approval step needs Chromium at %s: %v", chromiumPath, err)
+				}
 			}
 			dir := repoView(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -101,10 +128,36 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			// is ended with it.
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-			var out bytes.Buffer
+			var out syncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			browsed := make(chan error, 1)
+			bctx, bcancel := context.WithCancel(ctx)
+			defer bcancel()
+			if tool, ok := browse[name]; ok {
+				go func() {
+					seen, err := approveWhenAsked(bctx, &out, tool)
+					t.Log(seen)
+					if err != nil {
+						// The walkthrough would wait for the person forever.
+						_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					}
+					browsed <- err
+				}()
+			} else {
+				browsed <- nil
+			}
+			err := cmd.Wait()
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			// A walkthrough that ended before asking leaves the browser
+			// step nothing to wait for.
+			bcancel()
+			berr := <-browsed
+			if err == nil && berr != nil {
+				t.Fatalf("walkthrough %s, the browser step: %v\n%s", name, berr, out.String())
+			}
 			if err != nil {
 				t.Fatalf("walkthrough %s: %v\n%s", name, err, out.String())
 			}

@@ -104,6 +104,9 @@ type call struct {
 	arguments      string // default {"project":"alpha"}
 	requestState   string
 	inputResponses string
+	// clientInfo is the 2026 envelope's clientInfo as JSON (default
+	// {"name":"test","version":"1"}; "-" sends none).
+	clientInfo string
 }
 
 type reply struct {
@@ -136,7 +139,15 @@ func (e *env) do(c call) reply {
 	version := mcp.Version20250618
 	if c.modern {
 		version = mcp.Version20260728
-		params["_meta"] = json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + c.caps + `,"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}}`)
+		info := `,"io.modelcontextprotocol/clientInfo":{"name":"test","version":"1"}`
+		switch c.clientInfo {
+		case "":
+		case "-":
+			info = ""
+		default:
+			info = `,"io.modelcontextprotocol/clientInfo":` + c.clientInfo
+		}
+		params["_meta"] = json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + c.caps + info + `}`)
 	}
 	if c.requestState != "" {
 		params["requestState"] = mustJSON(c.requestState)

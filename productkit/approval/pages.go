@@ -54,9 +54,13 @@ type view struct {
 	BaseStyle, Style string
 	Refresh          bool
 
-	Action, CSRF                 string
-	Status, StatusLabel          string
-	Client, ToolTitle, ToolName  string
+	Action, CSRF                string
+	Status, StatusLabel         string
+	Client, ToolTitle, ToolName string
+	// DeclaredClient is the name and version the client declared itself
+	// in the call's envelope ("" when none), shown beside Client, the
+	// OAuth client's registered name.
+	DeclaredClient               string
 	Email, Message, Arguments    string
 	ExpiresAt, ExpiresIn, Result string
 }
@@ -196,7 +200,8 @@ func (p *Policy) renderApproval(w http.ResponseWriter, ctx context.Context, v *s
 	now := p.store.clock()
 	vw := view{
 		Status: string(a.Status), Client: p.opts.SignIn.ClientName(ctx, a.ClientID), ToolName: a.Tool, ToolTitle: a.Tool,
-		Email: a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
+		DeclaredClient: declaredClient(a),
+		Email:          a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
 		ExpiresAt: a.ExpiresAt.In(p.opts.Location).Format("02/01/2006 15:04:05 MST"),
 	}
 	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" {

@@ -268,6 +268,9 @@ func (p *Policy) create(ctx context.Context, call *mcp.UnconfirmableCall) (mcp.D
 		Tool: call.Tool.Name, Arguments: args, Message: message,
 		CreatedAt: now, ExpiresAt: now.Add(p.opts.TTL),
 	}
+	if info := call.Request.ClientInfo(); info != nil {
+		a.ClientInfoName, a.ClientInfoVersion = info.Name, info.Version
+	}
 	if err := p.store.Create(ctx, a); err != nil {
 		return mcp.Decision{}, fmt.Errorf("approval: storing: %w", err)
 	}

@@ -81,7 +81,14 @@ type Approval struct {
 	// about for that owner (a Kadu execution's id).
 	Owner    string `db:"owner"`
 	OwnerRef string `db:"owner_ref"`
-	Status   Status `db:"status"`
+	// ClientInfoName and ClientInfoVersion are the client's own name and
+	// version from the call's request envelope (2026-07-28 clientInfo),
+	// cleaned and bounded (cleanClientInfo); "" when it carried none.
+	// Self-declared: the page shows them beside the OAuth client's
+	// registered name, never instead of it.
+	ClientInfoName    string `db:"client_info_name"`
+	ClientInfoVersion string `db:"client_info_version"`
+	Status            Status `db:"status"`
 	// Result is the JSON array of the content blocks the tool answered,
 	// once it ran ("" before).
 	Result     string     `db:"result"`
@@ -148,7 +155,8 @@ func NewStore(q store.Querier, now func() time.Time) *Store {
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 const columns = `id, organization_id, user_id, principal_hash, issuer, subject, email, client_id, scopes, workspace_id, audience,
-	tool, arguments, message, status, result, created_at, expires_at, decided_at, started_at, finished_at, owner, owner_ref`
+	tool, arguments, message, status, result, created_at, expires_at, decided_at, started_at, finished_at, owner, owner_ref,
+	client_info_name, client_info_version`
 
 // Create stores a as a new pending approval; ID and CreatedAt are set
 // when empty.
@@ -162,10 +170,13 @@ func (s *Store) Create(ctx context.Context, a *Approval) error {
 	a.CreatedAt = a.CreatedAt.UTC().Truncate(time.Microsecond)
 	a.ExpiresAt = a.ExpiresAt.UTC().Truncate(time.Microsecond)
 	a.Status, a.Result = StatusPending, ""
+	a.ClientInfoName = cleanClientInfo(a.ClientInfoName, maxClientInfoName)
+	a.ClientInfoVersion = cleanClientInfo(a.ClientInfoVersion, maxClientInfoVersion)
 	_, err := s.db.Exec(ctx, `INSERT INTO approvals (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)`,
 		a.ID, a.OrganizationID, a.UserID, a.PrincipalHash, a.Issuer, a.Subject, a.Email, a.ClientID, a.Scopes, a.WorkspaceID, a.Audience,
-		a.Tool, a.Arguments, a.Message, string(a.Status), a.Result, a.CreatedAt, a.ExpiresAt, a.Owner, a.OwnerRef)
+		a.Tool, a.Arguments, a.Message, string(a.Status), a.Result, a.CreatedAt, a.ExpiresAt, a.Owner, a.OwnerRef,
+		a.ClientInfoName, a.ClientInfoVersion)
 	return err
 }
 

@@ -1,0 +1,568 @@
+package kadu
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/money"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Kadu's prompts (docs/tools/kadu.md): ready-made conversations for what
+// people ask an AI client to do with their tasks. A prompt reads what it
+// needs in-process through the routes (so it shows only what the caller
+// may see, counted and summed by the server) and hands it to the model
+// marked as third-party data; everything that changes something stays a
+// separate tool call, and whatever is destructive is confirmed by the
+// person.
+
+// maxPromptText bounds a prompt's free-text arguments (a task's
+// instructions are longer: the route's own bound).
+const (
+	maxPromptText         = 200
+	maxPromptInstructions = 20000
+)
+
+// diagnosePerStatus is how many executions of each ended-badly status
+// diagnose_failed_executions reads (one page of the listing); a variable
+// so a test can reach the bound with a few executions.
+var diagnosePerStatus = 200
+
+// failedStatuses are the ends diagnose_failed_executions looks at.
+var failedStatuses = []string{execFailed, execTimedOut, execCostExceeded}
+
+// cronChoices and timezoneChoices are what schedule_task's completions
+// suggest; any other valid expression or IANA zone is accepted.
+var (
+	cronChoices     = []string{"0 8 * * 1-5", "0 9 * * 1", "0 8 1 * *", "0 18 * * *", "@daily", "@weekly", "@monthly", "@hourly"}
+	timezoneChoices = []string{"America/Sao_Paulo", "America/Manaus", "America/Recife", "America/Belem", "America/Cuiaba", "America/Porto_Velho", "America/Rio_Branco", "America/Noronha", "UTC"}
+)
+
+// Both prompts that read executions and tasks need both scopes.
+var (
+	tasksAndExecutionsRead = mcp.Requirement{Scopes: []string{"kadu.executions", "kadu.tasks"}, Permission: executionsRead.Permission}
+)
+
+func prompts(b *restbridge.Bridge) []mcp.Prompt {
+	return []mcp.Prompt{
+		{
+			Name: "diagnose_failed_executions", Title: "Diagnose failed executions",
+			Description: "Groups the executions that ended failed, timed_out or cost_exceeded since a date by their error code, with the counts, the tasks concerned and an example of each, and asks for a fix per group; nothing is run again without the user's go-ahead.",
+			Arguments: []mcp.PromptArgument{
+				{Name: "since", Title: "Since", Description: "Only executions queued on or after this day, YYYY-MM-DD in UTC (default: seven days ago)."},
+				{Name: "task_id", Title: "Task", Description: "Only the executions of this task."},
+			},
+			Requires: tasksAndExecutionsRead,
+			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return diagnoseFailed(ctx, b, req)
+			},
+			Complete: completeEither(completeIDs(b, map[string]idSource{"task_id": taskIDs}), completeDays(b, "since", 1, 7, 30)),
+		},
+		{
+			Name: "cost_review", Title: "Review Kadu's costs",
+			Description: "The month's cost against the plan's monthly limit, and per task its executions, cost, tokens, average cost per execution and ceiling, all computed by the server, with suggestions for ceilings and schedules; nothing is changed without the user's go-ahead.",
+			Arguments: []mcp.PromptArgument{
+				{Name: "month", Title: "Month", Description: "The month to review, YYYY-MM (default: this month so far)."},
+			},
+			Requires: tasksAndExecutionsRead,
+			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return costReview(ctx, b, req)
+			},
+			Complete: completeMonths(b, "month", 12),
+		},
+		{
+			Name: "schedule_task", Title: "Schedule a task",
+			Description: "Puts a task on a cron schedule — a new one from a name and instructions, or an existing one — paused first, shows it with its next runs, and activates it only once the user confirms.",
+			Arguments: []mcp.PromptArgument{
+				{Name: "cron", Title: "Schedule", Description: "Five cron fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly: \"0 8 * * 1-5\" is 08:00 on weekdays.", Required: true},
+				{Name: "timezone", Title: "Time zone", Description: "The IANA zone the schedule is read in (default America/Sao_Paulo)."},
+				{Name: "task_id", Title: "Existing task", Description: "Schedule this task instead of creating one."},
+				{Name: "name", Title: "Name", Description: "The new task's name (without task_id)."},
+				{Name: "instructions", Title: "Instructions", Description: "What the new task does (without task_id)."},
+			},
+			Requires: tasksWrite,
+			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return scheduleTask(ctx, b, req)
+			},
+			Complete: completeEither(completeIDs(b, map[string]idSource{"task_id": taskIDs}), completeFixed(map[string][]string{"cron": cronChoices, "timezone": timezoneChoices})),
+		},
+	}
+}
+
+func userPrompt(description, text string) *mcp.GetPromptResult {
+	return &mcp.GetPromptResult{Description: description, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(text)}}}
+}
+
+// getJSON GETs a route in-process and decodes its whole answer into out;
+// 4xx answers become invalid-params errors carrying the API's message (a
+// prompt argument naming something the caller cannot see), others an
+// internal error.
+func getJSON(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values, out any) error {
+	status, body := b.Get(ctx, req, APIBase+path, q)
+	if status != http.StatusOK {
+		if status >= 400 && status < 500 {
+			return mcp.InvalidParams("%s", apiMessage(body))
+		}
+		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+	}
+	return nil
+}
+
+// today is the server's day (UTC), as kadu_usage_get counts it.
+func today(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (time.Time, error) {
+	var doc struct {
+		Data struct {
+			To string `json:"to"`
+		} `json:"data"`
+	}
+	if err := getJSON(ctx, b, req, "/usage", nil, &doc); err != nil {
+		return time.Time{}, err
+	}
+	d, err := time.Parse(time.DateOnly, doc.Data.To)
+	if err != nil {
+		return time.Time{}, mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+	}
+	return d, nil
+}
+
+// failureGroup is the executions of one error code, as the prompt shows
+// them.
+type failureGroup struct {
+	Code       string         `json:"code"`
+	Executions int            `json:"executions"`
+	Statuses   map[string]int `json:"statuses"`
+	Tasks      []groupTask    `json:"tasks"`
+	Example    executionJSON  `json:"example"`
+	Last       time.Time      `json:"last_at"`
+}
+
+type groupTask struct {
+	TaskID     string `json:"task_id"`
+	Name       string `json:"name"`
+	Executions int    `json:"executions"`
+}
+
+// diagnoseFailed renders diagnose_failed_executions: the listing read per
+// status (newest first, at most diagnosePerStatus each) down to the since
+// day, grouped here by error code, largest group first.
+func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	day, err := today(ctx, b, &req.Request)
+	if err != nil {
+		return nil, err
+	}
+	since := day.AddDate(0, 0, -7)
+	if v := strings.TrimSpace(req.Arguments["since"]); v != "" {
+		if since, err = time.Parse(time.DateOnly, v); err != nil {
+			return nil, mcp.InvalidParams("since must be a day YYYY-MM-DD")
+		}
+	}
+	taskID := strings.TrimSpace(req.Arguments["task_id"])
+	names := map[string]string{}
+	if taskID != "" {
+		var doc struct {
+			Data taskJSON `json:"data"`
+		}
+		if err := getJSON(ctx, b, &req.Request, "/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
+			return nil, err
+		}
+		taskID = doc.Data.ID
+		names[taskID] = doc.Data.Name
+	}
+	groups := map[string]*failureGroup{}
+	taskCounts := map[string]map[string]int{}
+	total := 0
+	incomplete := []string{}
+	for _, status := range failedStatuses {
+		q := url.Values{"status": {status}, "limit": {fmt.Sprint(diagnosePerStatus)}}
+		if taskID != "" {
+			q.Set("task_id", taskID)
+		}
+		var doc struct {
+			Data []executionJSON `json:"data"`
+			Meta struct {
+				NextCursor *string `json:"next_cursor"`
+			} `json:"meta"`
+		}
+		if err := getJSON(ctx, b, &req.Request, "/executions", q, &doc); err != nil {
+			return nil, err
+		}
+		reachedSince := false
+		for _, e := range doc.Data {
+			if e.CreatedAt.Before(since) {
+				reachedSince = true
+				break
+			}
+			code := status
+			if e.Error != nil && e.Error.Code != "" {
+				code = e.Error.Code
+			}
+			g := groups[code]
+			if g == nil {
+				// The newest execution of the group is its example.
+				g = &failureGroup{Code: code, Statuses: map[string]int{}, Example: e, Last: e.CreatedAt}
+				groups[code] = g
+				taskCounts[code] = map[string]int{}
+			}
+			g.Executions++
+			g.Statuses[status]++
+			taskCounts[code][e.TaskID]++
+			total++
+		}
+		if !reachedSince && doc.Meta.NextCursor != nil {
+			incomplete = append(incomplete, status)
+		}
+	}
+	if err := taskNames(ctx, b, &req.Request, taskCounts, names); err != nil {
+		return nil, err
+	}
+	list := make([]*failureGroup, 0, len(groups))
+	for code, g := range groups {
+		for id, n := range taskCounts[code] {
+			g.Tasks = append(g.Tasks, groupTask{TaskID: id, Name: names[id], Executions: n})
+		}
+		slices.SortFunc(g.Tasks, func(a, b groupTask) int {
+			if a.Executions != b.Executions {
+				return b.Executions - a.Executions
+			}
+			return strings.Compare(a.TaskID, b.TaskID)
+		})
+		list = append(list, g)
+	}
+	slices.SortFunc(list, func(a, b *failureGroup) int {
+		if a.Executions != b.Executions {
+			return b.Executions - a.Executions
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
+	summary := map[string]any{"since": since.Format(time.DateOnly), "today": day.Format(time.DateOnly), "executions": total, "groups": list}
+	if taskID != "" {
+		summary["task_id"] = taskID
+	}
+	if len(incomplete) > 0 {
+		summary["note"] = fmt.Sprintf("only the newest %d executions of each of these statuses were read: %s", diagnosePerStatus, strings.Join(incomplete, ", "))
+	}
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	text := "Diagnose the Kadu executions that ended badly (failed, timed_out, cost_exceeded) and propose a fix for each group.\n\n" +
+		"The server grouped them below by error code: `executions` is how many, `statuses` how they ended, `tasks` which tasks they belong to, `example` the newest one. Quote these counts as they are; if `note` says the reading stopped, say so rather than estimating the rest. " +
+		"For each group, read the example's steps with kadu_executions_steps (the failed step names the tool, its arguments and its error) and its task with kadu_tasks_get or kobana://kadu/tasks/{id}, then explain the likely cause in a sentence and the fix: a workflow step's arguments or condition, on_error continue, an allowed tool or a scope the task lacks, a cost ceiling (cost_exceeded), a slower tool or a smaller input (timed_out), an approval nobody answered (approval_expired, approval_timeout).\n\n" +
+		"Changing a task (kadu_tasks_update) and running it again (kadu_tasks_run, destructive: it acts on the organization's data, and costs) are the user's decisions: propose them, and run them only when the user says so. Do not retry an execution on your own.\n\n" +
+		untrustedNotice + "\n\n" + string(data)
+	return userPrompt("Failed executions by error", text), nil
+}
+
+// taskNames fills names with the name of every task the groups count,
+// read through the task route (a task deleted since is left nameless).
+func taskNames(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, counts map[string]map[string]int, names map[string]string) error {
+	for _, byTask := range counts {
+		for id := range byTask {
+			if _, ok := names[id]; ok {
+				continue
+			}
+			names[id] = ""
+			status, body := b.Get(ctx, req, APIBase+"/tasks/"+url.PathEscape(id), nil)
+			if status == http.StatusNotFound {
+				continue
+			}
+			if status != http.StatusOK {
+				return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+			}
+			var doc struct {
+				Data taskJSON `json:"data"`
+			}
+			_ = json.Unmarshal(body, &doc)
+			names[id] = doc.Data.Name
+		}
+	}
+	return nil
+}
+
+// taskCost is one task's line of the cost review.
+type taskCost struct {
+	TaskID            string     `json:"task_id"`
+	Name              string     `json:"name"`
+	Executions        int        `json:"executions"`
+	Cost              float64    `json:"cost"`
+	Tokens            tokensJSON `json:"tokens"`
+	AverageCost       *float64   `json:"average_cost_per_execution"`
+	CostCeiling       *float64   `json:"cost_ceiling"`
+	CeilingFrom       string     `json:"cost_ceiling_from"`
+	Schedule          *string    `json:"schedule"`
+	ShareOfMonthsCost *float64   `json:"share_of_cost_percent"`
+}
+
+// costReview renders cost_review: kadu_usage_get over the month, kadu_me's
+// plan (the limit of the current month), and each task's ceiling and
+// schedule; the averages and shares are computed here, in cents.
+func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	var who struct {
+		Data meJSON `json:"data"`
+	}
+	if err := getJSON(ctx, b, &req.Request, "/me", nil, &who); err != nil {
+		return nil, err
+	}
+	plan := who.Data.Plan
+	day, err := today(ctx, b, &req.Request)
+	if err != nil {
+		return nil, err
+	}
+	month := plan.Month
+	if v := strings.TrimSpace(req.Arguments["month"]); v != "" {
+		month = v
+	}
+	start, err := time.Parse("2006-01", month)
+	if err != nil {
+		return nil, mcp.InvalidParams("month must be a month YYYY-MM")
+	}
+	end := start.AddDate(0, 1, -1)
+	current := month == plan.Month
+	if end.After(day) {
+		end = day
+	}
+	if start.After(day) {
+		return nil, mcp.InvalidParams("month %s has not begun", month)
+	}
+	var usage struct {
+		Data usageJSON `json:"data"`
+	}
+	if err := getJSON(ctx, b, &req.Request, "/usage", url.Values{"from": {start.Format(time.DateOnly)}, "to": {end.Format(time.DateOnly)}}, &usage); err != nil {
+		return nil, err
+	}
+	u := usage.Data
+	monthCents, err := money.FromFloat(u.Totals.Cost)
+	if err != nil {
+		return nil, err
+	}
+	var lines []taskCost
+	for _, tu := range u.ByTask {
+		line := taskCost{TaskID: tu.TaskID, Name: tu.Name, Executions: tu.Executions, Cost: tu.Cost, Tokens: tu.Tokens, CeilingFrom: "plan"}
+		cents, err := money.FromFloat(tu.Cost)
+		if err != nil {
+			return nil, err
+		}
+		if tu.Executions > 0 {
+			avg := money.Cents((int64(cents) + int64(tu.Executions) - 1) / int64(tu.Executions)).Float64()
+			line.AverageCost = &avg
+		}
+		if monthCents > 0 {
+			share := float64(int64(cents)*1000/int64(monthCents)) / 10
+			line.ShareOfMonthsCost = &share
+		}
+		ceiling := plan.MaxCostPerExecution
+		line.CostCeiling = &ceiling
+		var doc struct {
+			Data taskJSON `json:"data"`
+		}
+		status, body := b.Get(ctx, &req.Request, APIBase+"/tasks/"+url.PathEscape(tu.TaskID), nil)
+		switch status {
+		case http.StatusOK:
+			_ = json.Unmarshal(body, &doc)
+			if doc.Data.CostCeiling != nil && *doc.Data.CostCeiling < ceiling {
+				line.CostCeiling, line.CeilingFrom = doc.Data.CostCeiling, "task"
+			}
+			if doc.Data.Schedule != nil {
+				s := doc.Data.Schedule.Cron + " (" + doc.Data.Schedule.Timezone + ")"
+				line.Schedule = &s
+			}
+		case http.StatusNotFound:
+			line.CeilingFrom = "task deleted"
+		default:
+			return nil, mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+		}
+		lines = append(lines, line)
+	}
+	summary := map[string]any{
+		"month": month, "from": u.From, "to": u.To,
+		"totals":  u.Totals,
+		"by_task": orEmpty(lines),
+		"by_day":  u.ByDay,
+		"plan":    map[string]any{"max_cost_per_execution": plan.MaxCostPerExecution, "max_concurrent_executions": plan.MaxConcurrentExecutions},
+	}
+	if current {
+		limit, err := money.FromFloat(plan.MonthlyCostLimit)
+		if err != nil {
+			return nil, err
+		}
+		used, err := money.FromFloat(plan.CostUsedThisMonth)
+		if err != nil {
+			return nil, err
+		}
+		p := summary["plan"].(map[string]any)
+		p["monthly_cost_limit"] = plan.MonthlyCostLimit
+		p["cost_used_this_month"] = plan.CostUsedThisMonth
+		p["cost_left_this_month"] = max(0, limit-used).Float64()
+		if limit > 0 {
+			p["used_percent"] = float64(int64(used)*1000/int64(limit)) / 10
+		}
+	}
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	text := "Review what Kadu cost this organization in " + month + " and suggest where to save.\n\n" +
+		"The figures below were computed by the server, in BRL: `totals` and `by_day` are kadu_usage_get's; in `by_task` each task's executions, cost and tokens, `average_cost_per_execution` (rounded up to the cent), `share_of_cost_percent` of the period's cost, and `cost_ceiling` — the most one execution may cost, the task's own or the plan's maximum per execution (`cost_ceiling_from`). " +
+		"For the current month `plan` also says the monthly limit, what is used and what is left. Quote these numbers as they are: never add or re-derive amounts yourself. Workflow steps cost nothing; model steps of agent tasks cost tokens.\n\n" +
+		"Then suggest, task by task: a cost ceiling a little above its average (kadu_tasks_update with cost_ceiling) where the ceiling is far above it, a less frequent schedule for scheduled tasks that cost most, a workflow instead of an agent where the steps are always the same, and whether the monthly limit will last the month at this pace. Change nothing without the user's go-ahead.\n\n" +
+		untrustedNotice + "\n\n" + string(data)
+	return userPrompt("Kadu costs of "+month, text), nil
+}
+
+// scheduleTask renders schedule_task: the expression checked (the task
+// routes' own parser) and its next runs, and the steps to create or
+// change the task paused, show it, and resume it on the user's word.
+func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	expr := strings.TrimSpace(req.Arguments["cron"])
+	tz := strings.TrimSpace(req.Arguments["timezone"])
+	if tz == "" {
+		tz = defaultTimezone
+	}
+	if expr == "" {
+		return nil, mcp.InvalidParams("cron must not be blank")
+	}
+	if len(expr) > 100 || len(tz) > 64 {
+		return nil, mcp.InvalidParams("cron is at most 100 characters and timezone 64")
+	}
+	sched, err := parseSchedule(expr, tz)
+	if err != nil {
+		var re *rest.Error
+		if errors.As(err, &re) && len(re.Details) > 0 {
+			return nil, mcp.InvalidParams("%s: %s", strings.TrimPrefix(re.Details[0].Field, "schedule."), re.Details[0].Message)
+		}
+		return nil, mcp.InvalidParams("%v", err)
+	}
+	loc, _ := time.LoadLocation(tz)
+	var next []string
+	at := time.Now()
+	for range 3 {
+		at = sched.Next(at)
+		next = append(next, at.In(loc).Format("Mon 2006-01-02 15:04 MST"))
+	}
+	schedule, _ := json.Marshal(map[string]string{"cron": expr, "timezone": tz})
+	when := fmt.Sprintf("The schedule %s runs next at %s (%s).", schedule, strings.Join(next, "; "), tz)
+	taskID := strings.TrimSpace(req.Arguments["task_id"])
+	if taskID != "" {
+		var doc struct {
+			Data taskJSON `json:"data"`
+		}
+		if err := getJSON(ctx, b, &req.Request, "/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
+			return nil, err
+		}
+		task, _ := json.MarshalIndent(doc.Data, "", "  ")
+		text := fmt.Sprintf("Put the Kadu task %q (%s) on a schedule. %s\n\n"+
+			"1. If the task is active, pause it first with kadu_tasks_pause, so the schedule does not start before the user has seen it.\n"+
+			"2. kadu_tasks_update with task_id %q and schedule %s.\n"+
+			"3. Show the task with kadu_tasks_get: its schedule, its steps or allowed tools, its cost ceiling, and who may trigger it; each scheduled run runs as the task's owner and costs like a manual one.\n"+
+			"4. Only when the user confirms, kadu_tasks_resume: from then on every tick queues one execution (a tick is skipped while the previous execution is still going). Without the confirmation, leave it paused and say how to resume it.\n"+
+			"A VALIDATION_ERROR names the field: fix it and try again. Stop and report if a call fails.\n\n%s\n\nThe task now:\n%s",
+			doc.Data.Name, doc.Data.ID, when, doc.Data.ID, schedule, untrustedNotice, task)
+		return userPrompt("Schedule a task", text), nil
+	}
+	name := strings.TrimSpace(req.Arguments["name"])
+	instructions := strings.TrimSpace(req.Arguments["instructions"])
+	if name == "" || instructions == "" {
+		return nil, mcp.InvalidParams("name and instructions must not be blank when no task_id is given")
+	}
+	if len([]rune(name)) > maxPromptText || len([]rune(instructions)) > maxPromptInstructions {
+		return nil, mcp.InvalidParams("name must be at most %d characters and instructions at most %d", maxPromptText, maxPromptInstructions)
+	}
+	text := fmt.Sprintf("Create a scheduled Kadu task named %q that does this: %q. %s\n\n"+
+		"1. Draft the task with the user: a workflow (the default, needs no model) is an ordered list of steps, each a tool call of another Kobana product (inbox_…, dunning_…) with arguments written as templates over the run's input and earlier steps' results ({{input.month}}, {{steps.list.data[0].id}}); an agent task lets a model choose among its allowed tools, and costs tokens.\n"+
+		"2. kadu_tasks_create with the name, the instructions, the steps or allowed tools, and schedule %s.\n"+
+		"3. At once kadu_tasks_pause with the new task's id: a task is created active, and the schedule must not start before the user has seen it.\n"+
+		"4. Show it with kadu_tasks_get: its schedule, steps, allowed tools with their granted scopes, cost ceiling, who may trigger it.\n"+
+		"5. Only when the user confirms, kadu_tasks_resume: from then on every tick queues one execution, run as the task's owner. Without the confirmation, leave it paused and say how to resume it.\n"+
+		"A validation_error names the field (a step's template: steps.1.arguments.…): fix it and try again. Stop and report if a call fails.",
+		name, instructions, when, schedule)
+	return userPrompt("Schedule a task", text), nil
+}
+
+// completeFixed suggests, for each argument it names, the choices that
+// start with what was typed.
+func completeFixed(choices map[string][]string) mcp.CompleteHandler {
+	return func(_ context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+		values := []string{}
+		typed := strings.ToLower(req.Value)
+		for _, c := range choices[req.Argument] {
+			if strings.HasPrefix(strings.ToLower(c), typed) {
+				values = append(values, c)
+			}
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+}
+
+// completeEither asks the first handler, then the second when the first
+// suggests nothing (each knows its own arguments).
+func completeEither(first, second mcp.CompleteHandler) mcp.CompleteHandler {
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+		c, err := first(ctx, req)
+		if err != nil || len(c.Values) > 0 {
+			return c, err
+		}
+		return second(ctx, req)
+	}
+}
+
+// completeDays suggests, for arg, the days that many days before the
+// server's today.
+func completeDays(b *restbridge.Bridge, arg string, ago ...int) mcp.CompleteHandler {
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+		values := []string{}
+		if req.Argument != arg {
+			return &mcp.Completion{Values: values}, nil
+		}
+		day, err := today(ctx, b, &req.Request)
+		if err != nil {
+			return &mcp.Completion{Values: values}, nil
+		}
+		for _, n := range ago {
+			if d := day.AddDate(0, 0, -n).Format(time.DateOnly); strings.HasPrefix(d, req.Value) {
+				values = append(values, d)
+			}
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+}
+
+// completeMonths suggests, for arg, the server's month and the n-1 before
+// it, newest first.
+func completeMonths(b *restbridge.Bridge, arg string, n int) mcp.CompleteHandler {
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
+		values := []string{}
+		if req.Argument != arg {
+			return &mcp.Completion{Values: values}, nil
+		}
+		day, err := today(ctx, b, &req.Request)
+		if err != nil {
+			return &mcp.Completion{Values: values}, nil
+		}
+		first := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+		for i := range n {
+			if m := first.AddDate(0, -i, 0).Format("2006-01"); strings.HasPrefix(m, req.Value) {
+				values = append(values, m)
+			}
+		}
+		return &mcp.Completion{Values: values}, nil
+	}
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
