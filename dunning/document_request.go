@@ -31,7 +31,9 @@ func (documentArgs) Kind() string { return "dunning.render_document" }
 const documentAttempts = 5
 
 // InsertOpts gives the job its attempts.
-func (documentArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: documentAttempts} }
+func (documentArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: documentAttempts}
+}
 
 // requestDocumentTx stores a document of kind about subjectID (a debtor's
 // id for a statement, a charge's for a settlement letter, an agreement's

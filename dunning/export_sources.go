@@ -98,7 +98,9 @@ var exportSources = map[string]exportSource{
 		header: []string{"id", "created_at", "kind", "channel", "to", "subject", "status", "provider", "debtor_id", "charge_id", "sent_at", "delivered_at", "failed_at", "error"},
 		check:  checkNotificationFilters, write: writeNotifications},
 	ExportAgreements: {scope: "dunning.agreements", allowed: []string{"status", "debtor_id"},
-		check: func(_ context.Context, _ store.Querier, _ string, f exportFilters) (exportFilters, error) { return f, nil },
+		check: func(_ context.Context, _ store.Querier, _ string, f exportFilters) (exportFilters, error) {
+			return f, nil
+		},
 		write: exportAgreementsRows},
 }
 
