@@ -18,7 +18,7 @@ import (
 // Exports are CSV files of a listing — charges, debtors, notifications
 // (and agreements once they exist) — with the same filters as the list
 // routes. A request stores the export, generating, and enqueues its job in
-// the same transaction; the job reads the rows a page at a time and writes
+// the same transaction; the job reads the rows one by one and writes
 // the file into the database in parts as it goes (export_job.go), so
 // neither it nor the download ever holds the whole file
 // (docs/decisions.md "Dunning: documents and exports").

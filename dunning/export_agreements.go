@@ -20,8 +20,8 @@ const agreementsExportAvailable = false
 // exportAgreementsRows emits one CSV record per agreement the filters
 // (status, debtor_id) select, in the agreements list's order, through
 // emit, with the cells formatted by cells — the same contract as
-// writeCharges. Until the agreements exist it refuses.
-func exportAgreementsRows(ctx context.Context, q store.Querier, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error {
-	_, _, _, _, _, _, _, _ = ctx, q, orgID, f, st, on, cells, emit
+// writeCharges (streamRows reads the rows). Until the agreements exist it refuses.
+func exportAgreementsRows(ctx context.Context, db *store.DB, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error {
+	_, _, _, _, _, _, _, _ = ctx, db, orgID, f, st, on, cells, emit
 	return rest.Unprocessable("exports of agreements are not yet available")
 }

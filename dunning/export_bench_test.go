@@ -111,12 +111,12 @@ func heapPeak() (stop func() uint64) {
 }
 
 // BenchmarkExport100k writes the CSV of 100 000 charges (the export job's
-// drawExport: keyset pages of exportPageRows, parts of exportPartBytes)
+// drawExport: one cursor over the rows, parts of exportPartBytes)
 // and then streams it back as the download does. It reports the bytes
 // allocated per export (B/op: allocations come and go, so this is
 // throughput, not residence), peak-heap-MB, the highest live heap above
-// the baseline seen while it ran — the memory bound: it stays near a page
-// of rows and a part, whatever the row count — and the file's size.
+// the baseline seen while it ran — the memory bound: it stays near a part
+// and a row, whatever the row count — and the file's size.
 func BenchmarkExport100k(b *testing.B) {
 	for _, engine := range storetest.Engines {
 		b.Run(string(engine), func(b *testing.B) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/money"
@@ -15,12 +17,9 @@ import (
 
 // What each export reads and how its rows become CSV records. The filters
 // mean what they mean on the list routes (charges.go, debtors.go,
-// notifications_api.go); the rows are read in keyset pages of
-// exportPageRows in the list's order, each page written out before the
-// next is read, so an export of any size holds one page at a time.
-
-// exportPageRows is how many rows the export reads at once.
-const exportPageRows = 500
+// notifications_api.go); the rows are read by one query in the list's
+// order and written out one by one as the cursor returns them
+// (streamRows), so an export of any size holds one row at a time.
 
 // exportCells formats the values of a record for the export's separator:
 // ',' is RFC 4180 with 1234.56 and 2026-03-10; ';' is what a spreadsheet
@@ -74,7 +73,7 @@ type exportSource struct {
 	// check validates the filters in q and answers them as stored.
 	check func(ctx context.Context, q store.Querier, orgID string, f exportFilters) (exportFilters, error)
 	// write emits every record the filters select, in order.
-	write func(ctx context.Context, q store.Querier, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error
+	write func(ctx context.Context, db *store.DB, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error
 }
 
 // The filters of each resource: its list route's.
@@ -179,42 +178,46 @@ type chargeExportRow struct {
 	DebtorDocument   string `db:"debtor_document"`
 }
 
-// keyset reads rows of a query in pages in the order (col dir, id dir),
-// each page after the last row of the one before, and hands every row to
-// each. cond and args select the rows; cols are the selected columns of
-// table t (aliased "t"); key answers a row's id and its col value.
-func keyset[R any](ctx context.Context, q store.Querier, from, cols, cond string, args []any, col string, desc bool, key func(R) (string, any), each func(R) error) error {
-	dir, cmp := "ASC", ">"
-	if desc {
-		dir, cmp = "DESC", "<"
+// streamRows runs one query and hands each row to each as the database
+// returns it: database/sql's cursor (pgx reads the result from the
+// connection as it goes, SQLite steps the statement), so a result of any
+// size is never held. The query is written with ? placeholders, as every
+// query of the store, and rebound for the engine; it runs outside any
+// transaction, while the export's parts are inserted on other
+// connections (SQLite's WAL lets one writer go on beside the reader).
+func streamRows[R any](ctx context.Context, db *store.DB, query string, args []any, each func(R) error) error {
+	bind, driver := sqlx.QUESTION, "sqlite"
+	if db.Dialect() == store.Postgres {
+		bind, driver = sqlx.DOLLAR, "pgx"
 	}
-	var last []any
-	for {
-		where := cond
-		pageArgs := append([]any(nil), args...)
-		if last != nil {
-			where += ` AND (t.` + col + ` ` + cmp + ` ? OR (t.` + col + ` = ? AND t.id ` + cmp + ` ?))`
-			pageArgs = append(pageArgs, last[1], last[1], last[0])
-		}
-		rows := []R{}
-		if err := q.Select(ctx, &rows, `SELECT `+cols+` FROM `+from+` WHERE `+where+` ORDER BY t.`+col+` `+dir+`, t.id `+dir+` LIMIT ?`,
-			append(pageArgs, exportPageRows)...); err != nil {
+	x := sqlx.NewDb(db.SQL(), driver)
+	rows, err := x.QueryxContext(ctx, sqlx.Rebind(bind, query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r R
+		if err := rows.StructScan(&r); err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if err := each(r); err != nil {
-				return err
-			}
+		if err := each(r); err != nil {
+			return err
 		}
-		if len(rows) < exportPageRows {
-			return nil
-		}
-		id, v := key(rows[len(rows)-1])
-		last = []any{id, v}
 	}
+	return rows.Err()
 }
 
-func writeCharges(ctx context.Context, q store.Querier, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error {
+// orderBy is "ORDER BY t.col dir, t.id dir".
+func orderBy(col string, desc bool) string {
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	return ` ORDER BY t.` + col + ` ` + dir + `, t.id ` + dir
+}
+
+func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilters, st Settings, on calendar.Date, cells exportCells, emit func([]string) error) error {
 	where := []string{"t.organization_id = ?"}
 	args := []any{orgID}
 	if f.Archived {
@@ -250,38 +253,26 @@ func writeCharges(ctx context.Context, q store.Querier, orgID string, f exportFi
 		where = append(where, `(LOWER(t.description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(t.external_id, '')) LIKE ? ESCAPE '\' OR LOWER(d.name) LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p)
 	}
-	col := chargeSortColumns[f.SortBy]
-	key := func(r chargeExportRow) (string, any) {
-		switch col {
-		case "amount_cents":
-			return r.ID, int64(r.Amount)
-		case "created_at":
-			return r.ID, r.CreatedAt
-		case "updated_at":
-			return r.ID, r.UpdatedAt
+	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document
+		FROM dunning_charges t JOIN dunning_debtors d ON d.id = t.debtor_id WHERE ` + strings.Join(where, " AND ") + orderBy(chargeSortColumns[f.SortBy], f.SortOrder == "desc")
+	return streamRows(ctx, db, query, args, func(r chargeExportRow) error {
+		c := r.Charge
+		if err := c.decode(); err != nil {
+			return err
 		}
-		return r.ID, r.DueDateText
-	}
-	return keyset(ctx, q, `dunning_charges t JOIN dunning_debtors d ON d.id = t.debtor_id`,
-		`t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document`,
-		strings.Join(where, " AND "), args, col, f.SortOrder == "desc", key, func(r chargeExportRow) error {
-			c := r.Charge
-			if err := c.decode(); err != nil {
-				return err
-			}
-			b, err := chargeBreakdown(c, st, on)
-			if err != nil {
-				return err
-			}
-			var paidAt *time.Time
-			if c.PaidAt != nil {
-				paidAt = c.PaidAt
-			}
-			return emit([]string{c.ID, strOrEmpty(c.ExternalID), c.DebtorID, r.DebtorExternalID, r.DebtorName, brazil.FormatDocument(r.DebtorDocument),
-				c.Description, string(c.Status), cells.date(c.DueDate), cells.money(c.Amount), cells.money(b.Open), cells.money(b.Fine),
-				cells.money(b.Interest), cells.money(b.Updated), strconv.Itoa(b.DaysLate), cells.date(on), c.Origin, strOrEmpty(c.OriginRef),
-				strings.Join(c.Tags, " "), cells.instant(paidAt), cells.instant(&c.CreatedAt)})
-		})
+		b, err := chargeBreakdown(c, st, on)
+		if err != nil {
+			return err
+		}
+		var paidAt *time.Time
+		if c.PaidAt != nil {
+			paidAt = c.PaidAt
+		}
+		return emit([]string{c.ID, strOrEmpty(c.ExternalID), c.DebtorID, r.DebtorExternalID, r.DebtorName, brazil.FormatDocument(r.DebtorDocument),
+			c.Description, string(c.Status), cells.date(c.DueDate), cells.money(c.Amount), cells.money(b.Open), cells.money(b.Fine),
+			cells.money(b.Interest), cells.money(b.Updated), strconv.Itoa(b.DaysLate), cells.date(on), c.Origin, strOrEmpty(c.OriginRef),
+			strings.Join(c.Tags, " "), cells.instant(paidAt), cells.instant(&c.CreatedAt)})
+	})
 }
 
 func checkDebtorFilters(_ context.Context, _ store.Querier, _ string, f exportFilters) (exportFilters, error) {
@@ -305,7 +296,7 @@ type debtorExportRow struct {
 	OpenCents money.Cents `db:"open_cents"`
 }
 
-func writeDebtors(ctx context.Context, q store.Querier, orgID string, f exportFilters, _ Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
+func writeDebtors(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
 	status := f.Status
 	if status == "" {
 		status = DebtorActive
@@ -325,31 +316,21 @@ func writeDebtors(ctx context.Context, q store.Querier, orgID string, f exportFi
 		where = append(where, "t.document = ?")
 		args = append(args, brazil.NormalizeDocument(f.Document))
 	}
-	col := debtorSortColumns[f.SortBy]
-	key := func(r debtorExportRow) (string, any) {
-		switch col {
-		case "created_at":
-			return r.ID, r.CreatedAt
-		case "updated_at":
-			return r.ID, r.UpdatedAt
+	query := `SELECT t.*, (SELECT COALESCE(SUM(c.open_amount_cents), 0) FROM dunning_charges c WHERE c.organization_id = t.organization_id AND c.debtor_id = t.id
+			AND c.status IN ('pending', 'overdue') AND c.archived_at IS NULL) AS open_cents
+		FROM dunning_debtors t WHERE ` + strings.Join(where, " AND ") + orderBy(debtorSortColumns[f.SortBy], f.SortOrder == "desc")
+	return streamRows(ctx, db, query, args, func(r debtorExportRow) error {
+		d := r.Debtor
+		if err := d.decode(); err != nil {
+			return err
 		}
-		return r.ID, r.Name
-	}
-	return keyset(ctx, q, `dunning_debtors t`,
-		`t.*, (SELECT COALESCE(SUM(c.open_amount_cents), 0) FROM dunning_charges c WHERE c.organization_id = t.organization_id AND c.debtor_id = t.id
-			AND c.status IN ('pending', 'overdue') AND c.archived_at IS NULL) AS open_cents`,
-		strings.Join(where, " AND "), args, col, f.SortOrder == "desc", key, func(r debtorExportRow) error {
-			d := r.Debtor
-			if err := d.decode(); err != nil {
-				return err
-			}
-			var city, state string
-			if d.Address != nil {
-				city, state = d.Address.City, d.Address.State
-			}
-			return emit([]string{d.ID, d.ExternalID, d.Name, brazil.FormatDocument(d.Document), d.PersonKind, strings.Join(d.Emails, " "),
-				strings.Join(d.Phones, " "), city, state, d.Status, cells.money(r.OpenCents), cells.instant(&d.CreatedAt), cells.instant(&d.UpdatedAt)})
-		})
+		var city, state string
+		if d.Address != nil {
+			city, state = d.Address.City, d.Address.State
+		}
+		return emit([]string{d.ID, d.ExternalID, d.Name, brazil.FormatDocument(d.Document), d.PersonKind, strings.Join(d.Emails, " "),
+			strings.Join(d.Phones, " "), city, state, d.Status, cells.money(r.OpenCents), cells.instant(&d.CreatedAt), cells.instant(&d.UpdatedAt)})
+	})
 }
 
 func checkNotificationFilters(ctx context.Context, q store.Querier, orgID string, f exportFilters) (exportFilters, error) {
@@ -383,7 +364,7 @@ func checkNotificationFilters(ctx context.Context, q store.Querier, orgID string
 	return f, nil
 }
 
-func writeNotifications(ctx context.Context, q store.Querier, orgID string, f exportFilters, _ Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
+func writeNotifications(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
 	where := []string{"t.organization_id = ?"}
 	args := []any{orgID}
 	if f.ChargeID != "" {
@@ -405,9 +386,9 @@ func writeNotifications(ctx context.Context, q store.Querier, orgID string, f ex
 		args = append(args, f.Channel)
 	}
 	// Newest first, as the log lists them.
-	return keyset(ctx, q, `dunning_notifications t`, prefixColumns("t", notificationColumns), strings.Join(where, " AND "), args, "created_at", true,
-		func(n Notification) (string, any) { return n.ID, n.CreatedAt }, func(n Notification) error {
-			return emit([]string{n.ID, cells.instant(&n.CreatedAt), n.Kind, n.Channel, n.ToAddress, strOrEmpty(n.Subject), n.Status, n.Provider,
-				n.DebtorID, strOrEmpty(n.ChargeID), cells.instant(n.SentAt), cells.instant(n.DeliveredAt), cells.instant(n.FailedAt), strOrEmpty(n.Error)})
-		})
+	query := `SELECT ` + prefixColumns("t", notificationColumns) + ` FROM dunning_notifications t WHERE ` + strings.Join(where, " AND ") + orderBy("created_at", true)
+	return streamRows(ctx, db, query, args, func(n Notification) error {
+		return emit([]string{n.ID, cells.instant(&n.CreatedAt), n.Kind, n.Channel, n.ToAddress, strOrEmpty(n.Subject), n.Status, n.Provider,
+			n.DebtorID, strOrEmpty(n.ChargeID), cells.instant(n.SentAt), cells.instant(n.DeliveredAt), cells.instant(n.FailedAt), strOrEmpty(n.Error)})
+	})
 }
