@@ -176,9 +176,9 @@ func TestExports(t *testing.T) {
 	})
 }
 
-// TestExportHundredThousandRows: 100 000 charges export and parse back
-// row by row, accents intact, on both engines; the download streams the
-// parts as stored.
+// TestExportHundredThousandRows: 100 000 charges (5 000 under the race
+// detector, largeExportRows) export and parse back row by row, accents
+// intact, on both engines; the download streams the parts as stored.
 func TestExportHundredThousandRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 000 rows")
@@ -186,7 +186,7 @@ func TestExportHundredThousandRows(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
-		const n = 100_000
+		const n = largeExportRows
 		seedCharges(t, db, fe.Mine.ID, "joao", n)
 		exp := fe.ok(202, "POST", "/v1/exports", obj{"resource": "charges", "separator": ";"})
 		exp = fe.waitFile("/v1/exports/" + exp["id"].(string))
