@@ -2,6 +2,7 @@ package dunning
 
 import (
 	"context"
+	"io/fs"
 	"testing"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -14,20 +15,26 @@ func TestMigrationsUpAndDown(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		for _, table := range []string{"dunning_settings", "dunning_debtors", "dunning_opt_outs", "dunning_charges", "dunning_payments",
-			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals"} {
+			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals",
+			"dunning_documents", "dunning_creditors", "dunning_exports", "dunning_export_parts"} {
 			var n int
 			if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM "+table); err != nil {
 				t.Fatalf("%s: %v", table, err)
 			}
 		}
-		for range 4 {
+		// One step down per migration file of Dunning's.
+		files, err := fs.Glob(Migrations, "*.sql")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("migration files: %v %v", files, err)
+		}
+		for range files {
 			if err := db.MigrateDown(ctx, Migrations); err != nil {
 				t.Fatal(err)
 			}
 		}
 		var n int
 		if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM dunning_debtors"); err == nil {
-			t.Fatal("dunning_debtors is still there after four steps down")
+			t.Fatalf("dunning_debtors is still there after %d steps down", len(files))
 		}
 	})
 }

@@ -59,6 +59,8 @@ var webhookEventSlugs = []string{
 	"dunning.enrollment.started",
 	"dunning.enrollment.completed",
 	"dunning.enrollment.stopped",
+	EventDocumentReady,
+	EventExportReady,
 	webhooks.TestEventSlug,
 }
 
@@ -100,6 +102,8 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	// Collection plans, their steps, enrollments and the preview
 	// (plans.go, steps.go, enrollments.go, preview.go).
 	registerCollectionPlans(api, svc)
+	// Documents, exports and the creditor they print (document_api.go).
+	registerFiles(b, api, svc)
 	// Notifications, channels, approvals and the scheduler (notify.go).
 	if err := registerNotify(b, api, svc, *cfg, tune); err != nil {
 		return err

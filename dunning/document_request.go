@@ -1,0 +1,107 @@
+package dunning
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// documentArgs is the job that draws one document, enqueued in the
+// transaction that stores its row (requestDocumentTx). It carries ids
+// only: the job reads the row and what it prints as they are when it runs,
+// at the amounts of the row's amounts_on.
+type documentArgs struct {
+	OrganizationID string `json:"organization_id"`
+	DocumentID     string `json:"document_id"`
+}
+
+// Kind names the job in the queue.
+func (documentArgs) Kind() string { return "dunning.render_document" }
+
+// documentAttempts bounds the tries of a document whose drawing keeps
+// failing for a reason that may pass (the database away); then it is
+// failed, and asking again makes a new one.
+const documentAttempts = 5
+
+// InsertOpts gives the job its attempts.
+func (documentArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: documentAttempts}
+}
+
+// requestDocumentTx stores a document of kind about subjectID (a debtor's
+// id for a statement, a charge's for a settlement letter, an agreement's
+// for its term), generating, and enqueues the job that draws it, both in
+// tx: the document exists exactly when the change that asked for it
+// commits. It checks what a document of that kind needs — a statement's
+// debtor of the organization, a settlement letter's charge paid (else
+// UNPROCESSABLE) — and answers the new document's id. The agreements and
+// protests call it inside their own transactions (an agreement's term
+// when it is proposed, the settlement letter a protest's cancellation
+// attaches); the routes of document_api.go call it too.
+func (s *service) requestDocumentTx(ctx context.Context, tx *store.Tx, orgID, kind, subjectID string) (documentID string, err error) {
+	st, err := loadSettings(ctx, tx, orgID)
+	if err != nil {
+		return "", err
+	}
+	on := st.Today(s.clock())
+	var filename string
+	switch kind {
+	case DocumentStatement:
+		d, err := getDebtor(ctx, tx, orgID, subjectID)
+		if err != nil {
+			return "", notFoundAs(err, "debtor")
+		}
+		subjectID = d.ID
+		filename = "extrato-" + fileSlug(d.ExternalID) + "-" + on.String() + ".pdf"
+	case DocumentSettlementLetter:
+		c, err := getCharge(ctx, tx, orgID, subjectID)
+		if err != nil {
+			return "", notFoundAs(err, "charge")
+		}
+		if c.Status != lifecycle.ChargePaid {
+			return "", rest.Unprocessable(fmt.Sprintf("a settlement letter is only for a paid charge: this charge is %s", c.Status))
+		}
+		subjectID = c.ID
+		filename = "carta-de-quitacao-" + fileSlug(chargeName(c)) + ".pdf"
+	case DocumentAgreementTerm:
+		filename = "termo-de-acordo-" + fileSlug(subjectID) + ".pdf"
+	default:
+		return "", fmt.Errorf("dunning: unknown document kind %q", kind)
+	}
+	now := s.clock()
+	id := store.NewID()
+	if _, err := tx.Exec(ctx, `INSERT INTO dunning_documents (id, organization_id, kind, subject_id, amounts_on, status, content_type, filename,
+		created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, orgID, kind, subjectID, on.String(), FileGenerating, pdfContentType, filename, userOf(ctx), now, now); err != nil {
+		return "", err
+	}
+	if s.jobs == nil {
+		return "", fmt.Errorf("dunning: documents need the job queue")
+	}
+	if _, err := s.jobs.EnqueueTx(ctx, tx, documentArgs{OrganizationID: orgID, DocumentID: id}, nil); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// fileSlug is s safe in a file name: letters, digits, dot, dash and
+// underscore, at most 60 of them.
+func fileSlug(s string) string {
+	out := strings.Trim(unsafeFileChars.ReplaceAllString(s, "-"), "-.")
+	if len(out) > 60 {
+		out = out[:60]
+	}
+	if out == "" {
+		out = "documento"
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package dunning
+
+import (
+	"context"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// What the statement and the settlement letter print, read from the
+// charges and payments as they are when the document job runs, at the
+// amounts of the document's day (chargeBreakdown: fine and interest by
+// dunning/latefee).
+
+// debtorParty is a debtor as a document names it.
+func debtorParty(d Debtor) docParty {
+	return docParty{Name: d.Name, Document: brazil.FormatDocument(d.Document), Address: addressLine(d.Address)}
+}
+
+// loadStatement is the statement of debtorID on date on: every charge of
+// the debtor still in collection (pending or overdue, not archived), by
+// due date, with its amounts on that day.
+func loadStatement(ctx context.Context, q store.Querier, orgID, debtorID string, on calendar.Date) (statementDoc, error) {
+	d, err := getDebtor(ctx, q, orgID, debtorID)
+	if err != nil {
+		return statementDoc{}, notFoundAs(err, "debtor")
+	}
+	st, err := loadSettings(ctx, q, orgID)
+	if err != nil {
+		return statementDoc{}, err
+	}
+	rows := []Charge{}
+	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_charges WHERE organization_id = ? AND debtor_id = ? AND archived_at IS NULL
+		AND status IN (?, ?) ORDER BY due_date, id`, orgID, d.ID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue)); err != nil {
+		return statementDoc{}, err
+	}
+	doc := statementDoc{Debtor: debtorParty(d), On: on, Lines: make([]statementLine, 0, len(rows))}
+	for i := range rows {
+		c := rows[i]
+		if err := c.decode(); err != nil {
+			return statementDoc{}, err
+		}
+		b, err := chargeBreakdown(c, st, on)
+		if err != nil {
+			return statementDoc{}, err
+		}
+		doc.Lines = append(doc.Lines, statementLine{Description: c.Description, Reference: chargeName(c), DueDate: c.DueDate, DaysLate: b.DaysLate,
+			Open: b.Open, Fine: b.Fine, Interest: b.Interest, Updated: b.Updated})
+	}
+	return doc, nil
+}
+
+// loadSettlement is the settlement letter of chargeID, which must still
+// be paid (UNPROCESSABLE otherwise: a payment reversed since the request).
+func loadSettlement(ctx context.Context, q store.Querier, orgID, chargeID string, on calendar.Date) (settlementDoc, error) {
+	c, err := getCharge(ctx, q, orgID, chargeID)
+	if err != nil {
+		return settlementDoc{}, notFoundAs(err, "charge")
+	}
+	if c.Status != lifecycle.ChargePaid {
+		return settlementDoc{}, rest.Unprocessable("a settlement letter is only for a paid charge: this charge is " + string(c.Status))
+	}
+	d, err := getDebtor(ctx, q, orgID, c.DebtorID)
+	if err != nil {
+		return settlementDoc{}, err
+	}
+	st, err := loadSettings(ctx, q, orgID)
+	if err != nil {
+		return settlementDoc{}, err
+	}
+	pays, err := chargePayments(ctx, q, orgID, c.ID)
+	if err != nil {
+		return settlementDoc{}, err
+	}
+	var paid money.Cents
+	for _, p := range pays {
+		paid += p.Amount
+	}
+	paidOn := on
+	if c.PaidAt != nil {
+		paidOn = st.Today(*c.PaidAt)
+	}
+	return settlementDoc{Debtor: debtorParty(d), Description: c.Description, Reference: chargeName(c), Amount: c.Amount, DueDate: c.DueDate,
+		PaidOn: paidOn, Paid: paid, On: on}, nil
+}
