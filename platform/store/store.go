@@ -76,6 +76,8 @@ type DB struct {
 	x       *sqlx.DB
 	dialect Dialect
 	target  string // the URL with any password removed, for messages
+	// prepared are the pool's reads kept prepared (stmts.go).
+	prepared stmtCache
 }
 
 var (
@@ -163,7 +165,10 @@ func (db *DB) SQL() *sql.DB { return db.x.DB }
 func (db *DB) Ping(ctx context.Context) error { return db.x.PingContext(ctx) }
 
 // Close closes the pool; the DB is unusable afterwards.
-func (db *DB) Close() error { return db.x.Close() }
+func (db *DB) Close() error {
+	db.closeStmts()
+	return db.x.Close()
+}
 
 // Get implements Querier; inside an ambient transaction (ambient.go) it
 // reads through it.
@@ -193,11 +198,19 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 }
 
 func (db *DB) getPool(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(db.x.GetContext(ctx, dest, db.x.Rebind(query), args...))
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		return mapError(s.GetContext(ctx, dest, args...))
+	}
+	return mapError(db.x.GetContext(ctx, dest, query, args...))
 }
 
 func (db *DB) selectPool(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(db.x.SelectContext(ctx, dest, db.x.Rebind(query), args...))
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		return mapError(s.SelectContext(ctx, dest, args...))
+	}
+	return mapError(db.x.SelectContext(ctx, dest, query, args...))
 }
 
 func (db *DB) execPool(ctx context.Context, query string, args ...any) (sql.Result, error) {
