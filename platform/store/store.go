@@ -78,6 +78,8 @@ type DB struct {
 	target  string // the URL with any password removed, for messages
 	// prepared are the pool's reads kept prepared (stmts.go).
 	prepared stmtCache
+	// pg is the PostgreSQL connection configuration (nil on SQLite).
+	pg *pgx.ConnConfig
 }
 
 var (
@@ -124,6 +126,9 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		sdb.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	db := &DB{x: sqlx.NewDb(sdb, driverName(t.Dialect)), dialect: t.Dialect, target: t.Redacted}
+	if t.Dialect == Postgres {
+		db.pg, _ = pgx.ParseConfig(t.DSN)
+	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := sdb.PingContext(pctx); err != nil {
@@ -165,6 +170,17 @@ func (db *DB) SQL() *sql.DB { return db.x.DB }
 func (db *DB) Ping(ctx context.Context) error { return db.x.PingContext(ctx) }
 
 // Close closes the pool; the DB is unusable afterwards.
+// PostgresConfig is a copy of the PostgreSQL connection configuration,
+// search_path included, for a library that needs a connection of its own
+// outside the pool (the job queue's LISTEN connection, platform/jobs); nil
+// on SQLite.
+func (db *DB) PostgresConfig() *pgx.ConnConfig {
+	if db.pg == nil {
+		return nil
+	}
+	return db.pg.Copy()
+}
+
 func (db *DB) Close() error {
 	db.closeStmts()
 	return db.x.Close()
