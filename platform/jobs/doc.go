@@ -65,8 +65,9 @@
 // through NOTIFY when it commits (BenchmarkEnqueueToStart: about 10 ms at
 // the median; an enqueue within 2 ms of the previous notification sends
 // none and may wait for the poll, PollInterval, default 1 s). An
-// insert-only queue (--jobs=off) keeps no such connection. Leadership passes to another process up to a few seconds after a
-// leader stops (about 15 s after one dies). River's migrations take no
+// insert-only queue (--jobs=off) keeps no such connection. Leadership
+// passes to another process up to a few seconds after a leader stops
+// (about 15 s after one dies). River's migrations take no
 // lock: New serialises them between replicas with an advisory lock.
 //
 // SQLite (riversqlite, which River still calls early-stage) works for a
