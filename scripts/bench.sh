@@ -9,6 +9,8 @@
 #
 #   scripts/bench.sh            # 5 s per method
 #   DURATION=20s WORKERS=16 scripts/bench.sh
+#   INTAKE=1000 scripts/bench.sh  # then 1 000 e-mails posted to the intake
+#                                 # (8 at a time), processed end to end
 #
 # Ports: 127.0.0.1:18481 (Inbox) and 18480 (floor); override with
 # BENCH_PORT / FLOOR_PORT. The SMTP intake is off.
@@ -59,3 +61,11 @@ for r in rows:
     fus = float(floor["cpu_us_per_req"])
     print(f"{r['target']:28} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
 PY
+
+if [ -n "${INTAKE:-}" ]; then
+	api="http://127.0.0.1:$PORT/api/v1"
+	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --resource api --ttl 1h)
+	address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
+		sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
+	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -eml examples/inbox/boleto.eml
+fi

@@ -7,6 +7,7 @@
 //
 //	loadgen -url http://127.0.0.1:8081/mcp -token $T -method tools/list -pid 1234
 //	loadgen -floor 127.0.0.1:0 -answer answer.json   # the bare net/http floor
+//	loadgen -intake 1000 -c 8 -url http://127.0.0.1:8081/api/v1 -token $T -to ADDRESS -pid 1234
 package main
 
 import (
@@ -42,7 +43,15 @@ func main() {
 	floor := flag.String("floor", "", "serve the bare floor on this address instead: net/http writing -answer")
 	answer := flag.String("answer", "", "file holding the floor's captured answer")
 	capture := flag.String("capture", "", "send one request and write its answer to this file")
+	intakeN := flag.Int("intake", 0, "instead: post this many e-mails to -url (the API base) for -to, then wait until all are processed")
+	to := flag.String("to", "", "the inbox address of -intake")
+	eml := flag.String("eml", "examples/inbox/boleto.eml", "the e-mail -intake posts")
+	timeout := flag.Duration("timeout", 5*time.Minute, "how long -intake waits for processing")
 	flag.Parse()
+	if *intakeN > 0 {
+		intake(*url, *token, *to, *eml, *intakeN, *workers, *pid, *timeout)
+		return
+	}
 	if *floor != "" {
 		serveFloor(*floor, *answer)
 		return
