@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -12,8 +13,10 @@ import (
 // number of terms beyond it simply runs unprepared.
 const maxPrepared = 1024
 
-// stmtCache keeps the pool's reads prepared on SQLite, where parsing and
-// planning a statement was a fifth of a signed-in listing's CPU
+// stmtCache keeps the statements prepared on SQLite — reads and writes,
+// on the pool and in transactions — where parsing and planning a statement
+// was a fifth of a signed-in listing's CPU and a third of the Inbox's
+// intake
 // (docs/decisions.md, "Performance of the signed-in path"). database/sql
 // prepares a cached statement once on each connection that runs it and
 // keeps it there. PostgreSQL needs none: pgx caches the prepared
@@ -27,7 +30,9 @@ type stmtCache struct {
 // when it cannot or should not be prepared; the caller then runs the query
 // as it is.
 func (db *DB) stmt(ctx context.Context, query string) *sqlx.Stmt {
-	if db.dialect != SQLite {
+	// SQLite prepares only the first statement of a text: a text holding
+	// several runs as it is.
+	if db.dialect != SQLite || strings.Contains(strings.TrimRight(query, "; \t\n"), ";") {
 		return nil
 	}
 	c := &db.prepared
@@ -54,6 +59,21 @@ func (db *DB) stmt(ctx context.Context, query string) *sqlx.Stmt {
 	}
 	c.stmts[query] = s
 	return s
+}
+
+// stmt is the transaction's use of the DB's prepared statement of query
+// (database/sql reuses it when it is already prepared on the
+// transaction's connection, and prepares it there once otherwise); nil to
+// run the query as it is.
+func (tx *Tx) stmt(ctx context.Context, query string) *sqlx.Stmt {
+	if tx.db == nil {
+		return nil
+	}
+	s := tx.db.stmt(ctx, query)
+	if s == nil {
+		return nil
+	}
+	return tx.x.StmtxContext(ctx, s)
 }
 
 // closeStmts closes every prepared statement (on Close).

@@ -58,6 +58,14 @@ func TestPreparedReadsFollowTheData(t *testing.T) {
 		if err := db.Select(ctx, &rows, `SELECT * FROM prep_items ORDER BY id`); err != nil || len(rows) != 3 {
 			t.Fatalf("after alter: %v %v", rows, err)
 		}
+		// A text of several statements runs every one of them.
+		if _, err := db.Exec(ctx, `INSERT INTO prep_items (id, name) VALUES (10, 'x'); INSERT INTO prep_items (id, name) VALUES (11, 'y')`); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Get(ctx, &n, `SELECT COUNT(*) FROM prep_items WHERE id IN (10, 11)`); err != nil || n != 2 {
+			t.Fatalf("two statements in one text: %d rows, %v", n, err)
+		}
 		err := db.WithTx(ctx, func(tx *store.Tx) error {
 			if _, err := tx.Exec(ctx, `UPDATE prep_items SET name = 'C' WHERE id = 3`); err != nil {
 				return err

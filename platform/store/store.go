@@ -230,7 +230,12 @@ func (db *DB) selectPool(ctx context.Context, dest any, query string, args ...an
 }
 
 func (db *DB) execPool(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(query), args...)
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		res, err := s.ExecContext(ctx, args...)
+		return res, mapError(err)
+	}
+	res, err := db.x.ExecContext(ctx, query, args...)
 	return res, mapError(err)
 }
 
@@ -257,7 +262,7 @@ func (db *DB) withNewTx(ctx context.Context, fn func(tx *Tx) error) (err error) 
 	if err != nil {
 		return mapError(err)
 	}
-	tx := &Tx{x: x, dialect: db.dialect}
+	tx := &Tx{x: x, dialect: db.dialect, db: db}
 	committed := false
 	defer func() {
 		if !committed {
@@ -279,6 +284,9 @@ func (db *DB) withNewTx(ctx context.Context, fn func(tx *Tx) error) (err error) 
 type Tx struct {
 	x       *sqlx.Tx
 	dialect Dialect
+	// db keeps the statements prepared (stmts.go); nil for a Tx made
+	// elsewhere, which then runs every query as it is.
+	db *DB
 }
 
 // Dialect is the engine behind the transaction.
@@ -286,17 +294,30 @@ func (tx *Tx) Dialect() Dialect { return tx.dialect }
 
 // Get implements Querier.
 func (tx *Tx) Get(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(tx.x.GetContext(ctx, dest, tx.x.Rebind(query), args...))
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		return mapError(s.GetContext(ctx, dest, args...))
+	}
+	return mapError(tx.x.GetContext(ctx, dest, query, args...))
 }
 
 // Select implements Querier.
 func (tx *Tx) Select(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(tx.x.SelectContext(ctx, dest, tx.x.Rebind(query), args...))
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		return mapError(s.SelectContext(ctx, dest, args...))
+	}
+	return mapError(tx.x.SelectContext(ctx, dest, query, args...))
 }
 
 // Exec implements Querier.
 func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := tx.x.ExecContext(ctx, tx.x.Rebind(query), args...)
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		res, err := s.ExecContext(ctx, args...)
+		return res, mapError(err)
+	}
+	res, err := tx.x.ExecContext(ctx, query, args...)
 	return res, mapError(err)
 }
 
