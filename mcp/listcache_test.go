@@ -45,7 +45,9 @@ func TestToolsListBuiltOncePerClass(t *testing.T) {
 	member := map[string]string{"Authorization": "Bearer x", "X-Scopes": "emails"}
 	admin := map[string]string{"Authorization": "Bearer y", "X-Scopes": "emails inboxes", "X-Role": "admin"}
 	loose := map[string]string{"Authorization": "Bearer z", "X-Scopes": "emails inboxes no-class", "X-Role": "admin"}
-	list := func(who map[string]string) string { return names(t, post(h, who, "tools/list", "", "", nil), "tools", "name") }
+	list := func(who map[string]string) string {
+		return names(t, post(h, who, "tools/list", "", "", nil), "tools", "name")
+	}
 	for range 3 {
 		if got := list(member); got != "public_read" {
 			t.Fatalf("member sees %q", got)
