@@ -14,7 +14,6 @@ type classedAuthorizer struct {
 	calls atomic.Int64
 }
 
-type noClassKey struct{}
 
 func (a *classedAuthorizer) Access(ctx context.Context, req Requirement) Access {
 	a.calls.Add(1)
