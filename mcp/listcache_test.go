@@ -14,7 +14,6 @@ type classedAuthorizer struct {
 	calls atomic.Int64
 }
 
-
 func (a *classedAuthorizer) Access(ctx context.Context, req Requirement) Access {
 	a.calls.Add(1)
 	return a.roleAuthorizer.Access(ctx, req)
