@@ -70,6 +70,8 @@ type Handler struct {
 	capsModern       []byte
 	initResult       map[string][]byte // by negotiated version
 	discoverResult   []byte
+	// toolLists are tools/list answers by caller class (listcache.go).
+	toolLists listCache
 }
 
 // NewHandler checks and compiles a catalog: schemas are resolved and every

@@ -15,6 +15,12 @@ import (
 )
 
 func (c *call) toolsList() (*result, *Error) {
+	key, classed := c.listKeyOf()
+	if classed {
+		if b, ok := c.h.toolLists.get(key); ok {
+			return &result{members: b, cacheable: true}, nil
+		}
+	}
 	visible := make([]*compiledTool, 0, len(c.h.catalog.tools))
 	for _, t := range c.h.catalog.tools {
 		if c.access(t.def.Requires) == Allowed {
@@ -41,6 +47,9 @@ func (c *call) toolsList() (*result, *Error) {
 	if next != "" {
 		b = append(b, `,"nextCursor":`...)
 		b = appendQuote(b, next)
+	}
+	if classed {
+		c.h.toolLists.put(key, b)
 	}
 	return &result{members: b, cacheable: true}, nil
 }

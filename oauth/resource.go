@@ -162,6 +162,19 @@ func (rs *ResourceServer) Access(ctx context.Context, req mcp.Requirement) mcp.A
 	return mcp.Allowed
 }
 
+// AccessClass implements mcp.AccessClasser: Access depends on the
+// person's role and the token's scopes alone, so callers with the same
+// role and scopes see the same catalog, and the MCP endpoint builds each
+// class's tools/list once (docs/decisions.md, "Performance of the
+// signed-in path").
+func (rs *ResourceServer) AccessClass(ctx context.Context) (string, bool) {
+	id := identity.From(ctx)
+	if id == nil {
+		return "", false
+	}
+	return string(id.Role) + "\x00" + strings.Join(id.Scopes, "\x00"), true
+}
+
 // InsufficientScope implements mcp.Authorizer: 403 with a step-up challenge
 // naming every scope the operation needs, so the client asks once.
 func (rs *ResourceServer) InsufficientScope(w http.ResponseWriter, r *http.Request, req mcp.Requirement) {

@@ -139,3 +139,32 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		t.Fatalf("metadata %v", m)
 	}
 }
+
+// TestAccessClassIsRoleAndScopes: two callers share a class exactly when
+// Access answers the same for them — same role, same scopes — and a
+// request without an identity has none.
+func TestAccessClassIsRoleAndScopes(t *testing.T) {
+	rs := &ResourceServer{}
+	class := func(id *identity.Identity) string {
+		c, ok := rs.AccessClass(identity.With(context.Background(), id))
+		if !ok {
+			t.Fatal("no class")
+		}
+		return c
+	}
+	a := class(&identity.Identity{Subject: "a", Role: identity.RoleMember, Scopes: []string{"x", "y"}})
+	if b := class(&identity.Identity{Subject: "b", Role: identity.RoleMember, Scopes: []string{"x", "y"}}); a != b {
+		t.Fatal("same role and scopes, different classes")
+	}
+	for _, other := range []*identity.Identity{
+		{Role: identity.RoleAdmin, Scopes: []string{"x", "y"}}, {Role: identity.RoleMember, Scopes: []string{"x"}},
+		{Role: identity.RoleMember, Scopes: []string{"x", "y", "z"}}, {Role: identity.RoleMember, Scopes: []string{"x y"}},
+	} {
+		if class(other) == a {
+			t.Fatalf("%+v shares the class of a member with x, y", other)
+		}
+	}
+	if _, ok := rs.AccessClass(context.Background()); ok {
+		t.Fatal("a class without an identity")
+	}
+}

@@ -187,7 +187,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Ident
 	return &identity.Identity{
 		Issuer: c.Issuer, Subject: c.Subject, OrganizationID: c.Org, UserID: c.UserID, Email: c.Email,
 		Scopes: strings.Fields(c.Scope), ClientID: c.ClientID, WorkspaceID: c.Workspace, Audience: v.Audience,
-		GrantID: c.GrantID,
+		GrantID: c.GrantID, Expiry: c.Expiry.Time(),
 	}, nil
 }
 

@@ -48,7 +48,10 @@ func NewAuth(c AuthConfig) *Auth {
 		return &oauth.ResourceServer{
 			Resource: resource, MetadataURL: oauth.WellKnownURL(resource), AuthorizationServers: []string{c.Issuer},
 			Scopes: c.Scopes, Name: name,
-			Verifier: &oauth.JWTVerifier{Issuer: c.Issuer, Audience: resource, Keys: c.Keys},
+			// A token is verified once, then recognized by its hash until
+			// it expires; its role and grant are read on every request
+			// (oauth.CachedVerifier).
+			Verifier: oauth.NewCachedVerifier(&oauth.JWTVerifier{Issuer: c.Issuer, Audience: resource, Keys: c.Keys}),
 			Roles:    c.Roles,
 		}
 	}

@@ -38,6 +38,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	authFlags := addAuthFlags(&s)
 	limitFlags := addLimitFlags(&s) // limits.go: rate limits, overload bound
 	metricsAddr := s.Add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
+	pprofAddr := s.Add("pprof-addr", "KOBANA_PPROF_ADDR", "", "loopback listen address of the Go profiler (/debug/pprof/), for measuring; empty (default): none")
 	jf := addJobFlags(&s)     // jobs.go: where background jobs run
 	wf := addWebhookFlags(&s) // jobs.go: how every product's webhooks are delivered
 	if err := s.Parse("serve", args, stderr); err != nil {
@@ -55,6 +56,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	handler = observe.LogHandler{Handler: handler}
 	log := slog.New(handler)
 	metrics := observe.NewMetrics()
+	if *pprofAddr != "" {
+		if err := checkLoopback(*pprofAddr); err != nil {
+			fmt.Fprintln(stderr, "kobana-mcp: --pprof-addr:", err)
+			return 2
+		}
+	}
 	graceDur, err := time.ParseDuration(*grace)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp: --shutdown-grace:", err)
@@ -221,6 +228,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		msrv := httpx.NewServer(mux, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
 		servers = append(servers, running{name: "metrics", srv: msrv, ln: mln})
 		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", mln.Addr())
+	}
+	if *pprofAddr != "" {
+		pln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			closeAll()
+			fmt.Fprintln(stderr, "kobana-mcp: --pprof-addr:", err)
+			return 1
+		}
+		// No write timeout: a CPU profile answers after its seconds.
+		psrv := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(handler, slog.LevelWarn)}
+		servers = append(servers, running{name: "pprof", srv: psrv, ln: pln})
+		fmt.Fprintf(stdout, "pprof: http://%s/debug/pprof/\n", pln.Addr())
 	}
 	// The queue starts working, then the products' own listeners (the
 	// Inbox's SMTP intake), before the HTTP listeners serve.

@@ -8,6 +8,7 @@ package identity
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // Identity is a verified caller. It travels in the request context, from
@@ -38,6 +39,9 @@ type Identity struct {
 	// while its tokens are unexpired; empty for developer tokens and
 	// external issuers' tokens, which no revocation reaches.
 	GrantID string
+	// Expiry is when the token stops being valid (its "exp"); zero when
+	// unknown. A verification is cached no longer (oauth.CachedVerifier).
+	Expiry time.Time
 }
 
 // HasScope reports whether the token holds scope.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -66,6 +67,9 @@ type Queue struct {
 	client  *river.Client[*sql.Tx]
 	workers *river.Workers
 	stats   *counters
+	// listen holds River's LISTEN connection on PostgreSQL when working
+	// (migrate.go); closed by Stop.
+	listen *pgxpool.Pool
 
 	latest int // the newest River schema version this binary knows
 
@@ -113,7 +117,11 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 		return nil, err
 	}
 	q := &Queue{db: db, cfg: cfg, log: cfg.Logger, schema: schema, latest: latest, workers: river.NewWorkers(), stats: newCounters()}
-	if q.client, err = river.NewClient(driverFor(db), q.riverConfig()); err != nil {
+	if q.listen, err = listenPool(ctx, db, cfg.Work); err != nil {
+		return nil, err
+	}
+	if q.client, err = river.NewClient(driverFor(db, q.listen), q.riverConfig()); err != nil {
+		q.closeListen()
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	return q, nil
@@ -125,6 +133,12 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 //
 // Prefer EnqueueTx whenever the job is about a row being written: a job
 // enqueued on its own can run before, or without, the row it refers to.
+func (q *Queue) closeListen() {
+	if q.listen != nil {
+		q.listen.Close()
+	}
+}
+
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
 	if args == nil {
 		return 0, errNilArgs

@@ -82,8 +82,12 @@ func (q *Queue) Start(ctx context.Context) error {
 func (q *Queue) Stop(ctx context.Context) error {
 	q.mu.Lock()
 	switch q.state {
-	case created, stopped:
+	case created:
 		q.state = stopped
+		q.mu.Unlock()
+		q.closeListen()
+		return nil
+	case stopped:
 		q.mu.Unlock()
 		return nil
 	case stopping:
@@ -105,6 +109,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if working {
 		err = q.stopClient(ctx)
 	}
+	q.closeListen()
 
 	q.mu.Lock()
 	q.state = stopped

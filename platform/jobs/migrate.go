@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -23,17 +24,41 @@ import (
 // the rows they are about share one database, one pool and one
 // transaction type (*sql.Tx) on both engines.
 //
-// PostgreSQL goes through riverdatabasesql without a pgx listener: River
-// runs in poll-only mode there (no LISTEN/NOTIFY), finding new jobs every
-// PollInterval, except jobs enqueued outside a transaction by the same
-// process, which wake its workers at once. SQLite has no LISTEN/NOTIFY
-// either; riversqlite imitates it with an outbox table (river_notification)
-// that each working client polls every 50 ms.
-func driverFor(db *store.DB) riverdriver.Driver[*sql.Tx] {
+// On PostgreSQL a working queue also gets listen, a small pgx pool holding
+// River's LISTEN connection: a job enqueued in a committed transaction, by
+// this process or another, wakes a worker at once through NOTIFY instead
+// of waiting for the next poll (docs/decisions.md, "Performance of the
+// signed-in path"). Without it (an insert-only queue) River polls. SQLite
+// has no LISTEN/NOTIFY; riversqlite imitates it with an outbox table
+// (river_notification) that each working client polls every 50 ms.
+func driverFor(db *store.DB, listen *pgxpool.Pool) riverdriver.Driver[*sql.Tx] {
 	if db.Dialect() == store.Postgres {
+		if listen != nil {
+			return riverdatabasesql.NewWithPgxListener(db.SQL(), listen)
+		}
 		return riverdatabasesql.New(db.SQL())
 	}
 	return riversqlite.New(db.SQL())
+}
+
+// listenPool opens the pool of River's LISTEN connection for a working
+// queue on PostgreSQL (nil otherwise).
+func listenPool(ctx context.Context, db *store.DB, work bool) (*pgxpool.Pool, error) {
+	cc := db.PostgresConfig()
+	if !work || cc == nil {
+		return nil, nil
+	}
+	pc, err := pgxpool.ParseConfig("")
+	if err != nil {
+		return nil, err
+	}
+	pc.ConnConfig = cc
+	pc.MaxConns = 2
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: the LISTEN connection: %w", err)
+	}
+	return pool, nil
 }
 
 // River's rule for a Schema: an unquoted identifier short enough that
@@ -128,7 +153,7 @@ func migrate(ctx context.Context, db *store.DB, schema string, logger *slog.Logg
 }
 
 func migrator(db *store.DB, schema string, logger *slog.Logger) (*rivermigrate.Migrator[*sql.Tx], error) {
-	m, err := rivermigrate.New(driverFor(db), &rivermigrate.Config{Schema: schema, Logger: logger.With("component", "jobs")})
+	m, err := rivermigrate.New(driverFor(db, nil), &rivermigrate.Config{Schema: schema, Logger: logger.With("component", "jobs")})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: River migrations: %w", err)
 	}

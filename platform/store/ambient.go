@@ -44,7 +44,7 @@ func (db *DB) BeginAmbient(ctx context.Context) (context.Context, func(commit bo
 	if err != nil {
 		return nil, nil, mapError(err)
 	}
-	a := &ambient{db: db, tx: &Tx{x: x, dialect: db.dialect}}
+	a := &ambient{db: db, tx: &Tx{x: x, dialect: db.dialect, db: db}}
 	finish := func(commit bool) error {
 		if a.done.Swap(true) {
 			return errors.New("store: the ambient transaction was already finished")

@@ -76,6 +76,10 @@ type DB struct {
 	x       *sqlx.DB
 	dialect Dialect
 	target  string // the URL with any password removed, for messages
+	// prepared are the pool's reads kept prepared (stmts.go).
+	prepared stmtCache
+	// pg is the PostgreSQL connection configuration (nil on SQLite).
+	pg *pgx.ConnConfig
 }
 
 var (
@@ -122,6 +126,9 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		sdb.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	db := &DB{x: sqlx.NewDb(sdb, driverName(t.Dialect)), dialect: t.Dialect, target: t.Redacted}
+	if t.Dialect == Postgres {
+		db.pg, _ = pgx.ParseConfig(t.DSN)
+	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if err := sdb.PingContext(pctx); err != nil {
@@ -163,7 +170,21 @@ func (db *DB) SQL() *sql.DB { return db.x.DB }
 func (db *DB) Ping(ctx context.Context) error { return db.x.PingContext(ctx) }
 
 // Close closes the pool; the DB is unusable afterwards.
-func (db *DB) Close() error { return db.x.Close() }
+// PostgresConfig is a copy of the PostgreSQL connection configuration,
+// search_path included, for a library that needs a connection of its own
+// outside the pool (the job queue's LISTEN connection, platform/jobs); nil
+// on SQLite.
+func (db *DB) PostgresConfig() *pgx.ConnConfig {
+	if db.pg == nil {
+		return nil
+	}
+	return db.pg.Copy()
+}
+
+func (db *DB) Close() error {
+	db.closeStmts()
+	return db.x.Close()
+}
 
 // Get implements Querier; inside an ambient transaction (ambient.go) it
 // reads through it.
@@ -193,15 +214,28 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 }
 
 func (db *DB) getPool(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(db.x.GetContext(ctx, dest, db.x.Rebind(query), args...))
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		return mapError(s.GetContext(ctx, dest, args...))
+	}
+	return mapError(db.x.GetContext(ctx, dest, query, args...))
 }
 
 func (db *DB) selectPool(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(db.x.SelectContext(ctx, dest, db.x.Rebind(query), args...))
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		return mapError(s.SelectContext(ctx, dest, args...))
+	}
+	return mapError(db.x.SelectContext(ctx, dest, query, args...))
 }
 
 func (db *DB) execPool(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := db.x.ExecContext(ctx, db.x.Rebind(query), args...)
+	query = db.x.Rebind(query)
+	if s := db.stmt(ctx, query); s != nil {
+		res, err := s.ExecContext(ctx, args...)
+		return res, mapError(err)
+	}
+	res, err := db.x.ExecContext(ctx, query, args...)
 	return res, mapError(err)
 }
 
@@ -228,7 +262,7 @@ func (db *DB) withNewTx(ctx context.Context, fn func(tx *Tx) error) (err error) 
 	if err != nil {
 		return mapError(err)
 	}
-	tx := &Tx{x: x, dialect: db.dialect}
+	tx := &Tx{x: x, dialect: db.dialect, db: db}
 	committed := false
 	defer func() {
 		if !committed {
@@ -250,6 +284,9 @@ func (db *DB) withNewTx(ctx context.Context, fn func(tx *Tx) error) (err error) 
 type Tx struct {
 	x       *sqlx.Tx
 	dialect Dialect
+	// db keeps the statements prepared (stmts.go); nil for a Tx made
+	// elsewhere, which then runs every query as it is.
+	db *DB
 }
 
 // Dialect is the engine behind the transaction.
@@ -257,17 +294,30 @@ func (tx *Tx) Dialect() Dialect { return tx.dialect }
 
 // Get implements Querier.
 func (tx *Tx) Get(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(tx.x.GetContext(ctx, dest, tx.x.Rebind(query), args...))
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		return mapError(s.GetContext(ctx, dest, args...))
+	}
+	return mapError(tx.x.GetContext(ctx, dest, query, args...))
 }
 
 // Select implements Querier.
 func (tx *Tx) Select(ctx context.Context, dest any, query string, args ...any) error {
-	return mapError(tx.x.SelectContext(ctx, dest, tx.x.Rebind(query), args...))
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		return mapError(s.SelectContext(ctx, dest, args...))
+	}
+	return mapError(tx.x.SelectContext(ctx, dest, query, args...))
 }
 
 // Exec implements Querier.
 func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := tx.x.ExecContext(ctx, tx.x.Rebind(query), args...)
+	query = tx.x.Rebind(query)
+	if s := tx.stmt(ctx, query); s != nil {
+		res, err := s.ExecContext(ctx, args...)
+		return res, mapError(err)
+	}
+	res, err := tx.x.ExecContext(ctx, query, args...)
 	return res, mapError(err)
 }
 

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// intake posts n copies of an e-mail (each with its own Message-ID) to the
+// Inbox's POST /api/v1/intake/messages, workers at a time, then follows
+// GET /api/v1/emails?status=processed until every one is processed. It
+// prints the rate of acceptance, the end-to-end rate and, given the
+// server's pid, the server's CPU for the whole batch (README, "Benchmarks").
+func intake(api, token, to, emlFile string, n, workers, pid int, timeout time.Duration) {
+	eml, err := os.ReadFile(emlFile)
+	if err != nil {
+		fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	do := func(method, url string, body []byte, ct string) ([]byte, int, error) {
+		req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return b, resp.StatusCode, err
+	}
+	countProcessed := func() int {
+		count, cursor := 0, ""
+		for {
+			url := api + "/emails?status=processed&limit=200"
+			if cursor != "" {
+				url += "&cursor=" + cursor
+			}
+			b, status, err := do("GET", url, nil, "")
+			if err != nil || status != 200 {
+				fatal(fmt.Errorf("emails: %d %v %s", status, err, b))
+			}
+			var page struct {
+				Data []json.RawMessage
+				Meta struct {
+					NextCursor *string `json:"next_cursor"`
+				}
+			}
+			if err := json.Unmarshal(b, &page); err != nil {
+				fatal(err)
+			}
+			count += len(page.Data)
+			if page.Meta.NextCursor == nil {
+				return count
+			}
+			cursor = *page.Meta.NextCursor
+		}
+	}
+	before := countProcessed()
+	cpu0 := cpuTime(pid)
+	start := time.Now()
+	var next atomic.Int64
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1)
+				if i > int64(n) {
+					return
+				}
+				msg := bytes.Replace(eml, []byte("Message-ID: <fatura-123@acme.example>"),
+					[]byte("Message-ID: <fatura-"+strconv.FormatInt(i, 10)+"-"+strconv.FormatInt(start.UnixNano(), 36)+"@acme.example>"), 1)
+				b, status, err := do("POST", api+"/intake/messages?to="+to, msg, "message/rfc822")
+				if err != nil || status != http.StatusAccepted {
+					if failed.Add(1) == 1 {
+						fmt.Fprintf(os.Stderr, "loadgen: intake: %d %v %s\n", status, err, b)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	accepted := time.Since(start)
+	processed := 0
+	for processed < n-int(failed.Load()) && time.Since(start) < timeout {
+		time.Sleep(100 * time.Millisecond)
+		processed = countProcessed() - before
+	}
+	total := time.Since(start)
+	out := map[string]any{"target": "intake", "emails": n, "failed": failed.Load(), "processed": processed,
+		"accepted_per_s": int(float64(n) / accepted.Seconds()), "processed_per_s": int(float64(processed) / total.Seconds()),
+		"seconds": total.Round(time.Millisecond).Seconds()}
+	if pid > 0 {
+		out["server_cpu_s"] = (cpuTime(pid) - cpu0).Seconds()
+	}
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "loadgen:", err)
+	os.Exit(1)
+}

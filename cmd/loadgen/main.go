@@ -1,0 +1,186 @@
+// Command loadgen measures an MCP endpoint over loopback HTTP for
+// scripts/bench.sh: a closed loop of workers, each sending its next request
+// as soon as the previous answer is read, for a fixed time. It prints the
+// requests per second and, given the server's process id, the server's CPU
+// time per answered request, read from /proc (user + system), which is
+// what the benchmark compares across targets (README, "Benchmarks").
+//
+//	loadgen -url http://127.0.0.1:8081/mcp -token $T -method tools/list -pid 1234
+//	loadgen -floor 127.0.0.1:0 -answer answer.json   # the bare net/http floor
+//	loadgen -intake 1000 -c 8 -url http://127.0.0.1:8081/api/v1 -token $T -to ADDRESS -pid 1234
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadgen","version":"1"}}`
+
+func main() {
+	url := flag.String("url", "", "the MCP endpoint")
+	token := flag.String("token", "", "bearer token (empty: none)")
+	method := flag.String("method", "tools/list", "server/discover, tools/list or tools/call")
+	tool := flag.String("tool", "", "the tool of tools/call")
+	args := flag.String("args", "{}", "the tool's arguments (JSON)")
+	workers := flag.Int("c", 16, "workers (requests in flight)")
+	dur := flag.Duration("d", 5*time.Second, "how long to measure")
+	warm := flag.Duration("warmup", time.Second, "load before measuring")
+	pid := flag.Int("pid", 0, "server process id, for its CPU time per request")
+	label := flag.String("label", "", "name of the line printed")
+	floor := flag.String("floor", "", "serve the bare floor on this address instead: net/http writing -answer")
+	answer := flag.String("answer", "", "file holding the floor's captured answer")
+	capture := flag.String("capture", "", "send one request and write its answer to this file")
+	intakeN := flag.Int("intake", 0, "instead: post this many e-mails to -url (the API base) for -to, then wait until all are processed")
+	to := flag.String("to", "", "the inbox address of -intake")
+	eml := flag.String("eml", "examples/inbox/boleto.eml", "the e-mail -intake posts")
+	timeout := flag.Duration("timeout", 5*time.Minute, "how long -intake waits for processing")
+	flag.Parse()
+	if *intakeN > 0 {
+		intake(*url, *token, *to, *eml, *intakeN, *workers, *pid, *timeout)
+		return
+	}
+	if *floor != "" {
+		serveFloor(*floor, *answer)
+		return
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + *method + `","params":{` + meta + `}}`)
+	if *method == "tools/call" {
+		body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + strconv.Quote(*tool) + `,"arguments":` + *args + `,` + meta + `}}`)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers, MaxConnsPerHost: *workers, DisableCompression: true}}
+	send := func() ([]byte, error) {
+		req, _ := http.NewRequest("POST", *url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", *method)
+		if *tool != "" {
+			req.Header.Set("Mcp-Name", *tool)
+		}
+		if *token != "" {
+			req.Header.Set("Authorization", "Bearer "+*token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != 200 {
+			err = fmt.Errorf("status %d: %s", resp.StatusCode, b)
+		}
+		if err == nil && (bytes.Contains(b, []byte(`"isError":true`)) || bytes.Contains(b, []byte(`"error":{"code"`))) {
+			err = fmt.Errorf("error answer: %s", b)
+		}
+		return b, err
+	}
+	first, err := send()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+	if *capture != "" {
+		if err := os.WriteFile(*capture, first, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var measuring atomic.Bool
+	var done, failed atomic.Int64
+	var firstErr atomic.Value
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range *workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				_, err := send()
+				if !measuring.Load() {
+					continue
+				}
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				done.Add(1)
+			}
+		})
+	}
+	time.Sleep(*warm)
+	cpu0 := cpuTime(*pid)
+	start := time.Now()
+	measuring.Store(true)
+	time.Sleep(*dur)
+	measuring.Store(false)
+	elapsed := time.Since(start)
+	cpu1 := cpuTime(*pid)
+	n := done.Load()
+	cancel()
+	wg.Wait()
+	name := *label
+	if name == "" {
+		name = strings.TrimSpace(*method + " " + *tool)
+	}
+	us := "-"
+	if *pid > 0 && n > 0 {
+		us = strconv.FormatFloat(float64((cpu1-cpu0).Microseconds())/float64(n), 'f', 1, 64)
+	}
+	out := map[string]any{"target": name, "requests": n, "errors": failed.Load(), "req_per_s": int(float64(n) / elapsed.Seconds()), "cpu_us_per_req": us}
+	if e := firstErr.Load(); e != nil {
+		out["first_error"] = e
+	}
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+}
+
+// cpuTime is a process's user + system CPU time from /proc/PID/stat.
+func cpuTime(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (in parentheses, which may hold spaces).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const hz = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / hz
+}
+
+// serveFloor is the bare net/http floor: every POST gets the captured
+// answer, with no parsing at all.
+func serveFloor(addr, answerFile string) {
+	answer, err := os.ReadFile(answerFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("floor: http://%s/mcp\n", ln.Addr())
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}))
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Load benchmark of the signed-in path over loopback (README, "Benchmarks").
+# Builds kobana-mcp and cmd/loadgen, starts `serve` (Inbox only, embedded
+# SQLite, rate limits in memory set high enough never to refuse) and the
+# bare net/http floor, each with GOMAXPROCS=1, and drives one at a time with
+# a closed loop of 16 workers (also GOMAXPROCS=1). Prints req/s and the
+# server's CPU µs per answered request for each method, and the ratios to
+# the floor.
+#
+#   scripts/bench.sh            # 5 s per method
+#   DURATION=20s WORKERS=16 scripts/bench.sh
+#   INTAKE=1000 scripts/bench.sh  # then 1 000 e-mails posted to the intake
+#                                 # (8 at a time), processed end to end
+#
+# Ports: 127.0.0.1:18481 (Inbox) and 18480 (floor); override with
+# BENCH_PORT / FLOOR_PORT. The SMTP intake is off.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-5s}
+WORKERS=${WORKERS:-16}
+PORT=${BENCH_PORT:-18481}
+FLOOR_PORT=${FLOOR_PORT:-18480}
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
+go build -o "$work/loadgen" ./cmd/loadgen
+high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
+GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/data" --products inbox \
+	--inbox-addr "127.0.0.1:$PORT" --inbox-smtp-addr off --rate-limits "$high" --log-format json \
+	>"$work/serve.out" 2>"$work/serve.err" &
+serve_pid=$!
+pids+=("$serve_pid")
+url="http://127.0.0.1:$PORT/mcp"
+for _ in $(seq 100); do grep -q "MCP endpoint" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "MCP endpoint" "$work/serve.out" || { cat "$work/serve.err"; exit 1; }
+token=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --ttl 1h)
+
+load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -pid "$2" "${@:3}"; }
+"$work/loadgen" -url "$url" -token "$token" -method tools/call -tool emails_list -args '{"limit":10}' -capture "$work/answer.json"
+GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
+floor_pid=$!
+pids+=("$floor_pid")
+sleep 0.5
+
+results="$work/results.jsonl"
+load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool emails_list -label floor >>"$results"
+load "$url" "$serve_pid" -method server/discover >>"$results"
+load "$url" "$serve_pid" -method tools/list >>"$results"
+load "$url" "$serve_pid" -method tools/call -tool emails_list -args '{"limit":10}' >>"$results"
+
+python3 - "$results" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+floor = rows[0]
+print(f"{'target':28} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
+for r in rows:
+    us = float(r["cpu_us_per_req"]) if r["cpu_us_per_req"] != "-" else float("nan")
+    fus = float(floor["cpu_us_per_req"])
+    print(f"{r['target']:28} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
+PY
+
+if [ -n "${INTAKE:-}" ]; then
+	api="http://127.0.0.1:$PORT/api/v1"
+	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --resource api --ttl 1h)
+	address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
+		sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
+	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -eml examples/inbox/boleto.eml
+fi
