@@ -139,7 +139,9 @@ func TestIntakeSMTP(t *testing.T) {
 				r.Status == emailRejected || !slices.Equal(decodeList[string](r.ToJSON), []string{"contas@inbox.localhost"}) {
 				t.Fatalf("%s: %+v", name, r)
 			}
-			if ev := mailEvents(t, db, r.ID); !slices.Equal(ev, []string{"email.received"}) {
+			// Received exactly once; processing may already have added its
+			// own events (a queued job starts at once).
+			if ev := mailEvents(t, db, r.ID); countOf(ev, "email.received") != 1 {
 				t.Fatalf("%s: events %v", name, ev)
 			}
 			chk(t, r)
@@ -264,4 +266,15 @@ func TestIntakeSMTPOff(t *testing.T) {
 		_ = busy.shutdown(context.Background())
 		t.Fatal("started on a port in use")
 	}
+}
+
+// countOf is how many times s is in list.
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
 }
