@@ -52,6 +52,9 @@ type service struct {
 
 	// bureaus reaches the credit bureaus and the notary (commands.go).
 	bureaus bureauSetup
+	// noPeriodic leaves the escalation's periodic jobs (the removal watch,
+	// the agreement monitor) out: tests that move the clock run them.
+	noPeriodic bool
 }
 
 // chargeClosedFunc is work that must happen in the same transaction as a

@@ -42,6 +42,7 @@ type Fake struct {
 	next     int
 	wg       sync.WaitGroup
 	closed   bool
+	done     chan struct{}
 	srv      *http.Server
 }
 
@@ -64,7 +65,7 @@ type Record struct {
 // NewFake is a Fake whose callbacks are signed with secret.
 func NewFake(secret []byte) *Fake {
 	return &Fake{secret: secret, client: &http.Client{Timeout: 10 * time.Second},
-		byKey: map[string]fakeAnswer{}, records: map[string]*Record{}, Refuse: map[string]string{}}
+		byKey: map[string]fakeAnswer{}, records: map[string]*Record{}, Refuse: map[string]string{}, done: make(chan struct{})}
 }
 
 // Set changes the Fake's behaviour under its lock.
@@ -108,7 +109,10 @@ func (f *Fake) Start() (string, error) {
 // Close stops the listener and waits for the callbacks on their way.
 func (f *Fake) Close() error {
 	f.mu.Lock()
-	f.closed = true
+	if !f.closed {
+		f.closed = true
+		close(f.done)
+	}
 	f.mu.Unlock()
 	var err error
 	if f.srv != nil {
@@ -229,7 +233,11 @@ func (f *Fake) later(url string, cb Callback, apply func()) {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		time.Sleep(delay)
+		select {
+		case <-time.After(delay):
+		case <-f.done:
+			return
+		}
 		body, _ := json.Marshal(cb)
 		for attempt := 0; attempt < 5; attempt++ {
 			req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
