@@ -54,7 +54,7 @@ const (
 // since when, and that it may be reported to the credit bureaus.
 const (
 	priorNoticeSubject = "Aviso de possível registro em órgãos de proteção ao crédito"
-	priorNoticeBody    = "Olá {{debtor.name}}, a fatura {{charge.description}} de {{charge.updated_amount}}, vencida em {{charge.due_date}}, " +
+	priorNoticeBody    = "Olá {{debtor.name}}, a sua fatura de {{charge.updated_amount}}, vencida em {{charge.due_date}}, " +
 		"continua em aberto. Se não for paga, o débito poderá ser registrado em órgãos de proteção ao crédito (SPC, Serasa, Boa Vista, Quod) " +
 		"após o prazo legal deste aviso."
 )
