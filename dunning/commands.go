@@ -173,7 +173,9 @@ func (commandArgs) Kind() string { return "dunning.command" }
 const commandAttempts = 8
 
 // InsertOpts bound the retries.
-func (commandArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: commandAttempts} }
+func (commandArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: commandAttempts}
+}
 
 // insertCommand writes c with its job and its requested event, in tx.
 func (s *service) insertCommand(ctx context.Context, tx *store.Tx, k commandKind, c Charge, provider string) (command, error) {

@@ -187,7 +187,9 @@ func registerCommands(api *rest.API, s *service) {
 		}
 		return s.describeCommand(ctx, in.ID, "Report to "+b, "The debtor's credit record shows the debt until it is removed.")
 	}, func(ctx context.Context, in *reportIn) (*rest.Response, error) {
-		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) { return s.reportCharge(ctx, tx, orgID, in.ID, in.Bureau) })
+		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
+			return s.reportCharge(ctx, tx, orgID, in.ID, in.Bureau)
+		})
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_remove_credit_report", Method: "DELETE", Path: "/charges/{id}/credit-report", Tags: []string{"credit reports"},

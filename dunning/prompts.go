@@ -146,10 +146,10 @@ type me struct {
 	Today    calendar.Date `json:"today"`
 	Settings struct {
 		AgreementMaxDiscount float64 `json:"agreement_max_discount_percent"`
-		Timezone        string `json:"timezone"`
-		QuietHoursStart string `json:"quiet_hours_start"`
-		QuietHoursEnd   string `json:"quiet_hours_end"`
-		Channels        map[string]struct {
+		Timezone             string  `json:"timezone"`
+		QuietHoursStart      string  `json:"quiet_hours_start"`
+		QuietHoursEnd        string  `json:"quiet_hours_end"`
+		Channels             map[string]struct {
 			Enabled  bool   `json:"enabled"`
 			Provider string `json:"provider"`
 		} `json:"channels"`
