@@ -14,20 +14,25 @@ func TestMigrationsUpAndDown(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		for _, table := range []string{"dunning_settings", "dunning_debtors", "dunning_opt_outs", "dunning_charges", "dunning_payments",
-			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals"} {
+			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals",
+			"dunning_commands", "dunning_agreements", "dunning_agreement_charges", "dunning_agreement_installments"} {
 			var n int
 			if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM "+table); err != nil {
 				t.Fatalf("%s: %v", table, err)
 			}
 		}
-		for range 4 {
+		files, err := migrationFiles.ReadDir("migrations")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range files {
 			if err := db.MigrateDown(ctx, Migrations); err != nil {
 				t.Fatal(err)
 			}
 		}
 		var n int
 		if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM dunning_debtors"); err == nil {
-			t.Fatal("dunning_debtors is still there after four steps down")
+			t.Fatal("dunning_debtors is still there after every step down")
 		}
 	})
 }
