@@ -246,7 +246,7 @@ func (s *service) propose(ctx context.Context, q store.Querier, orgID string, in
 		}
 	}
 	if max := percentOf(p.original, st.AgreementMaxDiscount); p.discount > max {
-		return p, rest.Unprocessable(fmt.Sprintf("rule max_discount: a discount of %s is more than the %s%% the organization allows (%s of %s)",
+		return p, rest.Unprocessable(fmt.Sprintf("rule max_discount: a discount of %s is more than the %s the organization allows (%s of %s)",
 			p.discount, st.AgreementMaxDiscount, max, p.original))
 	}
 	total := p.original - p.discount

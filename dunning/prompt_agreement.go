@@ -97,7 +97,7 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 	}
 	args, _ := json.Marshal(map[string]any{"debtor_id": d.Data.ID, "charge_ids": ids, "discount_percent": maxPct, "installments": maxN})
 	text := "Help the user propose a renegotiation (acordo) to this Kobana Dunning debtor. The server computed every figure below: quote them, never compute or add amounts yourself. " +
-		fmt.Sprintf("Their open charges add up to %s today (updated amounts with fine and interest). With a discount of %s%% (%s) they would pay %s, in one of these ways:\n", total, pct, discount, net) +
+		fmt.Sprintf("Their open charges add up to %s today (updated amounts with fine and interest). With a discount of %s (%s) they would pay %s, in one of these ways:\n", total, pct, discount, net) +
 		strings.Join(options, "\n") +
 		"\n\nShow the user the charges and these options, and ask which one they want (they may choose a smaller discount, a down payment or a due day). " +
 		"Only after they agree, call dunning_agreements_create with what they chose — for the largest option: " + string(args) + " — and show the proposal it answers (its installments table is the server's). " +
