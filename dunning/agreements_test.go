@@ -66,6 +66,13 @@ func TestAgreementSettled(t *testing.T) {
 		ee.fails(ee.Owner, 422, "UNPROCESSABLE", "POST", "/v1/agreements", obj{"debtor_id": "maria", "charge_ids": []string{"fatura-b"}, "installments": 1})
 		ee.fails(ee.Other, 404, "NOT_FOUND", "GET", "/v1/agreements/"+id, nil)
 		ee.fails(ee.Other, 404, "NOT_FOUND", "POST", "/v1/agreements/"+id+"/accept", obj{})
+		ee.fails(ee.Other, 404, "NOT_FOUND", "POST", "/v1/agreements/"+id+"/cancel", obj{})
+		// Another organization's charges are not theirs to renegotiate.
+		fields, _ := ee.fails(ee.Other, 422, "VALIDATION_ERROR", "POST", "/v1/agreements", obj{"debtor_id": "maria", "charge_ids": []string{a}, "installments": 1})
+		wantFields(t, fields, "debtor_id")
+		if _, list := ee.call(ee.Other, "GET", "/v1/agreements", nil); list["meta"].(obj)["total"] != 0.0 {
+			t.Fatalf("their agreements %v", list)
+		}
 		ee.fails(ee.Member, 403, "FORBIDDEN", "POST", "/v1/agreements/"+id+"/accept", obj{})
 
 		ag = ee.ok(200, "POST", "/v1/agreements/"+id+"/accept", obj{})

@@ -66,6 +66,8 @@ func TestCreditReportRules(t *testing.T) {
 			t.Fatalf("report %v", got)
 		}
 		ee.fails(ee.Other, 404, "NOT_FOUND", "GET", "/v1/credit-reports/"+rid, nil)
+		ee.fails(ee.Other, 404, "NOT_FOUND", "DELETE", "/v1/charges/"+id+"/credit-report", nil)
+		ee.fails(ee.Other, 404, "NOT_FOUND", "GET", "/v1/credit-reports?charge_id="+id, nil)
 		code, list := ee.call(ee.Owner, "GET", "/v1/credit-reports?charge_id=fatura-1", nil)
 		if code != 200 || list["meta"].(obj)["total"] != 1.0 {
 			t.Fatalf("list %d %v", code, list)

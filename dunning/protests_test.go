@@ -32,6 +32,8 @@ func TestProtest(t *testing.T) {
 			t.Fatalf("notary records %+v", recs)
 		}
 		ee.fails(ee.Other, 404, "NOT_FOUND", "GET", "/v1/protests/"+pid, nil)
+		ee.fails(ee.Other, 404, "NOT_FOUND", "POST", "/v1/charges/"+p["charge_id"].(string)+"/protest", obj{})
+		ee.fails(ee.Other, 404, "NOT_FOUND", "GET", "/v1/protests?charge_id=fatura-1", nil)
 		ee.fails(ee.Other, 404, "NOT_FOUND", "POST", "/v1/charges/fatura-1/protest/cancel", obj{})
 
 		ee.ok(201, "POST", "/v1/charges/fatura-1/payments", obj{"amount": 250})
