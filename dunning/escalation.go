@@ -2,7 +2,9 @@ package dunning
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"strings"
@@ -47,8 +49,17 @@ func registerEscalation(b *productkit.Builder, api *rest.API, svc *service, cfg 
 			svc.bureaus.provider = bureau.NewClient(cfg.BureauURL, bureauTimeout)
 			svc.bureaus.secret = []byte(cfg.BureauSecret)
 		} else {
+			// The deployment secret, when there is one, so that a separate
+			// worker's embedded provider signs callbacks the serving
+			// process verifies; a random one otherwise.
 			secret := make([]byte, 32)
-			_, _ = rand.Read(secret)
+			if len(b.Deps.Secret) > 0 {
+				m := hmac.New(sha256.New, b.Deps.Secret)
+				m.Write([]byte("dunning embedded bureau callbacks"))
+				secret = m.Sum(nil)
+			} else {
+				_, _ = rand.Read(secret)
+			}
 			fake := bureau.NewFake(secret)
 			// The embedded provider answers later, by callback, as the real
 			// ones do.
