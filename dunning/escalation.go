@@ -69,7 +69,7 @@ func registerEscalation(b *productkit.Builder, api *rest.API, svc *service, cfg 
 				return fmt.Errorf("dunning: the embedded credit-bureau provider: %w", err)
 			}
 			svc.bureaus.provider, svc.bureaus.secret = bureau.NewClient(base, bureauTimeout), secret
-			b.Lifecycle(nil, func(context.Context) error { return fake.Close() }, func() []string {
+			b.Lifecycle(func(context.Context) error { return nil }, func(context.Context) error { return fake.Close() }, func() []string {
 				return []string{"kobana-dunning credit bureaus and notary: the embedded test provider at " + base + " (nothing leaves this machine)"}
 			})
 		}
