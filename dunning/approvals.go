@@ -281,6 +281,21 @@ func (n *notifier) approve(ctx context.Context, tx *store.Tx, in *approvalDecisi
 	default:
 		return approvalJSON{}, rest.Conflict("the approval is " + a.Status + ": only a pending one can be approved")
 	}
+	var step stepRecord
+	if err := tx.Get(ctx, &step, `SELECT `+stepColumns+` FROM dunning_plan_steps WHERE id = ? AND organization_id = ?`, a.StepID, a.OrganizationID); err != nil {
+		return approvalJSON{}, err
+	}
+	if step.Action != ActionNotify {
+		// The escalating step runs now, under the rules of its route; a
+		// refusal rolls back and leaves the approval pending.
+		if err := n.runEscalation(ctx, tx, a, step); err != nil {
+			return approvalJSON{}, err
+		}
+		if err := n.decide(ctx, tx, &a, ApprovalApproved, in.Note); err != nil {
+			return approvalJSON{}, err
+		}
+		return n.showApproval(ctx, tx, a)
+	}
 	row, st, err := n.approvalDraft(ctx, tx, a, true)
 	if err != nil {
 		return approvalJSON{}, err
@@ -351,6 +366,12 @@ func (n *notifier) showApproval(ctx context.Context, q store.Querier, a stepAppr
 		if d, err := getDebtor(ctx, q, a.OrganizationID, c.DebtorID); err == nil {
 			j.DebtorID, j.DebtorName = d.ID, d.Name
 		}
+	}
+	if j.Step != nil && j.Step.Action != ActionNotify {
+		// Nothing is sent: approving runs the escalation.
+		what := escalationWords[j.Step.Action]
+		j.Message.Body = &what
+		return j, nil
 	}
 	var sent Notification
 	err := q.Get(ctx, &sent, `SELECT `+notificationColumns+` FROM dunning_notifications WHERE enrollment_id = ? AND step_id = ?`, a.EnrollmentID, a.StepID)

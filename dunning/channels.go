@@ -43,6 +43,13 @@ type ChannelConfig struct {
 	// row they are about.
 	Twilio *messaging.TwilioConfig
 
+	// BureauURL is where the credit bureaus and the notary are reached
+	// (the protocol of package bureau, a gateway serving all of them);
+	// empty serves the embedded provider on a loopback listener of this
+	// process, where nothing leaves the machine. BureauSecret verifies
+	// their callbacks.
+	BureauURL, BureauSecret string
+
 	// linkBase replaces the product's public URL in the links Dunning
 	// hands out (unsubscribe, status callbacks). Tests set an https base,
 	// which List-Unsubscribe requires, while serving plain http on
@@ -64,9 +71,15 @@ func (c *ChannelConfig) settings(s *productkit.Settings) func() error {
 	token := s.Add("dunning-twilio-auth-token", "KOBANA_DUNNING_TWILIO_AUTH_TOKEN", "", "Twilio auth token: authenticates requests and verifies status callbacks (prefer the environment variable)")
 	smsFrom := s.Add("dunning-twilio-from", "KOBANA_DUNNING_TWILIO_FROM", "", "SMS sender: an E.164 number of the account or an alphanumeric sender id")
 	waFrom := s.Add("dunning-twilio-whatsapp-from", "KOBANA_DUNNING_TWILIO_WHATSAPP_FROM", "", "WhatsApp sender, an E.164 number")
+	bureauURL := s.Add("dunning-bureau-url", "KOBANA_DUNNING_BUREAU_URL", "", "gateway to the credit bureaus and the notary (docs/decisions.md \"Dunning: credit bureaus, protest and agreements\"); empty serves the embedded test provider on loopback")
+	bureauSecret := s.Add("dunning-bureau-secret", "KOBANA_DUNNING_BUREAU_SECRET", "", "shared secret the gateway signs its callbacks with (required with the URL)")
 	baseURL := s.Add("dunning-twilio-base-url", "KOBANA_DUNNING_TWILIO_BASE_URL", messaging.TwilioBaseURL, "Twilio's API (https; http only on loopback, for tests)")
 	return func() error {
 		c.SMTP, c.Twilio = nil, nil
+		c.BureauURL, c.BureauSecret = *bureauURL, *bureauSecret
+		if c.BureauURL != "" && c.BureauSecret == "" {
+			return errors.New("--dunning-bureau-secret is required with --dunning-bureau-url")
+		}
 		if *host != "" {
 			policy, err := mail.ParseTLSPolicy(*tlsPolicy)
 			if err != nil {

@@ -40,16 +40,22 @@ func (r matrixReply) text() string {
 type cancelCall struct {
 	era, caps, state, responses string
 	args                        map[string]any
+	// tool is the tool called (default dunning_charges_cancel).
+	tool string
 }
 
 func (ce *coreEnv) cancelTool(c cancelCall) matrixReply {
 	ce.t.Helper()
-	params := map[string]any{"name": "dunning_charges_cancel", "arguments": c.args}
+	tool := c.tool
+	if tool == "" {
+		tool = "dunning_charges_cancel"
+	}
+	params := map[string]any{"name": tool, "arguments": c.args}
 	header := []string{"MCP-Protocol-Version", c.era}
 	if c.era == "2026-07-28" {
 		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.era,
 			"io.modelcontextprotocol/clientCapabilities": json.RawMessage(c.caps)}
-		header = append(header, "Mcp-Method", "tools/call", "Mcp-Name", "dunning_charges_cancel")
+		header = append(header, "Mcp-Method", "tools/call", "Mcp-Name", tool)
 	}
 	if c.state != "" {
 		params["requestState"] = c.state

@@ -65,8 +65,18 @@ type coreEnv struct {
 
 func newCoreEnv(t *testing.T, db *store.DB) *coreEnv {
 	t.Helper()
+	return newCoreEnvWith(t, db, nil)
+}
+
+// newCoreEnvWith is newCoreEnv whose service extra adjusts too (the
+// escalation tests point it at their own provider).
+func newCoreEnvWith(t *testing.T, db *store.DB, extra func(*service)) *coreEnv {
+	t.Helper()
 	ce := &coreEnv{t: t, clock: &coreClock{t: coreStart}}
 	ce.Env = producttest.Start(t, db, specWith(func(s *service) {
+		if extra != nil {
+			extra(s)
+		}
 		s.now = ce.clock.Now
 		s.whenChargeClosed(func(_ context.Context, _ *store.Tx, c Charge, reason lifecycle.StopReason) error {
 			ce.closedMu.Lock()

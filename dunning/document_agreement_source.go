@@ -2,22 +2,59 @@ package dunning
 
 import (
 	"context"
+	"errors"
 
+	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/rest"
 )
 
 // loadAgreementTerm reads what an agreement's term prints — its debtor,
-// the charges it renegotiates, the discount, the down payment and the
-// installment table — from the agreements' tables, for the document job
-// (document_job.go), which sets Creditor and IssuedAt itself.
-//
-// The agreements are built in their own branch of this work: until it is
-// merged there is no agreement to read, and every term answers NOT_FOUND
-// (the document fails with that message). The agreements branch fills this
-// function in; renderAgreementTerm is tested on a built agreementTerm
-// meanwhile (docs/decisions.md "Dunning: documents and exports").
+// the charges it renegotiates at the amounts the agreement took them for,
+// the discount, the down payment and the installment table — for the
+// document job (document_job.go), which sets Creditor and IssuedAt
+// itself. The figures are the agreement's own rows, never recomputed: the
+// term shows exactly what was proposed (docs/decisions.md "Dunning:
+// documents and exports").
 func (s *service) loadAgreementTerm(ctx context.Context, q store.Querier, orgID, agreementID string) (agreementTerm, error) {
-	_, _, _ = ctx, q, orgID
-	return agreementTerm{AgreementID: agreementID}, rest.NotFound("agreement")
+	a, err := getAgreement(ctx, q, orgID, agreementID, "")
+	if err != nil {
+		return agreementTerm{AgreementID: agreementID}, notFoundAs(err, "agreement")
+	}
+	d, err := getDebtor(ctx, q, orgID, a.DebtorID)
+	if err != nil {
+		return agreementTerm{}, notFoundAs(err, "debtor")
+	}
+	st, err := loadSettings(ctx, q, orgID)
+	if err != nil {
+		return agreementTerm{}, err
+	}
+	charges, inst, err := agreementParts(ctx, q, a)
+	if err != nil {
+		return agreementTerm{}, err
+	}
+	term := agreementTerm{AgreementID: a.ID, Debtor: debtorParty(d), DiscountCents: a.Discount, DownPaymentCents: a.DownPayment,
+		GraceDays: st.AgreementGraceDays, On: st.Today(a.CreatedAt)}
+	for _, row := range charges {
+		c, err := getCharge(ctx, q, orgID, row.ChargeID)
+		if err != nil {
+			return agreementTerm{}, notFoundAs(err, "charge")
+		}
+		ref := c.ID
+		if c.ExternalID != nil && *c.ExternalID != "" {
+			ref = *c.ExternalID
+		}
+		term.Charges = append(term.Charges, agreementTermCharge{Description: c.Description, Reference: ref, DueDate: c.DueDate, AmountCents: row.Updated})
+	}
+	for _, row := range inst {
+		due, err := calendar.ParseDate(row.DueDate)
+		if err != nil {
+			return agreementTerm{}, errors.Join(errors.New("agreement installment due date"), err)
+		}
+		if row.Number == 0 {
+			term.DownPaymentDue = due
+			continue
+		}
+		term.Installments = append(term.Installments, agreementTermInstallment{Number: row.Number, DueDate: due, AmountCents: row.Amount})
+	}
+	return term, nil
 }

@@ -190,9 +190,6 @@ func (s *service) requestExport(ctx context.Context, orgID string, in *createExp
 	if !ok {
 		return "", invalid("resource", "must be charges, debtors, notifications or agreements")
 	}
-	if in.Resource == ExportAgreements && !agreementsExportAvailable {
-		return "", rest.Unprocessable("exports of agreements are not yet available: export charges, debtors or notifications")
-	}
 	if id := identity.From(ctx); id != nil && id.Scopes != nil && !id.HasScope(src.scope) {
 		return "", rest.Forbidden("exporting " + in.Resource + " also needs the scope " + src.scope)
 	}

@@ -83,8 +83,8 @@ var (
 	notificationExportFilters = []string{"status", "debtor_id", "charge_id", "channel"}
 )
 
-// exportSources are the exports by resource. agreements is the
-// agreements' (export_agreements.go).
+// exportSources are the exports by resource (agreements:
+// export_agreements.go).
 var exportSources = map[string]exportSource{
 	ExportCharges: {scope: "dunning.charges", allowed: chargeExportFilters,
 		header: []string{"id", "external_id", "debtor_id", "debtor_external_id", "debtor_name", "debtor_document", "description", "status", "due_date",
@@ -96,11 +96,8 @@ var exportSources = map[string]exportSource{
 	ExportNotifications: {scope: "dunning.notifications", allowed: notificationExportFilters,
 		header: []string{"id", "created_at", "kind", "channel", "to", "subject", "status", "provider", "debtor_id", "charge_id", "sent_at", "delivered_at", "failed_at", "error"},
 		check:  checkNotificationFilters, write: writeNotifications},
-	ExportAgreements: {scope: "dunning.agreements", allowed: []string{"status", "debtor_id"},
-		check: func(_ context.Context, _ store.Querier, _ string, f exportFilters) (exportFilters, error) {
-			return f, nil
-		},
-		write: exportAgreementsRows},
+	ExportAgreements: {scope: "dunning.agreements", allowed: []string{"status", "debtor_id"}, header: agreementExportHeader,
+		check: checkAgreementFilters, write: exportAgreementsRows},
 }
 
 // onlyFilters refuses, by name, a filter the resource has not.

@@ -39,13 +39,17 @@ type settingsJSON struct {
 	ConsumerFineCapPercent latefee.Percent           `json:"consumer_fine_cap_percent"`
 	InterestCapPercent     latefee.Percent           `json:"interest_cap_percent"`
 	ClosedDays             []calendar.Date           `json:"closed_days"`
+	PriorNoticeDays        int                       `json:"prior_notice_days"`
+	AgreementMaxDiscount   latefee.Percent           `json:"agreement_max_discount_percent"`
+	AgreementGraceDays     int                       `json:"agreement_grace_days"`
 	UpdatedAt              *time.Time                `json:"updated_at"`
 }
 
 func showSettings(st Settings) settingsJSON {
 	out := settingsJSON{Timezone: st.Timezone, QuietHoursStart: st.QuietStart, QuietHoursEnd: st.QuietEnd, GraceDays: st.GraceDays,
 		Channels: st.Channels, CompanyFineCapPercent: st.CompanyFineCap, ConsumerFineCapPercent: latefee.ConsumerFineCap,
-		InterestCapPercent: st.Caps().CompanyInterest, ClosedDays: st.ClosedDays}
+		InterestCapPercent: st.Caps().CompanyInterest, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
+		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays}
 	if out.ClosedDays == nil {
 		out.ClosedDays = []calendar.Date{}
 	}
@@ -87,6 +91,9 @@ type updateSettingsIn struct {
 	Channels              *channelsPatch `json:"channels,omitempty" jsonschema:"Channels to change: whether each is enabled and which provider sends on it."`
 	CompanyFineCapPercent *float64       `json:"company_fine_cap_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The highest fine a company's (CNPJ) charge may carry, in percent (default 10). A natural person's is 2 % by law and cannot be changed."`
 	ClosedDays            *[]string      `json:"closed_days,omitempty" jsonschema:"At most 400; replaces the organization's own closed days (YYYY-MM-DD: its city's holidays), besides Brazil's bank holidays."`
+	PriorNoticeDays       *int           `json:"prior_notice_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days a written prior notice (a notification of kind prior_notice) must precede a credit-bureau report (default 10, as consumer law asks)."`
+	AgreementMaxDiscount  *float64       `json:"agreement_max_discount_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The largest discount an agreement may give, in percent of the debt's updated amount (default 30)."`
+	AgreementGraceDays    *int           `json:"agreement_grace_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days an agreement's installment may be late before the agreement breaks (default 5)."`
 }
 
 // registerMe declares dunning_me and the settings operations.
@@ -213,6 +220,19 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 	if in.GraceDays != nil {
 		st.GraceDays = *in.GraceDays
 	}
+	if in.PriorNoticeDays != nil {
+		st.PriorNoticeDays = *in.PriorNoticeDays
+	}
+	if in.AgreementGraceDays != nil {
+		st.AgreementGraceDays = *in.AgreementGraceDays
+	}
+	if in.AgreementMaxDiscount != nil {
+		p, err := percentIn("agreement_max_discount_percent", *in.AgreementMaxDiscount)
+		if err != nil {
+			return err
+		}
+		st.AgreementMaxDiscount = p
+	}
 	if c := in.Channels; c != nil {
 		set := func(ch string, enabled *bool, provider *string) {
 			cur := st.Channels[ch]
@@ -276,12 +296,15 @@ func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
 	for _, d := range st.ClosedDays {
 		days = append(days, d.String())
 	}
-	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days,
+			prior_notice_days, agreement_max_discount, agreement_grace_days, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id) DO UPDATE SET timezone = excluded.timezone, quiet_start = excluded.quiet_start,
 			quiet_end = excluded.quiet_end, grace_days = excluded.grace_days, channels = excluded.channels,
-			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, updated_at = excluded.updated_at`,
-		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, mustJSON(st.Channels), int64(st.CompanyFineCap), mustJSON(days), st.UpdatedAt)
+			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, prior_notice_days = excluded.prior_notice_days,
+			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days, updated_at = excluded.updated_at`,
+		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, mustJSON(st.Channels), int64(st.CompanyFineCap), mustJSON(days),
+		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.UpdatedAt)
 	return err
 }
 

@@ -16,7 +16,8 @@ func TestMigrationsUpAndDown(t *testing.T) {
 		ctx := context.Background()
 		for _, table := range []string{"dunning_settings", "dunning_debtors", "dunning_opt_outs", "dunning_charges", "dunning_payments",
 			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals",
-			"dunning_documents", "dunning_creditors", "dunning_exports", "dunning_export_parts"} {
+			"dunning_documents", "dunning_creditors", "dunning_exports", "dunning_export_parts",
+			"dunning_commands", "dunning_agreements", "dunning_agreement_charges", "dunning_agreement_installments"} {
 			var n int
 			if err := db.Get(ctx, &n, "SELECT COUNT(*) FROM "+table); err != nil {
 				t.Fatalf("%s: %v", table, err)

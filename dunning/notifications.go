@@ -45,6 +45,18 @@ const (
 	KindReminder = "reminder"
 	KindAdHoc    = "ad_hoc"
 	KindResend   = "resend"
+	// KindPriorNotice is the written notice a debtor must receive before a
+	// credit-bureau report (credit_reports.go).
+	KindPriorNotice = "prior_notice"
+)
+
+// The default prior notice (aviso prévio de negativação): what is owed,
+// since when, and that it may be reported to the credit bureaus.
+const (
+	priorNoticeSubject = "Aviso de possível registro em órgãos de proteção ao crédito"
+	priorNoticeBody    = "Olá {{debtor.name}}, a sua fatura de {{charge.updated_amount}}, vencida em {{charge.due_date}}, " +
+		"continua em aberto. Se não for paga, o débito poderá ser registrado em órgãos de proteção ao crédito (SPC, Serasa, Boa Vista, Quod) " +
+		"após o prazo legal deste aviso."
 )
 
 // createdByScheduler is the created_by of the rows the step runner

@@ -39,6 +39,7 @@ type chargeNotifyIn struct {
 	To      string `json:"to,omitempty" maxLength:"254" jsonschema:"Which of the debtor's addresses on the channel to use (default the first)."`
 	Subject string `json:"subject,omitempty" maxLength:"500" jsonschema:"E-mail only: the subject, a template ({{charge.description}}…); default a payment reminder."`
 	Body    string `json:"body,omitempty" maxLength:"20000" jsonschema:"The message, a template with {{debtor.name}}, {{charge.updated_amount}}, {{charge.due_date}}, {{payment_link}}…; default a reminder with the charge's amount and due date."`
+	Kind    string `json:"kind,omitempty" enum:"ad_hoc,prior_notice" jsonschema:"ad_hoc (default) or prior_notice: the written notice, required by consumer law at least prior_notice_days before a credit-bureau report, whose default body says the debt may be reported."`
 }
 
 type notificationsCreateIn struct {
@@ -221,12 +222,21 @@ func (n *notifier) draftForCharge(ctx context.Context, q store.Querier, in *char
 	if channel == "" {
 		channel = ChannelEmail
 	}
-	body := in.Body
+	kind, body, subject := KindAdHoc, in.Body, in.Subject
+	if in.Kind == KindPriorNotice {
+		kind = KindPriorNotice
+		if body == "" {
+			body = priorNoticeBody
+		}
+		if subject == "" && channel == ChannelEmail {
+			subject = priorNoticeSubject
+		}
+	}
 	if body == "" {
 		body = defaultBody(channel, c)
 	}
-	row, err := n.compose(ctx, q, st, draft{Debtor: d, Charge: &c, Channel: channel, To: in.To, Subject: in.Subject, Body: body,
-		Kind: KindAdHoc, CreatedBy: userOf(ctx)})
+	row, err := n.compose(ctx, q, st, draft{Debtor: d, Charge: &c, Channel: channel, To: in.To, Subject: subject, Body: body,
+		Kind: kind, CreatedBy: userOf(ctx)})
 	return row, asAPIError(err)
 }
 

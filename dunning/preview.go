@@ -231,7 +231,15 @@ func (s *service) previewStep(pos int, e calendarEntry, c Charge, d Debtor, st S
 		skip(skipChargeNotCollectible, err.Error())
 	}
 	if e.Step.Action != ActionNotify {
-		skip(skipActionNotAvailable, fmt.Sprintf("%s steps are stored and validated now and run in a later release", e.Step.Action))
+		// An escalating step sends no message: it always waits for a
+		// person's approval, then runs through its route's rules.
+		ps.RequiresApproval = true
+		if ps.SkipReason != nil {
+			ps.Outcome = outcomeSkip
+		} else {
+			ps.Outcome = outcomeSendAfterApproval
+		}
+		return ps, nil
 	}
 	if !st.ChannelEnabled(e.Step.Channel) {
 		skip(skipChannelDisabled, fmt.Sprintf("the organization does not send on %s (its settings)", e.Step.Channel))

@@ -84,6 +84,20 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			},
 			Complete: completeIDs(b, map[string]idSource{"debtor_id": debtorIDs}),
 		},
+		{
+			Name: "propose_agreement", Title: "Propose an agreement to a debtor",
+			Description: "Computes, on the server, a renegotiation of a debtor's open charges (their updated amount today, a discount up to max_discount_pct and the organization's cap, up to max_installments monthly installments in exact cents), shows it, and calls dunning_agreements_create only after the user agrees.",
+			Arguments: []mcp.PromptArgument{
+				{Name: "debtor_id", Title: "Debtor", Description: "The debtor's id or external_id.", Required: true},
+				{Name: "max_discount_pct", Title: "Largest discount", Description: "The largest discount to offer, in percent (default 0; never above the organization's agreement_max_discount_percent)."},
+				{Name: "max_installments", Title: "Most installments", Description: "The most monthly installments to offer (1 to 60, default 6)."},
+			},
+			Requires: mcp.Requirement{Scopes: []string{"dunning.debtors", "dunning.charges", "dunning.agreements"}, Permission: identity.PermWrite},
+			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return proposeAgreement(ctx, b, req)
+			},
+			Complete: completeIDs(b, map[string]idSource{"debtor_id": debtorIDs}),
+		},
 	}
 }
 
@@ -131,10 +145,11 @@ type me struct {
 	} `json:"organization"`
 	Today    calendar.Date `json:"today"`
 	Settings struct {
-		Timezone        string `json:"timezone"`
-		QuietHoursStart string `json:"quiet_hours_start"`
-		QuietHoursEnd   string `json:"quiet_hours_end"`
-		Channels        map[string]struct {
+		AgreementMaxDiscount float64 `json:"agreement_max_discount_percent"`
+		Timezone             string  `json:"timezone"`
+		QuietHoursStart      string  `json:"quiet_hours_start"`
+		QuietHoursEnd        string  `json:"quiet_hours_end"`
+		Channels             map[string]struct {
 			Enabled  bool   `json:"enabled"`
 			Provider string `json:"provider"`
 		} `json:"channels"`

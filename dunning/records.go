@@ -57,6 +57,13 @@ const (
 	DefaultQuietEnd   = "08:00"
 	DefaultGraceDays  = 0
 	DefaultProvider   = "outbox"
+	// DefaultPriorNoticeDays: a report needs a notice sent 10 days before
+	// (CDC art. 43 §2, as the bureaus apply it).
+	DefaultPriorNoticeDays = 10
+	// DefaultAgreementMaxDiscount: 30 % of the updated amount.
+	DefaultAgreementMaxDiscount latefee.Percent = 30 * latefee.OnePercent
+	// DefaultAgreementGraceDays an installment may be late.
+	DefaultAgreementGraceDays = 5
 )
 
 // ChannelSetting is whether a channel is used and which provider sends on
@@ -86,6 +93,13 @@ type Settings struct {
 	CompanyFineCap latefee.Percent `db:"company_fine_cap"`
 	ClosedDaysJSON string          `db:"closed_days"`
 	UpdatedAt      time.Time       `db:"updated_at"`
+	// PriorNoticeDays a prior notice must precede a credit-bureau report.
+	PriorNoticeDays int `db:"prior_notice_days"`
+	// AgreementMaxDiscount caps an agreement's discount.
+	AgreementMaxDiscount latefee.Percent `db:"agreement_max_discount"`
+	// AgreementGraceDays an installment may be late before its agreement
+	// breaks.
+	AgreementGraceDays int `db:"agreement_grace_days"`
 
 	// Decoded when loaded.
 	Channels   map[string]ChannelSetting `db:"-"`
@@ -98,7 +112,8 @@ type Settings struct {
 // DefaultSettings are the settings of an organization that has no row.
 func DefaultSettings(orgID string) Settings {
 	s := Settings{OrganizationID: orgID, Timezone: DefaultTimezone, QuietStart: DefaultQuietStart, QuietEnd: DefaultQuietEnd,
-		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, Channels: map[string]ChannelSetting{}}
+		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, Channels: map[string]ChannelSetting{},
+		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays}
 	for _, ch := range Channels {
 		s.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
 	}

@@ -237,9 +237,12 @@ func (n *notifier) runStep(ctx context.Context, tx *store.Tx, e *enrollmentRecor
 		if err := n.notifyStep(ctx, tx, e, entry.Step, st, c); err != nil {
 			return err
 		}
+	} else if err := n.park(ctx, tx, e, entry.Step, c); err != nil {
+		// A step that escalates (report, protest, agreement offer) always
+		// waits for a person, whatever its requires_approval; approving
+		// runs it through its route's rules (approvals.go).
+		return err
 	}
-	// Other actions run in a later release: passed over, not recorded, so
-	// that release can still run them.
 	return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
 }
 

@@ -49,6 +49,12 @@ type service struct {
 	// provider (channels.go); set by the notifications' registration, nil
 	// when they are not registered (every provider passes).
 	offers func(channel, provider string) bool
+
+	// bureaus reaches the credit bureaus and the notary (commands.go).
+	bureaus bureauSetup
+	// noPeriodic leaves the escalation's periodic jobs (the removal watch,
+	// the agreement monitor) out: tests that move the clock run them.
+	noPeriodic bool
 }
 
 // chargeClosedFunc is work that must happen in the same transaction as a

@@ -23,7 +23,12 @@ func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
 // sweep started by the queue at an arbitrary moment of it (the
 // scheduler's own tests run them when they choose).
 func specWith(configure func(*service)) *productkit.Spec {
-	return newSpec(&ChannelConfig{}, configure, func(n *notifier) { n.periodic = false })
+	return newSpec(&ChannelConfig{}, func(s *service) {
+		s.noPeriodic = true
+		if configure != nil {
+			configure(s)
+		}
+	}, func(n *notifier) { n.periodic = false })
 }
 
 // newSpec is Spec with the channel configuration cfg, which the spec's
@@ -61,6 +66,20 @@ var webhookEventSlugs = []string{
 	"dunning.enrollment.stopped",
 	EventDocumentReady,
 	EventExportReady,
+	EventCreditReportRequested,
+	EventCreditReportConfirmed,
+	EventCreditReportFailed,
+	EventCreditReportRemoved,
+	EventCreditReportRemovalOverdue,
+	EventProtestRequested,
+	EventProtestConfirmed,
+	EventProtestFailed,
+	EventProtestCanceled,
+	EventAgreementProposed,
+	EventAgreementAccepted,
+	EventAgreementBroken,
+	EventAgreementSettled,
+	EventAgreementCanceled,
 	webhooks.TestEventSlug,
 }
 
@@ -106,6 +125,11 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	registerFiles(b, api, svc)
 	// Notifications, channels, approvals and the scheduler (notify.go).
 	if err := registerNotify(b, api, svc, *cfg, tune); err != nil {
+		return err
+	}
+	// Credit-bureau reports, protests and agreements (commands.go,
+	// credit_reports.go, agreements.go), and the escalating steps.
+	if err := registerEscalation(b, api, svc, *cfg); err != nil {
 		return err
 	}
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})

@@ -68,6 +68,13 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			`"status":"stopped"`,
 			`"stopped_reason":"paid"`,
 			`"meta":{"total":1,"page":1`,
+			// The overdue charge's prior notice, its report and the
+			// removal the payment asked for.
+			`"kind":"prior_notice"`,
+			`"prior_notice_days":0`,
+			`"bureau":"serasa"`,
+			`"removal_reason":"paid"`,
+			`"status":"removed"`,
 		},
 	}
 	expect["kadu"] = []string{

@@ -1,0 +1,618 @@
+package dunning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Agreements (acordos): a debtor's open charges renegotiated into a down
+// payment and monthly installments. Proposing computes and stores the
+// proposal and asks for its term document; accepting puts the charges
+// in_agreement — their collection stops and their reports and protests
+// are asked out, in the same transaction — and makes each installment a
+// charge (origin agreement), paid through the charges' own payments; the
+// agreement monitor settles or breaks it (agreement_monitor.go).
+
+var (
+	agreementsRead   = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermRead}
+	agreementsWrite  = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermWrite}
+	agreementsManage = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermManage}
+)
+
+// OriginAgreement is the origin of an installment's charge.
+const OriginAgreement = "agreement"
+
+// The agreement events.
+const (
+	EventAgreementProposed = "dunning.agreement.proposed"
+	EventAgreementAccepted = "dunning.agreement.accepted"
+	EventAgreementBroken   = "dunning.agreement.broken"
+	EventAgreementSettled  = "dunning.agreement.settled"
+	EventAgreementCanceled = "dunning.agreement.canceled"
+)
+
+// Bounds of a proposal.
+const (
+	maxAgreementCharges      = 50
+	maxAgreementInstallments = 60
+)
+
+type createAgreementIn struct {
+	DebtorID        string   `json:"debtor_id" minLength:"1" maxLength:"255" jsonschema:"The debtor (id or external_id)."`
+	ChargeIDs       []string `json:"charge_ids" minItems:"1" maxItems:"50" jsonschema:"The debtor's pending or overdue charges to renegotiate (ids or external_ids)."`
+	DiscountPercent *float64 `json:"discount_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"A discount in percent of the charges' updated amount today; at most the settings' agreement_max_discount_percent. Give this or discount_amount."`
+	DiscountAmount  *float64 `json:"discount_amount,omitempty" minimum:"0" jsonschema:"A discount in BRL; the same cap."`
+	DownPayment     *float64 `json:"down_payment,omitempty" minimum:"0" jsonschema:"An entry paid first, in BRL, due today (or the next business day); less than the total."`
+	Installments    int      `json:"installments" minimum:"1" maximum:"60" jsonschema:"How many monthly installments pay the rest (1 to 60); whole cents, the rounding remainder on the first."`
+	DueDay          int      `json:"due_day,omitempty" minimum:"1" maximum:"31" jsonschema:"Day of the month the installments fall due (default today's day; the month's last day when shorter), moved to the next business day."`
+	Note            string   `json:"note,omitempty" maxLength:"1000" jsonschema:"Free text kept with the agreement and printed on its term."`
+}
+
+type agreementsListIn struct {
+	Status   string `json:"status,omitempty" in:"query" enum:"proposed,accepted,active,settled,broken,canceled" jsonschema:"Only agreements in this status."`
+	DebtorID string `json:"debtor_id,omitempty" in:"query" maxLength:"255" jsonschema:"Only this debtor's (id or external_id)."`
+	restkit.NumberedParams
+}
+
+type agreementIDIn struct {
+	ID string `json:"id" in:"path" maxLength:"255" jsonschema:"The agreement's id."`
+}
+
+// agreementRecord is a row of dunning_agreements.
+type agreementRecord struct {
+	ID             string                    `db:"id"`
+	OrganizationID string                    `db:"organization_id"`
+	DebtorID       string                    `db:"debtor_id"`
+	Status         lifecycle.AgreementStatus `db:"status"`
+	Original       money.Cents               `db:"original_cents"`
+	Discount       money.Cents               `db:"discount_cents"`
+	Total          money.Cents               `db:"total_cents"`
+	DownPayment    money.Cents               `db:"down_payment_cents"`
+	Installments   int                       `db:"installments"`
+	DueDay         int                       `db:"due_day"`
+	Note           string                    `db:"note"`
+	TermDocumentID *string                   `db:"term_document_id"`
+	CreatedBy      string                    `db:"created_by"`
+	AcceptedAt     *time.Time                `db:"accepted_at"`
+	EndedAt        *time.Time                `db:"ended_at"`
+	EndReason      *string                   `db:"end_reason"`
+	CreatedAt      time.Time                 `db:"created_at"`
+	UpdatedAt      time.Time                 `db:"updated_at"`
+}
+
+type agreementChargeRow struct {
+	ChargeID string      `db:"charge_id" json:"charge_id"`
+	Open     money.Cents `db:"open_cents" json:"open_amount"`
+	Updated  money.Cents `db:"updated_cents" json:"updated_amount"`
+	Status   string      `db:"status" json:"status"`
+	DueDate  string      `db:"due_date" json:"due_date"`
+}
+
+type installmentRow struct {
+	Number   int         `db:"number" json:"number"`
+	Amount   money.Cents `db:"amount_cents" json:"amount"`
+	DueDate  string      `db:"due_date" json:"due_date"`
+	ChargeID *string     `db:"charge_id" json:"charge_id"`
+	// From the installment's charge, once accepted.
+	Status     *string      `db:"charge_status" json:"status"`
+	OpenAmount *money.Cents `db:"charge_open" json:"open_amount"`
+}
+
+// agreementJSON is an agreement as the API shows it.
+type agreementJSON struct {
+	ID             string                    `json:"id"`
+	DebtorID       string                    `json:"debtor_id"`
+	Status         lifecycle.AgreementStatus `json:"status"`
+	OriginalAmount money.Cents               `json:"original_amount"`
+	Discount       money.Cents               `json:"discount_amount"`
+	Total          money.Cents               `json:"total_amount"`
+	DownPayment    money.Cents               `json:"down_payment"`
+	Installments   int                       `json:"installments_count"`
+	DueDay         int                       `json:"due_day"`
+	Note           string                    `json:"note"`
+	TermDocumentID *string                   `json:"term_document_id"`
+	Charges        []agreementChargeRow      `json:"charges"`
+	Schedule       []installmentRow          `json:"installments"`
+	CreatedBy      string                    `json:"created_by"`
+	AcceptedAt     *time.Time                `json:"accepted_at"`
+	EndedAt        *time.Time                `json:"ended_at"`
+	EndReason      *string                   `json:"end_reason"`
+	CreatedAt      time.Time                 `json:"created_at"`
+	UpdatedAt      time.Time                 `json:"updated_at"`
+}
+
+func getAgreement(ctx context.Context, q store.Querier, orgID, id, lock string) (agreementRecord, error) {
+	var a agreementRecord
+	err := q.Get(ctx, &a, `SELECT * FROM dunning_agreements WHERE organization_id = ? AND id = ?`+lock, orgID, id)
+	return a, err
+}
+
+func agreementParts(ctx context.Context, q store.Querier, a agreementRecord) ([]agreementChargeRow, []installmentRow, error) {
+	charges := []agreementChargeRow{}
+	if err := q.Select(ctx, &charges, `SELECT ac.charge_id, ac.open_cents, ac.updated_cents, c.status, c.due_date FROM dunning_agreement_charges ac
+		JOIN dunning_charges c ON c.id = ac.charge_id WHERE ac.agreement_id = ? ORDER BY c.due_date, c.id`, a.ID); err != nil {
+		return nil, nil, err
+	}
+	inst := []installmentRow{}
+	err := q.Select(ctx, &inst, `SELECT i.number, i.amount_cents, i.due_date, i.charge_id, c.status AS charge_status, c.open_amount_cents AS charge_open
+		FROM dunning_agreement_installments i LEFT JOIN dunning_charges c ON c.id = i.charge_id WHERE i.agreement_id = ? ORDER BY i.number`, a.ID)
+	return charges, inst, err
+}
+
+func (s *service) showAgreement(ctx context.Context, q store.Querier, a agreementRecord) (agreementJSON, error) {
+	charges, inst, err := agreementParts(ctx, q, a)
+	if err != nil {
+		return agreementJSON{}, err
+	}
+	return agreementJSON{ID: a.ID, DebtorID: a.DebtorID, Status: a.Status, OriginalAmount: a.Original, Discount: a.Discount, Total: a.Total,
+		DownPayment: a.DownPayment, Installments: a.Installments, DueDay: a.DueDay, Note: a.Note, TermDocumentID: a.TermDocumentID,
+		Charges: charges, Schedule: inst, CreatedBy: a.CreatedBy, AcceptedAt: a.AcceptedAt, EndedAt: a.EndedAt, EndReason: a.EndReason,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}, nil
+}
+
+// proposal is a computed agreement, not yet stored.
+type proposal struct {
+	debtor   Debtor
+	charges  []Charge
+	updated  []money.Cents
+	original money.Cents
+	discount money.Cents
+	down     money.Cents
+	parts    []money.Cents
+	dates    []calendar.Date
+	downDate calendar.Date
+	dueDay   int
+}
+
+// propose computes an agreement over in's charges on today, under the
+// settings' discount cap, in q.
+func (s *service) propose(ctx context.Context, q store.Querier, orgID string, in *createAgreementIn) (proposal, error) {
+	var p proposal
+	if in.DiscountPercent != nil && in.DiscountAmount != nil {
+		return p, invalid("discount_amount", "give discount_percent or discount_amount, not both")
+	}
+	d, err := getDebtor(ctx, q, orgID, in.DebtorID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return p, invalid("debtor_id", "no debtor of the organization has this id or external_id")
+		}
+		return p, err
+	}
+	p.debtor = d
+	st, err := loadSettings(ctx, q, orgID)
+	if err != nil {
+		return p, err
+	}
+	today := st.Today(s.clock())
+	seen := map[string]bool{}
+	for i, ref := range in.ChargeIDs {
+		field := fmt.Sprintf("charge_ids.%d", i)
+		c, err := getCharge(ctx, q, orgID, strings.TrimSpace(ref))
+		if errors.Is(err, store.ErrNotFound) {
+			return p, invalid(field, "no charge of the organization has this id or external_id")
+		} else if err != nil {
+			return p, err
+		}
+		if c.DebtorID != d.ID {
+			return p, invalid(field, "is a charge of another debtor")
+		}
+		if seen[c.ID] {
+			return p, invalid(field, "names a charge already in the list")
+		}
+		seen[c.ID] = true
+		if !c.Status.Collectible() || c.ArchivedAt != nil {
+			return p, rest.Unprocessable(fmt.Sprintf("charge %s is %s: only pending and overdue charges can enter an agreement", chargeName(c), c.Status))
+		}
+		var open int
+		if err := q.Get(ctx, &open, `SELECT COUNT(*) FROM dunning_agreement_charges ac JOIN dunning_agreements a ON a.id = ac.agreement_id
+			WHERE ac.charge_id = ? AND a.status IN (?, ?, ?)`, c.ID, string(lifecycle.AgreementProposed), string(lifecycle.AgreementAccepted),
+			string(lifecycle.AgreementActive)); err != nil {
+			return p, err
+		}
+		if open > 0 {
+			return p, rest.Unprocessable(fmt.Sprintf("charge %s is already in an open agreement: cancel that one first", chargeName(c)))
+		}
+		b, err := chargeBreakdown(c, st, today)
+		if err != nil {
+			return p, err
+		}
+		p.charges = append(p.charges, c)
+		p.updated = append(p.updated, b.Updated)
+		p.original += b.Updated
+	}
+	switch {
+	case in.DiscountPercent != nil:
+		pct, err := percentIn("discount_percent", *in.DiscountPercent)
+		if err != nil {
+			return p, err
+		}
+		p.discount = percentOf(p.original, pct)
+	case in.DiscountAmount != nil:
+		if p.discount, err = money.FromFloat(*in.DiscountAmount); err != nil {
+			return p, invalid("discount_amount", err.Error())
+		}
+	}
+	if max := percentOf(p.original, st.AgreementMaxDiscount); p.discount > max {
+		return p, rest.Unprocessable(fmt.Sprintf("rule max_discount: a discount of %s is more than the %s the organization allows (%s of %s)",
+			p.discount, st.AgreementMaxDiscount, max, p.original))
+	}
+	total := p.original - p.discount
+	if in.DownPayment != nil {
+		if p.down, err = money.FromFloat(*in.DownPayment); err != nil {
+			return p, invalid("down_payment", err.Error())
+		}
+		if p.down >= total {
+			return p, invalid("down_payment", fmt.Sprintf("must be less than the total of %s (an agreement needs installments)", total))
+		}
+	}
+	if in.Installments < 1 || in.Installments > maxAgreementInstallments {
+		return p, invalid("installments", fmt.Sprintf("must be from 1 to %d", maxAgreementInstallments))
+	}
+	if money.Cents(in.Installments) > total-p.down {
+		return p, invalid("installments", "leave at least one cent for each installment")
+	}
+	p.dueDay = in.DueDay
+	if p.dueDay == 0 {
+		p.dueDay = today.Day()
+	}
+	cal := st.Calendar()
+	p.downDate = cal.NextBusinessDay(today)
+	p.parts = splitCents(total-p.down, in.Installments)
+	from := today
+	if p.down > 0 {
+		from = p.downDate
+	}
+	p.dates = monthlyDueDates(from, p.dueDay, in.Installments, cal)
+	return p, nil
+}
+
+// createAgreement stores a proposal with its schedule, asks for its term
+// document and emits dunning.agreement.proposed, in one transaction.
+func (s *service) createAgreement(ctx context.Context, tx *store.Tx, orgID string, in *createAgreementIn) (agreementRecord, error) {
+	p, err := s.propose(ctx, tx, orgID, in)
+	if err != nil {
+		return agreementRecord{}, err
+	}
+	now := s.clock()
+	a := agreementRecord{ID: store.NewID(), OrganizationID: orgID, DebtorID: p.debtor.ID, Status: lifecycle.AgreementProposed, Original: p.original,
+		Discount: p.discount, Total: p.original - p.discount, DownPayment: p.down, Installments: len(p.parts), DueDay: p.dueDay,
+		Note: strings.TrimSpace(in.Note), CreatedBy: createdByOf(ctx), CreatedAt: now, UpdatedAt: now}
+	if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreements (id, organization_id, debtor_id, status, original_cents, discount_cents, total_cents,
+		down_payment_cents, installments, due_day, note, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, orgID, a.DebtorID, string(a.Status), int64(a.Original), int64(a.Discount), int64(a.Total), int64(a.DownPayment), a.Installments,
+		a.DueDay, a.Note, a.CreatedBy, now, now); err != nil {
+		return a, err
+	}
+	for i, c := range p.charges {
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_charges (agreement_id, charge_id, open_cents, updated_cents) VALUES (?, ?, ?, ?)`,
+			a.ID, c.ID, int64(c.OpenAmount), int64(p.updated[i])); err != nil {
+			return a, err
+		}
+	}
+	if p.down > 0 {
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_installments (agreement_id, number, amount_cents, due_date) VALUES (?, 0, ?, ?)`,
+			a.ID, int64(p.down), p.downDate.String()); err != nil {
+			return a, err
+		}
+	}
+	for i, part := range p.parts {
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_installments (agreement_id, number, amount_cents, due_date) VALUES (?, ?, ?, ?)`,
+			a.ID, i+1, int64(part), p.dates[i].String()); err != nil {
+			return a, err
+		}
+	}
+	doc, err := s.requestDocumentTx(ctx, tx, orgID, DocumentAgreementTerm, a.ID)
+	if err != nil {
+		return a, err
+	}
+	if doc != "" {
+		a.TermDocumentID = &doc
+		if _, err := tx.Exec(ctx, `UPDATE dunning_agreements SET term_document_id = ? WHERE id = ?`, doc, a.ID); err != nil {
+			return a, err
+		}
+	}
+	return a, s.emitAgreementEvent(ctx, tx, EventAgreementProposed, a)
+}
+
+// acceptAgreement accepts a proposal: its charges become in_agreement
+// (their enrollments stop, their queued messages are skipped, their
+// reports and protests are asked out — the charge-closed hooks, in this
+// transaction), and each installment becomes a charge. Accepting an
+// accepted or active agreement changes nothing.
+func (s *service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id string) (agreementRecord, error) {
+	a, err := getAgreement(ctx, tx, orgID, id, forUpdate(tx))
+	if err != nil {
+		return a, notFoundAs(err, "agreement")
+	}
+	switch a.Status {
+	case lifecycle.AgreementAccepted, lifecycle.AgreementActive:
+		return a, nil
+	case lifecycle.AgreementProposed:
+	default:
+		return a, rest.Unprocessable(fmt.Sprintf("%s %s agreement cannot be accepted: only a proposed one can", articleFor(string(a.Status)), a.Status))
+	}
+	charges, inst, err := agreementParts(ctx, tx, a)
+	if err != nil {
+		return a, err
+	}
+	st, err := loadSettings(ctx, tx, orgID)
+	if err != nil {
+		return a, err
+	}
+	now := s.clock()
+	for _, row := range charges {
+		c, err := lockCharge(ctx, tx, orgID, row.ChargeID)
+		if err != nil {
+			return a, err
+		}
+		if err := c.Status.CanBecome(lifecycle.ChargeInAgreement); err != nil || c.ArchivedAt != nil {
+			return a, rest.Unprocessable(fmt.Sprintf("charge %s is now %s: the agreement can no longer be accepted (propose a new one)", chargeName(c), c.Status))
+		}
+		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, updated_at = ? WHERE id = ?`, string(lifecycle.ChargeInAgreement), now, c.ID); err != nil {
+			return a, err
+		}
+		c.Status = lifecycle.ChargeInAgreement
+		if err := s.onChargeClosed(ctx, tx, c, lifecycle.StopInAgreement); err != nil {
+			return a, err
+		}
+	}
+	for _, in := range inst {
+		due, err := calendar.ParseDate(in.DueDate)
+		if err != nil {
+			return a, err
+		}
+		what := fmt.Sprintf("Acordo %s: parcela %d de %d", a.ID, in.Number, a.Installments)
+		if in.Number == 0 {
+			what = fmt.Sprintf("Acordo %s: entrada", a.ID)
+		}
+		status := lifecycle.ChargePending
+		var overdueAt *time.Time
+		if st.lateOn(due, st.Today(now)) {
+			status, overdueAt = lifecycle.ChargeOverdue, &now
+		}
+		cid := store.NewID()
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents, open_amount_cents, due_date,
+			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
+			VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 0, 0, ?, ?, NULL, NULL, '[]', '{}', ?, ?, ?, ?)`,
+			cid, orgID, a.DebtorID, int64(in.Amount), int64(in.Amount), in.DueDate, what, OriginAgreement, a.ID, string(status), overdueAt, now, now); err != nil {
+			return a, err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE dunning_agreement_installments SET charge_id = ? WHERE agreement_id = ? AND number = ?`, cid, a.ID, in.Number); err != nil {
+			return a, err
+		}
+		c, err := getCharge(ctx, tx, orgID, cid)
+		if err != nil {
+			return a, err
+		}
+		if err := s.emitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
+			return a, err
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE dunning_agreements SET status = ?, accepted_at = ?, updated_at = ? WHERE id = ?`,
+		string(lifecycle.AgreementAccepted), now, now, a.ID); err != nil {
+		return a, err
+	}
+	a.Status, a.AcceptedAt, a.UpdatedAt = lifecycle.AgreementAccepted, &now, now
+	return a, s.emitAgreementEvent(ctx, tx, EventAgreementAccepted, a)
+}
+
+// cancelAgreement cancels a proposal, or an accepted or active agreement,
+// which then unwinds as a broken one does (its charges owe again what
+// the installments paid did not cover). Cancelling a canceled one
+// changes nothing.
+func (s *service) cancelAgreement(ctx context.Context, tx *store.Tx, orgID, id string) (agreementRecord, error) {
+	a, err := getAgreement(ctx, tx, orgID, id, forUpdate(tx))
+	if err != nil {
+		return a, notFoundAs(err, "agreement")
+	}
+	if a.Status == lifecycle.AgreementCanceled {
+		return a, nil
+	}
+	if err := lifecycle.Agreements.Check(a.Status, lifecycle.AgreementCanceled); err != nil {
+		return a, transitionError(err)
+	}
+	if a.Status != lifecycle.AgreementProposed {
+		return a, s.unwindAgreement(ctx, tx, &a, lifecycle.AgreementCanceled, "canceled")
+	}
+	return a, s.endAgreement(ctx, tx, &a, lifecycle.AgreementCanceled, "canceled")
+}
+
+// endAgreement records a's end in status to with reason and its event.
+func (s *service) endAgreement(ctx context.Context, tx *store.Tx, a *agreementRecord, to lifecycle.AgreementStatus, reason string) error {
+	now := s.clock()
+	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_agreements SET status = ?, ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+		string(to), now, reason, now, a.ID, string(a.Status))); err != nil {
+		return err
+	}
+	a.Status, a.EndedAt, a.EndReason, a.UpdatedAt = to, &now, &reason, now
+	slug := map[lifecycle.AgreementStatus]string{lifecycle.AgreementCanceled: EventAgreementCanceled, lifecycle.AgreementBroken: EventAgreementBroken,
+		lifecycle.AgreementSettled: EventAgreementSettled}[to]
+	return s.emitAgreementEvent(ctx, tx, slug, *a)
+}
+
+// emitAgreementEvent stores an event of a with the agreement as the API
+// shows it.
+func (s *service) emitAgreementEvent(ctx context.Context, tx *store.Tx, slug string, a agreementRecord) error {
+	acc := s.accounts.InTx(tx)
+	ws, err := restkit.HomeWorkspace(ctx, acc, a.OrganizationID)
+	if err != nil {
+		return fmt.Errorf("dunning: emit %s: %w", slug, err)
+	}
+	j, err := s.showAgreement(ctx, tx, a)
+	if err != nil {
+		return err
+	}
+	data := map[string]any{"agreement": j}
+	if org, err := acc.GetOrganization(ctx, a.OrganizationID); err == nil {
+		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
+	}
+	_, err = s.hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: a.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: a.ID, Data: data})
+	return err
+}
+
+// describeAgreement names an agreement in a confirmation.
+func (s *service) describeAgreement(ctx context.Context, id, verb, consequence string) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	a, err := getAgreement(ctx, s.db, t.OrgID, id, "")
+	if err != nil {
+		return "", notFoundAs(err, "agreement")
+	}
+	d, err := getDebtor(ctx, s.db, t.OrgID, a.DebtorID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s the %s agreement %s with '%s': %s (discount %s), down payment %s and %d installments? %s", verb, a.Status, a.ID, d.Name,
+		a.Total, a.Discount, a.DownPayment, a.Installments, consequence), nil
+}
+
+// registerAgreements declares the agreements' operations.
+func registerAgreements(api *rest.API, s *service) {
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_agreements_list", Method: "GET", Path: "/agreements", Tags: []string{"agreements"},
+		Title:    "List agreements",
+		Summary:  "Lists the organization's agreements, newest first, numbered pages, with their charges and installment schedule; filters status and debtor_id.",
+		Requires: agreementsRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *agreementsListIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		where, args := `organization_id = ?`, []any{t.OrgID}
+		if in.Status != "" {
+			where, args = where+` AND status = ?`, append(args, in.Status)
+		}
+		if in.DebtorID != "" {
+			d, err := getDebtor(ctx, s.db, t.OrgID, in.DebtorID)
+			if err != nil {
+				return nil, notFoundAs(err, "debtor")
+			}
+			where, args = where+` AND debtor_id = ?`, append(args, d.ID)
+		}
+		page, perPage, offset := in.Window()
+		var total int
+		if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...); err != nil {
+			return nil, err
+		}
+		var rows []agreementRecord
+		if err := s.db.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+			append(args, perPage, offset)...); err != nil {
+			return nil, err
+		}
+		views := make([]agreementJSON, 0, len(rows))
+		for _, a := range rows {
+			j, err := s.showAgreement(ctx, s.db, a)
+			if err != nil {
+				return nil, err
+			}
+			views = append(views, j)
+		}
+		return restkit.NumberedPage(views, page, perPage, total, func(j agreementJSON) agreementJSON { return j }), nil
+	})
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_agreements_get", Method: "GET", Path: "/agreements/{id}", Tags: []string{"agreements"},
+		Title:    "Get an agreement",
+		Summary:  "Gets one agreement: its amounts (original, discount, total, down payment), its charges with what each owed, its installments with their due dates and, once accepted, each installment's charge and status, and its term document.",
+		Requires: agreementsRead, Annotations: restkit.ReadOnly(),
+	}, func(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a, err := getAgreement(ctx, s.db, t.OrgID, in.ID, "")
+		if err != nil {
+			return nil, notFoundAs(err, "agreement")
+		}
+		j, err := s.showAgreement(ctx, s.db, a)
+		if err != nil {
+			return nil, err
+		}
+		return rest.OK(map[string]any{"data": j}), nil
+	})
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_agreements_create", Method: "POST", Path: "/agreements", Tags: []string{"agreements"},
+		Title: "Propose an agreement",
+		Summary: "Proposes a renegotiation of a debtor's pending or overdue charges: their updated amount today, less a discount (percent or amount, at most the settings' agreement_max_discount_percent: rule max_discount), as a down payment and 1–60 monthly installments in whole cents adding up exactly (the remainder on the first), due on due_day moved to the next business day. " +
+			"Answers 201 with the proposal (proposed) and emits dunning.agreement.proposed; its term document is generated. Nothing changes for the charges until it is accepted.",
+		Description: "Destructive: it puts a settlement offer on record for the debtor; every call makes a new proposal.",
+		Requires:    agreementsWrite, Annotations: restkit.Destructive(false), ConsumesConfirmation: true,
+	}, func(ctx context.Context, in *createAgreementIn) (string, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return "", err
+		}
+		p, err := s.propose(ctx, s.db, t.OrgID, in)
+		if err != nil {
+			return "", err
+		}
+		first := p.parts[0]
+		return fmt.Sprintf("Propose to '%s' an agreement over %d charges of %s: discount %s, down payment %s and %d installments (the first %s, due %s)?",
+			p.debtor.Name, len(p.charges), p.original, p.discount, p.down, len(p.parts), first, p.dates[0].BR()), nil
+	}, func(ctx context.Context, in *createAgreementIn) (*rest.Response, error) {
+		t, err := s.tenant(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var j agreementJSON
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			a, err := s.createAgreement(ctx, tx, t.OrgID, in)
+			if err != nil {
+				return err
+			}
+			j, err = s.showAgreement(ctx, tx, a)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return rest.Created(map[string]any{"data": j}), nil
+	})
+	agreementChange := func(id, verb, title, summary, desc, consequence string, fn func(ctx context.Context, tx *store.Tx, orgID, id string) (agreementRecord, error)) {
+		rest.HandleConfirmed(api, rest.Operation{
+			ID: id, Method: "POST", Path: "/agreements/{id}/" + verb, Tags: []string{"agreements"},
+			Title: title, Summary: summary, Description: desc,
+			Requires: agreementsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+		}, func(ctx context.Context, in *agreementIDIn) (string, error) {
+			return s.describeAgreement(ctx, in.ID, strings.ToUpper(verb[:1])+verb[1:], consequence)
+		}, func(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
+			t, err := s.tenant(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var j agreementJSON
+			err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+				a, err := fn(ctx, tx, t.OrgID, in.ID)
+				if err != nil {
+					return err
+				}
+				j, err = s.showAgreement(ctx, tx, a)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			return rest.OK(map[string]any{"data": j}), nil
+		})
+	}
+	agreementChange("dunning_agreements_accept", "accept", "Accept an agreement",
+		"Records the debtor's acceptance of a proposal: its charges become in_agreement (their collection plans stop, their credit reports' removal and protests' cancellation are requested) and each installment becomes a charge, paid with dunning_charges_payments_create. The agreement settles when the last is paid and breaks when one is late beyond the settings' agreement_grace_days. Accepting again changes nothing.",
+		"Destructive: the charges leave collection and the debtor's reports are removed.", "The charges leave collection and their reports are removed.", s.acceptAgreement)
+	agreementChange("dunning_agreements_cancel", "cancel", "Cancel an agreement",
+		"Cancels a proposal, or an accepted or active agreement: its unpaid installments are canceled and its charges go back to overdue owing what the installments paid did not cover. Cancelling again changes nothing.",
+		"Destructive: the renegotiation ends and collection of the charges can start again.", "Its charges owe again what was not paid.", s.cancelAgreement)
+}
