@@ -2,6 +2,7 @@ package dunning
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/bureau"
@@ -43,6 +44,19 @@ func TestProtest(t *testing.T) {
 		}
 		if got["cancel_reason"] != "paid" {
 			t.Fatalf("cancel reason %v", got)
+		}
+		// Cancelled after payment: the settlement letter is the consent
+		// (anuência), made in the payment's transaction.
+		consent, _ := got["consent_document_id"].(string)
+		if consent == "" {
+			t.Fatalf("no consent document %v", got)
+		}
+		if doc := ee.waitFile("/v1/documents/" + consent); doc["status"] != FileReady || doc["kind"] != DocumentSettlementLetter {
+			t.Fatalf("consent %v", doc)
+		}
+		_, _, _, letter := ee.download("/v1/documents/" + consent + "/download")
+		if text := pdfText(t, letter); !strings.Contains(text, "R$ 250,00") {
+			t.Errorf("the consent letter lacks the amount paid:\n%s", text)
 		}
 		ee.waitStatus(pid, "canceled")
 		if recs := ee.fake.Records(); recs[0].Status != bureau.StatusCanceled || recs[0].Withdrawal.Reason != "paid" {
