@@ -171,6 +171,10 @@ type checkpoint struct {
 	// results of the workflow's steps so far, by step id.
 	Next    int                        `json:"next,omitempty"`
 	Results map[string]json.RawMessage `json:"results,omitempty"`
+	// Item is the element of the for_each step Next that runs next, Items
+	// the results of its elements before it (runtime_foreach.go).
+	Item  int               `json:"item,omitempty"`
+	Items []json.RawMessage `json:"items,omitempty"`
 	// Last is the result of the last workflow step that ran.
 	Last json.RawMessage `json:"last,omitempty"`
 	// Messages are the agent's conversation; ModelSteps its model calls.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -15,8 +16,10 @@ import (
 // Workflow mode: the task's steps in order, each a tool call whose
 // arguments are templates over the run's input and the earlier steps'
 // results, with an optional condition ("if") and on_error stop|continue
-// (kadu/wflang is the language). No model, no cost: each step counts
-// against the execution's step limit.
+// (kadu/wflang is the language), and an optional for_each that calls the
+// tool once per element of a list (runtime_foreach.go). No model, no
+// cost: each step, and each element of a loop, counts against the
+// execution's step limit.
 
 func init() { validateWorkflow = validateWorkflowSteps }
 
@@ -53,9 +56,19 @@ func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
 			}
 			specs[i].If = cond
 		}
+		if raw, ok := st.Extra["for_each"]; ok {
+			var each string
+			if err := json.Unmarshal(raw, &each); err != nil || strings.TrimSpace(each) == "" {
+				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: "for_each", Message: "for_each is a string holding one expression that gives a list"}
+			}
+			if st.Tool == askTool {
+				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: "for_each", Message: "a kadu_ask step asks once; it cannot loop"}
+			}
+			specs[i].ForEach = each
+		}
 		for k := range st.Extra {
-			if k != "condition" {
-				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: k, Message: "is not a field of a step (id, tool, arguments, condition, on_error)"}
+			if k != "condition" && k != "for_each" {
+				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: k, Message: "is not a field of a step (id, tool, arguments, condition, for_each, on_error)"}
 			}
 		}
 	}
@@ -84,6 +97,12 @@ func (r *run) workflow(ctx context.Context) error {
 		env, err := r.env(input)
 		if err != nil {
 			return err
+		}
+		if st.Each != nil {
+			if err := r.forEach(ctx, i, st, env); err != nil {
+				return err
+			}
+			continue
 		}
 		next := func(tx *store.Tx, value json.RawMessage) error {
 			if st.ID != "" {

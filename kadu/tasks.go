@@ -168,7 +168,8 @@ type workflowStepIn struct {
 	ID        string         `json:"id,omitempty" maxLength:"64" jsonschema:"Names the step, so later steps can use its result ({{steps.ID.…}})."`
 	Tool      string         `json:"tool" minLength:"1" maxLength:"100" jsonschema:"The tool the step calls: one of the task's allowed tools, or kadu_ask to ask the person for input (arguments.question; the execution waits in waiting_input for kadu_executions_continue, whose input becomes the step's result)."`
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"The tool's arguments; strings may hold templates over the run's input and earlier steps' results ({{input.month}})."`
-	Condition string         `json:"condition,omitempty" maxLength:"2000" jsonschema:"Runs the step only when this expression is true."`
+	Condition string         `json:"condition,omitempty" maxLength:"2000" jsonschema:"Runs the step only when this expression is true (in a for_each step, checked per item: false skips that item)."`
+	ForEach   string         `json:"for_each,omitempty" maxLength:"1000" jsonschema:"An expression giving a list ({{steps.list.data}}): the tool is called once per item, in order, with item and index visible to the arguments and the condition; the step's result is the list of the items' results. At most 100 items (a longer list fails the step); each item is a step of its own, counted against the execution's step limit; a destructive tool waits for an approval per item; on_error applies per item. Not for kadu_ask."`
 	OnError   string         `json:"on_error,omitempty" enum:"stop,continue" jsonschema:"stop (default): a failure ends the execution failed; continue: the next step runs."`
 }
 
@@ -347,6 +348,13 @@ func toSteps(in []workflowStepIn) ([]workflowStep, error) {
 		if st.Condition != "" {
 			b, _ := json.Marshal(st.Condition)
 			ws.Extra = map[string]json.RawMessage{"condition": b}
+		}
+		if st.ForEach != "" {
+			if ws.Extra == nil {
+				ws.Extra = map[string]json.RawMessage{}
+			}
+			b, _ := json.Marshal(st.ForEach)
+			ws.Extra["for_each"] = b
 		}
 		out = append(out, ws)
 	}

@@ -78,19 +78,23 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		},
 	}
 	expect["kadu"] = []string{
-		// The first run: the three tool calls, succeeded.
+		// The first run: the list, a debtor per e-mail and a charge per
+		// boleto (for_each), succeeded.
 		"execution ", ": succeeded",
 		`\"seq\":1,\"kind\":\"tool_call\",\"tool_name\":\"emails_list\"`,
 		`\"seq\":2,\"kind\":\"tool_call\",\"tool_name\":\"dunning_debtors_upsert\"`,
-		`\"seq\":3,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_create\"`,
-		// The charge in Dunning, from the boleto's line.
+		`\"seq\":3,\"kind\":\"tool_call\",\"tool_name\":\"dunning_debtors_upsert\"`,
+		`\"seq\":4,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_create\"`,
+		`\"seq\":5,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_create\"`,
+		// The two charges in Dunning, from the boletos' lines.
 		`"amount":1234.56`, `"due_date":"2026-03-10"`, `"barcode":"34191091233456788012434567890008513810000123456"`,
+		`"amount":987.65`, `"due_date":"2026-03-15"`, `"barcode":"34191091233456788013234567890008113860000098765"`,
 		`"allowed_tools":["emails_list","dunning_debtors_upsert","dunning_charges_create","dunning_charges_notify"]`,
 		// The second run: stopped at the reminder, approved on the page,
 		// the reminder sent once (kept in the outbox).
 		"Open http://127.0.0.1:8083/approvals/",
 		`\"kind\":\"message\",\"tool_name\":\"dunning_charges_notify\"`,
-		`\"seq\":5,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
+		`\"seq\":7,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
 		`"channel":"email"`, `"to":"cobranca@acme.example"`, `"meta":{"total":1,"page":1`,
 	}
 	// What a walkthrough must not print: Dunning sends one e-mail and

@@ -45,6 +45,16 @@
 // ("{{ len(steps.list.data) > 0 }}"), that must give a boolean: the step
 // runs when it is true, and is skipped (its result nil) when it is false.
 //
+// # Loops
+//
+// A step's "for_each" is one expression, bare or as one whole marker,
+// that must give a list (nil is the empty list): the step's tool is
+// called once per element, in order, with item (the element) and index
+// (0-based) visible to its arguments and its condition (a false condition
+// skips that element; its result is nil). The step's result under
+// steps.<id> is the list of the per-element results, in order. A list of
+// more than MaxItems elements fails the step; it is never cut.
+//
 // # Bounds
 //
 // An expression has at most MaxExpressionBytes characters and MaxNodes
@@ -59,12 +69,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -75,6 +87,8 @@ const (
 	MaxNodes           = 300
 	MemoryBudget       = 20_000
 	MaxArgumentBytes   = 256 << 10
+	// MaxItems bounds the list a for_each step loops over.
+	MaxItems = 100
 )
 
 // StepIDPattern is what a step id looks like: it is a name in
@@ -87,6 +101,11 @@ type Env struct {
 	Input map[string]any
 	// Steps are the earlier steps' results by id.
 	Steps map[string]any
+	// Loop says the step is one element of a for_each: Item is the
+	// element, Index its 0-based position.
+	Loop  bool
+	Item  any
+	Index int
 }
 
 func (e Env) values() map[string]any {
@@ -97,11 +116,26 @@ func (e Env) values() map[string]any {
 	if st == nil {
 		st = map[string]any{}
 	}
-	return map[string]any{"input": in, "steps": st}
+	v := map[string]any{"input": in, "steps": st}
+	if e.Loop {
+		v["item"], v["index"] = e.Item, e.Index
+	}
+	return v
 }
 
-// typeEnv declares the two names an expression may use.
-var typeEnv = map[string]any{"input": map[string]any{}, "steps": map[string]any{}}
+// typeEnv declares the two names an expression may use; loopEnv adds
+// item and index, for the arguments and condition of a for_each step.
+var (
+	typeEnv = map[string]any{"input": map[string]any{}, "steps": map[string]any{}}
+	loopEnv = types.Map{"input": types.TypeOf(map[string]any{}), "steps": types.TypeOf(map[string]any{}), "item": types.Any, "index": types.Int}
+)
+
+// scope is what an expression being compiled may name: the earlier
+// steps' ids, and item and index inside a for_each step.
+type scope struct {
+	known map[string]bool
+	loop  bool
+}
 
 // Error is a mistake in a workflow, found when it is saved: where (the
 // step's index and id, and a path into its arguments) and what.
@@ -147,7 +181,7 @@ func (r *refs) Visit(node *ast.Node) {
 
 // compile compiles one expression, refusing what is too long, too large,
 // names anything but input and steps, or names a step not in known.
-func compile(src string, known map[string]bool, asBool bool) (*program, error) {
+func compile(src string, sc scope, asBool bool) (*program, error) {
 	src = strings.TrimSpace(src)
 	switch {
 	case src == "":
@@ -156,7 +190,11 @@ func compile(src string, known map[string]bool, asBool bool) (*program, error) {
 		return nil, fmt.Errorf("an expression longer than %d characters", MaxExpressionBytes)
 	}
 	r := &refs{}
-	opts := []expr.Option{expr.Env(typeEnv), expr.MaxNodes(MaxNodes), expr.DisableBuiltin("now"), expr.Patch(r)}
+	var tenv any = typeEnv
+	if sc.loop {
+		tenv = loopEnv
+	}
+	opts := []expr.Option{expr.Env(tenv), expr.MaxNodes(MaxNodes), expr.DisableBuiltin("now"), expr.Patch(r)}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
@@ -165,7 +203,7 @@ func compile(src string, known map[string]bool, asBool bool) (*program, error) {
 		return nil, fmt.Errorf("%s: %s", src, oneLine(err.Error()))
 	}
 	for _, id := range r.ids {
-		if !known[id] {
+		if !sc.known[id] {
 			return nil, fmt.Errorf("%s: steps.%s is not a step declared before this one", src, id)
 		}
 	}
@@ -191,18 +229,74 @@ type Condition struct{ p *program }
 // the steps declared before it. It is one expression, bare or as one
 // whole marker ("{{ input.go }}").
 func CompileCondition(src string, earlier []string) (*Condition, error) {
+	return compileCondition(src, scope{known: set(earlier)})
+}
+
+func compileCondition(src string, sc scope) (*Condition, error) {
+	src, err := oneExpression(src, "a condition")
+	if err != nil {
+		return nil, err
+	}
+	p, err := compile(src, sc, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Condition{p}, nil
+}
+
+// oneExpression unwraps an expression written bare or as one whole
+// marker.
+func oneExpression(src, what string) (string, error) {
 	t := strings.TrimSpace(src)
 	if strings.HasPrefix(t, "{{") && strings.HasSuffix(t, "}}") && closing(t[2:]) == len(t)-4 {
 		src = t[2 : len(t)-2]
 	}
 	if strings.Contains(src, "{{") {
-		return nil, errors.New("a condition is one expression, bare or as one {{ }} marker")
+		return "", errors.New(what + " is one expression, bare or as one {{ }} marker")
 	}
-	p, err := compile(src, set(earlier), true)
+	return src, nil
+}
+
+// List is a compiled for_each expression.
+type List struct{ p *program }
+
+// CompileList compiles a step's for_each; earlier are the ids of the
+// steps declared before it (item and index are not visible: they are
+// what the list makes).
+func CompileList(src string, earlier []string) (*List, error) {
+	src, err := oneExpression(src, "for_each")
 	if err != nil {
 		return nil, err
 	}
-	return &Condition{p}, nil
+	p, err := compile(src, scope{known: set(earlier)}, false)
+	if err != nil {
+		return nil, err
+	}
+	return &List{p}, nil
+}
+
+// Eval gives the list the step loops over: nil is the empty list; a
+// value that is not a list, or a list longer than MaxItems, is an error.
+func (l *List) Eval(env Env) ([]any, error) {
+	v, err := l.p.run(Env{Input: env.Input, Steps: env.Steps}.values())
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return []any{}, nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, fmt.Errorf("%s: gave %T, not a list", l.p.src, v)
+	}
+	if rv.Len() > MaxItems {
+		return nil, fmt.Errorf("%s: gave %d items; a for_each loops over at most %d (filter the list, or split the work)", l.p.src, rv.Len(), MaxItems)
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, nil
 }
 
 // Eval reports whether the step runs.
@@ -322,6 +416,10 @@ func text(v any) (string, error) {
 // CompileArguments compiles a step's arguments (a JSON object, or empty
 // for none); earlier are the ids of the steps declared before it.
 func CompileArguments(raw json.RawMessage, earlier []string) (*Arguments, error) {
+	return compileArguments(raw, scope{known: set(earlier)})
+}
+
+func compileArguments(raw json.RawMessage, sc scope) (*Arguments, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return &Arguments{root: object{}}, nil
 	}
@@ -334,7 +432,7 @@ func CompileArguments(raw json.RawMessage, earlier []string) (*Arguments, error)
 	if _, ok := v.(map[string]any); !ok {
 		return nil, &pathError{"", errors.New("must be a JSON object")}
 	}
-	root, err := compileValue(v, set(earlier), "")
+	root, err := compileValue(v, sc, "")
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +452,7 @@ func (e *pathError) Error() string {
 	return e.path + ": " + e.err.Error()
 }
 
-func compileValue(v any, known map[string]bool, path string) (node, error) {
+func compileValue(v any, known scope, path string) (node, error) {
 	switch x := v.(type) {
 	case map[string]any:
 		o := object{}
@@ -400,7 +498,7 @@ func join(path, key string) string {
 }
 
 // compileString splits a string into text and {{ }} markers.
-func compileString(s string, known map[string]bool) (node, error) {
+func compileString(s string, known scope) (node, error) {
 	if !strings.Contains(s, "{{") {
 		// Only "{{" opens a marker; a lone "}}" is text.
 		return literal{s}, nil
@@ -491,6 +589,8 @@ type StepSpec struct {
 	Arguments json.RawMessage
 	If        string
 	OnError   string
+	// ForEach, when not empty, is the list the step loops over.
+	ForEach string
 }
 
 // Compiled is a validated step, ready to run.
@@ -498,6 +598,7 @@ type Compiled struct {
 	StepSpec
 	Args *Arguments
 	Cond *Condition // nil: always runs
+	Each *List      // nil: one call
 }
 
 // Validate checks a whole workflow as it is saved — ids, tools, on_error,
@@ -536,7 +637,14 @@ func Validate(steps []StepSpec, allowed func(tool string) bool) ([]Compiled, err
 		}
 		c := Compiled{StepSpec: st}
 		var err error
-		if c.Args, err = CompileArguments(st.Arguments, earlier); err != nil {
+		sc := scope{known: set(earlier)}
+		if strings.TrimSpace(st.ForEach) != "" {
+			if c.Each, err = CompileList(st.ForEach, earlier); err != nil {
+				return nil, fail("for_each", err.Error())
+			}
+			sc.loop = true
+		}
+		if c.Args, err = compileArguments(st.Arguments, sc); err != nil {
 			path := "arguments"
 			var pe *pathError
 			if errors.As(err, &pe) && pe.path != "" {
@@ -546,7 +654,7 @@ func Validate(steps []StepSpec, allowed func(tool string) bool) ([]Compiled, err
 			return nil, fail(path, err.Error())
 		}
 		if strings.TrimSpace(st.If) != "" {
-			if c.Cond, err = CompileCondition(st.If, earlier); err != nil {
+			if c.Cond, err = compileCondition(st.If, sc); err != nil {
 				return nil, fail("condition", err.Error())
 			}
 		}

@@ -2,6 +2,8 @@ package wflang
 
 import (
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,5 +127,75 @@ func TestBounded(t *testing.T) {
 	c, _ := CompileCondition(`steps.list_overdue.data[5].id == "x"`, []string{"list_overdue"})
 	if _, err := c.Eval(env()); err == nil {
 		t.Error("an index out of range evaluated")
+	}
+}
+
+func TestForEach(t *testing.T) {
+	steps, err := Validate([]StepSpec{
+		{ID: "list_overdue", Tool: "t"},
+		{ID: "each", Tool: "t", ForEach: "{{ steps.list_overdue.data }}",
+			Arguments: json.RawMessage(`{"id":"{{item.id}}","n":"{{index}}","note":"#{{index + 1}} {{item.id}}"}`), If: "item.amount > 5"},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := steps[1].Each.Eval(env())
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list %v %v", list, err)
+	}
+	var got []string
+	for i, it := range list {
+		e := env()
+		e.Loop, e.Item, e.Index = true, it, i
+		ok, err := steps[1].Cond.Eval(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := steps[1].Args.Render(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strconv.FormatBool(ok)+" "+string(a))
+	}
+	want := []string{`true {"id":"c1","n":0,"note":"#1 c1"}`, `false {"id":"c2","n":1,"note":"#2 c2"}`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+
+	// nil is the empty list; a non-list and a list over MaxItems are errors.
+	for src, want := range map[string]string{
+		"steps.skipped":                         "",
+		"input.month":                           "not a list",
+		"1..(" + strconv.Itoa(MaxItems+1) + ")": "at most 100",
+	} {
+		l, err := CompileList(src, []string{"skipped"})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		v, err := l.Eval(env())
+		switch {
+		case want == "" && (err != nil || len(v) != 0):
+			t.Errorf("%s: %v %v", src, v, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: got %v, want an error with %q", src, err, want)
+		}
+	}
+	// The loop's names are seen only where the loop gives them.
+	for _, c := range []struct {
+		spec StepSpec
+		path string
+	}{
+		{StepSpec{Tool: "t", Arguments: json.RawMessage(`{"id":"{{item.id}}"}`)}, "arguments.id"},
+		{StepSpec{Tool: "t", If: "index > 0"}, "condition"},
+		{StepSpec{Tool: "t", ForEach: "item"}, "for_each"},
+		{StepSpec{Tool: "t", ForEach: "steps.later"}, "for_each"},
+		{StepSpec{Tool: "t", ForEach: "{{a}} {{b}}"}, "for_each"},
+		{StepSpec{Tool: "t", ForEach: "input.list +"}, "for_each"},
+	} {
+		_, err := Validate([]StepSpec{{ID: "first", Tool: "t"}, c.spec}, nil)
+		var we *Error
+		if !errors.As(err, &we) || we.Step != 1 || we.Path != c.path {
+			t.Errorf("%+v: got %v, want an error at step 1 %s", c.spec, err, c.path)
+		}
 	}
 }
