@@ -75,6 +75,11 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			`"bureau":"serasa"`,
 			`"removal_reason":"paid"`,
 			`"status":"removed"`,
+			// The settlement letter, made and downloaded.
+			`"kind":"settlement_letter"`,
+			`"status":"ready"`,
+			"application/pdf ",
+			"%PDF-",
 		},
 	}
 	expect["kadu"] = []string{
