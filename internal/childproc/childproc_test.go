@@ -18,7 +18,9 @@ func TestMain(m *testing.M) {
 			return 2
 		}
 		fmt.Println("child says", cfg.Word)
-		select {} // until killed
+		for {
+			time.Sleep(time.Hour) // until killed
+		}
 	})
 	os.Exit(m.Run())
 }
