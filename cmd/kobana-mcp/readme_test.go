@@ -102,6 +102,11 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		`\"seq\":7,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
 		`"channel":"email"`, `"to":"cobranca@acme.example"`, `"meta":{"total":1,"page":1`,
 	}
+	expect["kadufiles"] = []string{
+		// The upload confirmed, the output file downloaded: the same rows.
+		`"status":"ready"`, `"filename":"recebiveis.csv"`,
+		"documento;vencimento;valor\n0001;2026-03-10;1500,00\n0002;2026-03-15;320,50",
+	}
 	// What a walkthrough must not print: Dunning sends one e-mail and
 	// nothing after the payment.
 	reject := map[string][]string{"dunning": {"message 2:"}}
@@ -125,6 +130,14 @@ func TestReadmeWalkthroughs(t *testing.T) {
 					t.Skipf("port %s is taken (a server running here?): %v", port, err)
 				}
 				_ = ln.Close()
+			}
+			if name == "kadufiles" {
+				if _, err := exec.LookPath("jq"); err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Fatalf("the files walkthrough needs jq (.ci/run installs it): %v", err)
+					}
+					t.Skipf("the files walkthrough needs jq: %v", err)
+				}
 			}
 			if _, ok := browse[name]; ok {
 				if _, err := os.Stat(chromiumPath); err != nil {
