@@ -7,13 +7,15 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// ChangeChannel is the PostgreSQL notification channel on which a change
-// to what a signed-in request's identity read answers — a role, a
-// membership, a grant's revocation — is announced, in the transaction that
-// makes it, so every replica's cache of that read drops its entries once
-// the change commits (oauth/server/sqlstore.RoleCache; docs/decisions.md,
-// "Identity read cache").
-const ChangeChannel = "kobana_identity_changed"
+// ChangeChannel is the SQL expression naming the PostgreSQL notification
+// channel on which a change to what a signed-in request's identity read
+// answers — a role, a membership, a grant's revocation — is announced, in
+// the transaction that makes it, so every replica's cache of that read
+// drops its entries once the change commits (oauth/server/sqlstore
+// .RoleCache; docs/decisions.md, "Identity read cache"). Channels are
+// per database, so the name carries the schema: deployments sharing a
+// database in schemas of their own do not hear each other.
+const ChangeChannel = "left('kobana_identity:' || current_schema(), 63)"
 
 var generation atomic.Uint64
 
@@ -34,7 +36,7 @@ func NoteChange(ctx context.Context, q store.Querier) error {
 	if q.Dialect() != store.Postgres {
 		return nil
 	}
-	_, err := q.Exec(ctx, "SELECT pg_notify('"+ChangeChannel+"', '')")
+	_, err := q.Exec(ctx, "SELECT pg_notify("+ChangeChannel+", '')")
 	return err
 }
 

@@ -189,7 +189,11 @@ func (c *RoleCache) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) bool {
 		return false
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+accounts.ChangeChannel); err != nil {
+	var channel string
+	if err := conn.QueryRow(ctx, "SELECT "+accounts.ChangeChannel).Scan(&channel); err != nil {
+		return false
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return false
 	}
 	// Notices sent before LISTEN were missed: what was read before is

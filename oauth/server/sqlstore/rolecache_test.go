@@ -135,7 +135,7 @@ func TestRoleCacheNotice(t *testing.T) {
 		if _, err := tx.Exec(ctx, "UPDATE memberships SET role = ? WHERE user_id = ?", string(identity.RoleViewer), f.user.ID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "SELECT pg_notify('"+accounts.ChangeChannel+"', '')")
+		_, err := tx.Exec(ctx, "SELECT pg_notify("+accounts.ChangeChannel+", '')")
 		return err
 	})
 	if err != nil {

@@ -129,7 +129,7 @@ func (s *Store) noteChange(ctx context.Context) error {
 	if s.db.Dialect() != store.Postgres {
 		return nil
 	}
-	_, err := s.q(ctx).Exec(ctx, "SELECT pg_notify('"+accounts.ChangeChannel+"', '')")
+	_, err := s.q(ctx).Exec(ctx, "SELECT pg_notify("+accounts.ChangeChannel+", '')")
 	return err
 }
 
