@@ -96,7 +96,7 @@ func NewRoleCache(ctx context.Context, db *store.DB, opts RoleCacheOptions) *Rol
 		c.cancel = func() {}
 		return c
 	}
-	ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	ctx, c.cancel = context.WithCancel(ctx)
 	go c.listen(ctx, cfg)
 	return c
 }
