@@ -32,6 +32,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -242,6 +243,36 @@ type Limiter struct {
 	now     func() time.Time
 
 	lastWarn atomic.Int64 // unix seconds of the last store failure logged
+
+	// keys remembers the store keys of recent callers: hashing them is
+	// most of what the limiter itself costs per request. Bounded by
+	// maxKeys; past it, it starts over.
+	keys  sync.Map // keyParts → string
+	nkeys atomic.Int64
+}
+
+// maxKeys bounds Limiter.keys.
+const maxKeys = 10000
+
+type keyParts struct{ class, kind, issuer, subject, client, org string }
+
+// key is storeKey(l.product, …) remembered per caller.
+func (l *Limiter) key(k keyParts) string {
+	if v, ok := l.keys.Load(k); ok {
+		return v.(string)
+	}
+	var key string
+	if k.kind == "org" {
+		key = storeKey(l.product, k.class, k.kind, k.org)
+	} else {
+		key = storeKey(l.product, k.class, k.kind, k.issuer, k.subject, k.client, k.org)
+	}
+	if l.nkeys.Add(1) > maxKeys {
+		l.keys.Clear()
+		l.nkeys.Store(1)
+	}
+	l.keys.Store(k, key)
+	return key
 }
 
 // NewLimiter limits the product named product (a key such as "inbox";
@@ -273,7 +304,7 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	if write {
 		class, tokenRate, orgRate = "w", l.rates.Writes, l.rates.OrgWrites
 	}
-	tok, err := l.store.Take(ctx, storeKey(l.product, class, "tok", id.Issuer, id.Subject, id.ClientID, id.OrganizationID), tokenRate)
+	tok, err := l.store.Take(ctx, l.key(keyParts{class, "tok", id.Issuer, id.Subject, id.ClientID, id.OrganizationID}), tokenRate)
 	if err != nil {
 		l.storeFailed(ctx, err)
 		return mcp.RateDecision{Allowed: true}
@@ -282,7 +313,7 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	if !d.Allowed {
 		return d
 	}
-	org, err := l.store.Take(ctx, storeKey(l.product, class, "org", id.OrganizationID), orgRate)
+	org, err := l.store.Take(ctx, l.key(keyParts{class: class, kind: "org", org: id.OrganizationID}), orgRate)
 	if err != nil {
 		l.storeFailed(ctx, err)
 		return d
