@@ -49,8 +49,9 @@ func NewAuth(c AuthConfig) *Auth {
 			Resource: resource, MetadataURL: oauth.WellKnownURL(resource), AuthorizationServers: []string{c.Issuer},
 			Scopes: c.Scopes, Name: name,
 			// A token is verified once, then recognized by its hash until
-			// it expires; its role and grant are read on every request
-			// (oauth.CachedVerifier).
+			// it expires (oauth.CachedVerifier); its role and grant are
+			// decided on every request by c.Roles (serve's is a
+			// sqlstore.RoleCache, invalidated on every change).
 			Verifier: oauth.NewCachedVerifier(&oauth.JWTVerifier{Issuer: c.Issuer, Audience: resource, Keys: c.Keys}),
 			Roles:    c.Roles,
 		}

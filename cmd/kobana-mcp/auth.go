@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -50,12 +51,15 @@ func builtInKeys(db *store.DB, secret []byte) (*oauth.KeySet, error) {
 	return oauth.NewKeySet(ks, oauth.KeySetOptions{})
 }
 
-func (f authFlags) verification(db *store.DB, secret []byte) (*verification, error) {
+func (f authFlags) verification(ctx context.Context, db *store.DB, secret []byte) (*verification, error) {
 	keySet, err := builtInKeys(db, secret)
 	if err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet, roles: sqlstore.RoleLookup(db)}
+	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet,
+		// The role and grant read, cached until a change is noted here or
+		// announced by another replica, at most a second (sqlstore.RoleCache).
+		roles: sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{}).Lookup}
 	if *f.issuer != "" {
 		if *f.jwksURL == "" {
 			return nil, errors.New("--oauth-issuer needs --oauth-jwks-url")

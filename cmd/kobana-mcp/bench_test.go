@@ -188,7 +188,7 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 		b.Fatal("data dir")
 	}
 	b.Cleanup(func() { db.Close() })
-	verify, err := authF.verification(db, secret)
+	verify, err := authF.verification(ctx, db, secret)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer db.Close()
 	// Identity (auth.go): the signing keys every replica shares, and how
 	// each product's tokens are verified.
-	verify, err := authFlags.verification(db, secret)
+	verify, err := authFlags.verification(ctx, db, secret)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1

@@ -81,15 +81,18 @@ func newReplicas(t *testing.T, d store.Dialect) *replicas {
 
 // mcpEndpoint is the product's MCP endpoint as one replica runs it: the
 // real mcp.Handler behind an oauth.ResourceServer whose verifier uses keys
-// and whose role lookup reads db, the lookup serve wires
-// (sqlstore.RoleLookup). The resource and issuer are the product's public
-// ones, whichever listener serves it.
+// and whose role lookup reads db through the cache serve wires
+// (sqlstore.RoleCache: revocation must still reach the replica that made
+// it at once, the others within a second). The resource and issuer are
+// the product's public ones, whichever listener serves it.
 func (e *env) mcpEndpoint(db *store.DB, keys *oauth.KeySet) http.Handler {
+	roles := sqlstore.NewRoleCache(context.Background(), db, sqlstore.RoleCacheOptions{})
+	e.t.Cleanup(roles.Close)
 	rs := &oauth.ResourceServer{
 		Resource: e.mcp, MetadataURL: oauth.WellKnownURL(e.mcp), AuthorizationServers: []string{e.issuer},
 		Scopes: e.scopes, Name: "Inbox MCP",
 		Verifier: &oauth.JWTVerifier{Issuer: e.issuer, Audience: e.mcp, Keys: oauth.KeySetSource{Keys: keys}},
-		Roles:    sqlstore.RoleLookup(db),
+		Roles:    roles.Lookup,
 	}
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 	return mcp.MustNewHandler(mcp.Options{Name: "test-inbox", Version: "1", Authorizer: rs}, mcp.Catalog{Tools: []mcp.Tool{{

@@ -191,6 +191,7 @@ func (s *Store) SetRole(ctx context.Context, orgID, userID string, role identity
 	if err := validateRole(role); err != nil {
 		return err
 	}
+	defer Committed()
 	return s.q.WithTx(ctx, func(tx *store.Tx) error {
 		a := s.InTx(tx)
 		if _, err := a.GetOrganization(ctx, orgID); err != nil {
@@ -213,9 +214,41 @@ func (s *Store) SetRole(ctx context.Context, orgID, userID string, role identity
 				return err
 			}
 		}
+		if err := NoteChange(ctx, tx); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO memberships (user_id, organization_id, role, created_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (user_id, organization_id) DO UPDATE SET role = excluded.role`,
 			userID, orgID, string(role), store.Now())
+		return err
+	})
+}
+
+// RemoveMember takes the person out of the organization: their tokens for
+// it are refused from the next request on (NoteChange). Either missing is
+// store.ErrNotFound; removing the organization's last owner is
+// ErrLastOwner.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID string) error {
+	defer Committed()
+	return s.q.WithTx(ctx, func(tx *store.Tx) error {
+		a := s.InTx(tx)
+		cur, err := a.GetMembership(ctx, orgID, userID)
+		if err != nil {
+			return fmt.Errorf("membership of %s in %s: %w", userID, orgID, err)
+		}
+		if cur.Role == identity.RoleOwner {
+			var owners int
+			if err := tx.Get(ctx, &owners, "SELECT COUNT(*) FROM memberships WHERE organization_id = ? AND role = ?", orgID, string(identity.RoleOwner)); err != nil {
+				return err
+			}
+			if owners <= 1 {
+				return ErrLastOwner
+			}
+		}
+		if err := NoteChange(ctx, tx); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM memberships WHERE organization_id = ? AND user_id = ?", orgID, userID)
 		return err
 	})
 }

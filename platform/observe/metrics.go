@@ -3,6 +3,7 @@ package observe
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +24,30 @@ type Metrics struct {
 	mcpDuration   *prometheus.HistogramVec
 	rateLimited   *prometheus.CounterVec
 	confirmations *prometheus.CounterVec
+
+	// The children of each label set, found once and kept: WithLabelValues
+	// builds a slice and hashes every label on each call, which the
+	// request path need not pay (docs/decisions.md, "Performance of the
+	// signed-in path"). Label sets are bounded (see above), so are these.
+	httpChildren sync.Map // httpKey → *httpChild
+	mcpChildren  sync.Map // mcpKey → *mcpChild
+}
+
+type httpKey struct {
+	product, route string
+	class          int
+}
+
+type httpChild struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+type mcpKey struct{ product, era, method, tool, outcome string }
+
+type mcpChild struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // knownMethods are the MCP methods that get their own label value; any
@@ -75,8 +100,17 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 func (m *Metrics) observeHTTP(product, route string, status int, d time.Duration) {
-	m.httpRequests.WithLabelValues(product, route, statusClass(status)).Inc()
-	m.httpDuration.WithLabelValues(product, route).Observe(d.Seconds())
+	k := httpKey{product, route, status / 100}
+	c, ok := m.httpChildren.Load(k)
+	if !ok {
+		c, _ = m.httpChildren.LoadOrStore(k, &httpChild{
+			requests: m.httpRequests.WithLabelValues(product, route, statusClass(status)),
+			duration: m.httpDuration.WithLabelValues(product, route),
+		})
+	}
+	hc := c.(*httpChild)
+	hc.requests.Inc()
+	hc.duration.Observe(d.Seconds())
 	if status == http.StatusTooManyRequests {
 		m.rateLimited.WithLabelValues(product, route).Inc()
 	}
@@ -99,8 +133,17 @@ func (m *Metrics) observeMCP(product string, o *mcp.Observation, status int, d t
 		// Answered before the handler read the body (401, 403, 405, 413).
 		outcome = "http_" + strconv.Itoa(status)
 	}
-	m.mcpRequests.WithLabelValues(product, era, method, o.Tool, outcome).Inc()
-	m.mcpDuration.WithLabelValues(product, method).Observe(d.Seconds())
+	k := mcpKey{product, era, method, o.Tool, outcome}
+	c, ok := m.mcpChildren.Load(k)
+	if !ok {
+		c, _ = m.mcpChildren.LoadOrStore(k, &mcpChild{
+			requests: m.mcpRequests.WithLabelValues(product, era, method, o.Tool, outcome),
+			duration: m.mcpDuration.WithLabelValues(product, method),
+		})
+	}
+	mc := c.(*mcpChild)
+	mc.requests.Inc()
+	mc.duration.Observe(d.Seconds())
 	if o.Confirmation != "" {
 		m.confirmations.WithLabelValues(product, o.Confirmation).Inc()
 	}

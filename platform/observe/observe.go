@@ -25,8 +25,19 @@ type requestIDKey struct{}
 
 // RequestID returns the id of the request ctx belongs to, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if st, ok := ctx.Value(requestIDKey{}).(*requestState); ok {
+		return st.id
+	}
+	return ""
+}
+
+// requestState is what Instrument keeps for one request, in one
+// allocation: the id (the context's value points here), the MCP
+// observation and the status writer.
+type requestState struct {
+	id  string
+	obs mcp.Observation
+	sw  httpx.StatusWriter
 }
 
 // validRequestID accepts an incoming id a proxy set, when it is short and
@@ -86,13 +97,15 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 			id = newRequestID()
 		}
 		w.Header().Set(RequestIDHeader, id)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		st := &requestState{id: id}
+		ctx := context.WithValue(r.Context(), requestIDKey{}, st)
 		var obs *mcp.Observation
 		if r.URL.Path == "/mcp" {
-			obs = &mcp.Observation{}
+			obs = &st.obs
 			ctx = mcp.WithObservation(ctx, obs)
 		}
-		sw := &httpx.StatusWriter{ResponseWriter: w}
+		sw := &st.sw
+		sw.ResponseWriter = w
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		status := sw.Status
 		if status == 0 {
@@ -106,10 +119,19 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 				m.observeMCP(product, obs, status, elapsed)
 			}
 		}
-		attrs := []slog.Attr{
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		if !log.Enabled(ctx, level) {
+			return // nothing formatted for a line no one keeps
+		}
+		// At most nine attributes, in an array on the stack.
+		var buf [9]slog.Attr
+		attrs := append(buf[:0],
 			slog.String("product", product), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-		}
+		)
 		if obs != nil && obs.Method != "" {
 			attrs = append(attrs, slog.String("mcp_method", obs.Method), slog.String("mcp_era", obs.Era), slog.String("outcome", obs.Outcome()))
 			if obs.Tool != "" {
@@ -118,10 +140,6 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 			if obs.ErrorCode != 0 {
 				attrs = append(attrs, slog.Int("rpc_error", obs.ErrorCode))
 			}
-		}
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
 		}
 		log.LogAttrs(ctx, level, "request", attrs...)
 	})
@@ -145,4 +163,11 @@ func routeOf(path string) string {
 	return "other"
 }
 
-func statusClass(status int) string { return strconv.Itoa(status/100) + "xx" }
+var statusClasses = [...]string{"0xx", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+func statusClass(status int) string {
+	if c := status / 100; c >= 0 && c < len(statusClasses) {
+		return statusClasses[c]
+	}
+	return strconv.Itoa(status/100) + "xx"
+}

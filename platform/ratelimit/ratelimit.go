@@ -32,6 +32,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -242,6 +243,36 @@ type Limiter struct {
 	now     func() time.Time
 
 	lastWarn atomic.Int64 // unix seconds of the last store failure logged
+
+	// keys remembers the store keys of recent callers: hashing them is
+	// most of what the limiter itself costs per request. Bounded by
+	// maxKeys; past it, it starts over.
+	keys  sync.Map // keyParts → string
+	nkeys atomic.Int64
+}
+
+// maxKeys bounds Limiter.keys.
+const maxKeys = 10000
+
+type keyParts struct{ class, kind, issuer, subject, client, org string }
+
+// key is storeKey(l.product, …) remembered per caller.
+func (l *Limiter) key(k keyParts) string {
+	if v, ok := l.keys.Load(k); ok {
+		return v.(string)
+	}
+	var key string
+	if k.kind == "org" {
+		key = storeKey(l.product, k.class, k.kind, k.org)
+	} else {
+		key = storeKey(l.product, k.class, k.kind, k.issuer, k.subject, k.client, k.org)
+	}
+	if l.nkeys.Add(1) > maxKeys {
+		l.keys.Clear()
+		l.nkeys.Store(1)
+	}
+	l.keys.Store(k, key)
+	return key
 }
 
 // NewLimiter limits the product named product (a key such as "inbox";
@@ -273,7 +304,7 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	if write {
 		class, tokenRate, orgRate = "w", l.rates.Writes, l.rates.OrgWrites
 	}
-	tok, err := l.store.Take(ctx, l.product+":"+class+":tok:"+hashKey(id.Issuer, id.Subject, id.ClientID, id.OrganizationID), tokenRate)
+	tok, err := l.store.Take(ctx, l.key(keyParts{class, "tok", id.Issuer, id.Subject, id.ClientID, id.OrganizationID}), tokenRate)
 	if err != nil {
 		l.storeFailed(ctx, err)
 		return mcp.RateDecision{Allowed: true}
@@ -282,7 +313,7 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	if !d.Allowed {
 		return d
 	}
-	org, err := l.store.Take(ctx, l.product+":"+class+":org:"+hashKey(id.OrganizationID), orgRate)
+	org, err := l.store.Take(ctx, l.key(keyParts{class: class, kind: "org", org: id.OrganizationID}), orgRate)
 	if err != nil {
 		l.storeFailed(ctx, err)
 		return d
@@ -318,12 +349,32 @@ func (l *Limiter) storeFailed(ctx context.Context, err error) {
 // hashKey names a caller in the store without writing its identifiers
 // (e-mail addresses, subjects) there in clear.
 func hashKey(parts ...string) string {
-	h := sha256.New()
+	var enc [24]byte
+	digest(&enc, parts)
+	return string(enc[:])
+}
+
+// digest writes the base64 of the first 18 bytes of the SHA-256 of parts,
+// each followed by a zero byte, into enc, hashing from a buffer on the
+// stack when the parts are short (the identifiers of a token are).
+func digest(enc *[24]byte, parts []string) {
+	var buf [512]byte
+	b := buf[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		b = append(b, p...)
+		b = append(b, 0)
 	}
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
+	sum := sha256.Sum256(b)
+	base64.RawURLEncoding.Encode(enc[:], sum[:18])
+}
+
+// storeKey is product:class:kind:digest(parts), built with one allocation:
+// the limiter makes two per request (docs/decisions.md, "Performance of
+// the signed-in path").
+func storeKey(product, class, kind string, parts ...string) string {
+	var enc [24]byte
+	digest(&enc, parts)
+	return product + ":" + class + ":" + kind + ":" + string(enc[:])
 }
 
 // HashKey is the digest the package puts in store keys, for callers that

@@ -18,7 +18,8 @@ import (
 
 // TestChangesReachEveryReplicaWithinASecond: two replicas — two database
 // handles on one database, each with its resource server as products
-// build it (token verification cached, role and grant read per request)
+// build it (token verification cached, role and grant read cached by a
+// RoleCache of its own)
 // — serve one token under load. A demotion made through replica A takes
 // effect on A at once and on B within one second, then a removal, then a
 // revoked grant on a second token (docs/decisions.md, "Performance of the
@@ -50,7 +51,9 @@ func TestChangesReachEveryReplicaWithinASecond(t *testing.T) {
 			keys, _ := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
 			issuer := &oauth.Issuer{URL: "http://127.0.0.1:1", Keys: keys}
 			replica := func(db *store.DB) *oauth.ResourceServer {
-				return &oauth.ResourceServer{Resource: resource, Roles: sqlstore.RoleLookup(db),
+				roles := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{})
+				t.Cleanup(roles.Close)
+				return &oauth.ResourceServer{Resource: resource, Roles: roles.Lookup,
 					Verifier: oauth.NewCachedVerifier(&oauth.JWTVerifier{Issuer: issuer.URL, Audience: resource, Keys: oauth.KeySetSource{Keys: keys}})}
 			}
 			a, b := replica(dbA), replica(dbB)
@@ -117,7 +120,7 @@ func TestChangesReachEveryReplicaWithinASecond(t *testing.T) {
 			if role(b, t1) != identity.RoleViewer {
 				t.Fatal("revoking g2 refused g1 too")
 			}
-			if _, err := dbA.Exec(ctx, "DELETE FROM memberships WHERE user_id = ?", u.ID); err != nil {
+			if err := acc.RemoveMember(ctx, org.ID, u.ID); err != nil {
 				t.Fatal(err)
 			}
 			within("removal", t1, "refused")

@@ -14,9 +14,10 @@ import (
 // organization (the user id, else the subject, as external issuers may
 // send only that) and, for a token of the built-in authorization server
 // (one that names its grant), whether the grant was revoked, in the same
-// query: the check costs the resource servers no extra round trip, and,
-// with nothing cached, a revocation committed by any replica refuses the
-// grant's tokens from the next request on, on every replica.
+// query: the check costs the resource servers no extra round trip. Read
+// through a RoleCache (as serve does), a revocation refuses the grant's
+// tokens from the next request on at the replica that made it and within
+// a second on the others.
 //
 // It answers oauth.ErrNoMembership when the person is not a member,
 // oauth.ErrGrantRevoked when the grant was revoked; tokens without a grant

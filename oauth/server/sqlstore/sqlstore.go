@@ -117,7 +117,20 @@ func (s *Store) Commit(ctx context.Context) error {
 	if !ok {
 		return errors.New("sqlstore: no transaction to commit")
 	}
+	// A grant revoked in this transaction is announced with the commit;
+	// this replica's cached identity reads are dropped once it is done.
+	defer accounts.Committed()
 	return tx.Commit()
+}
+
+// noteChange is accounts.NoteChange over the store's own querier.
+func (s *Store) noteChange(ctx context.Context) error {
+	accounts.Committed()
+	if s.db.Dialect() != store.Postgres {
+		return nil
+	}
+	_, err := s.q(ctx).Exec(ctx, "SELECT pg_notify("+accounts.ChangeChannel+", '')")
+	return err
 }
 
 // Rollback implements server.Storage.
@@ -210,6 +223,13 @@ func (s *Store) DeactivateGrant(ctx context.Context, kind server.Kind, requestID
 // CONFLICT DO NOTHING, which also keeps a PostgreSQL transaction usable
 // where a unique violation would abort it).
 func (s *Store) RevokeGrant(ctx context.Context, requestID string, revokedAt, expiresAt time.Time) error {
+	// The resource servers' cached identity read drops its entries: here
+	// at once, on the other replicas when the notice arrives with the
+	// commit (accounts.NoteChange, RoleCache).
+	defer accounts.Committed()
+	if err := s.noteChange(ctx); err != nil {
+		return err
+	}
 	_, err := s.q(ctx).Exec(ctx, `INSERT INTO oauth_revoked_grants (grant_id, revoked_at, expires_at) VALUES (?, ?, ?)
 		ON CONFLICT (grant_id) DO NOTHING`, requestID, ts(revokedAt), ts(expiresAt))
 	return err
