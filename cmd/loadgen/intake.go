@@ -17,8 +17,8 @@ import (
 // Inbox's POST /api/v1/intake/messages, workers at a time, then follows
 // GET /api/v1/emails?status=processed until every one is processed. It
 // prints the rate of acceptance, the end-to-end rate and, given the
-// server's pid, the server's CPU for the whole batch (README, "Benchmarks").
-func intake(api, token, to, emlFile string, n, workers, pid int, timeout time.Duration) {
+// server's pid (and its workers'), the servers' CPU for the whole batch (README, "Benchmarks").
+func intake(api, token, to, emlFile string, n, workers int, pids []int, timeout time.Duration) {
 	eml, err := os.ReadFile(emlFile)
 	if err != nil {
 		fatal(err)
@@ -66,7 +66,7 @@ func intake(api, token, to, emlFile string, n, workers, pid int, timeout time.Du
 		}
 	}
 	before := countProcessed()
-	cpu0 := cpuTime(pid)
+	cpu0 := cpuTimes(pids)
 	start := time.Now()
 	var next atomic.Int64
 	var failed atomic.Int64
@@ -100,11 +100,24 @@ func intake(api, token, to, emlFile string, n, workers, pid int, timeout time.Du
 	out := map[string]any{"target": "intake", "emails": n, "failed": failed.Load(), "processed": processed,
 		"accepted_per_s": int(float64(n) / accepted.Seconds()), "processed_per_s": int(float64(processed) / total.Seconds()),
 		"seconds": total.Round(time.Millisecond).Seconds()}
-	if pid > 0 {
-		out["server_cpu_s"] = (cpuTime(pid) - cpu0).Seconds()
+	if cpu0 > 0 {
+		cpu := (cpuTimes(pids) - cpu0).Seconds()
+		out["server_cpu_s"] = cpu
+		if processed > 0 {
+			out["cpu_s_per_1000"] = cpu * 1000 / float64(processed)
+		}
 	}
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))
+}
+
+// cpuTimes is the CPU time of several processes together.
+func cpuTimes(pids []int) time.Duration {
+	var t time.Duration
+	for _, p := range pids {
+		t += cpuTime(p)
+	}
+	return t
 }
 
 func fatal(err error) {
