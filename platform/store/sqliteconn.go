@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"reflect"
-	"strings"
 	"sync"
 )
 
@@ -23,8 +22,7 @@ const connPrepared = 512
 // fetch, complete: River gives it as text) was parsed and planned again on
 // each call, a fifth of the Inbox's processing CPU (docs/decisions.md,
 // "Performance of the signed-in path"). Each connection of this driver
-// keeps the statement of each text it runs, single statements only, and
-// reuses it while no earlier result of it is still being read.
+// keeps the statement of each text it runs and reuses it while no earlier result of it is still being read.
 var registerSQLiteOnce sync.Once
 
 func registerSQLite() {
@@ -88,9 +86,8 @@ type cachedStmt struct {
 	busy bool // a result of it is still open
 }
 
-// cached is the statement of query, prepared on first use; nil when it
-// is a script of several statements, the cache is full, or the statement
-// is in use (a caller reading its rows runs it again).
+// cached is the statement of query, prepared on first use; nil when the
+// cache is full or the statement is in use (a caller reading its rows runs it again).
 func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, error) {
 	if cs, ok := c.stmts[query]; ok {
 		if cs == nil || cs.busy {
@@ -98,7 +95,9 @@ func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, er
 		}
 		return cs, nil
 	}
-	if len(c.stmts) >= connPrepared || strings.Contains(strings.TrimRight(query, "; \t\n"), ";") {
+	// A script of several statements is kept too: modernc's statement
+	// then parses it on each run, as an unprepared text does.
+	if len(c.stmts) >= connPrepared {
 		return nil, nil
 	}
 	ds, err := c.PrepareContext(ctx, query)
