@@ -304,10 +304,7 @@ func (s *service) recordSuccess(ctx context.Context, db txRunner, e emailRecord,
 		if err != nil {
 			return err
 		}
-		if err := s.emitProcessingEvent(ctx, tx, "agent_run.succeeded", ib, e, &run); err != nil {
-			return err
-		}
-		return s.emitProcessingEvent(ctx, tx, "email.processed", ib, e, &run)
+		return s.emitProcessingEvent(ctx, tx, ib, e, &run, "agent_run.succeeded", "email.processed")
 	})
 }
 
@@ -328,18 +325,16 @@ func (s *service) recordFailure(ctx context.Context, db txRunner, e emailRecord,
 			if err != nil {
 				return err
 			}
-			run = &r
-			if err := s.emitProcessingEvent(ctx, tx, "agent_run.failed", ib, e, run); err != nil {
-				return err
-			}
+			return s.emitProcessingEvent(ctx, tx, ib, e, &r, "agent_run.failed", "email.failed")
 		}
-		return s.emitProcessingEvent(ctx, tx, "email.failed", ib, e, run)
+		return s.emitProcessingEvent(ctx, tx, ib, e, nil, "email.failed")
 	})
 }
 
-// emitProcessingEvent emits a processing outcome, carrying the inbox, the
-// e-mail and the run as the API shows them.
-func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug string, ib inboxRecord, e emailRecord, run *agentRunRecord) error {
+// emitProcessingEvent emits a processing outcome's events (agent_run.*
+// then email.*), each carrying the inbox, the e-mail and the run as the
+// API shows them: the same data, read and encoded once for all of them.
+func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inboxRecord, e emailRecord, run *agentRunRecord, slugs ...string) error {
 	if s.hooks == nil {
 		return nil
 	}
@@ -351,13 +346,19 @@ func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug st
 		data["agent_run"] = toAgentRunJSON(*run)
 	}
 	data = withTenant(ctx, s.accounts.InTx(tx), e.OrganizationID, e.WorkspaceID, data)
-	if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, data)); err != nil {
-		return fmt.Errorf("inbox: emit %s: %w", slug, err)
+	encoded, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
+	}
+	for _, slug := range slugs {
+		if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, json.RawMessage(encoded))); err != nil {
+			return fmt.Errorf("inbox: emit %s: %w", slug, err)
+		}
 	}
 	return nil
 }
 
 // webhooksEvent is an e-mail's event, scoped to its inbox.
-func webhooksEvent(e emailRecord, slug string, data map[string]any) webhooks.Event {
+func webhooksEvent(e emailRecord, slug string, data any) webhooks.Event {
 	return webhooks.Event{OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, Slug: slug, ScopeID: e.InboxID, SubjectID: e.ID, Data: data}
 }
