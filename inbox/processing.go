@@ -176,8 +176,9 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 // three a remote provider needs (processing, the running run, the outcome;
 // docs/decisions.md, "Performance of the signed-in path"). A crash before
 // the commit leaves the e-mail approved with nothing recorded, and the job
-// runs it again; the transaction reads the e-mail's status again first, so
-// a duplicate run that lost the race records nothing.
+// runs it again; the transaction first claims the e-mail (a conditional
+// update of its status), so a duplicate run that lost the race records
+// nothing.
 func (s *service) processLocally(ctx context.Context, provider agent.Provider, req agent.Request, record agentRunRecord, e emailRecord, ib inboxRecord, final bool) error {
 	record.StartedAt = store.Now()
 	started := time.Now()
@@ -185,15 +186,18 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 	duration := time.Since(started)
 	retry := false
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-		cur, err := s.getEmail(ctx, tx, e.OrganizationID, e.ID)
+		// The claim: the e-mail becomes processing only if it still waits
+		// for it. On PostgreSQL a concurrent run of the same e-mail waits
+		// on the row here and then finds it processed; SQLite's writers
+		// are serialized.
+		err := store.ExpectOne(tx.Exec(ctx, `UPDATE emails SET status = ?, updated_at = ?
+			WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)`,
+			emailProcessing, store.Now(), e.OrganizationID, e.ID, emailApproved, emailProcessing))
 		if errors.Is(err, store.ErrNotFound) {
-			return nil
+			return nil // deleted, or another run recorded the outcome
 		}
 		if err != nil {
 			return err
-		}
-		if cur.Status != "approved" && cur.Status != "processing" {
-			return nil
 		}
 		run, err := startAgentRun(ctx, tx, record)
 		if err != nil {
@@ -209,7 +213,7 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 		if agent.IsRetryable(runErr) && !final {
 			// The e-mail stays processing; River tries again.
 			retry = true
-			return s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "processing", nil, nil, nil)
+			return nil // the claim left it processing
 		}
 		return s.recordFailure(ctx, tx, e, ib, &run, "agent_error: "+msgText)
 	})
