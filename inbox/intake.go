@@ -167,18 +167,19 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 				return err
 			}
 		}
-		if v.Approved {
-			if err := s.addUsage(ctx, tx, cur.OrganizationID, cur.WorkspaceID, 1, 0); err != nil {
-				return err
-			}
-		}
 		if err := s.emitEmailEvent(ctx, tx, "email.received", cur, rec); err != nil {
 			return err
 		}
 		if !v.Approved {
 			return s.emitEmailEvent(ctx, tx, "email.rejected", cur, rec)
 		}
-		return s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false)
+		if err := s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false); err != nil {
+			return err
+		}
+		// The usage last: on PostgreSQL its update locks the workspace's
+		// row until the commit, and every e-mail of the workspace waits
+		// for that lock.
+		return s.addUsage(ctx, tx, cur.OrganizationID, cur.WorkspaceID, 1, 0)
 	})
 	if errors.Is(err, errDuplicateDelivery) {
 		// A concurrent delivery of the same message committed first: its
@@ -203,10 +204,14 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 // lockedSettings reads the workspace's settings and usage with its row
 // locked until the transaction ends (PostgreSQL; SQLite's transactions are
 // serialized already), so two e-mails arriving together cannot both pass
-// the monthly limit's last slot.
+// the monthly limit's last slot. A workspace without a monthly limit has
+// no last slot: its row is not locked here, and the e-mails of the
+// workspace wait for each other only at the usage's update, the last
+// write of the intake (docs/decisions.md, "Performance of the signed-in
+// path").
 func (s *service) lockedSettings(ctx context.Context, tx *store.Tx, orgID, workspaceID string) (workspaceSettings, error) {
 	ws, err := s.workspaceSettings(ctx, tx, orgID, workspaceID)
-	if err != nil || tx.Dialect() != store.Postgres {
+	if err != nil || tx.Dialect() != store.Postgres || (ws.MonthlyEmailsLimit == nil && ws.MonthlyCostLimit == nil) {
 		return ws, err
 	}
 	var id string

@@ -121,10 +121,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 		return err
 	}
 	if settings.MonthlyCostLimit != nil && settings.MonthlyCostUsed >= *settings.MonthlyCostLimit {
-		return s.recordFailure(ctx, e, ib, nil, "monthly_cost_limit: the workspace reached its monthly cost limit; raise it or wait for next month, then reprocess")
-	}
-	if err := s.setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
-		return err
+		return s.recordFailure(ctx, s.db, e, ib, nil, "monthly_cost_limit: the workspace reached its monthly cost limit; raise it or wait for next month, then reprocess")
 	}
 	provider, req := s.providerFor(ctx, e, ib)
 	raw, err := s.emailRaw(ctx, s.db, orgID, e.ID)
@@ -133,7 +130,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	}
 	msg, perr := parseMessage(raw)
 	if perr != nil {
-		return s.recordFailure(ctx, e, ib, nil, "unparseable: "+perr.Error())
+		return s.recordFailure(ctx, s.db, e, ib, nil, "unparseable: "+perr.Error())
 	}
 	// Due dates decode relative to when the e-mail arrived, so a reprocess
 	// next year reads the same boleto the same way.
@@ -141,10 +138,17 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	for _, a := range msg.Attachments {
 		req.Input.Attachments = append(req.Input.Attachments, extract.Attachment{Filename: a.Filename, ContentType: a.ContentType, Data: a.Data})
 	}
-	run, err := startAgentRun(ctx, s.db, agentRunRecord{
+	record := agentRunRecord{
 		OrganizationID: orgID, WorkspaceID: e.WorkspaceID, InboxID: e.InboxID, AgentID: agentIDOf(e, ib),
 		EmailID: e.ID, Provider: provider.Name(), LLMModel: modelOr(req.Model, agent.ExtractorModel),
-	})
+	}
+	if provider.Name() == agent.ExtractorName {
+		return s.processLocally(ctx, provider, req, record, e, ib, final)
+	}
+	if err := s.setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
+		return err
+	}
+	run, err := startAgentRun(ctx, s.db, record)
 	if err != nil {
 		return err
 	}
@@ -153,16 +157,76 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	duration := time.Since(started)
 	if runErr != nil {
 		msgText := runErr.Error()
-		if err := s.finishRun(ctx, run, "failed", &msgText, agent.Usage{}, nil, duration); err != nil {
+		if err := s.finishRun(ctx, s.db, run, "failed", &msgText, agent.Usage{}, nil, duration); err != nil {
 			return err
 		}
 		if agent.IsRetryable(runErr) && !final {
 			// The e-mail stays processing; River tries again.
 			return errTransient{runErr}
 		}
-		return s.recordFailure(ctx, e, ib, &run, "agent_error: "+msgText)
+		return s.recordFailure(ctx, s.db, e, ib, &run, "agent_error: "+msgText)
 	}
-	return s.recordSuccess(ctx, e, ib, run, res, duration)
+	return s.recordSuccess(ctx, s.db, e, ib, run, res, duration)
+}
+
+// processLocally runs a provider that works in this process (the built-in
+// extractor: milliseconds, no network), then records the whole of the
+// outcome — the run, started and finished, the e-mail's status and
+// result, the usage and the events — in one transaction, instead of the
+// three a remote provider needs (processing, the running run, the outcome;
+// docs/decisions.md, "Performance of the signed-in path"). A crash before
+// the commit leaves the e-mail approved with nothing recorded, and the job
+// runs it again; the transaction first claims the e-mail (a conditional
+// update of its status), so a duplicate run that lost the race records
+// nothing.
+func (s *service) processLocally(ctx context.Context, provider agent.Provider, req agent.Request, record agentRunRecord, e emailRecord, ib inboxRecord, final bool) error {
+	record.StartedAt = store.Now()
+	started := time.Now()
+	res, runErr := provider.Run(ctx, req)
+	duration := time.Since(started)
+	retry := false
+	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
+		// The claim: the e-mail becomes processing only if it still waits
+		// for it. On PostgreSQL a concurrent run of the same e-mail waits
+		// on the row here and then finds it processed; SQLite's writers
+		// are serialized.
+		err := store.ExpectOne(tx.Exec(ctx, `UPDATE emails SET status = ?, updated_at = ?
+			WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)`,
+			emailProcessing, store.Now(), e.OrganizationID, e.ID, emailApproved, emailProcessing))
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // deleted, or another run recorded the outcome
+		}
+		if err != nil {
+			return err
+		}
+		run, err := startAgentRun(ctx, tx, record)
+		if err != nil {
+			return err
+		}
+		if runErr == nil {
+			return s.recordSuccess(ctx, tx, e, ib, run, res, duration)
+		}
+		msgText := runErr.Error()
+		if err := s.finishRun(ctx, tx, run, "failed", &msgText, agent.Usage{}, nil, duration); err != nil {
+			return err
+		}
+		if agent.IsRetryable(runErr) && !final {
+			// The e-mail stays processing; River tries again.
+			retry = true
+			return nil // the claim left it processing
+		}
+		return s.recordFailure(ctx, tx, e, ib, &run, "agent_error: "+msgText)
+	})
+	if err == nil && retry {
+		return errTransient{runErr}
+	}
+	return err
+}
+
+// txRunner is where an outcome is recorded: the database (a transaction
+// of its own) or a transaction in progress (joined).
+type txRunner interface {
+	WithTx(ctx context.Context, fn func(tx *store.Tx) error) error
 }
 
 // providerFor picks the provider and request: the inbox's agent (model,
@@ -204,15 +268,15 @@ func modelOr(model, fallback string) string {
 	return model
 }
 
-func (s *service) finishRun(ctx context.Context, run agentRunRecord, status string, errMsg *string, u agent.Usage, output json.RawMessage, d time.Duration) error {
+func (s *service) finishRun(ctx context.Context, q store.Querier, run agentRunRecord, status string, errMsg *string, u agent.Usage, output json.RawMessage, d time.Duration) error {
 	usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
-	return finishAgentRun(ctx, s.db, run.OrganizationID, run.ID, status, errMsg, usage, output, run.StartedAt.Add(d))
+	return finishAgentRun(ctx, q, run.OrganizationID, run.ID, status, errMsg, usage, output, run.StartedAt.Add(d))
 }
 
 // recordSuccess stores the outcome of a successful run in one
 // transaction: the run, the e-mail (processed, with the result), the
 // workspace's cost, and email.processed.
-func (s *service) recordSuccess(ctx context.Context, e emailRecord, ib inboxRecord, run agentRunRecord, res agent.Response, d time.Duration) error {
+func (s *service) recordSuccess(ctx context.Context, db txRunner, e emailRecord, ib inboxRecord, run agentRunRecord, res agent.Response, d time.Duration) error {
 	output := res.Output
 	if len(output) == 0 {
 		output = json.RawMessage(`{}`)
@@ -222,7 +286,7 @@ func (s *service) recordSuccess(ctx context.Context, e emailRecord, ib inboxReco
 		return err
 	}
 	now := store.Now()
-	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+	return db.WithTx(ctx, func(tx *store.Tx) error {
 		u := res.Usage
 		usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
 		if err := finishAgentRun(ctx, tx, run.OrganizationID, run.ID, "success", nil, usage, output, run.StartedAt.Add(d)); err != nil {
@@ -244,18 +308,15 @@ func (s *service) recordSuccess(ctx context.Context, e emailRecord, ib inboxReco
 		if err != nil {
 			return err
 		}
-		if err := s.emitProcessingEvent(ctx, tx, "agent_run.succeeded", ib, e, &run); err != nil {
-			return err
-		}
-		return s.emitProcessingEvent(ctx, tx, "email.processed", ib, e, &run)
+		return s.emitProcessingEvent(ctx, tx, ib, e, &run, "agent_run.succeeded", "email.processed")
 	})
 }
 
 // recordFailure marks the e-mail failed with a reason and emits
 // email.failed (and agent_run.failed when a run failed).
-func (s *service) recordFailure(ctx context.Context, e emailRecord, ib inboxRecord, run *agentRunRecord, reason string) error {
+func (s *service) recordFailure(ctx context.Context, db txRunner, e emailRecord, ib inboxRecord, run *agentRunRecord, reason string) error {
 	now := store.Now()
-	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+	return db.WithTx(ctx, func(tx *store.Tx) error {
 		if err := s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "failed", &now, nil, &reason); err != nil {
 			return err
 		}
@@ -268,18 +329,16 @@ func (s *service) recordFailure(ctx context.Context, e emailRecord, ib inboxReco
 			if err != nil {
 				return err
 			}
-			run = &r
-			if err := s.emitProcessingEvent(ctx, tx, "agent_run.failed", ib, e, run); err != nil {
-				return err
-			}
+			return s.emitProcessingEvent(ctx, tx, ib, e, &r, "agent_run.failed", "email.failed")
 		}
-		return s.emitProcessingEvent(ctx, tx, "email.failed", ib, e, run)
+		return s.emitProcessingEvent(ctx, tx, ib, e, nil, "email.failed")
 	})
 }
 
-// emitProcessingEvent emits a processing outcome, carrying the inbox, the
-// e-mail and the run as the API shows them.
-func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug string, ib inboxRecord, e emailRecord, run *agentRunRecord) error {
+// emitProcessingEvent emits a processing outcome's events (agent_run.*
+// then email.*), each carrying the inbox, the e-mail and the run as the
+// API shows them: the same data, read and encoded once for all of them.
+func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inboxRecord, e emailRecord, run *agentRunRecord, slugs ...string) error {
 	if s.hooks == nil {
 		return nil
 	}
@@ -291,13 +350,19 @@ func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, slug st
 		data["agent_run"] = toAgentRunJSON(*run)
 	}
 	data = withTenant(ctx, s.accounts.InTx(tx), e.OrganizationID, e.WorkspaceID, data)
-	if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, data)); err != nil {
-		return fmt.Errorf("inbox: emit %s: %w", slug, err)
+	encoded, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
+	}
+	for _, slug := range slugs {
+		if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, json.RawMessage(encoded))); err != nil {
+			return fmt.Errorf("inbox: emit %s: %w", slug, err)
+		}
 	}
 	return nil
 }
 
 // webhooksEvent is an e-mail's event, scoped to its inbox.
-func webhooksEvent(e emailRecord, slug string, data map[string]any) webhooks.Event {
+func webhooksEvent(e emailRecord, slug string, data any) webhooks.Event {
 	return webhooks.Event{OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, Slug: slug, ScopeID: e.InboxID, SubjectID: e.ID, Data: data}
 }

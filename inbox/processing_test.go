@@ -1,12 +1,14 @@
 package inbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,6 +164,55 @@ func TestProcessingWithOpenAICompatibleProvider(t *testing.T) {
 		_, events := e.Do(e.Owner, "GET", "/api/v1/system-events?email_id="+id, nil)
 		if !strings.Contains(events, `"slug":"agent_run.failed"`) || !strings.Contains(events, `"slug":"email.failed"`) {
 			t.Fatalf("failure events: %s", events)
+		}
+	})
+}
+
+// TestProcessingRunsRecordOnce: runs of the same approved e-mail at once
+// (River runs a job at least once) record one outcome — one agent run,
+// one email.processed — and a run after the outcome records nothing, on
+// both engines.
+func TestProcessingRunsRecordOnce(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		sd := seedEmails(t, db)
+		ctx := context.Background()
+		id := sd.byFixture["latin1.eml"]
+		org := sd.e.Mine.ID
+		count := func(query string) int {
+			t.Helper()
+			var n int
+			if err := db.Get(ctx, &n, query, org, id); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		const runs = `SELECT COUNT(*) FROM agent_runs WHERE organization_id = ? AND email_id = ?`
+		const processed = `SELECT COUNT(*) FROM system_events WHERE organization_id = ? AND subject_id = ? AND slug = 'email.processed'`
+		runs0, events0 := count(runs), count(processed)
+		// As if the job were delivered again before its outcome: approved.
+		if err := sd.s.setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if err := sd.s.process(ctx, org, id, true); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := count(runs) - runs0; n != 1 {
+			t.Fatalf("%d agent runs for 4 runs at once, want 1", n)
+		}
+		if n := count(processed) - events0; n != 1 {
+			t.Fatalf("%d email.processed for 4 runs at once, want 1", n)
+		}
+		if err := sd.s.process(ctx, org, id, true); err != nil {
+			t.Fatal(err)
+		}
+		if count(runs)-runs0 != 1 || count(processed)-events0 != 1 {
+			t.Fatal("a run after the outcome recorded another")
 		}
 	})
 }

@@ -11,6 +11,12 @@
 #   DURATION=20s WORKERS=16 scripts/bench.sh
 #   INTAKE=1000 scripts/bench.sh  # then 1 000 e-mails posted to the intake
 #                                 # (8 at a time), processed end to end
+#   INTAKE=1000 INTAKE_ONLY=1 scripts/bench.sh   # the intake alone
+#   INTAKE=1000 INTAKE_ONLY=1 PG_WORKERS=2 scripts/bench.sh
+#       # the same on PostgreSQL (BENCH_PG_URL, default a fresh database
+#       # kobana_bench on postgres://postgres@127.0.0.1:5432): serve
+#       # --jobs=off and that many `worker` processes; CPU counts them all
+#   PPROF_ADDR=127.0.0.1:18482  # serve's profiler, for profiling the run
 #
 # Ports: 127.0.0.1:18481 (Inbox) and 18480 (floor); override with
 # BENCH_PORT / FLOOR_PORT. The SMTP intake is off.
@@ -27,8 +33,19 @@ trap cleanup EXIT
 
 go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
 go build -o "$work/loadgen" ./cmd/loadgen
+db=()
+if [ -n "${PG_WORKERS:-}" ]; then
+	if [ -z "${BENCH_PG_URL:-}" ]; then
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c 'DROP DATABASE IF EXISTS kobana_bench' -c 'CREATE DATABASE kobana_bench'
+		BENCH_PG_URL="postgres://postgres@127.0.0.1:5432/kobana_bench?sslmode=disable"
+	fi
+	db=(--database-url "$BENCH_PG_URL" --state-secrets "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')")
+fi
+serve_extra=()
+[ -n "${PG_WORKERS:-}" ] && serve_extra+=(--jobs off)
+[ -n "${PPROF_ADDR:-}" ] && serve_extra+=(--pprof-addr "$PPROF_ADDR")
 high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
-GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/data" --products inbox \
+GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/data" "${db[@]}" "${serve_extra[@]}" --products inbox \
 	--inbox-addr "127.0.0.1:$PORT" --inbox-smtp-addr off --rate-limits "$high" --log-format json \
 	>"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
@@ -36,8 +53,17 @@ pids+=("$serve_pid")
 url="http://127.0.0.1:$PORT/mcp"
 for _ in $(seq 100); do grep -q "MCP endpoint" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 grep -q "MCP endpoint" "$work/serve.out" || { cat "$work/serve.err"; exit 1; }
-token=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --ttl 1h)
+worker_pids=""
+for i in $(seq "${PG_WORKERS:-0}"); do
+	[ "$i" -ge 1 ] || continue
+	GOMAXPROCS=1 "$work/kobana-mcp" worker --data-dir "$work/data" "${db[@]}" --products inbox --log-format json \
+		>"$work/worker$i.out" 2>"$work/worker$i.err" &
+	pids+=($!)
+	worker_pids+="$!,"
+done
+token=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --ttl 1h)
 
+if [ -z "${INTAKE_ONLY:-}" ]; then
 load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -pid "$2" "${@:3}"; }
 "$work/loadgen" -url "$url" -token "$token" -method tools/call -tool emails_list -args '{"limit":10}' -capture "$work/answer.json"
 GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
@@ -61,11 +87,12 @@ for r in rows:
     fus = float(floor["cpu_us_per_req"])
     print(f"{r['target']:28} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
 PY
+fi
 
 if [ -n "${INTAKE:-}" ]; then
 	api="http://127.0.0.1:$PORT/api/v1"
-	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --resource api --ttl 1h)
+	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --resource api --ttl 1h)
 	address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
 		sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
-	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -eml examples/inbox/boleto.eml
+	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -also-pids "$worker_pids" -eml examples/inbox/boleto.eml
 fi

@@ -47,9 +47,16 @@ func main() {
 	to := flag.String("to", "", "the inbox address of -intake")
 	eml := flag.String("eml", "examples/inbox/boleto.eml", "the e-mail -intake posts")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long -intake waits for processing")
+	also := flag.String("also-pids", "", "-intake: comma-separated ids of more processes whose CPU counts (the workers beside serve --jobs=off)")
 	flag.Parse()
 	if *intakeN > 0 {
-		intake(*url, *token, *to, *eml, *intakeN, *workers, *pid, *timeout)
+		pids := []int{*pid}
+		for _, f := range strings.Split(*also, ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+				pids = append(pids, n)
+			}
+		}
+		intake(*url, *token, *to, *eml, *intakeN, *workers, pids, *timeout)
 		return
 	}
 	if *floor != "" {

@@ -107,7 +107,8 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		if err := prepareFile(t.Path); err != nil {
 			return nil, err
 		}
-		if sdb, err = sql.Open("sqlite", t.DSN); err != nil {
+		registerSQLite()
+		if sdb, err = sql.Open(sqliteDriverName, t.DSN); err != nil {
 			return nil, fmt.Errorf("store: open %s: %w", t.Redacted, err)
 		}
 		// Readers run in parallel under WAL; writers queue on the lock. A
