@@ -1,7 +1,6 @@
 package dunning
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // Dunning's MCP resources (docs/tools/dunning.md). Each template is read
@@ -105,24 +105,10 @@ func readThrough(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourc
 	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResource(req.URI, "application/json", text)}}, nil
 }
 
-// withNotice is {"notice": untrustedNotice, member: data} indented two
-// spaces, the notice first and data's members in the route's order.
+// withNotice is the resource text of data under member, behind the
+// product's notice that its field values are third-party data.
 func withNotice(member string, data json.RawMessage) (string, error) {
-	notice, _ := json.Marshal(untrustedNotice)
-	key, _ := json.Marshal(member)
-	compact := make([]byte, 0, len(notice)+len(key)+len(data)+16)
-	compact = append(compact, `{"notice":`...)
-	compact = append(compact, notice...)
-	compact = append(compact, ',')
-	compact = append(compact, key...)
-	compact = append(compact, ':')
-	compact = append(compact, data...)
-	compact = append(compact, '}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return "", err
-	}
-	return out.String(), nil
+	return restkit.WithNotice(untrustedNotice, member, data)
 }
 
 // idSource is a listing route whose items a completion suggests: their

@@ -1,0 +1,19 @@
+package restkit
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// The notice comes first, the data keeps the route's order of members,
+// and data that is not JSON is an error rather than a broken text.
+func TestWithNotice(t *testing.T) {
+	got, err := WithNotice(`Third-party "data"`, "charge", json.RawMessage(`{"z":1,"a":"x"}`))
+	want := "{\n  \"notice\": \"Third-party \\\"data\\\"\",\n  \"charge\": {\n    \"z\": 1,\n    \"a\": \"x\"\n  }\n}"
+	if err != nil || got != want {
+		t.Fatalf("got %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := WithNotice("n", "m", json.RawMessage(`{"unterminated"`)); err == nil {
+		t.Fatal("malformed data was accepted")
+	}
+}
