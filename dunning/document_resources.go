@@ -10,6 +10,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // The file resources kobana://dunning/documents/{id} and
@@ -52,7 +53,7 @@ func readFile(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceRe
 	case status == http.StatusNotFound:
 		return nil, mcp.ErrResourceNotFound
 	case status >= 400 && status < 500:
-		return nil, mcp.InvalidParams("%s", apiMessage(body))
+		return nil, mcp.InvalidParams("%s", restkit.APIMessage(body))
 	case status != http.StatusOK:
 		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
 	}

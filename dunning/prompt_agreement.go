@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // defaultOfferMaxInstallments is propose_agreement's max_installments
@@ -69,7 +70,7 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 		return nil, err
 	}
 	if len(open.Data) == 0 {
-		return userPrompt("Agreement proposal", "Tell the user this debtor has no pending or overdue charge, so there is nothing to renegotiate.\n\n"+untrustedNotice+"\n\nDebtor:\n"+debtor), nil
+		return restkit.UserPrompt("Agreement proposal", "Tell the user this debtor has no pending or overdue charge, so there is nothing to renegotiate.\n\n"+untrustedNotice+"\n\nDebtor:\n"+debtor), nil
 	}
 	var total money.Cents
 	ids := make([]string, 0, len(open.Data))
@@ -103,5 +104,5 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 		"Only after they agree, call dunning_agreements_create with what they chose — for the largest option: " + string(args) + " — and show the proposal it answers (its installments table is the server's). " +
 		"Creating the proposal is destructive and confirmed by the user; accepting it (dunning_agreements_accept) is a separate decision, when the debtor accepts.\n\n" +
 		untrustedNotice + "\n\nDebtor:\n" + debtor + "\n\nOpen charges:\n" + strings.Join(lines, "\n")
-	return userPrompt("Agreement proposal", text), nil
+	return restkit.UserPrompt("Agreement proposal", text), nil
 }

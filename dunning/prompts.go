@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // Dunning's prompts (docs/tools/dunning.md): ready-made conversations for
@@ -101,26 +101,12 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 	}
 }
 
-func userPrompt(description, text string) *mcp.GetPromptResult {
-	return &mcp.GetPromptResult{Description: description, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(text)}}}
-}
-
 // getJSON GETs a route in-process and decodes its whole answer into out;
 // 4xx answers become invalid-params errors carrying the API's message (a
 // prompt argument naming something the caller cannot see), others an
 // internal error.
 func getJSON(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values, out any) error {
-	status, body := b.Get(ctx, req, APIBase+path, q)
-	if status != http.StatusOK {
-		if status >= 400 && status < 500 {
-			return mcp.InvalidParams("%s", apiMessage(body))
-		}
-		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
-	}
-	return nil
+	return restkit.GetJSON(ctx, b, req, APIBase+path, q, out)
 }
 
 // fetchData GETs a route in-process and answers its data member, and its
@@ -311,7 +297,7 @@ func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetProm
 		"If you need another figure, ask the server for it (dunning_charges_list with status=overdue, due_from and due_to gives a count in meta.total; dunning_charges_get gives one charge's amounts).\n\n" +
 		"Then: name the buckets that hold most of the money and the largest debts, suggest which debtors to contact or which collection plan to enroll them in (dunning_plans_list; enrolling with dunning_charges_enroll is destructive, it starts contacting the debtor, and is confirmed by the user), and which old debts to consider writing off (dunning_charges_cancel with write_off, destructive, confirmed). Do not run any of them without the user's go-ahead.\n\n" +
 		untrustedNotice + "\n\n" + string(data)
-	return userPrompt("Overdue portfolio by aging bucket", text), nil
+	return restkit.UserPrompt("Overdue portfolio by aging bucket", text), nil
 }
 
 // keepLargest inserts c into top, the n charges of largest updated amount
@@ -371,7 +357,7 @@ func designPlan(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		"Do not activate the plan (dunning_plans_update with status active) or enroll any charge (dunning_charges_enroll, destructive: it starts contacting debtors): those are the user's decisions, to take after reviewing the draft. Stop and report if a step fails; do not retry a call that answered confirmation_required.",
 		segment, tone, who.Organization.Name, who.Settings.Timezone, who.Settings.QuietHoursStart, who.Settings.QuietHoursEnd, who.Settings.QuietHoursEnd, channels,
 		templateVariables())
-	return userPrompt("Design a collection plan", text), nil
+	return restkit.UserPrompt("Design a collection plan", text), nil
 }
 
 // templateVariables lists every variable a step's template may use, with
@@ -424,7 +410,7 @@ func debtorBriefing(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		"\n\nOpen charges (pending and overdue, by due date):\n" + open +
 		"\n\nRecently closed charges (paid, canceled, written off, in agreement; newest first, at most 10):\n" + closed +
 		"\n\nMessages sent to the debtor (newest first, at most 50):\n" + sent
-	return userPrompt("Debtor briefing", text), nil
+	return restkit.UserPrompt("Debtor briefing", text), nil
 }
 
 // completeFixed suggests, for each argument it names, the choices that

@@ -14,6 +14,7 @@ import (
 	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -98,26 +99,12 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 	}
 }
 
-func userPrompt(description, text string) *mcp.GetPromptResult {
-	return &mcp.GetPromptResult{Description: description, Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent(text)}}}
-}
-
 // getJSON GETs a route in-process and decodes its whole answer into out;
 // 4xx answers become invalid-params errors carrying the API's message (a
 // prompt argument naming something the caller cannot see), others an
 // internal error.
 func getJSON(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values, out any) error {
-	status, body := b.Get(ctx, req, APIBase+path, q)
-	if status != http.StatusOK {
-		if status >= 400 && status < 500 {
-			return mcp.InvalidParams("%s", apiMessage(body))
-		}
-		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
-	}
-	return nil
+	return restkit.GetJSON(ctx, b, req, APIBase+path, q, out)
 }
 
 // today is the server's day (UTC), as kadu_usage_get counts it.
@@ -262,7 +249,7 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		"For each group, read the example's steps with kadu_executions_steps (the failed step names the tool, its arguments and its error) and its task with kadu_tasks_get or kobana://kadu/tasks/{id}, then explain the likely cause in a sentence and the fix: a workflow step's arguments or condition, on_error continue, an allowed tool or a scope the task lacks, a cost ceiling (cost_exceeded), a slower tool or a smaller input (timed_out), an approval nobody answered (approval_expired, approval_timeout).\n\n" +
 		"Changing a task (kadu_tasks_update) and running it again (kadu_tasks_run, destructive: it acts on the organization's data, and costs) are the user's decisions: propose them, and run them only when the user says so. Do not retry an execution on your own.\n\n" +
 		untrustedNotice + "\n\n" + string(data)
-	return userPrompt("Failed executions by error", text), nil
+	return restkit.UserPrompt("Failed executions by error", text), nil
 }
 
 // taskNames fills names with the name of every task the groups count,
@@ -418,7 +405,7 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		"For the current month `plan` also says the monthly limit, what is used and what is left. Quote these numbers as they are: never add or re-derive amounts yourself. Workflow steps cost nothing; model steps of agent tasks cost tokens.\n\n" +
 		"Then suggest, task by task: a cost ceiling a little above its average (kadu_tasks_update with cost_ceiling) where the ceiling is far above it, a less frequent schedule for scheduled tasks that cost most, a workflow instead of an agent where the steps are always the same, and whether the monthly limit will last the month at this pace. Change nothing without the user's go-ahead.\n\n" +
 		untrustedNotice + "\n\n" + string(data)
-	return userPrompt("Kadu costs of "+month, text), nil
+	return restkit.UserPrompt("Kadu costs of "+month, text), nil
 }
 
 // scheduleTask renders schedule_task: the expression checked (the task
@@ -469,7 +456,7 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 			"4. Only when the user confirms, kadu_tasks_resume: from then on every tick queues one execution (a tick is skipped while the previous execution is still going). Without the confirmation, leave it paused and say how to resume it.\n"+
 			"A VALIDATION_ERROR names the field: fix it and try again. Stop and report if a call fails.\n\n%s\n\nThe task now:\n%s",
 			doc.Data.Name, doc.Data.ID, when, doc.Data.ID, schedule, untrustedNotice, task)
-		return userPrompt("Schedule a task", text), nil
+		return restkit.UserPrompt("Schedule a task", text), nil
 	}
 	name := strings.TrimSpace(req.Arguments["name"])
 	instructions := strings.TrimSpace(req.Arguments["instructions"])
@@ -487,7 +474,7 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 		"5. Only when the user confirms, kadu_tasks_resume: from then on every tick queues one execution, run as the task's owner. Without the confirmation, leave it paused and say how to resume it.\n"+
 		"A validation_error names the field (a step's template: steps.1.arguments.…): fix it and try again. Stop and report if a call fails.",
 		name, instructions, when, schedule)
-	return userPrompt("Schedule a task", text), nil
+	return restkit.UserPrompt("Schedule a task", text), nil
 }
 
 // completeFixed suggests, for each argument it names, the choices that

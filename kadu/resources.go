@@ -74,15 +74,6 @@ func catalogExtras(b *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
 	return mcp.Catalog{Resources: resources(b), ResourceTemplates: resourceTemplates(b), Prompts: prompts(b)}, nil
 }
 
-// apiMessage is the message of one of the API's error bodies.
-func apiMessage(body []byte) string {
-	var e struct {
-		Error struct{ Message string } `json:"error"`
-	}
-	_ = json.Unmarshal(body, &e)
-	return e.Error.Message
-}
-
 // getData GETs an API route in-process and answers its data member: 404
 // becomes the era's resource-not-found, other refusals an invalid-params
 // error carrying the API's message.
@@ -92,7 +83,7 @@ func getData(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path s
 	case status == http.StatusNotFound:
 		return nil, mcp.ErrResourceNotFound
 	case status >= 400 && status < 500:
-		return nil, mcp.InvalidParams("%s", apiMessage(body))
+		return nil, mcp.InvalidParams("%s", restkit.APIMessage(body))
 	case status != http.StatusOK:
 		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
 	}

@@ -17,3 +17,14 @@ func TestWithNotice(t *testing.T) {
 		t.Fatal("malformed data was accepted")
 	}
 }
+
+// The API's error message is read from its body; a body without one
+// gives "".
+func TestAPIMessage(t *testing.T) {
+	if got := APIMessage([]byte(`{"error":{"code":"not_found","message":"task not found"}}`)); got != "task not found" {
+		t.Errorf("got %q", got)
+	}
+	if got := APIMessage([]byte(`<html>`)); got != "" {
+		t.Errorf("not JSON: %q", got)
+	}
+}
