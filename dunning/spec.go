@@ -94,7 +94,7 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	// Every answer of the API spells its error code in upper case
 	// (errors.go).
 	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, ErrorCodes: ErrorCodes, Idempotency: idem})
-	acc := accounts.New(deps.DB, accounts.Options{})
+	acc := accounts.New(deps.DB, accounts.Options{Watch: deps.Changes})
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
 	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)

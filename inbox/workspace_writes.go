@@ -73,6 +73,9 @@ func registerWorkspaceWrites(api *rest.API, s *service) {
 		}
 		var w accounts.Workspace
 		var ws workspaceSettings
+		// The caches of the workspace pick drop what they read once this
+		// commits (accounts.NoteChange in CreateWorkspace).
+		defer accounts.Committed()
 		err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 			var err error
 			w, err = s.accounts.InTx(tx).CreateWorkspace(ctx, id.OrganizationID, accounts.NewWorkspace{ExternalID: strings.TrimSpace(in.ExternalID), Label: label, EmailPrefix: in.EmailPrefix})
@@ -120,9 +123,15 @@ func registerWorkspaceWrites(api *rest.API, s *service) {
 		}
 		var w accounts.Workspace
 		var ws workspaceSettings
+		// A new external id changes what X-Workspace-Id picks: the caches of
+		// the pick drop what they read (accounts.NoteChange).
+		defer accounts.Committed()
 		err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 			var err error
 			if w, err = findWorkspace(ctx, s.accounts.InTx(tx), id.OrganizationID, in.ID); err != nil {
+				return err
+			}
+			if err := accounts.NoteChange(ctx, tx); err != nil {
 				return err
 			}
 			if ws, err = s.workspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {

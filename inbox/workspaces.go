@@ -210,6 +210,9 @@ func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm
 		if id == nil {
 			return nil, rest.Forbidden("no identity")
 		}
+		// The caches of the workspace pick drop what they read once this
+		// commits (accounts.NoteChange in DeleteWorkspace).
+		defer accounts.Committed()
 		err := nonces.WithTx(ctx, func(tx *store.Tx) error {
 			a := acc.InTx(tx)
 			w, err := findWorkspace(ctx, a, id.OrganizationID, in.ID)

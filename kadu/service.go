@@ -47,7 +47,7 @@ type service struct {
 func newService(deps productkit.Deps, cfg Config) *service {
 	return &service{
 		db:       deps.DB,
-		accounts: accounts.New(deps.DB, accounts.Options{}),
+		accounts: accounts.New(deps.DB, accounts.Options{Watch: deps.Changes}),
 		jobs:     deps.Jobs,
 		hooks: webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "kadu", SealingSecret: deps.Secret,
 			AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger,

@@ -13,6 +13,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -47,6 +48,11 @@ type Deps struct {
 	Keys oauth.KeySource
 	// Roles looks up a person's current role in an organization.
 	Roles oauth.RoleLookup
+	// Changes is the process's watch of identity and tenancy changes
+	// (accounts.ChangeWatch): a product's accounts.Store keeps its
+	// workspace picks while the watch trusts them. Nil reads them on every
+	// request.
+	Changes *accounts.ChangeWatch
 	// RateLimits counts the product's requests per token and per
 	// organization (platform/ratelimit); nil leaves them unlimited. The
 	// product passes Auth.RateLimiter() to its MCP endpoint; its API uses

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
+	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -30,6 +31,10 @@ type verification struct {
 	keys     oauth.KeySource
 	keySet   *oauth.KeySet // the built-in key set (also when an external issuer is trusted)
 	roles    oauth.RoleLookup
+	// changes is the process's one watch of identity and tenancy changes,
+	// which the role cache and every product's workspace pick trust their
+	// entries by (accounts.ChangeWatch).
+	changes *accounts.ChangeWatch
 }
 
 // issuer is the issuer a product's tokens must come from: the external one
@@ -56,10 +61,11 @@ func (f authFlags) verification(ctx context.Context, db *store.DB, secret []byte
 	if err != nil {
 		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet,
+	changes := accounts.NewChangeWatch(ctx, db, 0)
+	v := &verification{keys: oauth.KeySetSource{Keys: keySet}, keySet: keySet, changes: changes,
 		// The role and grant read, cached until a change is noted here or
 		// announced by another replica, at most a second (sqlstore.RoleCache).
-		roles: sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{}).Lookup}
+		roles: sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Watch: changes}).Lookup}
 	if *f.issuer != "" {
 		if *f.jwksURL == "" {
 			return nil, errors.New("--oauth-issuer needs --oauth-jwks-url")

@@ -203,7 +203,7 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	p, err := productkit.Assemble(spec, productkit.Deps{DataDir: dataDir + "/inbox", PublicURL: public, States: sealer, Logger: log, DB: db,
-		Issuer: verify.issuer(public), Keys: verify.keys, Roles: verify.roles, RateLimits: lim.product(spec.Key), AuthServer: as,
+		Issuer: verify.issuer(public), Keys: verify.keys, Roles: verify.roles, Changes: verify.changes, RateLimits: lim.product(spec.Key), AuthServer: as,
 		Jobs: queue, Secret: secret, Tools: toolreg.New()})
 	if err != nil {
 		b.Fatal(err)

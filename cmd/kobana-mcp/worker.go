@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
+	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -97,7 +98,12 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// verify no token here (workerKeys), in-process calls carry their
 	// identity.
 	tools := toolreg.New()
-	roles := sqlstore.RoleLookup(db)
+	// The role read of every in-process call, cached like serve's
+	// (sqlstore.RoleCache): a change made anywhere is seen within the
+	// watch's bounds.
+	changes := accounts.NewChangeWatch(ctx, db, 0)
+	defer changes.Close()
+	roles := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Watch: changes}).Lookup
 	for _, spec := range specs {
 		if !enabled[spec.Key] {
 			continue
@@ -105,7 +111,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		f := pf[spec.Key]
 		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key),
 			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Secret: secret, Webhooks: hooks,
-			Keys: workerKeys{}, Roles: roles, Tools: tools})
+			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)
 		}

@@ -49,6 +49,10 @@ var (
 type Store struct {
 	q      store.Querier
 	params PasswordParams
+	// workspaces keeps SelectWorkspace's picks (Options.Watch); nil on a
+	// Store without a watch and inside a transaction, which must read its
+	// own writes.
+	workspaces *workspaceCache
 	// dummy is a hash of a random password that VerifyPassword checks when
 	// no user has the email, so a miss costs what a wrong password costs
 	// and response times do not tell which addresses have accounts. It is
@@ -72,6 +76,11 @@ type Options struct {
 	// Password are the argon2id costs of new hashes; zero means
 	// DefaultPasswordParams. Tests lower them to stay fast.
 	Password PasswordParams
+	// Watch, when set, lets SelectWorkspace keep what it picked until the
+	// watch says a change may have made it stale (the process's one watch,
+	// shared with the role cache; docs/decisions.md, "Identity read
+	// cache"). Nil reads the workspaces table on every pick.
+	Watch *ChangeWatch
 }
 
 // New returns a Store over q, a *store.DB (each call its own transaction
@@ -81,7 +90,11 @@ func New(q store.Querier, opts Options) *Store {
 	if p == (PasswordParams{}) {
 		p = DefaultPasswordParams
 	}
-	return &Store{q: q, params: p, dummy: &dummyHash{}}
+	s := &Store{q: q, params: p, dummy: &dummyHash{}}
+	if opts.Watch != nil {
+		s.workspaces = newWorkspaceCache(opts.Watch)
+	}
+	return s
 }
 
 // InTx returns the same Store working inside tx, so identity changes can
@@ -89,6 +102,7 @@ func New(q store.Querier, opts Options) *Store {
 func (s *Store) InTx(tx *store.Tx) *Store {
 	c := *s
 	c.q = tx
+	c.workspaces = nil
 	return &c
 }
 

@@ -70,6 +70,7 @@ func (s *Store) CreateOrganization(ctx context.Context, name string) (Organizati
 		return Organization{}, err
 	}
 	org := Organization{ID: store.NewID(), Name: name, CreatedAt: store.Now()}
+	defer Committed()
 	err = s.q.WithTx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)", org.ID, org.Name, org.CreatedAt); err != nil {
 			return err
@@ -104,6 +105,7 @@ func (s *Store) ListOrganizations(ctx context.Context) ([]Organization, error) {
 // organization already has is store.ErrConflict.
 func (s *Store) CreateWorkspace(ctx context.Context, orgID string, in NewWorkspace) (Workspace, error) {
 	var w Workspace
+	defer Committed()
 	err := s.q.WithTx(ctx, func(tx *store.Tx) error {
 		a := s.InTx(tx)
 		if _, err := a.GetOrganization(ctx, orgID); err != nil {
@@ -136,6 +138,11 @@ func (s *Store) insertWorkspace(ctx context.Context, orgID string, in NewWorkspa
 	}
 	if len(w.EmailPrefix) > maxEmailPrefix || !emailPrefixRE.MatchString(w.EmailPrefix) {
 		return Workspace{}, fmt.Errorf("%w: e-mail prefix %q is not kebab-case of at most %d characters", ErrInvalid, w.EmailPrefix, maxEmailPrefix)
+	}
+	// The workspace a request picks may change (a second one makes the pick
+	// explicit): the caches of that pick drop what they read (NoteChange).
+	if err := NoteChange(ctx, s.q); err != nil {
+		return Workspace{}, err
 	}
 	_, err = s.q.Exec(ctx, "INSERT INTO workspaces ("+workspaceColumns+") VALUES (?, ?, ?, ?, ?, ?)",
 		w.ID, w.OrganizationID, w.ExternalID, w.Label, w.EmailPrefix, w.CreatedAt)
@@ -176,6 +183,7 @@ func (s *Store) ListWorkspaces(ctx context.Context, orgID string) ([]Workspace, 
 // locks the organization's row, so two concurrent deletions of its last
 // two workspaces cannot both see the other one still live.
 func (s *Store) DeleteWorkspace(ctx context.Context, orgID, workspaceID string) error {
+	defer Committed()
 	return s.q.WithTx(ctx, func(tx *store.Tx) error {
 		if err := store.ExpectOne(tx.Exec(ctx, "UPDATE organizations SET name = name WHERE id = ?", orgID)); err != nil {
 			return err
@@ -192,6 +200,9 @@ func (s *Store) DeleteWorkspace(ctx context.Context, orgID, workspaceID string) 
 			if mine == 1 {
 				return ErrLastWorkspace
 			}
+		}
+		if err := NoteChange(ctx, tx); err != nil {
+			return err
 		}
 		return store.ExpectOne(tx.Exec(ctx, "UPDATE workspaces SET deleted_at = ? WHERE organization_id = ? AND id = ? AND deleted_at IS NULL",
 			store.Now(), orgID, workspaceID))

@@ -26,6 +26,22 @@ var ErrWorkspaceMismatch = errors.New("accounts: the token is bound to another w
 // is store.ErrNotFound: existence is never revealed across tenants.
 func (s *Store) SelectWorkspace(ctx context.Context, orgID, tokenWorkspace, header string) (Workspace, error) {
 	header = strings.TrimSpace(header)
+	if s.workspaces == nil {
+		return s.selectWorkspace(ctx, orgID, tokenWorkspace, header)
+	}
+	k := workspaceKey{orgID, tokenWorkspace, header}
+	w, ok, stamp := s.workspaces.get(k)
+	if ok {
+		return w, nil
+	}
+	w, err := s.selectWorkspace(ctx, orgID, tokenWorkspace, header)
+	if err == nil {
+		s.workspaces.put(k, w, stamp)
+	}
+	return w, err
+}
+
+func (s *Store) selectWorkspace(ctx context.Context, orgID, tokenWorkspace, header string) (Workspace, error) {
 	if tokenWorkspace != "" {
 		w, err := s.GetWorkspace(ctx, orgID, tokenWorkspace)
 		if err != nil {

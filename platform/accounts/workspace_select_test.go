@@ -9,10 +9,24 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
+// TestSelectWorkspace runs without and with the cache of picks: the
+// answers are the same, and a workspace added after a pick changes the next
+// one at once.
 func TestSelectWorkspace(t *testing.T) {
+	t.Run("uncached", func(t *testing.T) { testSelectWorkspace(t, false) })
+	t.Run("cached", func(t *testing.T) { testSelectWorkspace(t, true) })
+}
+
+func testSelectWorkspace(t *testing.T, cached bool) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		a := New(db, Options{})
+		var opts Options
+		if cached {
+			opts.Watch = NewChangeWatch(ctx, db, 0)
+			t.Cleanup(opts.Watch.Close)
+			waitListening(t, opts.Watch)
+		}
+		a := New(db, opts)
 		one, _ := a.CreateOrganization(ctx, "One")
 		two, _ := a.CreateOrganization(ctx, "Two")
 		only, err := a.SelectWorkspace(ctx, one.ID, "", "")

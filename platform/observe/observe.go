@@ -65,23 +65,49 @@ func newRequestID() string {
 // LogHandler adds the request id of the record's context to every log
 // line, so a line from deep inside a request can be found from the id a
 // client reports.
-type LogHandler struct{ slog.Handler }
+//
+// With a Buffer (the LogWriter the handler writes to), a line at Warn or
+// above is written at once, with every line before it.
+type LogHandler struct {
+	slog.Handler
+	Buffer *LogWriter
+}
 
 // Handle implements slog.Handler.
 func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := RequestID(ctx); id != "" {
+	if id := RequestID(ctx); id != "" && !hasRequestID(r) {
 		r.AddAttrs(slog.String("request_id", id))
 	}
-	return h.Handler.Handle(ctx, r)
+	err := h.Handler.Handle(ctx, r)
+	if h.Buffer != nil && r.Level >= slog.LevelWarn {
+		if ferr := h.Buffer.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+// hasRequestID reports whether the record carries its request id already
+// (the access line adds it among its own attributes, saving the record a
+// second allocation).
+func hasRequestID(r slog.Record) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		found = a.Key == "request_id"
+		return !found
+	})
+	return found
 }
 
 // WithAttrs implements slog.Handler.
 func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return LogHandler{h.Handler.WithAttrs(attrs)}
+	return LogHandler{h.Handler.WithAttrs(attrs), h.Buffer}
 }
 
 // WithGroup implements slog.Handler.
-func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{h.Handler.WithGroup(name)} }
+func (h LogHandler) WithGroup(name string) slog.Handler {
+	return LogHandler{h.Handler.WithGroup(name), h.Buffer}
+}
 
 // Instrument wraps one product listener: it assigns the request id, asks
 // the MCP endpoint what each request was (mcp.Observation), records the
@@ -126,8 +152,8 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 		if !log.Enabled(ctx, level) {
 			return // nothing formatted for a line no one keeps
 		}
-		// At most nine attributes, in an array on the stack.
-		var buf [9]slog.Attr
+		// At most ten attributes, in an array on the stack.
+		var buf [10]slog.Attr
 		attrs := append(buf[:0],
 			slog.String("product", product), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
@@ -141,6 +167,7 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 				attrs = append(attrs, slog.Int("rpc_error", obs.ErrorCode))
 			}
 		}
+		attrs = append(attrs, slog.String("request_id", st.id))
 		log.LogAttrs(ctx, level, "request", attrs...)
 	})
 }

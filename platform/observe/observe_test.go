@@ -34,7 +34,7 @@ func testEndpoint(t *testing.T) http.Handler {
 
 func TestInstrumentLogsAndCountsWithoutSecrets(t *testing.T) {
 	var logs bytes.Buffer
-	log := slog.New(LogHandler{slog.NewJSONHandler(&logs, nil)})
+	log := slog.New(LogHandler{Handler: slog.NewJSONHandler(&logs, nil)})
 	m := NewMetrics()
 	srv := httptest.NewServer(Instrument("inbox", m, log, testEndpoint(t)))
 	defer srv.Close()

@@ -99,8 +99,12 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL
 	e.Issuer = &oauth.Issuer{URL: srv.URL, Keys: keys}
+	// The product's workspace picks are cached as serve caches them, so
+	// every product test also checks that a change is seen at once.
+	changes := accounts.NewChangeWatch(ctx, db, 0)
+	t.Cleanup(changes.Close)
 	e.Product, err = productkit.Assemble(spec, productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
-		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools,
+		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools, Changes: changes,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
