@@ -52,7 +52,8 @@ func main() {
 	protocol := flag.String("protocol", protocol2026, "protocol version of the requests (2025-06-18: no _meta, no Mcp-Method header)")
 	mix := flag.String("mix", "", "instead of -method: cycle through these, e.g. server/discover,tools/list,tools/call:emails_list")
 	rssEvery := flag.Duration("rss-every", 0, "also sample -pid's resident memory (VmRSS) this often while measuring")
-	sdkAddr := flag.String("sdk", "", "serve the official Go SDK's stateless JSON handler with one trivial tool (hello) on this address instead")
+	sdkAddr := flag.String("sdk", "", "serve the official Go SDK's stateless JSON handler with a trivial tool (hello) on this address instead")
+	sdkTools := flag.Int("sdk-tools", 1, "-sdk: how many tools it registers (hello, hello_1, …)")
 	watchFile := flag.String("watch", "", "instead: the refusal watch described in this JSON file (see watch.go); runs until SIGINT or SIGTERM")
 	flag.Parse()
 	if *intakeN > 0 {
@@ -70,7 +71,7 @@ func main() {
 		return
 	}
 	if *sdkAddr != "" {
-		serveSDK(*sdkAddr)
+		serveSDK(*sdkAddr, *sdkTools)
 		return
 	}
 	if *watchFile != "" {
