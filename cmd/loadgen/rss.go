@@ -68,7 +68,13 @@ func startRSS(pid int, every time.Duration, done *atomic.Int64) *rssSampler {
 		for {
 			select {
 			case <-r.stopc:
-				take()
+				// The last sample, unless the ticker's came just now.
+				r.mu.Lock()
+				last := r.samples[len(r.samples)-1].Seconds
+				r.mu.Unlock()
+				if time.Since(start).Seconds()-last > every.Seconds()/10 {
+					take()
+				}
 				return
 			case <-t.C:
 				take()
