@@ -85,7 +85,7 @@ require (
 )
 
 require (
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // test only: internal/sdktest
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // internal/sdktest's tests and cmd/loadgen's peer; not in the kobana-mcp binary
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

@@ -5,7 +5,12 @@
 # bare net/http floor, each with GOMAXPROCS=1, and drives one at a time with
 # a closed loop of 16 workers (also GOMAXPROCS=1). Prints req/s and the
 # server's CPU µs per answered request for each method, and the ratios to
-# the floor.
+# the floor. The official Go SDK's stateless JSON handler with one trivial
+# tool and no auth (loadgen -sdk) runs in the same run, also at GOMAXPROCS=1,
+# as the peer of the issue's target "emails_list ≥ 2× the official SDK's
+# throughput on its trivial tool without auth": called in 2025-06-18 (its
+# cheapest: no _meta) and in 2026-07-28, and the ratio emails_list req/s ÷
+# go-sdk req/s printed.
 #
 #   scripts/bench.sh            # 5 s per method
 #   DURATION=20s WORKERS=16 scripts/bench.sh
@@ -18,14 +23,15 @@
 #       # --jobs=off and that many `worker` processes; CPU counts them all
 #   PPROF_ADDR=127.0.0.1:18482  # serve's profiler, for profiling the run
 #
-# Ports: 127.0.0.1:18481 (Inbox) and 18480 (floor); override with
-# BENCH_PORT / FLOOR_PORT. The SMTP intake is off.
+# Ports: 127.0.0.1:18481 (Inbox), 18480 (floor) and 18483 (go-sdk); override
+# with BENCH_PORT / FLOOR_PORT / SDK_PORT. The SMTP intake is off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
 WORKERS=${WORKERS:-16}
 PORT=${BENCH_PORT:-18481}
 FLOOR_PORT=${FLOOR_PORT:-18480}
+SDK_PORT=${SDK_PORT:-18483}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -69,6 +75,9 @@ load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d
 GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
 floor_pid=$!
 pids+=("$floor_pid")
+GOMAXPROCS=1 "$work/loadgen" -sdk "127.0.0.1:$SDK_PORT" >"$work/sdk.out" &
+sdk_pid=$!
+pids+=("$sdk_pid")
 sleep 0.5
 
 results="$work/results.jsonl"
@@ -76,16 +85,25 @@ load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool em
 load "$url" "$serve_pid" -method server/discover >>"$results"
 load "$url" "$serve_pid" -method tools/list >>"$results"
 load "$url" "$serve_pid" -method tools/call -tool emails_list -args '{"limit":10}' >>"$results"
+sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -pid "$sdk_pid" "$@"; }
+sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call" >>"$results"
+sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)" >>"$results"
 
 python3 - "$results" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 floor = rows[0]
-print(f"{'target':28} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
+print(f"{'target':32} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
 for r in rows:
     us = float(r["cpu_us_per_req"]) if r["cpu_us_per_req"] != "-" else float("nan")
     fus = float(floor["cpu_us_per_req"])
-    print(f"{r['target']:28} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
+    print(f"{r['target']:32} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
+by = {r["target"]: r for r in rows}
+el = by["tools/call emails_list"]
+for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
+    p = by[peer]
+    print(f"emails_list req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
+          f"server CPU per request {float(el['cpu_us_per_req'])/float(p['cpu_us_per_req']):.2f}× the SDK's")
 PY
 fi
 

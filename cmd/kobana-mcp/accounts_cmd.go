@@ -18,7 +18,8 @@ import (
 )
 
 // The operator's commands over the database: migrate the schema, create
-// and list organizations, add workspaces to them, create users and change their password or role.
+// and list organizations, add workspaces to them, create users, change their password or role,
+// and take them out of an organization.
 // Each opens the database the way serve does (--data-dir, --database-url,
 // or their environment variables) and migrates it first.
 
@@ -39,6 +40,9 @@ const usersUsage = `Usage:
       replace a user's password (generated and printed when --password is not given)
   kobana-mcp users set-role --email EMAIL --org ORG --role ROLE
       give a user a role in an organization (adds the membership when missing)
+  kobana-mcp users remove --email EMAIL --org ORG
+      take a user out of an organization: their tokens for it are refused from the next request
+      on, on every replica; the organization's last owner cannot be removed
 
 Roles: viewer, member, admin, owner. Every command takes --data-dir and --database-url.
 `
@@ -265,6 +269,35 @@ func usersCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return err
 			}
 			fmt.Fprintf(stdout, "%s is %s in %s\n", u.Email, *role, o.Name)
+			return nil
+		})
+	case "remove":
+		org := s.Add("org", "", "", "the organization: its id or exact name")
+		if code := parseCmd(s, "users remove", args[1:], stderr); code >= 0 {
+			return code
+		}
+		if code := required(stderr, "users remove", map[string]*string{"email": email, "org": org}); code >= 0 {
+			return code
+		}
+		return withAccounts(ctx, db, stderr, "users remove", func(a *accounts.Store) error {
+			u, err := findUser(ctx, a, *email)
+			if err != nil {
+				return err
+			}
+			o, err := findOrganization(ctx, a, *org)
+			if err != nil {
+				return err
+			}
+			err = a.RemoveMember(ctx, o.ID, u.ID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return fmt.Errorf("%s is not a member of %s", u.Email, o.Name)
+			case errors.Is(err, accounts.ErrLastOwner):
+				return fmt.Errorf("%s is the last owner of %s: make another member owner first (kobana-mcp users set-role)", u.Email, o.Name)
+			case err != nil:
+				return err
+			}
+			fmt.Fprintf(stdout, "%s is no longer a member of %s\n", u.Email, o.Name)
 			return nil
 		})
 	case "help", "--help", "-h":

@@ -144,3 +144,78 @@ func TestOperatorCommandsUseTheDataDirAndEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestUsersRemove: `users remove` takes a person out of one organization
+// and no other, refuses to remove the last owner, and says so when the
+// person is not a member.
+func TestUsersRemove(t *testing.T) {
+	for _, engine := range storetest.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			dbURL := storetest.URL(t, engine)
+			db := []string{"--data-dir", t.TempDir(), "--database-url", dbURL}
+			run := func(args ...string) (int, string, string) {
+				t.Helper()
+				return cli(t, append(args, db...)...)
+			}
+			ok := func(args ...string) string {
+				t.Helper()
+				code, out, errOut := run(args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s%s", args, code, out, errOut)
+				}
+				return out
+			}
+			failing := func(wantCode int, wantErr string, args ...string) {
+				t.Helper()
+				code, out, errOut := run(args...)
+				if code != wantCode || !strings.Contains(errOut, wantErr) {
+					t.Fatalf("%v: exit %d, stderr %q (stdout %q); want %d and %q", args, code, errOut, out, wantCode, wantErr)
+				}
+			}
+			acme := strings.TrimSpace(ok("orgs", "create", "--name", "Acme Ltda"))
+			other := strings.TrimSpace(ok("orgs", "create", "--name", "Other SA"))
+			ok("users", "create", "--org", acme, "--email", "owner@acme.test", "--role", "owner", "--password", "owner password")
+			ana := strings.TrimSpace(ok("users", "create", "--org", acme, "--email", "ana@acme.test", "--password", "ana's password"))
+			ok("users", "set-role", "--email", "ana@acme.test", "--org", other, "--role", "admin")
+
+			conn, err := store.Open(ctx, dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			a := accounts.New(conn, accounts.Options{})
+
+			if out := ok("users", "remove", "--email", "ANA@acme.test", "--org", "Acme Ltda"); !strings.Contains(out, "ana@acme.test is no longer a member of Acme Ltda") {
+				t.Fatalf("users remove printed %q", out)
+			}
+			if _, err := a.GetMembership(ctx, acme, ana); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("membership in Acme after removal: %v", err)
+			}
+			if m, err := a.GetMembership(ctx, other, ana); err != nil || m.Role != identity.RoleAdmin {
+				t.Fatalf("membership in Other SA (untouched): %+v %v", m, err)
+			}
+			// The person and their password remain: set-role brings them back.
+			if _, err := a.VerifyPassword(ctx, "ana@acme.test", "ana's password"); err != nil {
+				t.Fatal(err)
+			}
+			failing(1, "ana@acme.test is not a member of Acme Ltda", "users", "remove", "--email", "ana@acme.test", "--org", acme)
+			failing(1, "last owner of Acme Ltda", "users", "remove", "--email", "owner@acme.test", "--org", acme)
+			if m, err := a.GetMembership(ctx, acme, mustUserID(t, a, "owner@acme.test")); err != nil || m.Role != identity.RoleOwner {
+				t.Fatalf("the last owner after a refused removal: %+v %v", m, err)
+			}
+			failing(1, "no user", "users", "remove", "--email", "nobody@acme.test", "--org", acme)
+			failing(1, "no organization", "users", "remove", "--email", "ana@acme.test", "--org", "Nobody Inc")
+			failing(2, "--org is required", "users", "remove", "--email", "ana@acme.test")
+		})
+	}
+}
+
+func mustUserID(t *testing.T, a *accounts.Store, email string) string {
+	t.Helper()
+	u, err := a.GetUserByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
+}

@@ -8,6 +8,9 @@
 //	loadgen -url http://127.0.0.1:8081/mcp -token $T -method tools/list -pid 1234
 //	loadgen -floor 127.0.0.1:0 -answer answer.json   # the bare net/http floor
 //	loadgen -intake 1000 -c 8 -url http://127.0.0.1:8081/api/v1 -token $T -to ADDRESS -pid 1234
+//	loadgen -sdk 127.0.0.1:0                          # the official Go SDK's peer (sdk.go)
+//	loadgen -url … -mix server/discover,tools/list,tools/call:emails_list -rss-every 5s -pid 1234
+//	loadgen -watch watch.json                         # first refusal after a change (watch.go)
 package main
 
 import (
@@ -26,8 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadgen","version":"1"}}`
 
 func main() {
 	url := flag.String("url", "", "the MCP endpoint")
@@ -48,6 +49,12 @@ func main() {
 	eml := flag.String("eml", "examples/inbox/boleto.eml", "the e-mail -intake posts")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long -intake waits for processing")
 	also := flag.String("also-pids", "", "-intake: comma-separated ids of more processes whose CPU counts (the workers beside serve --jobs=off)")
+	protocol := flag.String("protocol", protocol2026, "protocol version of the requests (2025-06-18: no _meta, no Mcp-Method header)")
+	mix := flag.String("mix", "", "instead of -method: cycle through these, e.g. server/discover,tools/list,tools/call:emails_list")
+	rssEvery := flag.Duration("rss-every", 0, "also sample -pid's resident memory (VmRSS) this often while measuring")
+	sdkAddr := flag.String("sdk", "", "serve the official Go SDK's stateless JSON handler with a trivial tool (hello) on this address instead")
+	sdkTools := flag.Int("sdk-tools", 1, "-sdk: how many tools it registers (hello, hello_1, …)")
+	watchFile := flag.String("watch", "", "instead: the refusal watch described in this JSON file (see watch.go); runs until SIGINT or SIGTERM")
 	flag.Parse()
 	if *intakeN > 0 {
 		pids := []int{*pid}
@@ -63,58 +70,46 @@ func main() {
 		serveFloor(*floor, *answer)
 		return
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + *method + `","params":{` + meta + `}}`)
-	if *method == "tools/call" {
-		body = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + strconv.Quote(*tool) + `,"arguments":` + *args + `,` + meta + `}}`)
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers, MaxConnsPerHost: *workers, DisableCompression: true}}
-	send := func() ([]byte, error) {
-		req, _ := http.NewRequest("POST", *url, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", *method)
-		if *tool != "" {
-			req.Header.Set("Mcp-Name", *tool)
-		}
-		if *token != "" {
-			req.Header.Set("Authorization", "Bearer "+*token)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != 200 {
-			err = fmt.Errorf("status %d: %s", resp.StatusCode, b)
-		}
-		if err == nil && (bytes.Contains(b, []byte(`"isError":true`)) || bytes.Contains(b, []byte(`"error":{"code"`))) {
-			err = fmt.Errorf("error answer: %s", b)
-		}
-		return b, err
-	}
-	first, err := send()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(1)
-	}
-	if *capture != "" {
-		if err := os.WriteFile(*capture, first, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "loadgen:", err)
-			os.Exit(1)
-		}
+	if *sdkAddr != "" {
+		serveSDK(*sdkAddr, *sdkTools)
 		return
+	}
+	if *watchFile != "" {
+		watchMain(*watchFile)
+		return
+	}
+	calls := []call{{URL: *url, Token: *token, Method: *method, Tool: *tool, Args: *args, Protocol: *protocol}}
+	if *mix != "" {
+		calls = mixCalls(*mix, calls[0])
+	}
+	client := newClient(*workers)
+	senders := make([]*sender, len(calls))
+	for i, c := range calls {
+		senders[i] = newSender(c, client)
+	}
+	for _, s := range senders {
+		first, err := s.send()
+		if err != nil {
+			fatal(fmt.Errorf("%s: %w", s.c.Method, err))
+		}
+		if *capture != "" {
+			if err := os.WriteFile(*capture, first, 0o644); err != nil {
+				fatal(err)
+			}
+			return
+		}
 	}
 	var measuring atomic.Bool
 	var done, failed atomic.Int64
 	var firstErr atomic.Value
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for range *workers {
+	for w := range *workers {
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				_, err := send()
+			// Worker w starts at its own place in the mix, so every
+			// method is in flight at once.
+			for i := w; ctx.Err() == nil; i++ {
+				_, err := senders[i%len(senders)].send()
 				if !measuring.Load() {
 					continue
 				}
@@ -128,6 +123,10 @@ func main() {
 		})
 	}
 	time.Sleep(*warm)
+	var rss *rssSampler
+	if *rssEvery > 0 {
+		rss = startRSS(*pid, *rssEvery, &done)
+	}
 	cpu0 := cpuTime(*pid)
 	start := time.Now()
 	measuring.Store(true)
@@ -136,11 +135,18 @@ func main() {
 	elapsed := time.Since(start)
 	cpu1 := cpuTime(*pid)
 	n := done.Load()
+	var series []rssSample
+	if rss != nil {
+		series = rss.stop()
+	}
 	cancel()
 	wg.Wait()
 	name := *label
 	if name == "" {
 		name = strings.TrimSpace(*method + " " + *tool)
+		if *mix != "" {
+			name = "mix " + *mix
+		}
 	}
 	us := "-"
 	if *pid > 0 && n > 0 {
@@ -150,8 +156,26 @@ func main() {
 	if e := firstErr.Load(); e != nil {
 		out["first_error"] = e
 	}
+	if series != nil {
+		out["rss"] = series
+	}
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))
+}
+
+// mixCalls is the calls of -mix: comma-separated methods, a tools/call
+// written tools/call:TOOL (its arguments are -args).
+func mixCalls(mix string, base call) []call {
+	var calls []call
+	for _, m := range strings.Split(mix, ",") {
+		c := base
+		c.Method, c.Tool, _ = strings.Cut(strings.TrimSpace(m), ":")
+		if c.Method != "tools/call" {
+			c.Args = ""
+		}
+		calls = append(calls, c)
+	}
+	return calls
 }
 
 // cpuTime is a process's user + system CPU time from /proc/PID/stat.
