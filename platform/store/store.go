@@ -78,6 +78,8 @@ type DB struct {
 	target  string // the URL with any password removed, for messages
 	// prepared are the pool's reads kept prepared (stmts.go).
 	prepared stmtCache
+	// scans are the field paths of each query's columns (scan.go).
+	scans scanPlans
 	// pg is the PostgreSQL connection configuration (nil on SQLite).
 	pg *pgx.ConnConfig
 }
@@ -216,7 +218,16 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 func (db *DB) getPool(ctx context.Context, dest any, query string, args ...any) error {
 	query = db.x.Rebind(query)
-	if s := db.stmt(ctx, query); s != nil {
+	s := db.stmt(ctx, query)
+	if base, ok := structDest(db.x.Mapper, dest); ok {
+		if s != nil {
+			rows, err := s.QueryxContext(ctx, args...)
+			return mapError(db.scans.getRow(rows, err, dest, base, query))
+		}
+		rows, err := db.x.QueryxContext(ctx, query, args...)
+		return mapError(db.scans.getRow(rows, err, dest, base, query))
+	}
+	if s != nil {
 		return mapError(s.GetContext(ctx, dest, args...))
 	}
 	return mapError(db.x.GetContext(ctx, dest, query, args...))
@@ -224,7 +235,16 @@ func (db *DB) getPool(ctx context.Context, dest any, query string, args ...any) 
 
 func (db *DB) selectPool(ctx context.Context, dest any, query string, args ...any) error {
 	query = db.x.Rebind(query)
-	if s := db.stmt(ctx, query); s != nil {
+	s := db.stmt(ctx, query)
+	if base, ok := sliceBase(db.x.Mapper, dest); ok {
+		if s != nil {
+			rows, err := s.QueryxContext(ctx, args...)
+			return mapError(db.scans.selectRows(rows, err, dest, base, query))
+		}
+		rows, err := db.x.QueryxContext(ctx, query, args...)
+		return mapError(db.scans.selectRows(rows, err, dest, base, query))
+	}
+	if s != nil {
 		return mapError(s.SelectContext(ctx, dest, args...))
 	}
 	return mapError(db.x.SelectContext(ctx, dest, query, args...))
@@ -296,7 +316,16 @@ func (tx *Tx) Dialect() Dialect { return tx.dialect }
 // Get implements Querier.
 func (tx *Tx) Get(ctx context.Context, dest any, query string, args ...any) error {
 	query = tx.x.Rebind(query)
-	if s := tx.stmt(ctx, query); s != nil {
+	s := tx.stmt(ctx, query)
+	if base, ok := structDest(tx.x.Mapper, dest); ok && tx.db != nil {
+		if s != nil {
+			rows, err := s.QueryxContext(ctx, args...)
+			return mapError(tx.db.scans.getRow(rows, err, dest, base, query))
+		}
+		rows, err := tx.x.QueryxContext(ctx, query, args...)
+		return mapError(tx.db.scans.getRow(rows, err, dest, base, query))
+	}
+	if s != nil {
 		return mapError(s.GetContext(ctx, dest, args...))
 	}
 	return mapError(tx.x.GetContext(ctx, dest, query, args...))
@@ -305,7 +334,16 @@ func (tx *Tx) Get(ctx context.Context, dest any, query string, args ...any) erro
 // Select implements Querier.
 func (tx *Tx) Select(ctx context.Context, dest any, query string, args ...any) error {
 	query = tx.x.Rebind(query)
-	if s := tx.stmt(ctx, query); s != nil {
+	s := tx.stmt(ctx, query)
+	if base, ok := sliceBase(tx.x.Mapper, dest); ok && tx.db != nil {
+		if s != nil {
+			rows, err := s.QueryxContext(ctx, args...)
+			return mapError(tx.db.scans.selectRows(rows, err, dest, base, query))
+		}
+		rows, err := tx.x.QueryxContext(ctx, query, args...)
+		return mapError(tx.db.scans.selectRows(rows, err, dest, base, query))
+	}
+	if s != nil {
 		return mapError(s.SelectContext(ctx, dest, args...))
 	}
 	return mapError(tx.x.SelectContext(ctx, dest, query, args...))

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/jmoiron/sqlx/reflectx"
+)
+
+// scanPlans keeps, for each query and destination struct type, which field
+// each column of the answer goes to. sqlx works it out again on every
+// query — the columns asked of the driver, every column's path through the
+// struct — which was a tenth of a signed-in listing's allocations
+// (docs/decisions.md, "Performance of the signed-in path"). A query's text
+// names its columns, so the plan of a (query, type) pair never changes
+// while the process runs. Scanning itself, and every type sqlx handles
+// that is not a plain struct (scalars, sql.Scanner values), stay sqlx's.
+type scanPlans struct {
+	plans sync.Map // scanKey → *scanPlan
+	n     atomic.Int64
+}
+
+// scanPlan is one (query, type) pair's plan, with the columns it was made
+// for: a plan is used only while the answer has the same columns, so a
+// table changed under a query (a migration, a test's ALTER TABLE) is
+// planned again rather than scanned into the wrong fields.
+type scanPlan struct {
+	columns []string
+	fields  [][]int
+}
+
+// maxScanPlans bounds the plans kept: the code's queries are a few
+// hundred shapes; past the bound a query is planned on each run.
+const maxScanPlans = 4096
+
+type scanKey struct {
+	t     reflect.Type
+	query string
+}
+
+var scannerType = reflect.TypeFor[sql.Scanner]()
+
+// structBase returns the struct type of a destination element (T or *T)
+// that the plans cover, or nil for what sqlx scans as one value.
+func structBase(m *reflectx.Mapper, t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(scannerType) || len(m.TypeMap(t).Index) == 0 {
+		return nil
+	}
+	return t
+}
+
+// plan returns the field paths of rows' columns in base.
+func (p *scanPlans) plan(rows *sqlx.Rows, base reflect.Type, query string) ([][]int, error) {
+	columns, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	k := scanKey{base, query}
+	if v, ok := p.plans.Load(k); ok {
+		if plan := v.(*scanPlan); slices.Equal(plan.columns, columns) {
+			return plan.fields, nil
+		}
+	}
+	fields := rows.Mapper.TraversalsByName(base, columns)
+	for i, f := range fields {
+		if len(f) == 0 {
+			return nil, fmt.Errorf("missing destination name %s in %v", columns[i], base)
+		}
+	}
+	if p.n.Load() < maxScanPlans {
+		// The driver may reuse its slice of names: the plan keeps a copy.
+		if _, loaded := p.plans.Swap(k, &scanPlan{columns: slices.Clone(columns), fields: fields}); !loaded {
+			p.n.Add(1)
+		}
+	}
+	return fields, nil
+}
+
+// scanRow scans the current row into v, an addressable struct.
+func scanRow(rows *sqlx.Rows, v reflect.Value, fields [][]int, values []any) error {
+	for i, f := range fields {
+		values[i] = reflectx.FieldByIndexes(v, f).Addr().Interface()
+	}
+	return rows.Scan(values...)
+}
+
+// sliceBase is the struct type of the elements dest (a pointer to a slice)
+// holds, when the plans cover it; false leaves the query to sqlx.
+func sliceBase(m *reflectx.Mapper, dest any) (reflect.Type, bool) {
+	t := reflect.TypeOf(dest)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Slice || reflect.ValueOf(dest).IsNil() {
+		return nil, false
+	}
+	base := structBase(m, t.Elem().Elem())
+	return base, base != nil
+}
+
+// structDest is the struct type dest (a pointer to a struct) points to,
+// when the plans cover it; false leaves the query to sqlx.
+func structDest(m *reflectx.Mapper, dest any) (reflect.Type, bool) {
+	t := reflect.TypeOf(dest)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || reflect.ValueOf(dest).IsNil() {
+		return nil, false
+	}
+	base := structBase(m, t.Elem())
+	return base, base != nil
+}
+
+// selectRows is sqlx's Select over rows with the plan kept: every row is
+// appended to the slice dest points to (sliceBase gave base).
+func (p *scanPlans) selectRows(rows *sqlx.Rows, err error, dest any, base reflect.Type, query string) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fields, err := p.plan(rows, base, query)
+	if err != nil {
+		return err
+	}
+	dv := reflect.ValueOf(dest).Elem()
+	slice := dv
+	ptrs := slice.Type().Elem().Kind() == reflect.Pointer
+	values := make([]any, len(fields))
+	for rows.Next() {
+		vp := reflect.New(base)
+		if err := scanRow(rows, vp.Elem(), fields, values); err != nil {
+			return err
+		}
+		if ptrs {
+			slice = reflect.Append(slice, vp)
+		} else {
+			slice = reflect.Append(slice, vp.Elem())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	dv.Set(slice)
+	return nil
+}
+
+// getRow is sqlx's Get over rows with the plan kept: the first row is
+// scanned into the struct dest points to (structDest gave base; columns
+// the query does not name leave their fields as they were),
+// sql.ErrNoRows when there is none.
+func (p *scanPlans) getRow(rows *sqlx.Rows, err error, dest any, base reflect.Type, query string) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fields, err := p.plan(rows, base, query)
+	if err != nil {
+		return err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := scanRow(rows, reflect.ValueOf(dest).Elem(), fields, make([]any, len(fields))); err != nil {
+		return err
+	}
+	return rows.Close()
+}
