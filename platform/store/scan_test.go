@@ -14,12 +14,12 @@ type ScanBase struct {
 }
 
 type scanItem struct {
-	ID   int64   `db:"id"`
-	Name string  `db:"name"`
-	Size *int64  `db:"size"`
-	Kept string  // no column: left as it was by Get
-	*ScanBase    // embedded through a pointer: allocated when a column reaches it
-	When *string `db:"when_at"`
+	ID        int64   `db:"id"`
+	Name      string  `db:"name"`
+	Size      *int64  `db:"size"`
+	Kept      string  // no column: left as it was by Get
+	*ScanBase         // embedded through a pointer: allocated when a column reaches it
+	When      *string `db:"when_at"`
 }
 
 // TestScanPlans: reads into structs go through the kept plans and answer
