@@ -84,4 +84,3 @@ func benchInbox(b *testing.B, e *producttest.Env, token, address string) string 
 	_ = json.Unmarshal([]byte(out), &doc)
 	return doc.Data.ID
 }
-
