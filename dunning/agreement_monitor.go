@@ -141,6 +141,9 @@ func (s *service) settleAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 			string(lifecycle.ChargePaid), now, now, c.ID); err != nil {
 			return err
 		}
+		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
+			return err
+		}
 		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
 			return err
 		}
@@ -182,6 +185,9 @@ func (s *service) unwindAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 			string(lifecycle.ChargeCanceled), now, now, c.ID); err != nil {
 			return err
 		}
+		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
+			return err
+		}
 		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
 			return err
 		}
@@ -208,6 +214,9 @@ func (s *service) unwindAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 				string(lifecycle.ChargePaid), now, now, c.ID); err != nil {
 				return err
 			}
+			if err := syncChargeCount(ctx, tx, c.ID); err != nil {
+				return err
+			}
 			if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
 				return err
 			}
@@ -218,6 +227,9 @@ func (s *service) unwindAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 		}
 		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = ?, status = ?, overdue_at = ?, updated_at = ? WHERE id = ?`,
 			int64(owed), string(lifecycle.ChargeOverdue), now, now, c.ID); err != nil {
+			return err
+		}
+		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
 			return err
 		}
 		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {

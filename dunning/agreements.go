@@ -364,6 +364,9 @@ func (s *service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, updated_at = ? WHERE id = ?`, string(lifecycle.ChargeInAgreement), now, c.ID); err != nil {
 			return a, err
 		}
+		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
+			return a, err
+		}
 		c.Status = lifecycle.ChargeInAgreement
 		if err := s.onChargeClosed(ctx, tx, c, lifecycle.StopInAgreement); err != nil {
 			return a, err
@@ -388,6 +391,9 @@ func (s *service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
 			VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 0, 0, ?, ?, NULL, NULL, '[]', '{}', ?, ?, ?, ?)`,
 			cid, orgID, a.DebtorID, int64(in.Amount), int64(in.Amount), in.DueDate, what, OriginAgreement, a.ID, string(status), overdueAt, now, now); err != nil {
+			return a, err
+		}
+		if err := syncChargeCount(ctx, tx, cid); err != nil {
 			return a, err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE dunning_agreement_installments SET charge_id = ? WHERE agreement_id = ? AND number = ?`, cid, a.ID, in.Number); err != nil {

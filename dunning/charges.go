@@ -305,8 +305,8 @@ func registerCharges(api *rest.API, s *service) {
 		}
 		cond := strings.Join(where, " AND ")
 		page, perPage, offset := in.Window()
-		var total int
-		if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...); err != nil {
+		total, err := s.chargesTotal(ctx, t.OrgID, in, cond, args)
+		if err != nil {
 			return nil, err
 		}
 		rows := []Charge{}
@@ -545,6 +545,9 @@ func (s *service) createCharge(ctx context.Context, orgID string, in *createChar
 		if err != nil {
 			return err
 		}
+		if err := syncChargeCount(ctx, tx, id); err != nil {
+			return err
+		}
 		if c, err = getCharge(ctx, tx, orgID, id); err != nil {
 			return err
 		}
@@ -697,6 +700,9 @@ func (s *service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		if err != nil {
 			return err
 		}
+		if err := syncChargeCount(ctx, tx, old.ID); err != nil {
+			return err
+		}
 		if c, err = getCharge(ctx, tx, orgID, old.ID); err != nil {
 			return err
 		}
@@ -742,6 +748,9 @@ func (s *service) closeCharge(ctx context.Context, ref string, to lifecycle.Char
 				now, now, old.ID, t.OrgID); err != nil {
 				return err
 			}
+			if err := syncChargeCount(ctx, tx, old.ID); err != nil {
+				return err
+			}
 			if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
 				return err
 			}
@@ -757,6 +766,9 @@ func (s *service) closeCharge(ctx context.Context, ref string, to lifecycle.Char
 		// written off.
 		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, canceled_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
 			string(to), now, now, old.ID, t.OrgID); err != nil {
+			return err
+		}
+		if err := syncChargeCount(ctx, tx, old.ID); err != nil {
 			return err
 		}
 		if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {

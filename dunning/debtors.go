@@ -298,7 +298,14 @@ func registerDebtors(api *rest.API, s *service) {
 		page, perPage, offset := in.Window()
 		cond := strings.Join(where, " AND ")
 		var total int
-		if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...); err != nil {
+		if len(where) == 2 {
+			// Only the organization and the status: the counter
+			// (docs/decisions.md, "Listings at scale").
+			total, err = debtorTotal(ctx, s.db, t.OrgID, status)
+		} else {
+			err = s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
+		}
+		if err != nil {
 			return nil, err
 		}
 		rows := []Debtor{}
@@ -359,6 +366,9 @@ func registerDebtors(api *rest.API, s *service) {
 					if err != nil {
 						return err
 					}
+					if err := syncDebtorCount(ctx, tx, id); err != nil {
+						return err
+					}
 					d, err = getDebtor(ctx, tx, t.OrgID, id)
 					return err
 				}
@@ -370,6 +380,9 @@ func registerDebtors(api *rest.API, s *service) {
 					status = 'active', archived_at = NULL, updated_at = ? WHERE id = ? AND organization_id = ?`,
 					v.name, v.document, v.personKind, mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address), now, old.ID, t.OrgID)
 				if err != nil {
+					return err
+				}
+				if err := syncDebtorCount(ctx, tx, old.ID); err != nil {
 					return err
 				}
 				d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
@@ -484,6 +497,9 @@ func registerDebtors(api *rest.API, s *service) {
 				now := s.clock()
 				if _, err := tx.Exec(ctx, `UPDATE dunning_debtors SET status = 'archived', archived_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
 					now, now, old.ID, t.OrgID); err != nil {
+					return err
+				}
+				if err := syncDebtorCount(ctx, tx, old.ID); err != nil {
 					return err
 				}
 			}

@@ -143,6 +143,9 @@ func ntDebtor(t testing.TB, db *store.DB, f ntDebtorFixture) string {
 		id, f.OrgID, "ext-"+id, f.Name, f.Document, f.Kind, string(emails), string(phones), f.Status, now, now); err != nil {
 		t.Fatal(err)
 	}
+	if err := syncDebtorCount(context.Background(), db, id); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 
@@ -173,6 +176,9 @@ func ntCharge(t testing.TB, db *store.DB, f ntChargeFixture) string {
 		open_amount_cents, due_date, description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status,
 		created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 20000, 10000, 'external', NULL, NULL, ?, '[]', '{}', ?, ?, ?)`,
 		id, f.OrgID, f.DebtorID, f.Amount, f.Amount, f.Due, f.Description, link, f.Status, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := syncChargeCount(context.Background(), db, id); err != nil {
 		t.Fatal(err)
 	}
 	return id

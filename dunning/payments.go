@@ -122,6 +122,9 @@ func registerPayments(api *rest.API, s *service) {
 				paidAt, now, old.ID, t.OrgID); err != nil {
 				return err
 			}
+			if err := syncChargeCount(ctx, tx, old.ID); err != nil {
+				return err
+			}
 			if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
 				return err
 			}

@@ -106,6 +106,9 @@ func planSeedDebtor(t *testing.T, db *store.DB, orgID, name string, emails, phon
 		id, orgID, "ext-"+id, name, "52998224725", string(e), string(p), now, now); err != nil {
 		t.Fatal(err)
 	}
+	if err := syncDebtorCount(context.Background(), db, id); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 
@@ -149,6 +152,9 @@ func planSeedCharge(t *testing.T, db *store.DB, orgID, debtorID string, c planCh
 		open_amount_cents, due_date, description, fine, interest, origin, payment_link, tags, custom_data, status, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, 'Mensalidade', ?, ?, 'external', ?, '[]', '{}', ?, ?, ?)`,
 		id, orgID, debtorID, ext, c.AmountCents, c.AmountCents, c.Due, c.Fine, c.Interest, link, c.Status, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := syncChargeCount(context.Background(), db, id); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -255,19 +255,21 @@ type Address struct {
 // (dunning_debtors). Document is digits only (and the letters of a 2026
 // alphanumeric CNPJ): brazil.FormatDocument shows it.
 type Debtor struct {
-	ID             string     `db:"id"`
-	OrganizationID string     `db:"organization_id"`
-	ExternalID     string     `db:"external_id"`
-	Name           string     `db:"name"`
-	Document       string     `db:"document"`
-	PersonKind     string     `db:"person_kind"`
-	EmailsJSON     string     `db:"emails"`
-	PhonesJSON     string     `db:"phones"`
-	AddressJSON    *string    `db:"address"`
-	Status         string     `db:"status"`
-	CreatedAt      time.Time  `db:"created_at"`
-	UpdatedAt      time.Time  `db:"updated_at"`
-	ArchivedAt     *time.Time `db:"archived_at"`
+	ID             string    `db:"id"`
+	OrganizationID string    `db:"organization_id"`
+	ExternalID     string    `db:"external_id"`
+	Name           string    `db:"name"`
+	Document       string    `db:"document"`
+	PersonKind     string    `db:"person_kind"`
+	EmailsJSON     string    `db:"emails"`
+	PhonesJSON     string    `db:"phones"`
+	AddressJSON    *string   `db:"address"`
+	Status         string    `db:"status"`
+	CreatedAt      time.Time `db:"created_at"`
+	UpdatedAt      time.Time `db:"updated_at"`
+	// What the listing's counter counts it as (syncDebtorCount).
+	CountedStatus *string    `db:"counted_status"`
+	ArchivedAt    *time.Time `db:"archived_at"`
 
 	// Decoded when loaded; OptOuts are the debtor's rows of
 	// dunning_opt_outs, by channel.
@@ -378,6 +380,9 @@ type Charge struct {
 	LastNotifiedAt *time.Time             `db:"last_notified_at"`
 	CreatedAt      time.Time              `db:"created_at"`
 	UpdatedAt      time.Time              `db:"updated_at"`
+	// What the listing's counters count it as (syncChargeCount).
+	CountedStatus   *string `db:"counted_status"`
+	CountedArchived *int    `db:"counted_archived"`
 
 	// Decoded when loaded.
 	DueDate    calendar.Date  `db:"-"`

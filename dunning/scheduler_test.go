@@ -502,7 +502,7 @@ const (
 )
 
 // explainSQLite is SQLite's query plan of query, one step a line.
-func explainSQLite(t testing.TB, db *store.DB, query string) string {
+func explainSQLite(t testing.TB, db *store.DB, query string, args ...any) string {
 	t.Helper()
 	var rows []struct {
 		ID      int    `db:"id"`
@@ -510,7 +510,7 @@ func explainSQLite(t testing.TB, db *store.DB, query string) string {
 		NotUsed int    `db:"notused"`
 		Detail  string `db:"detail"`
 	}
-	if err := db.Select(context.Background(), &rows, "EXPLAIN QUERY PLAN "+query); err != nil {
+	if err := db.Select(context.Background(), &rows, "EXPLAIN QUERY PLAN "+query, args...); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder

@@ -158,6 +158,9 @@ func (n *notifier) turnOverdue(ctx context.Context, late []sweepCandidate, now t
 			if k, _ := res.RowsAffected(); k == 0 {
 				continue
 			}
+			if err := syncChargeCount(ctx, tx, c.ID); err != nil {
+				return err
+			}
 			charge, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`, c.ID, c.OrganizationID)
 			if err != nil {
 				return err

@@ -162,7 +162,7 @@ func registerEmails(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		return restkit.CursorPage(rows, f.Limit, func(r emailRecord) string { return r.ID }, emailListJSON), nil
+		return restkit.CursorPage(rows, f.Limit, emailCursorKey, emailListJSON), nil
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "emails_get", Method: "GET", Path: "/emails/{id}", Tags: []string{"emails"},

@@ -160,56 +160,6 @@ func (s *service) emailRaw(ctx context.Context, q store.Querier, orgID, emailID 
 	return raw, err
 }
 
-// emailFilter narrows emails_list; ids are resolved, Before is the id the
-// page continues after (newest first).
-type emailFilter struct {
-	Status       string
-	InboxID      string
-	From         string
-	ReceivedFrom *time.Time // inclusive
-	ReceivedTo   *time.Time // exclusive
-	Before       string
-	Limit        int
-}
-
-// listEmails returns up to f.Limit+1 live e-mails of the workspace,
-// newest first, older than f.Before.
-func listEmails(ctx context.Context, q store.Querier, orgID, workspaceID string, f emailFilter) ([]emailRecord, error) {
-	query := `SELECT ` + emailColumns + ` FROM emails WHERE organization_id = ? AND workspace_id = ? AND deleted_at IS NULL`
-	args := []any{orgID, workspaceID}
-	if f.Status != "" {
-		query += ` AND status = ?`
-		args = append(args, f.Status)
-	}
-	if f.InboxID != "" {
-		query += ` AND inbox_id = ?`
-		args = append(args, f.InboxID)
-	}
-	if f.From != "" {
-		query += ` AND LOWER(from_address) LIKE ? ESCAPE '\'`
-		args = append(args, "%"+likeEscape(strings.ToLower(f.From))+"%")
-	}
-	if f.ReceivedFrom != nil {
-		query += ` AND received_at >= ?`
-		args = append(args, *f.ReceivedFrom)
-	}
-	if f.ReceivedTo != nil {
-		query += ` AND received_at < ?`
-		args = append(args, *f.ReceivedTo)
-	}
-	if f.Before != "" {
-		query += ` AND id < ?`
-		args = append(args, f.Before)
-	}
-	query += ` ORDER BY id DESC LIMIT ?`
-	args = append(args, f.Limit+1)
-	rows := []emailRecord{}
-	if err := q.Select(ctx, &rows, query, args...); err != nil {
-		return nil, err
-	}
-	return rows, nil
-}
-
 // markReprocessing puts an e-mail back to processing for a reprocess:
 // processed_at and the last error cleared. It is a conflict when the
 // e-mail is being processed right now (errEmailBusy).

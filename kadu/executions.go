@@ -366,9 +366,22 @@ type executionFilter struct {
 }
 
 func listExecutions(ctx context.Context, q store.Querier, orgID string, f executionFilter) ([]*executionRecord, error) {
+	query, args := executionsListQuery(orgID, f)
+	var rows []*executionRecord
+	err := q.Select(ctx, &rows, query, args...)
+	return rows, err
+}
+
+// executionsListQuery is kadu_executions_list's statement: newest first by
+// id, after the cursor's id. No filter, status, task, task with status and
+// trigger each have an index in this order (00300, 00330); trigger with
+// another filter is checked on that filter's index row by row
+// (TestExecutionsListPlans pins the plans; docs/decisions.md, "Listings at
+// scale").
+func executionsListQuery(orgID string, f executionFilter) (string, []any) {
 	where := []string{"organization_id = ?"}
 	args := []any{orgID}
-	for _, c := range []struct{ col, v string }{{"status", f.Status}, {"task_id", f.TaskID}, {"trigger_kind", f.Trigger}} {
+	for _, c := range []struct{ col, v string }{{"task_id", f.TaskID}, {"status", f.Status}, {"trigger_kind", f.Trigger}} {
 		if c.v != "" {
 			where, args = append(where, c.col+" = ?"), append(args, c.v)
 		}
@@ -376,10 +389,7 @@ func listExecutions(ctx context.Context, q store.Querier, orgID string, f execut
 	if f.Before != "" {
 		where, args = append(where, "id < ?"), append(args, f.Before)
 	}
-	args = append(args, f.Limit+1)
-	var rows []*executionRecord
-	err := q.Select(ctx, &rows, `SELECT `+executionColumns+` FROM kadu_executions WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, args...)
-	return rows, err
+	return `SELECT ` + executionColumns + ` FROM kadu_executions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY id DESC LIMIT ?`, append(args, f.Limit+1)
 }
 
 func listSteps(ctx context.Context, q store.Querier, executionID string, afterSeq, limit int) ([]*stepRecord, error) {

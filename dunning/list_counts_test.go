@@ -1,0 +1,174 @@
+package dunning
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// wantCountsMatch fails unless every counter row of the organization is
+// what COUNT(*) over its rows answers, and the listings' meta.total is
+// COUNT(*) for the filters served by the counters.
+func wantCountsMatch(t *testing.T, ce *coreEnv, db *store.DB, orgID string) {
+	t.Helper()
+	ctx := context.Background()
+	type row struct {
+		Archived int    `db:"archived"`
+		Status   string `db:"status"`
+		N        int    `db:"n"`
+	}
+	var counted, real []row
+	if err := db.Select(ctx, &counted, `SELECT archived, status, CAST(n AS BIGINT) AS n FROM dunning_charge_counts
+		WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Select(ctx, &real, `SELECT CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived, status, COUNT(*) AS n
+		FROM dunning_charges WHERE organization_id = ? GROUP BY CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END, status ORDER BY archived, status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(counted) != fmt.Sprint(real) {
+		t.Fatalf("charge counters %v, COUNT(*) %v", counted, real)
+	}
+	var dc, dr []row
+	if err := db.Select(ctx, &dc, `SELECT 0 AS archived, status, CAST(n AS BIGINT) AS n FROM dunning_debtor_counts WHERE organization_id = ? AND n <> 0 ORDER BY status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Select(ctx, &dr, `SELECT 0 AS archived, status, COUNT(*) AS n FROM dunning_debtors WHERE organization_id = ? GROUP BY status ORDER BY status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(dc) != fmt.Sprint(dr) {
+		t.Fatalf("debtor counters %v, COUNT(*) %v", dc, dr)
+	}
+	if ce == nil {
+		return
+	}
+	for query, count := range map[string]string{
+		"/v1/charges":                              `archived_at IS NULL`,
+		"/v1/charges?archived=true":                `archived_at IS NOT NULL`,
+		"/v1/charges?status=overdue":               `archived_at IS NULL AND status = 'overdue'`,
+		"/v1/charges?status=pending,in_agreement":  `archived_at IS NULL AND status IN ('pending', 'in_agreement')`,
+		"/v1/charges?status=paid&due_to=2026-03-1": ``,
+		"/v1/debtors":                              `status = 'active'`,
+		"/v1/debtors?status=archived":              `status = 'archived'`,
+	} {
+		if count == "" {
+			continue
+		}
+		table := "dunning_charges"
+		if query[:11] == "/v1/debtors" {
+			table = "dunning_debtors"
+		}
+		var want int
+		if err := db.Get(ctx, &want, `SELECT COUNT(*) FROM `+table+` WHERE organization_id = ? AND `+count, orgID); err != nil {
+			t.Fatal(err)
+		}
+		_, out := ce.call(ce.Owner, "GET", query, nil)
+		if got := out["meta"].(obj)["total"]; got != float64(want) {
+			t.Fatalf("%s: meta.total %v, COUNT(*) %d", query, got, want)
+		}
+	}
+}
+
+// TestListingCountsMatch: after every kind of write that creates a charge
+// or debtor or changes its status or archiving — create (pending, overdue
+// at once), update of the due date, payment in part and in full, cancel,
+// write-off, archive, the overdue sweep, an agreement accepted (charges
+// in_agreement, installments created), a debtor archived and upserted
+// back — the counters equal COUNT(*), on both engines.
+func TestListingCountsMatch(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ee := newEscEnv(t, db, 0)
+		org := ee.Mine.ID
+		check := func(what string) {
+			t.Helper()
+			t.Run(what, func(t *testing.T) { wantCountsMatch(t, ee.coreEnv, db, org) })
+		}
+		ee.debtor("maria", "Maria da Silva", cpfOK)
+		ee.debtor("jose", "José Souza", "11144477735")
+		check("debtors created")
+		var ids []string
+		for i, due := range []string{"2026-02-20", "2026-02-25", "2026-03-20", "2026-03-25", "2026-04-01", "2026-03-11"} {
+			c := ee.charge(obj{"debtor_id": "maria", "external_id": fmt.Sprintf("c%d", i), "amount": 100, "due_date": due, "description": "Mensalidade"})
+			ids = append(ids, c["id"].(string))
+		}
+		check("charges created")
+		ee.ok(200, "PATCH", "/v1/charges/c2", obj{"due_date": "2026-03-30"})
+		ee.ok(201, "POST", "/v1/charges/c3/payments", obj{"amount": 10})
+		ee.ok(201, "POST", "/v1/charges/c3/payments", obj{"amount": 90})
+		check("paid")
+		ee.ok(200, "POST", "/v1/charges/c4/cancel", nil)
+		ee.ok(200, "POST", "/v1/charges/c1/cancel", obj{"write_off": true})
+		ee.ok(200, "POST", "/v1/charges/c4/archive", nil)
+		check("canceled, written off, archived")
+		// The sweep turns c5 (due the 11th) overdue two days later.
+		ee.clock.Set(coreStart.AddDate(0, 0, 3))
+		if _, err := (&notifier{service: ee.svc}).sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		check("swept")
+		ag := ee.ok(201, "POST", "/v1/agreements", obj{"debtor_id": "maria", "charge_ids": []string{"c0", "c5"}, "installments": 3})
+		ee.ok(200, "POST", "/v1/agreements/"+ag["id"].(string)+"/accept", obj{})
+		check("agreement accepted")
+		ee.ok(200, "POST", "/v1/debtors/jose/archive", nil)
+		check("debtor archived")
+		ee.debtor("jose", "José Souza", "11144477735")
+		check("debtor upserted back")
+	})
+}
+
+// TestListingCountsConcurrent: writers at once — creating charges, paying
+// and canceling them, archiving — leave the counters equal to COUNT(*) on
+// both engines (PostgreSQL's transactions run truly in parallel; SQLite's
+// one writer serializes them).
+func TestListingCountsConcurrent(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ce := newCoreEnv(t, db)
+		ce.debtor("maria", "Maria da Silva", cpfOK)
+		const writers, each = 6, 8
+		var wg sync.WaitGroup
+		errs := make(chan error, writers*each*3)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					ext := fmt.Sprintf("w%d-%d", w, i)
+					code, text := ce.Do(ce.Owner, "POST", "/v1/charges", obj{"debtor_id": "maria", "external_id": ext, "amount": 50, "due_date": "2026-03-20"})
+					if code != 201 {
+						errs <- fmt.Errorf("create %s: %d %s", ext, code, text)
+						continue
+					}
+					var code2 int
+					switch i % 4 {
+					case 0:
+						code2, text = ce.Do(ce.Owner, "POST", "/v1/charges/"+ext+"/payments", obj{"amount": 50})
+					case 1:
+						code2, text = ce.Do(ce.Admin, "POST", "/v1/charges/"+ext+"/cancel", nil)
+					case 2:
+						code2, text = ce.Do(ce.Admin, "POST", "/v1/charges/"+ext+"/archive", nil)
+					default:
+						continue
+					}
+					if code2 != 200 && code2 != 201 {
+						errs <- fmt.Errorf("write %s: %d %s", ext, code2, text)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		wantCountsMatch(t, ce, db, ce.Mine.ID)
+		var n int
+		_ = db.Get(context.Background(), &n, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ?`, ce.Mine.ID)
+		if n != writers*each {
+			t.Fatalf("%d charges, want %d", n, writers*each)
+		}
+	})
+}

@@ -1,0 +1,126 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// emailFilter narrows emails_list; ids are resolved, Before is the key the
+// page continues after (emailCursorKey of the previous page's last row).
+type emailFilter struct {
+	Status       string
+	InboxID      string
+	From         string
+	ReceivedFrom *time.Time // inclusive
+	ReceivedTo   *time.Time // exclusive
+	Before       string
+	Limit        int
+}
+
+// emailCursorKey is what a page's cursor holds of its last e-mail: its
+// received_at (Unix microseconds, the precision stored) and its id, the
+// listing's order (docs/decisions.md, "Listings at scale").
+func emailCursorKey(r emailRecord) string {
+	return strconv.FormatInt(r.ReceivedAt.UnixMicro(), 10) + "|" + r.ID
+}
+
+// errEmailCursor answers a cursor that is not one of this listing's.
+var errEmailCursor = rest.Validation("the request is invalid", rest.FieldError{Field: "cursor", Message: "is not a cursor of this listing"})
+
+// emailsAfter is the (received_at, id) a page continues after. A cursor
+// made before the listing was ordered by received_at holds only an id: its
+// e-mail's received_at is read.
+func emailsAfter(ctx context.Context, q store.Querier, orgID, workspaceID, key string) (time.Time, string, error) {
+	at, id, ok := strings.Cut(key, "|")
+	if !ok {
+		var t time.Time
+		err := q.Get(ctx, &t, `SELECT received_at FROM emails WHERE organization_id = ? AND workspace_id = ? AND id = ?`, orgID, workspaceID, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return time.Time{}, "", errEmailCursor
+		}
+		return t, key, err
+	}
+	us, err := strconv.ParseInt(at, 10, 64)
+	if err != nil || id == "" {
+		return time.Time{}, "", errEmailCursor
+	}
+	return time.UnixMicro(us).UTC(), id, nil
+}
+
+// emailsListQuery is the listing's statement: live e-mails of the
+// workspace, newest first by (received_at, id), after the cursor's pair.
+// Every combination of status and inbox_id has an index that serves it in
+// this order (00130_inbox_email_listing.sql), the received_at bounds are a
+// range of it, and from (a substring) is the one filter read row by row
+// (TestEmailsListPlans pins the plans).
+func emailsListQuery(d store.Dialect, orgID, workspaceID string, f emailFilter, afterAt *time.Time, afterID string) (string, []any) {
+	query := `SELECT ` + emailColumns + ` FROM emails WHERE organization_id = ? AND workspace_id = ?`
+	args := []any{orgID, workspaceID}
+	if f.InboxID != "" {
+		query += ` AND inbox_id = ?`
+		args = append(args, f.InboxID)
+	}
+	if f.Status != "" {
+		query += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.ReceivedFrom != nil {
+		query += ` AND received_at >= ?`
+		args = append(args, *f.ReceivedFrom)
+	}
+	if f.ReceivedTo != nil {
+		query += ` AND received_at < ?`
+		args = append(args, *f.ReceivedTo)
+	}
+	if afterAt != nil {
+		query += ` AND (received_at, id) < (?, ?)`
+		args = append(args, *afterAt, afterID)
+	}
+	query += ` AND deleted_at IS NULL`
+	if f.From != "" {
+		query += fromContains(d)
+		args = append(args, strings.ToLower(f.From))
+	}
+	query += ` ORDER BY received_at DESC, id DESC LIMIT ?`
+	return query, append(args, f.Limit+1)
+}
+
+// fromContains is the from filter, the sender address containing the
+// (lower-case) text. On PostgreSQL it is strpos rather than LIKE '%…%':
+// the planner estimates a LIKE with leading wildcard to match almost
+// nothing, so it chose to fetch every row of the workspace and sort them
+// over walking the index in order until the page is full; strpos(…) > 0
+// gets the default estimate of a comparison (a third), which keeps the
+// ordered walk. SQLite's planner keeps it either way.
+func fromContains(d store.Dialect) string {
+	if d == store.Postgres {
+		return ` AND strpos(LOWER(from_address), ?) > 0`
+	}
+	return ` AND instr(LOWER(from_address), ?) > 0`
+}
+
+// listEmails returns up to f.Limit+1 live e-mails of the workspace, newest
+// first, after f.Before.
+func listEmails(ctx context.Context, q store.Querier, orgID, workspaceID string, f emailFilter) ([]emailRecord, error) {
+	var afterAt *time.Time
+	var afterID string
+	if f.Before != "" {
+		at, id, err := emailsAfter(ctx, q, orgID, workspaceID, f.Before)
+		if err != nil {
+			return nil, err
+		}
+		afterAt, afterID = &at, id
+	}
+	query, args := emailsListQuery(q.Dialect(), orgID, workspaceID, f, afterAt, afterID)
+	rows := []emailRecord{}
+	if err := q.Select(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}

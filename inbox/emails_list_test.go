@@ -1,0 +1,95 @@
+package inbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// TestEmailsListPlans pins the plans of emails_list's statement
+// (emailsListQuery) on both engines: with a few thousand e-mails, every
+// combination of the filters the route takes reads its index in the
+// listing's order and stops at the page, with no sort over the matching
+// rows (docs/decisions.md, "Listings at scale"). PostgreSQL plans with the
+// table analyzed and sequential scans off, so a plan with no fitting index
+// shows as a Sort.
+func TestEmailsListPlans(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
+		a := mailInbox(t, e, e.Owner, "a@inbox.localhost", nil)
+		b := mailInbox(t, e, e.Owner, "b@inbox.localhost", nil)
+		org, ws := e.Mine.ID, e.MineWS.ID
+		seedEmailRows(t, db, "plan", org, ws, a, b, 4000)
+
+		from, to := seedBase.Add(-time.Hour), seedBase.Add(-time.Minute)
+		after := seedBase.Add(-10 * time.Minute)
+		cases := []struct {
+			name  string
+			f     emailFilter
+			after bool
+			index string
+		}{
+			{"first page", emailFilter{}, false, "emails_list_idx"},
+			{"a later page", emailFilter{}, true, "emails_list_idx"},
+			{"status", emailFilter{Status: emailFailed}, false, "emails_list_status_idx"},
+			{"status, a later page", emailFilter{Status: emailFailed}, true, "emails_list_status_idx"},
+			{"inbox", emailFilter{InboxID: a}, true, "emails_list_inbox_idx"},
+			{"inbox and status", emailFilter{InboxID: a, Status: emailFailed}, true, "emails_list_inbox_status_idx"},
+			{"dates", emailFilter{ReceivedFrom: &from, ReceivedTo: &to}, true, "emails_list_idx"},
+			{"status and dates", emailFilter{Status: emailFailed, ReceivedFrom: &from}, false, "emails_list_status_idx"},
+			{"from", emailFilter{From: "sender7@"}, true, "emails_list_idx"},
+			// Any of the indexes reads in order here; SQLite, without statistics,
+			// takes the date range of the first.
+			{"everything", emailFilter{InboxID: b, Status: emailProcessed, From: "sender", ReceivedFrom: &from, ReceivedTo: &to}, true, "emails_list"},
+		}
+		for _, c := range cases {
+			c.f.Limit = 50
+			var at *time.Time
+			if c.after {
+				at = &after
+			}
+			query, args := emailsListQuery(db.Dialect(), org, ws, c.f, at, "plan-9999999999")
+			plan := explain(t, db, query, args...)
+			if !strings.Contains(plan, c.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") {
+				t.Errorf("%s: the plan does not read %s in order:\n%s", c.name, c.index, plan)
+			}
+		}
+	})
+}
+
+// explain is the engine's plan of query: SQLite's EXPLAIN QUERY PLAN, one
+// step a line, or PostgreSQL's EXPLAIN with sequential scans off.
+func explain(t testing.TB, db *store.DB, query string, args ...any) string {
+	t.Helper()
+	var lines []string
+	ctx := context.Background()
+	if db.Dialect() == store.SQLite {
+		var rows []struct {
+			ID      int    `db:"id"`
+			Parent  int    `db:"parent"`
+			NotUsed int    `db:"notused"`
+			Detail  string `db:"detail"`
+		}
+		if err := db.Select(ctx, &rows, "EXPLAIN QUERY PLAN "+query, args...); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			lines = append(lines, r.Detail)
+		}
+		return strings.Join(lines, "\n")
+	}
+	err := db.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		return tx.Select(ctx, &lines, "EXPLAIN "+query, args...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}

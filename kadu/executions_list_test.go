@@ -1,0 +1,127 @@
+package kadu
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// seedExecutions writes two tasks of the organization and n executions
+// in one statement, bypassing the runtime (the listing reads only the
+// row): one in ten of task a, the rest of task b; one in seven failed,
+// the rest succeeded; triggers schedule, api and manual in turn; ids
+// the zero-padded i × stride, a dash and tag, ascending (a stride spreads
+// them among another organization's). It returns the tasks' ids. The listing's
+// tests and benchmark seed with it (docs/decisions.md, "Listings at
+// scale").
+func seedExecutions(t testing.TB, db *store.DB, tag, orgID, ownerID string, n, stride int) (a, b string) {
+	t.Helper()
+	ctx := context.Background()
+	now := store.Now()
+	a, b = tag+"-task-a", tag+"-task-b"
+	for _, id := range []string{a, b} {
+		if _, err := db.Exec(ctx, `INSERT INTO kadu_tasks (id, organization_id, owner_user_id, name, instructions, mode, steps, allowed_tools,
+			granted_scopes, triggerers, destinations, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 'seeded', 'workflow', '[]', '[]', '{}', '{}', '[]', 'active', ?, ?)`, id, orgID, ownerID, id, now, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen, id := `generate_series(1, ?) AS g(i)`, `lpad((i * ?)::text, 10, '0') || '-' || ?`
+	if db.Dialect() == store.SQLite {
+		gen = `(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?) SELECT i FROM s) AS g`
+		id = `printf('%010d', i * ?) || '-' || ?`
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO kadu_executions (id, organization_id, task_id, trigger_kind, triggered_by, status, input, input_file_ids,
+		max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count, created_at, updated_at)
+		SELECT `+id+`, ?, CASE WHEN i % 10 = 0 THEN ? ELSE ? END,
+			CASE i % 3 WHEN 0 THEN 'schedule' WHEN 1 THEN 'api' ELSE 'manual' END, ?,
+			CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END, '{}', '[]', 100, 1, 0, 0, 0, 1, ?, ?
+		FROM `+gen, stride, tag, orgID, a, b, ownerID, now, now, n); err != nil {
+		t.Fatal(err)
+	}
+	if db.Dialect() == store.Postgres {
+		if _, err := db.Exec(ctx, `ANALYZE kadu_executions`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
+}
+
+// TestExecutionsListPlans pins the plans of kadu_executions_list's
+// statement (executionsListQuery) on both engines: with a few thousand
+// executions every filter combination the route takes reads an index in
+// the listing's order and stops at the page, with no sort over the
+// matching rows. PostgreSQL plans with the table analyzed and sequential
+// scans off, so a plan with no fitting index shows as a Sort.
+func TestExecutionsListPlans(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		e := startKadu(t, db, Config{})
+		org := e.Mine.ID
+		a, _ := seedExecutions(t, db, "plan", org, e.Owner.ID, 2000, 10)
+		// Another organization ten times as large: in a deployment of
+		// many, one organization is a small part of the table, and the
+		// planner reads its index rather than the primary key.
+		seedExecutions(t, db, "theirs", e.Theirs.ID, e.Other.ID, 20000, 1)
+		cursor := "0000010000-plan"
+		cases := []struct {
+			name  string
+			f     executionFilter
+			index string
+		}{
+			{"first page", executionFilter{}, "kadu_executions_list"},
+			{"a later page", executionFilter{Before: cursor}, "kadu_executions_list"},
+			{"task", executionFilter{TaskID: a}, "kadu_executions_task_list"},
+			{"task, a later page", executionFilter{TaskID: a, Before: cursor}, "kadu_executions_task_list"},
+			{"status", executionFilter{Status: "failed", Before: cursor}, "kadu_executions_status"},
+			{"task and status", executionFilter{TaskID: a, Status: "failed", Before: cursor}, "kadu_executions_task"},
+			{"trigger", executionFilter{Trigger: "schedule", Before: cursor}, "kadu_executions_trigger"},
+			{"everything", executionFilter{TaskID: a, Status: "succeeded", Trigger: "api", Before: cursor}, "kadu_executions_task"},
+		}
+		for _, c := range cases {
+			c.f.Limit = 50
+			query, args := executionsListQuery(org, c.f)
+			plan := explain(t, db, query, args...) + "\n"
+			if !strings.Contains(plan, c.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") {
+				t.Errorf("%s: the plan does not read %s in order:\n%s", c.name, c.index, plan)
+			}
+		}
+	})
+}
+
+// explain is the engine's plan of query: SQLite's EXPLAIN QUERY PLAN, one
+// step a line, or PostgreSQL's EXPLAIN with sequential scans off.
+func explain(t testing.TB, db *store.DB, query string, args ...any) string {
+	t.Helper()
+	var lines []string
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if db.Dialect() == store.SQLite {
+		var rows []struct {
+			ID      int    `db:"id"`
+			Parent  int    `db:"parent"`
+			NotUsed int    `db:"notused"`
+			Detail  string `db:"detail"`
+		}
+		if err := db.Select(ctx, &rows, "EXPLAIN QUERY PLAN "+query, args...); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			lines = append(lines, r.Detail)
+		}
+		return strings.Join(lines, "\n")
+	}
+	err := db.WithTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		return tx.Select(ctx, &lines, "EXPLAIN "+query, args...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
