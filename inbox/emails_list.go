@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -66,35 +67,90 @@ var emailListColumns = strings.NewReplacer("body_text, body_html, ", "").Replace
 // range of it, and from (a substring) is the one filter read row by row
 // (TestEmailsListPlans pins the plans).
 func emailsListQuery(d store.Dialect, orgID, workspaceID string, f emailFilter, afterAt *time.Time, afterID string) (string, []any) {
-	query := `SELECT ` + emailListColumns + ` FROM emails WHERE organization_id = ? AND workspace_id = ?`
-	args := []any{orgID, workspaceID}
+	args := make([]any, 0, 9)
+	args = append(args, orgID, workspaceID)
+	var shape emailsListShape
 	if f.InboxID != "" {
-		query += ` AND inbox_id = ?`
+		shape |= withInbox
 		args = append(args, f.InboxID)
 	}
 	if f.Status != "" {
-		query += ` AND status = ?`
+		shape |= withStatus
 		args = append(args, f.Status)
 	}
 	if f.ReceivedFrom != nil {
-		query += ` AND received_at >= ?`
+		shape |= withReceivedFrom
 		args = append(args, *f.ReceivedFrom)
 	}
 	if f.ReceivedTo != nil {
-		query += ` AND received_at < ?`
+		shape |= withReceivedTo
 		args = append(args, *f.ReceivedTo)
 	}
 	if afterAt != nil {
-		query += ` AND (received_at, id) < (?, ?)`
+		shape |= withAfter
 		args = append(args, *afterAt, afterID)
 	}
-	query += ` AND deleted_at IS NULL`
 	if f.From != "" {
-		query += fromContains(d)
+		shape |= withFrom
 		args = append(args, strings.ToLower(f.From))
 	}
+	if d == store.Postgres {
+		shape |= onPostgres
+	}
+	return shape.query(), append(args, f.Limit+1)
+}
+
+// emailsListShape is which filters a listing has: its statement's text
+// depends on nothing else, so each shape's text is built once (building
+// it on every request was a tenth of a signed-in listing's allocations).
+type emailsListShape uint8
+
+const (
+	withInbox emailsListShape = 1 << iota
+	withStatus
+	withReceivedFrom
+	withReceivedTo
+	withAfter
+	withFrom
+	onPostgres
+	emailsListShapes = 1 << iota
+)
+
+var emailsListTexts [emailsListShapes]atomic.Pointer[string]
+
+// query is the shape's statement; its placeholders take the arguments in
+// the order emailsListQuery appends them.
+func (shape emailsListShape) query() string {
+	if q := emailsListTexts[shape].Load(); q != nil {
+		return *q
+	}
+	query := `SELECT ` + emailListColumns + ` FROM emails WHERE organization_id = ? AND workspace_id = ?`
+	if shape&withInbox != 0 {
+		query += ` AND inbox_id = ?`
+	}
+	if shape&withStatus != 0 {
+		query += ` AND status = ?`
+	}
+	if shape&withReceivedFrom != 0 {
+		query += ` AND received_at >= ?`
+	}
+	if shape&withReceivedTo != 0 {
+		query += ` AND received_at < ?`
+	}
+	if shape&withAfter != 0 {
+		query += ` AND (received_at, id) < (?, ?)`
+	}
+	query += ` AND deleted_at IS NULL`
+	if shape&withFrom != 0 {
+		d := store.SQLite
+		if shape&onPostgres != 0 {
+			d = store.Postgres
+		}
+		query += fromContains(d)
+	}
 	query += ` ORDER BY received_at DESC, id DESC LIMIT ?`
-	return query, append(args, f.Limit+1)
+	emailsListTexts[shape].Store(&query)
+	return query
 }
 
 // fromContains is the from filter, the sender address containing the

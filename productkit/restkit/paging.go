@@ -71,7 +71,19 @@ func DecodeCursor(cursor string) (string, error) {
 // and meta.next_cursor continues after the last one when there are more.
 func CursorPage[R any, J any](rows []R, limit int, idOf func(R) string, show func(R) J) *rest.Response {
 	data, next := cursorData(rows, limit, idOf, show)
-	return rest.OK(map[string]any{"data": data, "meta": map[string]any{"next_cursor": next}})
+	return rest.OK(&cursorPage[J]{Data: data, Meta: cursorMeta{NextCursor: next}})
+}
+
+// cursorPage is a cursor listing's answer, {"data": [...], "meta":
+// {"next_cursor": ...}}: a struct rather than maps, whose encoding sorts
+// their keys, on every page.
+type cursorPage[J any] struct {
+	Data []J        `json:"data"`
+	Meta cursorMeta `json:"meta"`
+}
+
+type cursorMeta struct {
+	NextCursor *string `json:"next_cursor"`
 }
 
 // CursorPageWithLimit is CursorPage whose meta also says the limit used.
