@@ -81,33 +81,12 @@ func TestListingPlans(t *testing.T) {
 		seedListing(t, db, "mine", e.Mine.ID, 3000)
 		seedListing(t, db, "theirs", e.Theirs.ID, 3000)
 		for _, p := range listingPlans {
-			plan := explainPlan(t, db, p.query, e.Mine.ID)
+			plan := storetest.Explain(t, db, p.query, e.Mine.ID)
 			if !strings.Contains(plan, p.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "Seq Scan") {
 				t.Errorf("%s: the plan does not read %s in order:\n%s", p.name, p.index, plan)
 			}
 		}
 	})
-}
-
-// explainPlan is the engine's plan of query: SQLite's EXPLAIN QUERY PLAN,
-// or PostgreSQL's EXPLAIN with sequential scans off.
-func explainPlan(t testing.TB, db *store.DB, query string, args ...any) string {
-	t.Helper()
-	if db.Dialect() == store.SQLite {
-		return explainSQLite(t, db, query, args...)
-	}
-	ctx := context.Background()
-	var lines []string
-	err := db.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
-			return err
-		}
-		return tx.Select(ctx, &lines, "EXPLAIN "+query, args...)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // BenchmarkListingAtScale measures the first page of dunning_charges_list

@@ -196,7 +196,7 @@ func sweepPlan(b *testing.B, db *store.DB, org string) string {
 	var out strings.Builder
 	for _, q := range []string{sweepOrganizationsQuery, strings.Replace(sweepBatchQuery, "'o'", "'"+org+"'", 1)} {
 		if db.Dialect() == store.SQLite {
-			out.WriteString(explainSQLite(b, db, q))
+			out.WriteString(storetest.Explain(b, db, q) + "\n")
 			continue
 		}
 		var lines []string

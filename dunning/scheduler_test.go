@@ -486,7 +486,7 @@ func TestSchedulerIndexes(t *testing.T) {
 		{`SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
 			WHERE e.status = 'active' AND e.next_run_at <= '2026-03-01' AND p.status = 'active' ORDER BY e.next_run_at LIMIT 200`, "dunning_enrollments_due"},
 	} {
-		plan := explainSQLite(t, db, c.query)
+		plan := storetest.Explain(t, db, c.query)
 		if !strings.Contains(plan, c.index) || strings.Contains(plan, "ORDER BY") {
 			t.Errorf("the plan of\n%s\ndoes not read %s in order:\n%s", c.query, c.index, plan)
 		}
@@ -500,25 +500,6 @@ const (
 		WHERE organization_id = 'o' AND status = 'pending' AND due_date <= '2026-03-01' AND (due_date, id) > ('2026-01-01', 'a') AND archived_at IS NULL
 		ORDER BY due_date, id LIMIT 500`
 )
-
-// explainSQLite is SQLite's query plan of query, one step a line.
-func explainSQLite(t testing.TB, db *store.DB, query string, args ...any) string {
-	t.Helper()
-	var rows []struct {
-		ID      int    `db:"id"`
-		Parent  int    `db:"parent"`
-		NotUsed int    `db:"notused"`
-		Detail  string `db:"detail"`
-	}
-	if err := db.Select(context.Background(), &rows, "EXPLAIN QUERY PLAN "+query, args...); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		b.WriteString(r.Detail + "\n")
-	}
-	return b.String()
-}
 
 // A step that requires approval parks for a person and the plan goes on;
 // the approvals list shows what would be sent; an opt-out meanwhile makes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -84,44 +83,10 @@ func TestExecutionsListPlans(t *testing.T) {
 		for _, c := range cases {
 			c.f.Limit = 50
 			query, args := executionsListQuery(org, c.f)
-			plan := explain(t, db, query, args...) + "\n"
+			plan := storetest.Explain(t, db, query, args...) + "\n"
 			if !strings.Contains(plan, c.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") {
 				t.Errorf("%s: the plan does not read %s in order:\n%s", c.name, c.index, plan)
 			}
 		}
 	})
-}
-
-// explain is the engine's plan of query: SQLite's EXPLAIN QUERY PLAN, one
-// step a line, or PostgreSQL's EXPLAIN with sequential scans off.
-func explain(t testing.TB, db *store.DB, query string, args ...any) string {
-	t.Helper()
-	var lines []string
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if db.Dialect() == store.SQLite {
-		var rows []struct {
-			ID      int    `db:"id"`
-			Parent  int    `db:"parent"`
-			NotUsed int    `db:"notused"`
-			Detail  string `db:"detail"`
-		}
-		if err := db.Select(ctx, &rows, "EXPLAIN QUERY PLAN "+query, args...); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			lines = append(lines, r.Detail)
-		}
-		return strings.Join(lines, "\n")
-	}
-	err := db.WithTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
-			return err
-		}
-		return tx.Select(ctx, &lines, "EXPLAIN "+query, args...)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(lines, "\n")
 }
