@@ -428,7 +428,8 @@ func TestDedupeMigration(t *testing.T) {
 			if err != nil {
 				t.Fatalf("migrating over duplicates: %v", err)
 			}
-			if len(applied) != 1 || applied[0].Version != 120 {
+			// 00120 first, then whatever later migrations the Inbox has.
+			if len(applied) == 0 || applied[0].Version != 120 {
 				t.Fatalf("applied %+v", applied)
 			}
 			if rows := mailRowsBySum(t, db, raw); len(rows) != 2 {
@@ -448,14 +449,18 @@ func TestDedupeMigration(t *testing.T) {
 		})
 		t.Run(string(d)+"/down", func(t *testing.T) {
 			ctx := context.Background()
-			db := storetest.Open(t, d, Migrations)
+			// Up to 00120 only, so the step down is 00120's own.
+			db := storetest.OpenUnmigrated(t, d)
+			if _, err := db.MigrateTo(ctx, 120, Migrations); err != nil {
+				t.Fatal(err)
+			}
 			if err := db.MigrateDown(ctx, Migrations); err != nil {
 				t.Fatalf("down: %v", err)
 			}
 			if _, err := db.Exec(ctx, `SELECT dedupe_key FROM emails`); err == nil {
 				t.Fatal("dedupe_key is still there")
 			}
-			if applied, err := db.Migrate(ctx, Migrations); err != nil || len(applied) != 1 {
+			if applied, err := db.MigrateTo(ctx, 120, Migrations); err != nil || len(applied) != 1 {
 				t.Fatalf("up again: %v %+v", err, applied)
 			}
 		})

@@ -35,28 +35,13 @@ GAP=${GAP:-1.5}
 LIMIT_MS=${LIMIT_MS:-1000}
 A_PORT=${REPLICA_A_PORT:-18485}
 B_PORT=${REPLICA_B_PORT:-18486}
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
-go build -o "$work/loadgen" ./cmd/loadgen
-if [ -z "${REPLICAS_PG_URL:-}" ]; then
-	psql -q -h 127.0.0.1 -U postgres -d postgres -c 'DROP DATABASE IF EXISTS kobana_replicas' -c 'CREATE DATABASE kobana_replicas'
-	REPLICAS_PG_URL="postgres://postgres@127.0.0.1:5432/kobana_replicas?sslmode=disable"
-fi
-secrets=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+. scripts/lib/bench-common.sh
+[ -n "${REPLICAS_PG_URL:-}" ] || REPLICAS_PG_URL=$(fresh_pg_url kobana_replicas)
+secrets=$(new_secret)
 public="http://127.0.0.1:$A_PORT"
 db=(--database-url "$REPLICAS_PG_URL" --state-secrets "$secrets")
-high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
 replica() { # name port
-	GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/$1" "${db[@]}" --products inbox \
-		--inbox-addr "127.0.0.1:$2" --inbox-public-url "$public" --inbox-smtp-addr off \
-		--rate-limits "$high" --unauthenticated-limit 1000000000-S --log-format json >"$work/$1.out" 2>"$work/$1.err" &
-	pids+=($!)
-	for _ in $(seq 150); do grep -q "MCP endpoint" "$work/$1.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q "MCP endpoint" "$work/$1.out" || { echo "replica $1 did not start:"; cat "$work/$1.err"; exit 1; }
+	start_serve "$1" "$2" "${db[@]}" --inbox-public-url "$public" --unauthenticated-limit 1000000000-S
 }
 # A first: it migrates the fresh database and creates the demo organization.
 replica a "$A_PORT"

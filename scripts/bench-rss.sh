@@ -24,21 +24,8 @@ WORKERS=${WORKERS:-16}
 SEED=${SEED:-200}
 MAX_RATIO=${MAX_RATIO:-1.2}
 PORT=${RSS_PORT:-18484}
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
-go build -o "$work/loadgen" ./cmd/loadgen
-high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
-GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/data" --products inbox \
-	--inbox-addr "127.0.0.1:$PORT" --inbox-smtp-addr off --rate-limits "$high" --log-format json \
-	>"$work/serve.out" 2>"$work/serve.err" &
-serve_pid=$!
-pids+=("$serve_pid")
-for _ in $(seq 100); do grep -q "MCP endpoint" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-grep -q "MCP endpoint" "$work/serve.out" || { cat "$work/serve.err"; exit 1; }
+. scripts/lib/bench-common.sh
+start_serve data "$PORT"
 token=$("$work/kobana-mcp" token --data-dir "$work/data" --product inbox --user owner@demo.local --ttl 1h)
 
 if [ "$SEED" -gt 0 ]; then

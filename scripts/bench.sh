@@ -32,33 +32,17 @@ WORKERS=${WORKERS:-16}
 PORT=${BENCH_PORT:-18481}
 FLOOR_PORT=${FLOOR_PORT:-18480}
 SDK_PORT=${SDK_PORT:-18483}
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
-go build -o "$work/loadgen" ./cmd/loadgen
+. scripts/lib/bench-common.sh
 db=()
 if [ -n "${PG_WORKERS:-}" ]; then
-	if [ -z "${BENCH_PG_URL:-}" ]; then
-		psql -q -h 127.0.0.1 -U postgres -d postgres -c 'DROP DATABASE IF EXISTS kobana_bench' -c 'CREATE DATABASE kobana_bench'
-		BENCH_PG_URL="postgres://postgres@127.0.0.1:5432/kobana_bench?sslmode=disable"
-	fi
-	db=(--database-url "$BENCH_PG_URL" --state-secrets "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')")
+	[ -n "${BENCH_PG_URL:-}" ] || BENCH_PG_URL=$(fresh_pg_url kobana_bench)
+	db=(--database-url "$BENCH_PG_URL" --state-secrets "$(new_secret)")
 fi
 serve_extra=()
 [ -n "${PG_WORKERS:-}" ] && serve_extra+=(--jobs off)
 [ -n "${PPROF_ADDR:-}" ] && serve_extra+=(--pprof-addr "$PPROF_ADDR")
-high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
-GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/data" "${db[@]}" "${serve_extra[@]}" --products inbox \
-	--inbox-addr "127.0.0.1:$PORT" --inbox-smtp-addr off --rate-limits "$high" --log-format json \
-	>"$work/serve.out" 2>"$work/serve.err" &
-serve_pid=$!
-pids+=("$serve_pid")
+start_serve data "$PORT" "${db[@]}" "${serve_extra[@]}"
 url="http://127.0.0.1:$PORT/mcp"
-for _ in $(seq 100); do grep -q "MCP endpoint" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-grep -q "MCP endpoint" "$work/serve.out" || { cat "$work/serve.err"; exit 1; }
 worker_pids=""
 for i in $(seq "${PG_WORKERS:-0}"); do
 	[ "$i" -ge 1 ] || continue

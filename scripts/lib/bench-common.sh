@@ -1,0 +1,43 @@
+# Shared by the load scripts (scripts/bench.sh, bench-rss.sh,
+# bench-replicas.sh; README, "Benchmarks"): a work directory removed at
+# exit with every process started, the two binaries built into it, rate
+# limits high enough never to refuse, and a way to start `serve` and wait
+# for its endpoint. Source it from the repository's root.
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
+go build -o "$work/loadgen" ./cmd/loadgen
+
+# Counters no run reaches: the scripts measure, the limiter must not refuse.
+high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
+
+# fresh_pg_url NAME: drops and creates database NAME on the machine's
+# PostgreSQL (127.0.0.1:5432, trust) and prints its URL.
+fresh_pg_url() {
+	psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
+	echo "postgres://postgres@127.0.0.1:5432/$1?sslmode=disable"
+}
+
+# new_secret prints a random 32-byte hex secret (--state-secrets).
+new_secret() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# start_serve NAME PORT [ARG...]: starts `serve --products inbox` at
+# GOMAXPROCS=1 on 127.0.0.1:PORT with the SMTP intake off, the high limits
+# and JSON logs, data in $work/NAME (unless an ARG says otherwise), output
+# in $work/NAME.out and .err; waits for its MCP endpoint and sets
+# serve_pid.
+start_serve() {
+	local name=$1 port=$2
+	shift 2
+	GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/$name" --products inbox \
+		--inbox-addr "127.0.0.1:$port" --inbox-smtp-addr off --rate-limits "$high" --log-format json "$@" \
+		>"$work/$name.out" 2>"$work/$name.err" &
+	serve_pid=$!
+	pids+=("$serve_pid")
+	for _ in $(seq 150); do grep -q "MCP endpoint" "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
+	grep -q "MCP endpoint" "$work/$name.out" || { echo "serve $name did not start:"; cat "$work/$name.err"; exit 1; }
+}
