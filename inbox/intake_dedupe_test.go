@@ -358,7 +358,7 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 			for {
 				var waiting int
 				if err := db.Get(ctx, &waiting, `SELECT COUNT(*) FROM pg_stat_activity
-					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO emails%'`); err != nil {
+					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO emails%'`); err != nil {
 					t.Fatal(err)
 				}
 				if waiting > 0 {

@@ -69,6 +69,34 @@ func TestEmitAllAsManyEmits(t *testing.T) {
 			t.Fatalf("data stored as %s (%v)", env.Data, err)
 		}
 
+		// A workspace without webhooks stores the events and no delivery;
+		// once it has one, the next events reach it.
+		bare := tenant{org: tn.org, ws: addWorkspace(t, db, tn.org)}
+		emitBare := func() []SystemEvent {
+			t.Helper()
+			got, err := s.EmitAll(ctx, nil,
+				Event{OrganizationID: bare.org, WorkspaceID: bare.ws, Slug: "email.received", ScopeID: "inbox-9"},
+				Event{OrganizationID: bare.org, WorkspaceID: bare.ws, Slug: "email.rejected", ScopeID: "inbox-9"})
+			if err != nil || len(got) != 2 {
+				t.Fatalf("%v %d", err, len(got))
+			}
+			for _, se := range got {
+				if _, err := s.GetEvent(ctx, bare.org, bare.ws, se.ID); err != nil {
+					t.Fatalf("event %s not stored: %v", se.Slug, err)
+				}
+			}
+			return got
+		}
+		for _, se := range emitBare() {
+			if got := receivers(se); len(got) != 0 {
+				t.Fatalf("%s reached %v in a workspace without webhooks", se.Slug, got)
+			}
+		}
+		late, _ := hook(t, s, bare, url, "email.rejected")
+		if got := emitBare(); len(receivers(got[0])) != 0 || !slices.Equal(receivers(got[1]), []string{late.ID}) {
+			t.Fatalf("after a webhook was added: %v %v", receivers(got[0]), receivers(got[1]))
+		}
+
 		var before int
 		if err := db.Get(ctx, &before, `SELECT COUNT(*) FROM system_events`); err != nil {
 			t.Fatal(err)
