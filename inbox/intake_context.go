@@ -63,9 +63,9 @@ func readTenant(ctx context.Context, acc *accounts.Store, orgID, workspaceID str
 	return t
 }
 
-// mailContextRow is the row mailContextQuery reads.
+// mailContextRow is the row mailContextColumns read.
 type mailContextRow struct {
-	inboxRecord
+	Inbox inboxRecord `db:"inbox"`
 	tenantSnapshot
 	SettingsFound      int        `db:"settings_found"`
 	Source             string     `db:"settings_source"`
@@ -78,9 +78,10 @@ type mailContextRow struct {
 	SettingsUpdatedAt  *time.Time `db:"settings_updated_at"`
 }
 
-// mailContextQuery reads a live inbox by id with its workspace's settings
-// (the month's usage as settingsSelect sums it) and the tenant snapshot.
-var mailContextQuery = `SELECT ` + prefixColumns("i.", inboxColumns) + `,
+// mailContextColumns read an inbox i (its columns as inbox.<name>) with
+// its workspace's settings s (the month's usage as settingsSelect sums
+// it) and the tenant snapshot (o, w), joined by mailContextJoins.
+var mailContextColumns = aliasColumns("i.", "inbox.", inboxColumns) + `,
 	CASE WHEN s.workspace_id IS NULL THEN 0 ELSE 1 END AS settings_found,
 	COALESCE(s.source, '') AS settings_source,
 	s.monthly_cost_limit AS settings_monthly_cost_limit,
@@ -90,11 +91,16 @@ var mailContextQuery = `SELECT ` + prefixColumns("i.", inboxColumns) + `,
 	COALESCE(s.monthly_emails_used, 0) + ` + usageEmailsSum + ` AS settings_monthly_emails_used,
 	COALESCE(s.custom_metadata, '{}') AS settings_custom_metadata,
 	s.updated_at AS settings_updated_at,
-	o.name AS tenant_org_name, w.external_id AS tenant_ws_external_id, w.label AS tenant_ws_label
-	FROM inboxes i
+	o.name AS tenant_org_name, w.external_id AS tenant_ws_external_id, w.label AS tenant_ws_label`
+
+// mailContextJoins joins an inbox i to what mailContextColumns read.
+const mailContextJoins = `
 	LEFT JOIN inbox_workspace_settings s ON s.workspace_id = i.workspace_id AND s.organization_id = i.organization_id
 	LEFT JOIN organizations o ON o.id = i.organization_id
-	LEFT JOIN workspaces w ON w.id = i.workspace_id AND w.organization_id = i.organization_id AND w.deleted_at IS NULL
+	LEFT JOIN workspaces w ON w.id = i.workspace_id AND w.organization_id = i.organization_id AND w.deleted_at IS NULL`
+
+// mailContextQuery reads the context of a live inbox by id.
+var mailContextQuery = `SELECT ` + mailContextColumns + ` FROM inboxes i` + mailContextJoins + `
 	WHERE i.deleted_at IS NULL AND i.organization_id = ? AND i.workspace_id = ? AND i.id = ?`
 
 // readMailContext reads the context of a live inbox of the workspace by
@@ -104,14 +110,19 @@ func readMailContext(ctx context.Context, q store.Querier, orgID, workspaceID, i
 	if err := q.Get(ctx, &r, mailContextQuery, orgID, workspaceID, inboxID); err != nil {
 		return mailContext{}, err
 	}
-	if err := r.inboxRecord.decode(); err != nil {
+	return r.context()
+}
+
+// context is the row as a mailContext.
+func (r mailContextRow) context() (mailContext, error) {
+	if err := r.Inbox.decode(); err != nil {
 		return mailContext{}, err
 	}
-	mc := mailContext{inbox: r.inboxRecord, tenant: r.tenantSnapshot}
+	mc := mailContext{inbox: r.Inbox, tenant: r.tenantSnapshot}
 	if r.SettingsFound == 1 && r.UsageMonth == usageMonth(store.Now()) && r.SettingsUpdatedAt != nil {
 		mc.settingsOK = true
 		mc.settings = workspaceSettings{
-			WorkspaceID: r.inboxRecord.WorkspaceID, OrganizationID: r.inboxRecord.OrganizationID, Source: r.Source,
+			WorkspaceID: r.Inbox.WorkspaceID, OrganizationID: r.Inbox.OrganizationID, Source: r.Source,
 			MonthlyCostLimit: r.MonthlyCostLimit, MonthlyEmailsLimit: r.MonthlyEmailsLimit, UsageMonth: r.UsageMonth,
 			MonthlyCostUsed: r.MonthlyCostUsed, MonthlyEmailsUsed: r.MonthlyEmailsUsed,
 			CustomMetadataJSON: r.CustomMetadataJSON, UpdatedAt: *r.SettingsUpdatedAt,
@@ -120,12 +131,14 @@ func readMailContext(ctx context.Context, q store.Querier, orgID, workspaceID, i
 	return mc, nil
 }
 
-// prefixColumns qualifies each name of a comma-separated column list with
-// a table alias.
-func prefixColumns(prefix, columns string) string {
+// aliasColumns qualifies each name of a comma-separated column list with
+// a table alias and names it with a prefix ("i.id AS \"inbox.id\""), the
+// way sqlx fills a struct field tagged with the prefix.
+func aliasColumns(table, prefix, columns string) string {
 	parts := strings.Split(columns, ",")
 	for i, p := range parts {
-		parts[i] = prefix + strings.TrimSpace(p)
+		p = strings.TrimSpace(p)
+		parts[i] = table + p + ` AS "` + prefix + p + `"`
 	}
 	return strings.Join(parts, ", ")
 }

@@ -101,31 +101,26 @@ func (e errTransient) Unwrap() error { return e.err }
 // email.failed (+ agent_run.failed) — all of the outcome in one
 // transaction. final says no attempt follows this one.
 func (s *service) process(ctx context.Context, orgID, emailID string, final bool) error {
-	e, raw, err := s.emailWithRaw(ctx, orgID, emailID)
+	in, err := s.processingInput(ctx, orgID, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted meanwhile: nothing to do
 	}
 	if err != nil {
 		return err
 	}
+	e, raw := in.email, in.raw
 	if e.Status != "approved" && e.Status != "processing" {
 		return nil // a duplicate run after the outcome was recorded
 	}
-	// The inbox, the workspace's settings and the tenant of the events in
-	// one read (intake_context.go); the long way for an e-mail whose inbox
-	// is gone or whose settings the one read cannot tell.
-	var ib inboxRecord
-	var settings workspaceSettings
+	// The inbox (none when it is gone), the workspace's settings and the
+	// tenant of the events came with the e-mail (intake_context.go); the
+	// settings the long way when that read could not tell them.
+	ib, settings := in.mc.inbox, in.mc.settings
 	var tenant *tenantSnapshot
-	mc, err := readMailContext(ctx, s.db, orgID, e.WorkspaceID, e.InboxID)
-	switch {
-	case err == nil:
-		ib, tenant = mc.inbox, &mc.tenant
-		settings = mc.settings
-	case !errors.Is(err, store.ErrNotFound):
-		return err
+	if in.inboxFound {
+		tenant = &in.mc.tenant
 	}
-	if !mc.settingsOK {
+	if !in.mc.settingsOK {
 		if settings, err = s.workspaceSettings(ctx, s.db, orgID, e.WorkspaceID); err != nil {
 			return err
 		}
@@ -176,26 +171,58 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	return s.recordSuccess(ctx, s.db, e, ib, run, res, duration)
 }
 
-// emailWithRaw reads a live e-mail of the organization with its raw
-// message, in one statement; store.ErrNotFound when the e-mail is gone.
-func (s *service) emailWithRaw(ctx context.Context, orgID, emailID string) (emailRecord, []byte, error) {
+// processInput is what a processing job reads before it runs: the
+// e-mail, its raw message and its inbox's context.
+type processInput struct {
+	email      emailRecord
+	raw        []byte
+	mc         mailContext
+	inboxFound bool
+}
+
+// processQuery reads a live e-mail with its raw message and its live
+// inbox's context in one statement (a round trip instead of three on
+// PostgreSQL: docs/decisions.md, "Inbox intake on PostgreSQL").
+var processQuery = `SELECT ` + aliasColumns("e.", "email.", emailColumns) + `, r.raw, ` + mailContextColumns + `
+	FROM emails e
+	JOIN inbox_email_raw r ON r.email_id = e.id
+	JOIN inboxes i ON i.id = e.inbox_id AND i.organization_id = e.organization_id AND i.workspace_id = e.workspace_id
+		AND i.deleted_at IS NULL` + mailContextJoins + `
+	WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`
+
+// processingInput reads the e-mail and what its processing needs;
+// store.ErrNotFound when the e-mail is gone. An e-mail whose inbox is gone
+// (or, never expected, without its raw message) is read the long way.
+func (s *service) processingInput(ctx context.Context, orgID, emailID string) (processInput, error) {
 	var r struct {
-		emailRecord
-		Raw []byte `db:"raw"`
+		Email emailRecord `db:"email"`
+		Raw   []byte      `db:"raw"`
+		mailContextRow
 	}
-	err := s.db.Get(ctx, &r, `SELECT `+prefixColumns("e.", emailColumns)+`, r.raw
-		FROM emails e JOIN inbox_email_raw r ON r.email_id = e.id
-		WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`, orgID, emailID)
-	if errors.Is(err, store.ErrNotFound) {
-		// An e-mail without its raw message is not "gone": say so.
-		e, gerr := s.getEmail(ctx, s.db, orgID, emailID)
-		if gerr != nil {
-			return e, nil, gerr
-		}
-		raw, rerr := s.emailRaw(ctx, s.db, orgID, emailID)
-		return e, raw, rerr
+	err := s.db.Get(ctx, &r, processQuery, orgID, emailID)
+	if err == nil {
+		mc, err := r.context()
+		return processInput{email: r.Email, raw: r.Raw, mc: mc, inboxFound: true}, err
 	}
-	return r.emailRecord, r.Raw, err
+	if !errors.Is(err, store.ErrNotFound) {
+		return processInput{}, err
+	}
+	var in processInput
+	if in.email, err = s.getEmail(ctx, s.db, orgID, emailID); err != nil {
+		return in, err
+	}
+	if in.raw, err = s.emailRaw(ctx, s.db, orgID, emailID); err != nil {
+		// Not "deleted meanwhile": the job fails and is tried again.
+		return in, fmt.Errorf("inbox: the raw message of e-mail %s: %v", emailID, err)
+	}
+	in.mc, err = readMailContext(ctx, s.db, orgID, in.email.WorkspaceID, in.email.InboxID)
+	switch {
+	case err == nil:
+		in.inboxFound = true
+	case errors.Is(err, store.ErrNotFound):
+		err = nil
+	}
+	return in, err
 }
 
 // processLocally runs a provider that works in this process (the built-in
