@@ -135,7 +135,7 @@ func (in incoming) sender() string {
 // its settings and its tenant in one statement (mailContext) and writes
 // the e-mail with its key (an insert that does nothing when the inbox has
 // the key already: intake_dedupe.go), its raw message, its events, its
-// job and its usage: on PostgreSQL ten round trips with BEGIN and COMMIT
+// job and its usage: on PostgreSQL seven round trips with BEGIN and COMMIT
 // (docs/decisions.md, "Inbox intake on PostgreSQL").
 func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, in incoming) (receivedEmail, error) {
 	var rec emailRecord
