@@ -168,3 +168,44 @@ func getAgentRun(ctx context.Context, q store.Querier, orgID, workspaceID, id st
 		orgID, workspaceID, id)
 	return r, err
 }
+
+// insertFinishedRun records a run that started and finished in this
+// process (the built-in extractor) with one insert and returns it as
+// stored: status success, no error, the usage and output (a JSON object;
+// empty for {}), started at r.StartedAt (now when zero) and finished
+// finishedAt, duration_ms their difference as finishAgentRun computes
+// it. The fields startAgentRun requires are required; r.ID is used when
+// set.
+func insertFinishedRun(ctx context.Context, q store.Querier, r agentRunRecord, usage agentRunUsage, output json.RawMessage, finishedAt time.Time) (agentRunRecord, error) {
+	if r.OrganizationID == "" || r.WorkspaceID == "" || r.InboxID == "" || r.EmailID == "" || r.Provider == "" || r.LLMModel == "" {
+		return r, fmt.Errorf("inbox: record agent run: organization, workspace, inbox, e-mail, provider and model are required")
+	}
+	out := "{}"
+	if len(bytes.TrimSpace(output)) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(output, &obj); err != nil || obj == nil {
+			return r, fmt.Errorf("inbox: record agent run: the output must be a JSON object")
+		}
+		out = string(output)
+	}
+	if r.ID == "" {
+		r.ID = store.NewID()
+	}
+	if r.StartedAt.IsZero() {
+		r.StartedAt = store.Now()
+	}
+	r.StartedAt = r.StartedAt.UTC().Truncate(time.Microsecond)
+	finishedAt = finishedAt.UTC().Truncate(time.Microsecond)
+	duration := max(finishedAt.Sub(r.StartedAt).Milliseconds(), 0)
+	var stored agentRunRecord
+	err := q.Get(ctx, &stored, `INSERT INTO agent_runs (`+agentRunColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING `+agentRunColumns,
+		r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.EmailID, r.Provider, r.LLMModel, agentRunSuccess, nil,
+		usage.InputTokens, usage.OutputTokens, usage.CacheRead, usage.CacheWrite, usage.CostPerToken, usage.TotalCost, duration, out,
+		r.StartedAt, finishedAt)
+	if err != nil {
+		return r, fmt.Errorf("inbox: record agent run: %w", err)
+	}
+	return stored, nil
+}

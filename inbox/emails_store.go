@@ -77,23 +77,6 @@ const emailColumns = `id, organization_id, workspace_id, inbox_id, agent_id, mes
 	rejection_reason, spam_verdict, virus_verdict, body_text, body_html, attachments, raw_size, raw_sha256,
 	intake, agent_metadata, custom_metadata, last_error, sent_at, received_at, processed_at, created_at, updated_at`
 
-// insertEmail writes a new e-mail row and its raw message, in q (the
-// intake's transaction).
-func insertEmail(ctx context.Context, q store.Querier, r *emailRecord, raw []byte) error {
-	if _, err := q.Exec(ctx, `INSERT INTO emails (`+emailColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.MessageID, r.Status, r.Subject,
-		r.FromAddress, r.ToJSON, r.CcJSON, r.BccJSON, r.HeaderToJSON, r.Forwarded, r.ForwardedFor,
-		r.RejectionReason, r.SpamVerdict, r.VirusVerdict, r.BodyText, r.BodyHTML, r.AttachmentsJSON, r.RawSize, r.RawSHA256,
-		r.Intake, r.AgentMetadataJSON, r.CustomMetadataJSON, r.LastError, r.SentAt, r.ReceivedAt, r.ProcessedAt, r.CreatedAt, r.UpdatedAt); err != nil {
-		return fmt.Errorf("inbox: insert e-mail: %w", err)
-	}
-	if _, err := q.Exec(ctx, `INSERT INTO inbox_email_raw (email_id, raw) VALUES (?, ?)`, r.ID, raw); err != nil {
-		return fmt.Errorf("inbox: insert raw e-mail: %w", err)
-	}
-	return nil
-}
-
 // getEmail reads a live e-mail of the organization by id, whatever its
 // workspace: what the processing job, which knows only the organization
 // and the e-mail, reads. Another organization's is store.ErrNotFound.

@@ -13,11 +13,5 @@ import (
 // reads in the transaction the event is emitted in (accounts.InTx). A
 // lookup that fails leaves the snapshot out rather than losing the event.
 func withTenant(ctx context.Context, acc *accounts.Store, orgID, workspaceID string, data map[string]any) map[string]any {
-	if org, err := acc.GetOrganization(ctx, orgID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
-	if ws, err := acc.GetWorkspace(ctx, orgID, workspaceID); err == nil {
-		data["workspace"] = map[string]any{"id": ws.ID, "external_id": ws.ExternalID, "label": ws.Label}
-	}
-	return data
+	return readTenant(ctx, acc, orgID, workspaceID).add(orgID, workspaceID, data)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -44,8 +45,6 @@ var errNoRecipient = errors.New("inbox: no recipient is a live inbox")
 // nothing — unless the message has no Message-ID, when it cannot be told
 // from a new one and is stored twice, the usual at-least-once of mail.
 func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, rcpts []string, via string) ([]receivedEmail, error) {
-	sum := sha256.Sum256(raw)
-	digest := hex.EncodeToString(sum[:])
 	msg, perr := parseMessage(raw)
 	seen := map[string]bool{}
 	var inboxes []inboxRecord
@@ -64,9 +63,18 @@ func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, 
 		}
 		inboxes = append(inboxes, ib)
 	}
+	return s.receiveParsed(ctx, raw, msg, perr, envelopeFrom, inboxes, via)
+}
+
+// receiveParsed is receive for a message parsed already (msg, perr: what
+// parseMessage answered) and recipients resolved to their inboxes (each
+// once), as the HTTP intake has them after checking them.
+func (s *service) receiveParsed(ctx context.Context, raw []byte, msg *mailparse.Message, perr error, envelopeFrom string, inboxes []inboxRecord, via string) ([]receivedEmail, error) {
 	if len(inboxes) == 0 {
 		return nil, errNoRecipient
 	}
+	sum := sha256.Sum256(raw)
+	digest := hex.EncodeToString(sum[:])
 	in := incoming{raw: raw, digest: digest, msg: msg, parseErr: perr, envelopeFrom: normalizeAddress(envelopeFrom), via: via, receivedAt: store.Now()}
 	if msg != nil {
 		in.dedupeKey = dedupeKey(msg.MessageID, digest)
@@ -123,29 +131,23 @@ func (in incoming) sender() string {
 
 // receiveFor writes the e-mail of one recipient inbox, in one
 // transaction, or answers the one the inbox has already for the same
-// message (Duplicate), writing nothing.
+// message (Duplicate), writing nothing. The transaction reads the inbox,
+// its settings and its tenant in one statement (mailContext) and writes
+// the e-mail with its key (an insert that does nothing when the inbox has
+// the key already: intake_dedupe.go), its raw message, its events, its
+// job and its usage: on PostgreSQL seven round trips with BEGIN and COMMIT
+// (docs/decisions.md, "Inbox intake on PostgreSQL").
 func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, in incoming) (receivedEmail, error) {
 	var rec emailRecord
 	duplicate := false
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-		cur, err := s.getInbox(ctx, tx, ib.OrganizationID, ib.WorkspaceID, ib.ID)
+		mc, err := readMailContext(ctx, tx, ib.OrganizationID, ib.WorkspaceID, ib.ID)
 		if err != nil {
 			return err
 		}
-		ws, err := s.lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID)
-		if err != nil {
-			return err
-		}
-		if in.dedupeKey != "" {
-			// Under the workspace's lock a retry that follows the first
-			// delivery finds its e-mail here; setDedupeKey below settles
-			// the deliveries that race past this read.
-			prev, err := emailByDedupeKey(ctx, tx, cur.OrganizationID, cur.ID, in.dedupeKey)
-			if err == nil {
-				rec, duplicate = prev, true
-				return nil
-			}
-			if !errors.Is(err, store.ErrNotFound) {
+		cur, ws := mc.inbox, mc.settings
+		if !mc.settingsOK || (limited(ws) && tx.Dialect() == store.Postgres) {
+			if ws, err = s.lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID); err != nil {
 				return err
 			}
 		}
@@ -159,39 +161,42 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 			v = screen(cur, in.msg, in.sender(), ws)
 		}
 		rec = newEmailRecord(cur, to, in, v)
-		if err := insertEmail(ctx, tx, &rec, in.raw); err != nil {
+		inserted, err := insertEmailKeyed(ctx, tx, &rec, in.raw, in.dedupeKey)
+		if err != nil {
 			return err
 		}
-		if in.dedupeKey != "" {
-			if err := setDedupeKey(ctx, tx, rec, in.dedupeKey); err != nil {
-				return err
+		if !inserted {
+			// The inbox has the message already: a retry that follows the
+			// first delivery, or one that raced it (on PostgreSQL the
+			// insert waited for that delivery to commit). Its e-mail is
+			// the answer and nothing is written.
+			prev, err := emailByDedupeKey(ctx, tx, cur.OrganizationID, cur.ID, in.dedupeKey)
+			if err != nil {
+				// Not "the inbox is gone" (receive skips those): the
+				// sender must retry, the message is stored for nobody yet.
+				return fmt.Errorf("inbox: the e-mail of an earlier delivery is gone: %v", err)
 			}
+			rec, duplicate = prev, true
+			return nil
 		}
-		if err := s.emitEmailEvent(ctx, tx, "email.received", cur, rec); err != nil {
+		slugs := []string{"email.received"}
+		if !v.Approved {
+			slugs = append(slugs, "email.rejected")
+		}
+		if err := s.emitEmailEvents(ctx, tx, cur, mc.tenant, rec, slugs...); err != nil {
 			return err
 		}
 		if !v.Approved {
-			return s.emitEmailEvent(ctx, tx, "email.rejected", cur, rec)
+			return nil
 		}
 		if err := s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false); err != nil {
 			return err
 		}
-		// The usage last: on PostgreSQL its update locks the workspace's
-		// row until the commit, and every e-mail of the workspace waits
-		// for that lock.
-		return s.addUsage(ctx, tx, cur.OrganizationID, cur.WorkspaceID, 1, 0)
+		// The usage last: it is the intake's only update of a row other
+		// e-mails of the workspace may update too (one of the month's
+		// slots, settings_store.go).
+		return addUsageSlot(ctx, tx, ws, 1, 0)
 	})
-	if errors.Is(err, errDuplicateDelivery) {
-		// A concurrent delivery of the same message committed first: its
-		// e-mail is the answer, ours was rolled back.
-		rec, err = emailByDedupeKey(ctx, s.db, ib.OrganizationID, ib.ID, in.dedupeKey)
-		if errors.Is(err, store.ErrNotFound) {
-			// Not "the inbox is gone" (receive skips those): the sender
-			// must retry, the message is stored for nobody yet.
-			err = fmt.Errorf("inbox: the e-mail of a concurrent delivery is gone: %v", err)
-		}
-		duplicate = err == nil
-	}
 	if err != nil {
 		return receivedEmail{}, err
 	}
@@ -201,17 +206,22 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 	return receivedEmail{emailRecord: rec, Duplicate: duplicate}, nil
 }
 
+// limited reports whether a monthly limit applies to the workspace: its
+// intake must then count under the settings row's lock (lockedSettings).
+func limited(ws workspaceSettings) bool {
+	return ws.MonthlyEmailsLimit != nil || ws.MonthlyCostLimit != nil
+}
+
 // lockedSettings reads the workspace's settings and usage with its row
 // locked until the transaction ends (PostgreSQL; SQLite's transactions are
 // serialized already), so two e-mails arriving together cannot both pass
 // the monthly limit's last slot. A workspace without a monthly limit has
-// no last slot: its row is not locked here, and the e-mails of the
-// workspace wait for each other only at the usage's update, the last
-// write of the intake (docs/decisions.md, "Performance of the signed-in
-// path").
+// no last slot: its row is not locked here, and its e-mails count their
+// usage in slots that e-mails arriving together seldom share
+// (settings_store.go; docs/decisions.md, "Inbox intake on PostgreSQL").
 func (s *service) lockedSettings(ctx context.Context, tx *store.Tx, orgID, workspaceID string) (workspaceSettings, error) {
 	ws, err := s.workspaceSettings(ctx, tx, orgID, workspaceID)
-	if err != nil || tx.Dialect() != store.Postgres || (ws.MonthlyEmailsLimit == nil && ws.MonthlyCostLimit == nil) {
+	if err != nil || tx.Dialect() != store.Postgres || !limited(ws) {
 		return ws, err
 	}
 	var id string
@@ -222,19 +232,26 @@ func (s *service) lockedSettings(ctx context.Context, tx *store.Tx, orgID, works
 	return s.workspaceSettings(ctx, tx, orgID, workspaceID)
 }
 
-// emitEmailEvent emits an e-mail's system event: scoped to its inbox,
-// about the e-mail, carrying both as the API shows them.
-func (s *service) emitEmailEvent(ctx context.Context, tx *store.Tx, slug string, ib inboxRecord, r emailRecord) error {
+// emitEmailEvents emits an e-mail's system events (email.received, then
+// email.rejected when screening refused it): scoped to its inbox, about
+// the e-mail, carrying both as the API shows them and the tenant, the
+// data encoded once for all of them.
+func (s *service) emitEmailEvents(ctx context.Context, tx *store.Tx, ib inboxRecord, tenant tenantSnapshot, r emailRecord, slugs ...string) error {
 	if s.hooks == nil {
 		return nil
 	}
-	_, err := s.hooks.Emit(ctx, tx, webhooks.Event{
-		OrganizationID: r.OrganizationID, WorkspaceID: r.WorkspaceID, Slug: slug,
-		ScopeID: ib.ID, SubjectID: r.ID,
-		Data: withTenant(ctx, s.accounts.InTx(tx), r.OrganizationID, r.WorkspaceID, map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)}),
-	})
+	data := tenant.add(r.OrganizationID, r.WorkspaceID, map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)})
+	encoded, err := json.Marshal(data)
 	if err != nil {
-		return fmt.Errorf("inbox: emit %s: %w", slug, err)
+		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
+	}
+	evs := make([]webhooks.Event, len(slugs))
+	for i, slug := range slugs {
+		evs[i] = webhooks.Event{OrganizationID: r.OrganizationID, WorkspaceID: r.WorkspaceID, Slug: slug,
+			ScopeID: ib.ID, SubjectID: r.ID, Data: json.RawMessage(encoded)}
+	}
+	if _, err := s.hooks.EmitAll(ctx, tx, evs...); err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -20,17 +19,14 @@ import (
 // so it is always stored.
 //
 // The unique index emails_dedupe_idx (00120_inbox_email_dedupe.sql)
-// decides: receiveFor first looks for the e-mail under the workspace's
-// lock (the usual way a retry is recognised, writing nothing), and when a
-// concurrent delivery got past that look and committed first, setting
-// the key conflicts, the transaction is undone and the winner is answered
-// instead. Either way the duplicate emits no event, counts no usage and
-// enqueues no processing.
-
-// errDuplicateDelivery is a delivery that lost the race to store the
-// same message: its transaction is rolled back, and the e-mail stored by
-// the winner is answered.
-var errDuplicateDelivery = errors.New("inbox: the message is stored already")
+// decides: receiveFor inserts the e-mail with its key and an insert that
+// conflicts with the index does nothing. The inbox then has the message:
+// a retry that follows the first delivery finds its e-mail at once, and
+// one that raced a delivery still in progress waits (on PostgreSQL the
+// insert waits for that transaction; SQLite's writers are serialized)
+// and finds its e-mail once it committed, or is stored itself if it
+// rolled back. Either way the duplicate emits no event, counts no usage
+// and enqueues no processing.
 
 // receivedEmail is one recipient inbox's e-mail as receive answers it.
 type receivedEmail struct {
@@ -60,14 +56,42 @@ func emailByDedupeKey(ctx context.Context, q store.Querier, orgID, inboxID, key 
 	return r, err
 }
 
-// setDedupeKey records a new e-mail's key, in the transaction that
-// inserted it. Another e-mail of the inbox holding the key is
-// errDuplicateDelivery (the transaction must then be rolled back:
-// PostgreSQL refuses anything more in it).
-func setDedupeKey(ctx context.Context, tx *store.Tx, r emailRecord, key string) error {
-	err := store.ExpectOne(tx.Exec(ctx, `UPDATE emails SET dedupe_key = ? WHERE organization_id = ? AND id = ?`, key, r.OrganizationID, r.ID))
-	if errors.Is(err, store.ErrConflict) {
-		return fmt.Errorf("%w: %w", errDuplicateDelivery, err)
+// insertEmailKeyed writes a new e-mail row with its dedupe key ("" for
+// none: NULL, never deduplicated) and its raw message, in q (the intake's
+// transaction). inserted is false, and nothing written, when the inbox has
+// an e-mail with the key already. On PostgreSQL both rows are written by
+// one statement (the raw message inserted from what the e-mail's insert
+// returned: nothing when it did nothing), a round trip less per e-mail.
+func insertEmailKeyed(ctx context.Context, q store.Querier, r *emailRecord, raw []byte, key string) (inserted bool, err error) {
+	var k *string
+	if key != "" {
+		k = &key
 	}
-	return err
+	insert := `INSERT INTO emails (` + emailColumns + `, dedupe_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`
+	args := []any{r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.MessageID, r.Status, r.Subject,
+		r.FromAddress, r.ToJSON, r.CcJSON, r.BccJSON, r.HeaderToJSON, r.Forwarded, r.ForwardedFor,
+		r.RejectionReason, r.SpamVerdict, r.VirusVerdict, r.BodyText, r.BodyHTML, r.AttachmentsJSON, r.RawSize, r.RawSHA256,
+		r.Intake, r.AgentMetadataJSON, r.CustomMetadataJSON, r.LastError, r.SentAt, r.ReceivedAt, r.ProcessedAt, r.CreatedAt, r.UpdatedAt, k}
+	if q.Dialect() == store.Postgres {
+		res, err := q.Exec(ctx, `WITH e AS (`+insert+` RETURNING id)
+			INSERT INTO inbox_email_raw (email_id, raw) SELECT id, ? FROM e`, append(args, raw)...)
+		if err != nil {
+			return false, fmt.Errorf("inbox: insert e-mail: %w", err)
+		}
+		n, err := res.RowsAffected()
+		return n == 1, err
+	}
+	res, err := q.Exec(ctx, insert, args...)
+	if err != nil {
+		return false, fmt.Errorf("inbox: insert e-mail: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO inbox_email_raw (email_id, raw) VALUES (?, ?)`, r.ID, raw); err != nil {
+		return false, fmt.Errorf("inbox: insert raw e-mail: %w", err)
+	}
+	return true, nil
 }

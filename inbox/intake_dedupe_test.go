@@ -331,11 +331,8 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 		inserted, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 		go func() {
 			committed <- db.WithTx(ctx, func(tx *store.Tx) error {
-				if err := insertEmail(ctx, tx, &winner, raw); err != nil {
-					return err
-				}
-				if err := setDedupeKey(ctx, tx, winner, in.dedupeKey); err != nil {
-					return err
+				if inserted, err := insertEmailKeyed(ctx, tx, &winner, raw, in.dedupeKey); err != nil || !inserted {
+					return fmt.Errorf("the winner's insert: %v %v", inserted, err)
 				}
 				close(inserted)
 				<-commit
@@ -361,7 +358,7 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 			for {
 				var waiting int
 				if err := db.Get(ctx, &waiting, `SELECT COUNT(*) FROM pg_stat_activity
-					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE emails SET dedupe_key%'`); err != nil {
+					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO emails%'`); err != nil {
 					t.Fatal(err)
 				}
 				if waiting > 0 {
@@ -420,11 +417,11 @@ func TestDedupeMigration(t *testing.T) {
 			in := incoming{raw: raw, digest: hex.EncodeToString(sum[:]), msg: msg, via: intakeSMTP, receivedAt: store.Now()}
 			for range 2 { // what the intake did before 00120
 				r := newEmailRecord(ib, []string{ib.Email}, in, verdict{Approved: true})
-				if err := insertEmail(ctx, db, &r, raw); err != nil {
+				if err := insertEmailBefore00120(ctx, db, &r, raw); err != nil {
 					t.Fatal(err)
 				}
 			}
-			applied, err := db.Migrate(ctx, Migrations)
+			applied, err := db.MigrateTo(ctx, 120, Migrations)
 			if err != nil {
 				t.Fatalf("migrating over duplicates: %v", err)
 			}
@@ -434,6 +431,9 @@ func TestDedupeMigration(t *testing.T) {
 			}
 			if rows := mailRowsBySum(t, db, raw); len(rows) != 2 {
 				t.Fatalf("%d rows after the migration, want the two kept", len(rows))
+			}
+			if _, err := db.Migrate(ctx, Migrations); err != nil { // the later ones
+				t.Fatal(err)
 			}
 			// Rows from before carry no key: the next delivery is stored,
 			// the one after it is the retry.
@@ -449,20 +449,41 @@ func TestDedupeMigration(t *testing.T) {
 		})
 		t.Run(string(d)+"/down", func(t *testing.T) {
 			ctx := context.Background()
-			// Up to 00120 only, so the step down is 00120's own.
-			db := storetest.OpenUnmigrated(t, d)
-			if _, err := db.MigrateTo(ctx, 120, Migrations); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.MigrateDown(ctx, Migrations); err != nil {
-				t.Fatalf("down: %v", err)
+			db := storetest.Open(t, d, Migrations)
+			// Down past 00120 (the later migrations first).
+			for {
+				cur, _, err := db.SchemaVersion(ctx, Migrations)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cur < 120 {
+					break
+				}
+				if err := db.MigrateDown(ctx, Migrations); err != nil {
+					t.Fatalf("down: %v", err)
+				}
 			}
 			if _, err := db.Exec(ctx, `SELECT dedupe_key FROM emails`); err == nil {
 				t.Fatal("dedupe_key is still there")
 			}
-			if applied, err := db.MigrateTo(ctx, 120, Migrations); err != nil || len(applied) != 1 {
+			if applied, err := db.Migrate(ctx, Migrations); err != nil || len(applied) == 0 || applied[0].Version != 120 {
 				t.Fatalf("up again: %v %+v", err, applied)
 			}
 		})
 	}
+}
+
+// insertEmailBefore00120 writes an e-mail as the intake did before
+// emails.dedupe_key existed.
+func insertEmailBefore00120(ctx context.Context, q store.Querier, r *emailRecord, raw []byte) error {
+	if _, err := q.Exec(ctx, `INSERT INTO emails (`+emailColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.MessageID, r.Status, r.Subject,
+		r.FromAddress, r.ToJSON, r.CcJSON, r.BccJSON, r.HeaderToJSON, r.Forwarded, r.ForwardedFor,
+		r.RejectionReason, r.SpamVerdict, r.VirusVerdict, r.BodyText, r.BodyHTML, r.AttachmentsJSON, r.RawSize, r.RawSHA256,
+		r.Intake, r.AgentMetadataJSON, r.CustomMetadataJSON, r.LastError, r.SentAt, r.ReceivedAt, r.ProcessedAt, r.CreatedAt, r.UpdatedAt); err != nil {
+		return err
+	}
+	_, err := q.Exec(ctx, `INSERT INTO inbox_email_raw (email_id, raw) VALUES (?, ?)`, r.ID, raw)
+	return err
 }

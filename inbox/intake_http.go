@@ -96,8 +96,18 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 		fail(rest.Validation("the request is invalid", rest.FieldError{Field: "body", Message: "must be a raw RFC 5322 message"}))
 		return
 	}
-	msg, _ := parseMessage(raw)
-	var rcpts []string
+	msg, perr := parseMessage(raw)
+	// The recipients as the inboxes found when they were checked, each
+	// once: receiveParsed stores the e-mails without looking them up
+	// again (each e-mail's transaction reads its inbox anew).
+	var rcpts []inboxRecord
+	seen := map[string]bool{}
+	add := func(ib inboxRecord) {
+		if !seen[ib.Email] {
+			seen[ib.Email] = true
+			rcpts = append(rcpts, ib)
+		}
+	}
 	explicit := len(query["to"]) > 0
 	if explicit {
 		var unknown []string
@@ -107,7 +117,7 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 					continue
 				}
 				addr := normalizeAddress(a)
-				own, err := s.ownActiveInbox(r, id, addr)
+				ib, own, err := s.ownActiveInbox(r, id, addr)
 				if err != nil {
 					fail(err)
 					return
@@ -116,7 +126,7 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 					unknown = append(unknown, strings.TrimSpace(a))
 					continue
 				}
-				rcpts = append(rcpts, addr)
+				add(ib)
 			}
 		}
 		if len(unknown) > 0 {
@@ -130,13 +140,13 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 	} else if msg != nil {
 		for _, a := range append(append([]string{}, addresses(msg.To)...), addresses(msg.Cc)...) {
 			addr := normalizeAddress(a)
-			own, err := s.ownActiveInbox(r, id, addr)
+			ib, own, err := s.ownActiveInbox(r, id, addr)
 			if err != nil {
 				fail(err)
 				return
 			}
 			if own {
-				rcpts = append(rcpts, addr)
+				add(ib)
 			}
 		}
 	}
@@ -148,7 +158,7 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 	if from == "" && msg != nil && msg.From != nil {
 		from = msg.From.Address
 	}
-	emails, err := s.receive(r.Context(), raw, from, rcpts, intakeHTTP)
+	emails, err := s.receiveParsed(r.Context(), raw, msg, perr, from, rcpts, intakeHTTP)
 	if errors.Is(err, errNoRecipient) {
 		fail(rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "the inboxes were deleted meanwhile"}))
 		return
@@ -166,20 +176,20 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 
 // ownActiveInbox reports whether addr is a live, active inbox the caller
 // may deliver to: one of its organization, and of its token's workspace
-// when the token is bound to one.
-func (s *service) ownActiveInbox(r *http.Request, id *identity.Identity, addr string) (bool, error) {
+// when the token is bound to one; ib is that inbox.
+func (s *service) ownActiveInbox(r *http.Request, id *identity.Identity, addr string) (ib inboxRecord, own bool, err error) {
 	if addr == "" {
-		return false, nil
+		return ib, false, nil
 	}
-	ib, err := s.inboxByAddress(r.Context(), s.db, addr)
+	ib, err = s.inboxByAddress(r.Context(), s.db, addr)
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+		return ib, false, nil
 	}
 	if err != nil {
-		return false, err
+		return ib, false, err
 	}
 	if ib.Status != "active" || ib.OrganizationID != id.OrganizationID {
-		return false, nil
+		return ib, false, nil
 	}
-	return id.WorkspaceID == "" || ib.WorkspaceID == id.WorkspaceID, nil
+	return ib, id.WorkspaceID == "" || ib.WorkspaceID == id.WorkspaceID, nil
 }

@@ -257,7 +257,7 @@ func TestIntakeReceiveScreening(t *testing.T) {
 		// each check sends other bytes (with the same Message-ID: another
 		// e-mail, not a relay's retry).
 		resent := func(n string) []byte { return append([]byte("X-Resent: "+n+"\r\n"), pdf...) }
-		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET monthly_emails_limit = monthly_emails_used WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
+		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET monthly_emails_limit = ? WHERE workspace_id = ?`, mailUsage(t, s, e.Mine.ID, e.MineWS.ID), e.MineWS.ID); err != nil {
 			t.Fatal(err)
 		}
 		wantRejected(receiveOne(resent("1"), "contas@inbox.localhost"), rejectMonthlyEmails)

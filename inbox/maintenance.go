@@ -43,6 +43,12 @@ func (w *usageResetWorker) Work(ctx context.Context, _ *river.Job[usageResetArgs
 	month := time.Now().UTC().Format("2006-01")
 	_, err := w.s.db.Exec(ctx, `UPDATE inbox_workspace_settings SET usage_month = ?, monthly_cost_used = 0, monthly_emails_used = 0, updated_at = ?
 		WHERE usage_month <> ?`, month, store.Now(), month)
+	if err != nil {
+		return err
+	}
+	// The slots of earlier months (00190_inbox_usage_counts.sql) count
+	// nothing any more.
+	_, err = w.s.db.Exec(ctx, `DELETE FROM inbox_usage_counts WHERE usage_month < ?`, month)
 	return err
 }
 

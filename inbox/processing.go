@@ -101,33 +101,35 @@ func (e errTransient) Unwrap() error { return e.err }
 // email.failed (+ agent_run.failed) — all of the outcome in one
 // transaction. final says no attempt follows this one.
 func (s *service) process(ctx context.Context, orgID, emailID string, final bool) error {
-	e, err := s.getEmail(ctx, s.db, orgID, emailID)
+	in, err := s.processingInput(ctx, orgID, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted meanwhile: nothing to do
 	}
 	if err != nil {
 		return err
 	}
+	e, raw := in.email, in.raw
 	if e.Status != "approved" && e.Status != "processing" {
 		return nil // a duplicate run after the outcome was recorded
 	}
-	ib, err := s.getInbox(ctx, s.db, orgID, e.WorkspaceID, e.InboxID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
+	// The inbox (none when it is gone), the workspace's settings and the
+	// tenant of the events came with the e-mail (intake_context.go); the
+	// settings the long way when that read could not tell them.
+	ib, settings := in.mc.inbox, in.mc.settings
+	var tenant *tenantSnapshot
+	if in.inboxFound {
+		tenant = &in.mc.tenant
+	}
+	if !in.mc.settingsOK {
+		if settings, err = s.workspaceSettings(ctx, s.db, orgID, e.WorkspaceID); err != nil {
+			return err
+		}
 	}
 	// The monthly cost limit is checked before spending anything.
-	settings, err := s.workspaceSettings(ctx, s.db, orgID, e.WorkspaceID)
-	if err != nil {
-		return err
-	}
 	if settings.MonthlyCostLimit != nil && settings.MonthlyCostUsed >= *settings.MonthlyCostLimit {
 		return s.recordFailure(ctx, s.db, e, ib, nil, "monthly_cost_limit: the workspace reached its monthly cost limit; raise it or wait for next month, then reprocess")
 	}
 	provider, req := s.providerFor(ctx, e, ib)
-	raw, err := s.emailRaw(ctx, s.db, orgID, e.ID)
-	if err != nil {
-		return err
-	}
 	msg, perr := parseMessage(raw)
 	if perr != nil {
 		return s.recordFailure(ctx, s.db, e, ib, nil, "unparseable: "+perr.Error())
@@ -143,7 +145,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 		EmailID: e.ID, Provider: provider.Name(), LLMModel: modelOr(req.Model, agent.ExtractorModel),
 	}
 	if provider.Name() == agent.ExtractorName {
-		return s.processLocally(ctx, provider, req, record, e, ib, final)
+		return s.processLocally(ctx, provider, req, record, e, ib, tenant, final)
 	}
 	if err := s.setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
 		return err
@@ -169,6 +171,60 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	return s.recordSuccess(ctx, s.db, e, ib, run, res, duration)
 }
 
+// processInput is what a processing job reads before it runs: the
+// e-mail, its raw message and its inbox's context.
+type processInput struct {
+	email      emailRecord
+	raw        []byte
+	mc         mailContext
+	inboxFound bool
+}
+
+// processQuery reads a live e-mail with its raw message and its live
+// inbox's context in one statement (a round trip instead of three on
+// PostgreSQL: docs/decisions.md, "Inbox intake on PostgreSQL").
+var processQuery = `SELECT ` + aliasColumns("e.", "email.", emailColumns) + `, r.raw, ` + mailContextColumns + `
+	FROM emails e
+	JOIN inbox_email_raw r ON r.email_id = e.id
+	JOIN inboxes i ON i.id = e.inbox_id AND i.organization_id = e.organization_id AND i.workspace_id = e.workspace_id
+		AND i.deleted_at IS NULL` + mailContextJoins + `
+	WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`
+
+// processingInput reads the e-mail and what its processing needs;
+// store.ErrNotFound when the e-mail is gone. An e-mail whose inbox is gone
+// (or, never expected, without its raw message) is read the long way.
+func (s *service) processingInput(ctx context.Context, orgID, emailID string) (processInput, error) {
+	var r struct {
+		Email emailRecord `db:"email"`
+		Raw   []byte      `db:"raw"`
+		mailContextRow
+	}
+	err := s.db.Get(ctx, &r, processQuery, orgID, emailID)
+	if err == nil {
+		mc, err := r.context()
+		return processInput{email: r.Email, raw: r.Raw, mc: mc, inboxFound: true}, err
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return processInput{}, err
+	}
+	var in processInput
+	if in.email, err = s.getEmail(ctx, s.db, orgID, emailID); err != nil {
+		return in, err
+	}
+	if in.raw, err = s.emailRaw(ctx, s.db, orgID, emailID); err != nil {
+		// Not "deleted meanwhile": the job fails and is tried again.
+		return in, fmt.Errorf("inbox: the raw message of e-mail %s: %v", emailID, err)
+	}
+	in.mc, err = readMailContext(ctx, s.db, orgID, in.email.WorkspaceID, in.email.InboxID)
+	switch {
+	case err == nil:
+		in.inboxFound = true
+	case errors.Is(err, store.ErrNotFound):
+		err = nil
+	}
+	return in, err
+}
+
 // processLocally runs a provider that works in this process (the built-in
 // extractor: milliseconds, no network), then records the whole of the
 // outcome — the run, started and finished, the e-mail's status and
@@ -179,11 +235,14 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 // runs it again; the transaction first claims the e-mail (a conditional
 // update of its status), so a duplicate run that lost the race records
 // nothing.
-func (s *service) processLocally(ctx context.Context, provider agent.Provider, req agent.Request, record agentRunRecord, e emailRecord, ib inboxRecord, final bool) error {
+func (s *service) processLocally(ctx context.Context, provider agent.Provider, req agent.Request, record agentRunRecord, e emailRecord, ib inboxRecord, tenant *tenantSnapshot, final bool) error {
 	record.StartedAt = store.Now()
 	started := time.Now()
 	res, runErr := provider.Run(ctx, req)
 	duration := time.Since(started)
+	if runErr == nil {
+		return s.recordLocalSuccess(ctx, e, ib, tenant, record, res, duration)
+	}
 	retry := false
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 		// The claim: the e-mail becomes processing only if it still waits
@@ -203,9 +262,6 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 		if err != nil {
 			return err
 		}
-		if runErr == nil {
-			return s.recordSuccess(ctx, tx, e, ib, run, res, duration)
-		}
 		msgText := runErr.Error()
 		if err := s.finishRun(ctx, tx, run, "failed", &msgText, agent.Usage{}, nil, duration); err != nil {
 			return err
@@ -221,6 +277,52 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 		return errTransient{runErr}
 	}
 	return err
+}
+
+// recordLocalSuccess records a local run's success in one transaction of
+// four statements besides BEGIN and COMMIT (docs/decisions.md, "Inbox
+// intake on PostgreSQL"): the e-mail claimed and processed at once (an
+// update conditional on its still waiting, returning the row the events
+// carry), the run inserted finished (returning it as stored), the cost
+// when there is one, and the two events (one insert, one look-up of the
+// webhooks). An e-mail deleted meanwhile, or whose outcome another run
+// recorded, records nothing.
+func (s *service) recordLocalSuccess(ctx context.Context, e emailRecord, ib inboxRecord, tenant *tenantSnapshot, record agentRunRecord, res agent.Response, d time.Duration) error {
+	output := res.Output
+	if len(output) == 0 {
+		output = json.RawMessage(`{}`)
+	}
+	record.ID = store.NewID()
+	metadata, err := json.Marshal(map[string]any{"agent_run_id": record.ID, "provider": res.Provider, "model": res.Model, "result": output})
+	if err != nil {
+		return err
+	}
+	u := res.Usage
+	usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
+	now := store.Now()
+	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+		var done emailRecord
+		err := tx.Get(ctx, &done, `UPDATE emails SET status = ?, processed_at = ?, last_error = NULL, updated_at = ?, agent_metadata = ?
+			WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)
+			RETURNING `+emailColumns,
+			emailProcessed, now, now, string(metadata), e.OrganizationID, e.ID, emailApproved, emailProcessing)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // deleted, or another run recorded the outcome
+		}
+		if err != nil {
+			return err
+		}
+		run, err := insertFinishedRun(ctx, tx, record, usage, output, record.StartedAt.Add(d))
+		if err != nil {
+			return err
+		}
+		if u.TotalCost > 0 {
+			if err := s.addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
+				return err
+			}
+		}
+		return s.emitProcessingEvent(ctx, tx, ib, tenant, done, &run, "agent_run.succeeded", "email.processed")
+	})
 }
 
 // txRunner is where an outcome is recorded: the database (a transaction
@@ -308,7 +410,7 @@ func (s *service) recordSuccess(ctx context.Context, db txRunner, e emailRecord,
 		if err != nil {
 			return err
 		}
-		return s.emitProcessingEvent(ctx, tx, ib, e, &run, "agent_run.succeeded", "email.processed")
+		return s.emitProcessingEvent(ctx, tx, ib, nil, e, &run, "agent_run.succeeded", "email.processed")
 	})
 }
 
@@ -329,16 +431,19 @@ func (s *service) recordFailure(ctx context.Context, db txRunner, e emailRecord,
 			if err != nil {
 				return err
 			}
-			return s.emitProcessingEvent(ctx, tx, ib, e, &r, "agent_run.failed", "email.failed")
+			return s.emitProcessingEvent(ctx, tx, ib, nil, e, &r, "agent_run.failed", "email.failed")
 		}
-		return s.emitProcessingEvent(ctx, tx, ib, e, nil, "email.failed")
+		return s.emitProcessingEvent(ctx, tx, ib, nil, e, nil, "email.failed")
 	})
 }
 
 // emitProcessingEvent emits a processing outcome's events (agent_run.*
 // then email.*), each carrying the inbox, the e-mail and the run as the
 // API shows them: the same data, read and encoded once for all of them.
-func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inboxRecord, e emailRecord, run *agentRunRecord, slugs ...string) error {
+//
+// tenant is the tenant snapshot read with the inbox before the
+// transaction (intake_context.go); nil reads it here.
+func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inboxRecord, tenant *tenantSnapshot, e emailRecord, run *agentRunRecord, slugs ...string) error {
 	if s.hooks == nil {
 		return nil
 	}
@@ -349,15 +454,21 @@ func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inbo
 	if run != nil {
 		data["agent_run"] = toAgentRunJSON(*run)
 	}
-	data = withTenant(ctx, s.accounts.InTx(tx), e.OrganizationID, e.WorkspaceID, data)
+	if tenant == nil {
+		t := readTenant(ctx, s.accounts.InTx(tx), e.OrganizationID, e.WorkspaceID)
+		tenant = &t
+	}
+	data = tenant.add(e.OrganizationID, e.WorkspaceID, data)
 	encoded, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
 	}
-	for _, slug := range slugs {
-		if _, err := s.hooks.Emit(ctx, tx, webhooksEvent(e, slug, json.RawMessage(encoded))); err != nil {
-			return fmt.Errorf("inbox: emit %s: %w", slug, err)
-		}
+	evs := make([]webhooks.Event, len(slugs))
+	for i, slug := range slugs {
+		evs[i] = webhooksEvent(e, slug, json.RawMessage(encoded))
+	}
+	if _, err := s.hooks.EmitAll(ctx, tx, evs...); err != nil {
+		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
 	}
 	return nil
 }

@@ -216,3 +216,46 @@ func TestProcessingRunsRecordOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestProcessingAfterItsInboxIsGone: an e-mail whose inbox was deleted
+// after it arrived is still processed (read the long way, without its
+// inbox): processed, one run, and email.processed carrying the e-mail and
+// the tenant but no inbox.
+func TestProcessingAfterItsInboxIsGone(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		sd := seedEmails(t, db)
+		ctx := context.Background()
+		id := sd.byFixture["latin1.eml"]
+		org := sd.e.Mine.ID
+		e, err := sd.s.getEmail(ctx, db, org, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sd.s.setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, `UPDATE inboxes SET deleted_at = ? WHERE id = ?`, store.Now(), e.InboxID); err != nil {
+			t.Fatal(err)
+		}
+		if err := sd.s.process(ctx, org, id, true); err != nil {
+			t.Fatal(err)
+		}
+		if e, err = sd.s.getEmail(ctx, db, org, id); err != nil || e.Status != emailProcessed {
+			t.Fatalf("%+v %v", e.Status, err)
+		}
+		var payloads []string
+		if err := db.Select(ctx, &payloads, `SELECT payload FROM system_events WHERE organization_id = ? AND subject_id = ? AND slug = 'email.processed' ORDER BY id`, org, id); err != nil || len(payloads) == 0 {
+			t.Fatalf("%v %d", err, len(payloads))
+		}
+		var env struct {
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(payloads[len(payloads)-1]), &env); err != nil {
+			t.Fatal(err)
+		}
+		if env.Data["inbox"] != nil || env.Data["email"] == nil || env.Data["agent_run"] == nil ||
+			!strings.Contains(string(env.Data["organization"]), `"name":"Mine"`) || env.Data["workspace"] == nil {
+			t.Fatalf("email.processed data: %s", payloads[len(payloads)-1])
+		}
+	})
+}

@@ -3,6 +3,7 @@ package inbox
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -25,6 +26,22 @@ const settingsColumns = `workspace_id, organization_id, source, monthly_cost_lim
 // updated_at tells when the settings were last changed by a person; the
 // usage counters moving does not touch it.
 
+// settingsSelect reads the settings with the month's usage: the row's own
+// counters plus the slots of its usage_month (00190_inbox_usage_counts.sql).
+const settingsSelect = `SELECT s.workspace_id, s.organization_id, s.source, s.monthly_cost_limit, s.monthly_emails_limit,
+	s.usage_month, s.monthly_cost_used + ` + usageCostSum + ` AS monthly_cost_used,
+	s.monthly_emails_used + ` + usageEmailsSum + ` AS monthly_emails_used, s.custom_metadata, s.updated_at
+	FROM inbox_workspace_settings s WHERE s.workspace_id = ? AND s.organization_id = ?`
+
+// usageCostSum and usageEmailsSum are the usage slots of the settings row
+// s's month.
+const (
+	usageCostSum = `COALESCE((SELECT SUM(c.cost) FROM inbox_usage_counts c
+		WHERE c.workspace_id = s.workspace_id AND c.usage_month = s.usage_month), 0)`
+	usageEmailsSum = `COALESCE((SELECT SUM(c.emails) FROM inbox_usage_counts c
+		WHERE c.workspace_id = s.workspace_id AND c.usage_month = s.usage_month), 0)`
+)
+
 // workspaceSettings returns the workspace's Inbox settings, creating them
 // with the defaults when missing (workspaces made before the Inbox, or by
 // another product, have none), and starting the month's counters at zero
@@ -32,35 +49,42 @@ const settingsColumns = `workspace_id, organization_id, source, monthly_cost_lim
 // live one of orgID is store.ErrNotFound.
 func (s *service) workspaceSettings(ctx context.Context, q store.Querier, orgID, workspaceID string) (workspaceSettings, error) {
 	var ws workspaceSettings
-	err := q.Get(ctx, &ws, `SELECT `+settingsColumns+` FROM inbox_workspace_settings
-		WHERE workspace_id = ? AND organization_id = ?`, workspaceID, orgID)
+	err := q.Get(ctx, &ws, settingsSelect, workspaceID, orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		if err := insertDefaultSettings(ctx, q, orgID, workspaceID); err != nil {
 			return ws, err
 		}
-		err = q.Get(ctx, &ws, `SELECT `+settingsColumns+` FROM inbox_workspace_settings
-			WHERE workspace_id = ? AND organization_id = ?`, workspaceID, orgID)
+		err = q.Get(ctx, &ws, settingsSelect, workspaceID, orgID)
 	}
 	if err != nil {
 		return ws, err
 	}
-	now := store.Now()
-	if month := usageMonth(now); ws.UsageMonth != month {
-		// Only the first writer of the new month resets; the condition on
-		// the old month makes a concurrent reset (or a reset racing an
-		// addUsage of the new month) a no-op instead of a lost update.
-		if _, err := q.Exec(ctx, `UPDATE inbox_workspace_settings
-			SET usage_month = ?, monthly_cost_used = 0, monthly_emails_used = 0
-			WHERE workspace_id = ? AND organization_id = ? AND usage_month = ?`,
-			month, workspaceID, orgID, ws.UsageMonth); err != nil {
-			return ws, err
-		}
-		if err := q.Get(ctx, &ws, `SELECT `+settingsColumns+` FROM inbox_workspace_settings
-			WHERE workspace_id = ? AND organization_id = ?`, workspaceID, orgID); err != nil {
-			return ws, err
-		}
+	return s.currentMonth(ctx, q, ws)
+}
+
+// currentMonth is ws as of this month: a row still counting an earlier
+// month is started over at zero first (and that month's slots removed).
+func (s *service) currentMonth(ctx context.Context, q store.Querier, ws workspaceSettings) (workspaceSettings, error) {
+	month := usageMonth(store.Now())
+	if ws.UsageMonth == month {
+		return ws, nil
 	}
-	return ws, nil
+	// Only the first writer of the new month resets; the condition on
+	// the old month makes a concurrent reset (or a reset racing an
+	// addUsage of the new month) a no-op instead of a lost update.
+	if _, err := q.Exec(ctx, `UPDATE inbox_workspace_settings
+		SET usage_month = ?, monthly_cost_used = 0, monthly_emails_used = 0
+		WHERE workspace_id = ? AND organization_id = ? AND usage_month = ?`,
+		month, ws.WorkspaceID, ws.OrganizationID, ws.UsageMonth); err != nil {
+		return ws, err
+	}
+	if _, err := q.Exec(ctx, `DELETE FROM inbox_usage_counts
+		WHERE workspace_id = ? AND organization_id = ? AND usage_month < ?`, ws.WorkspaceID, ws.OrganizationID, month); err != nil {
+		return ws, err
+	}
+	var out workspaceSettings
+	err := q.Get(ctx, &out, settingsSelect, ws.WorkspaceID, ws.OrganizationID)
+	return out, err
 }
 
 // insertDefaultSettings creates the settings row with the defaults, only
@@ -75,23 +99,33 @@ func insertDefaultSettings(ctx context.Context, q store.Querier, orgID, workspac
 	return err
 }
 
-// addUsage adds to the workspace's counters of the current month (after
-// starting a new month at zero): intake counts each accepted e-mail,
-// processing adds each run's cost.
+// usageSlots is how many rows a workspace's month of usage is spread over:
+// enough that the e-mails arriving together on PostgreSQL seldom update
+// the same one (each update holds its row until the commit), few enough
+// that the settings read sums them at no cost.
+const usageSlots = 16
+
+// addUsage adds to the workspace's counters of the current month: intake
+// counts each accepted e-mail, processing adds each run's cost. It adds to
+// one of the month's slots (00190_inbox_usage_counts.sql), picked at
+// random, so concurrent intakes of one workspace do not queue on one row;
+// a settings row still counting an earlier month is started over first.
+// A workspace that is not a live one of orgID is store.ErrNotFound.
 func (s *service) addUsage(ctx context.Context, q store.Querier, orgID, workspaceID string, emails int, cost float64) error {
-	for range 3 {
-		ws, err := s.workspaceSettings(ctx, q, orgID, workspaceID)
-		if err != nil {
-			return err
-		}
-		err = store.ExpectOne(q.Exec(ctx, `UPDATE inbox_workspace_settings
-			SET monthly_emails_used = monthly_emails_used + ?, monthly_cost_used = monthly_cost_used + ?
-			WHERE workspace_id = ? AND organization_id = ? AND usage_month = ?`,
-			emails, cost, workspaceID, orgID, ws.UsageMonth))
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		// The month turned between the read and the update: roll again.
+	ws, err := s.workspaceSettings(ctx, q, orgID, workspaceID)
+	if err != nil {
+		return err
 	}
-	return errors.New("inbox: usage month kept changing")
+	return addUsageSlot(ctx, q, ws, emails, cost)
+}
+
+// addUsageSlot is addUsage for settings read (and started in the current
+// month) in the same transaction: one upsert, no read.
+func addUsageSlot(ctx context.Context, q store.Querier, ws workspaceSettings, emails int, cost float64) error {
+	_, err := q.Exec(ctx, `INSERT INTO inbox_usage_counts (workspace_id, organization_id, usage_month, slot, emails, cost)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (workspace_id, usage_month, slot)
+		DO UPDATE SET emails = inbox_usage_counts.emails + excluded.emails, cost = inbox_usage_counts.cost + excluded.cost`,
+		ws.WorkspaceID, ws.OrganizationID, ws.UsageMonth, rand.IntN(usageSlots), emails, cost)
+	return err
 }

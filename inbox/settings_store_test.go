@@ -47,8 +47,12 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A row still counting an earlier month starts over.
+		// A row still counting an earlier month starts over (the month's
+		// slots are that month's too).
 		if _, err := db.Exec(ctx, `UPDATE inbox_workspace_settings SET usage_month = '2020-01' WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, `UPDATE inbox_usage_counts SET usage_month = '2020-01' WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.5); err != nil {
@@ -57,6 +61,10 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 		ws, _ = s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
 		if ws.UsageMonth != usageMonth(store.Now()) || ws.MonthlyEmailsUsed != 1 || ws.MonthlyCostUsed != 0.5 {
 			t.Fatalf("after the month turned: %+v", ws)
+		}
+		var stale int
+		if err := db.Get(ctx, &stale, `SELECT COUNT(*) FROM inbox_usage_counts WHERE workspace_id = ? AND usage_month = '2020-01'`, e.MineWS.ID); err != nil || stale != 0 {
+			t.Fatalf("the earlier month's slots: %d left (%v)", stale, err)
 		}
 		if err := s.addUsage(ctx, db, e.Theirs.ID, e.MineWS.ID, 1, 0); err != store.ErrNotFound {
 			t.Fatalf("usage on another organization's workspace: %v", err)

@@ -16,9 +16,15 @@ const (
 	// DefaultConcurrency is how many jobs a working process runs at once.
 	DefaultConcurrency = 10
 	// DefaultPollInterval is how often a worker looks for jobs that no
-	// notification announced (jobs enqueued by another process on
-	// PostgreSQL, or inside a transaction).
+	// notification announced, on SQLite (where every fetch takes the
+	// writer's lock).
 	DefaultPollInterval = time.Second
+	// DefaultPollIntervalPostgres is the same on PostgreSQL, where a fetch
+	// is a cheap indexed read: the insert notifications of a busy
+	// insert-only process (serve --jobs=off) are spaced by River, so the
+	// last jobs of a burst are announced by none and wait for the poll
+	// (docs/decisions.md, "Inbox intake on PostgreSQL").
+	DefaultPollIntervalPostgres = 100 * time.Millisecond
 	// MinPollInterval is River's floor for the poll interval; a shorter
 	// one is raised to it.
 	MinPollInterval = river.FetchPollIntervalMin
@@ -32,6 +38,14 @@ const (
 	// delays its work by minutes, not River's default hour.
 	DefaultRescueAfter = 5 * time.Minute
 )
+
+// defaultPollInterval is the engine's DefaultPollInterval.
+func defaultPollInterval(d store.Dialect) time.Duration {
+	if d == store.Postgres {
+		return DefaultPollIntervalPostgres
+	}
+	return DefaultPollInterval
+}
 
 // withDefaults fills the zero fields and checks the rest against River's
 // limits, so a bad value fails New with a message rather than a River

@@ -1,8 +1,12 @@
 package jobs
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
 func TestConfigDefaultsAndLimits(t *testing.T) {
@@ -45,4 +49,31 @@ func TestConfigDefaultsAndLimits(t *testing.T) {
 	if rc := (&Queue{cfg: Config{}, log: c.Logger}).riverConfig(); len(rc.Queues) != 0 {
 		t.Errorf("an insert-only queue has queues %+v", rc.Queues)
 	}
+}
+
+// TestPollIntervalPerEngine: without a poll interval, a queue polls every
+// 100 ms on PostgreSQL (a job that no notification announced waits no
+// longer) and every second on SQLite, where a fetch takes the writer's
+// lock; one given is kept on both, and reaches River.
+func TestPollIntervalPerEngine(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		q, err := New(context.Background(), db, Config{Work: true, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := DefaultPollInterval
+		if db.Dialect() == store.Postgres {
+			want = DefaultPollIntervalPostgres
+		}
+		if q.cfg.PollInterval != want || q.riverConfig().FetchPollInterval != want {
+			t.Errorf("poll interval %s (River %s), want %s", q.cfg.PollInterval, q.riverConfig().FetchPollInterval, want)
+		}
+		q, err = New(context.Background(), db, Config{Work: true, PollInterval: 3 * time.Second, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.cfg.PollInterval != 3*time.Second {
+			t.Errorf("a given poll interval became %s", q.cfg.PollInterval)
+		}
+	})
 }

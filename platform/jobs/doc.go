@@ -63,8 +63,9 @@
 // LISTEN connection of its own (riverdatabasesql.NewWithPgxListener), so a
 // job enqueued by any process, in a transaction or not, wakes a worker
 // through NOTIFY when it commits (BenchmarkEnqueueToStart: about 10 ms at
-// the median; an enqueue within 2 ms of the previous notification sends
-// none and may wait for the poll, PollInterval, default 1 s). An
+// the median; an enqueue within 2 ms of the previous notification — 100
+// ms, River's default, in an insert-only process — sends none and may
+// wait for the poll, PollInterval, default 100 ms there). An
 // insert-only queue (--jobs=off) keeps no such connection. Leadership
 // passes to another process up to a few seconds after a leader stops
 // (about 15 s after one dies). River's migrations take no

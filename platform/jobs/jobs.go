@@ -24,9 +24,9 @@ type Config struct {
 	// Concurrency is how many jobs run at once in this process (default 10).
 	Concurrency int
 	// PollInterval is how often workers look for new jobs when the engine
-	// cannot notify them (default 1 s, at least MinPollInterval; tests set
-	// less). On PostgreSQL it bounds how long a job enqueued by another
-	// process, or inside a transaction, waits to be picked up.
+	// cannot notify them (default 1 s on SQLite, 100 ms on PostgreSQL; at
+	// least MinPollInterval; tests set less). On PostgreSQL it bounds how
+	// long a job no notification announced waits to be picked up.
 	PollInterval time.Duration
 	// JobTimeout bounds a job whose worker's Timeout returns zero (default
 	// DefaultJobTimeout, one minute): its context is cancelled then. Every
@@ -101,6 +101,9 @@ const (
 // calling New together are serialised by an advisory lock while River's
 // schema migrates (see Migrate).
 func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = defaultPollInterval(db.Dialect())
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
