@@ -77,6 +77,7 @@ func registerEscalation(b *productkit.Builder, api *rest.API, svc *service, cfg 
 	b.Jobs(func(q *jobs.Queue) {
 		svc.registerCommandJobs(q, !svc.noPeriodic)
 		svc.registerAgreementJobs(q, !svc.noPeriodic)
+		svc.registerCountMender(q, !svc.noPeriodic)
 	})
 	b.Routes(func(mux *http.ServeMux) { svc.mountCommandCallbacks(mux, api) })
 	return nil

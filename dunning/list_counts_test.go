@@ -3,6 +3,7 @@ package dunning
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -169,6 +170,63 @@ func TestListingCountsConcurrent(t *testing.T) {
 		_ = db.Get(context.Background(), &n, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ?`, ce.Mine.ID)
 		if n != writers*each {
 			t.Fatalf("%d charges, want %d", n, writers*each)
+		}
+	})
+}
+
+// TestCountMender: rows whose status changed behind the counters' back (SQL
+// by hand, a write that forgot its sync, rows loaded in bulk with no count
+// at all) make the totals wrong until the mender runs; it counts them as
+// they are, and a run with nothing to mend changes nothing. Its reads use
+// the partial indexes of exactly those rows (SQLite's plan).
+func TestCountMender(t *testing.T) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		ee := newEscEnv(t, db, 0)
+		ctx := context.Background()
+		org := ee.Mine.ID
+		ee.debtor("maria", "Maria da Silva", cpfOK)
+		ee.debtor("jose", "José Souza", "11144477735")
+		for i, due := range []string{"2026-02-20", "2026-03-20", "2026-03-25"} {
+			ee.charge(obj{"debtor_id": "maria", "external_id": fmt.Sprintf("m%d", i), "amount": 100, "due_date": due, "description": "Mensalidade"})
+		}
+		wantCountsMatch(t, ee.coreEnv, db, org)
+		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
+			t.Fatalf("nothing to mend: %d %v", n, err)
+		}
+		// Behind the counters' back: a status changed, an archiving, a debtor's
+		// status, and a charge inserted with no count at all.
+		for _, q := range []string{
+			`UPDATE dunning_charges SET status = 'canceled' WHERE external_id = 'm0'`,
+			`UPDATE dunning_charges SET archived_at = created_at WHERE external_id = 'm1'`,
+			`UPDATE dunning_debtors SET status = 'archived' WHERE external_id = 'jose'`,
+			`UPDATE dunning_charges SET counted_status = NULL, counted_archived = NULL WHERE external_id = 'm2'`,
+		} {
+			if _, err := db.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Exec(ctx, `UPDATE dunning_charge_counts SET n = n - 1 WHERE organization_id = ? AND archived = 0 AND status = 'pending'`, org); err != nil {
+			t.Fatal(err) // m2 "loaded" uncounted: take it out of the counters too
+		}
+		var total int
+		if err := db.Get(ctx, &total, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = 0 AND status = 'canceled'`, org); err != nil || total != 0 {
+			t.Fatalf("the hand-made change should not be counted yet: %d %v", total, err)
+		}
+		n, err := ee.svc.mendCounts(ctx)
+		if err != nil || n != 4 {
+			t.Fatalf("mended %d rows (%v), want 4", n, err)
+		}
+		wantCountsMatch(t, nil, db, org)
+		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
+			t.Fatalf("a second run mended %d (%v)", n, err)
+		}
+		if db.Dialect() == store.SQLite {
+			for index, where := range map[string]string{"dunning_charges_miscounted": miscountedCharges, "dunning_debtors_miscounted": miscountedDebtors} {
+				table := strings.TrimSuffix(index, "_miscounted")
+				if plan := storetest.Explain(t, db, `SELECT id FROM `+table+` WHERE `+where+` ORDER BY id LIMIT 500`); !strings.Contains(plan, index) {
+					t.Errorf("the mender's read of %s does not use %s:\n%s", table, index, plan)
+				}
+			}
 		}
 	})
 }

@@ -1,0 +1,99 @@
+package dunning
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// The count mender: hourly (and when a process becomes the leader) it
+// finds the charges and debtors whose status or archiving is not what they
+// are counted as — a write that did not call syncChargeCount or
+// syncDebtorCount, SQL run by hand, rows loaded in bulk — and counts them
+// as they are, each in the transaction of its own sync. The listings'
+// totals are exact whenever every write syncs, as every write of this
+// package does (TestListingCountsMatch); the mender bounds what one that
+// does not can cost to an hour (docs/decisions.md, "Listings at scale").
+// 00275_dunning_count_mender.sql indexes exactly those rows, so a run with
+// nothing to mend reads two empty indexes.
+
+// miscountedCharges and miscountedDebtors are the indexes' predicates,
+// word for word: a planner uses a partial index when the query names its
+// condition.
+const (
+	miscountedCharges = `counted_status IS NULL OR counted_status <> status OR counted_archived IS NULL
+        OR counted_archived <> CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END`
+	miscountedDebtors = `counted_status IS NULL OR counted_status <> status`
+)
+
+// menderBatch is how many rows one read of the mender takes.
+const menderBatch = 500
+
+type countMenderArgs struct{}
+
+// Kind names the job in the queue.
+func (countMenderArgs) Kind() string { return "dunning.count_mender" }
+
+type countMenderWorker struct {
+	river.WorkerDefaults[countMenderArgs]
+	s *service
+}
+
+// Work runs the mender once.
+func (w *countMenderWorker) Work(ctx context.Context, _ *river.Job[countMenderArgs]) error {
+	_, err := w.s.mendCounts(ctx)
+	return err
+}
+
+// registerCountMender registers the mender, hourly at minute 29 when
+// periodic.
+func (s *service) registerCountMender(q *jobs.Queue, periodic bool) {
+	jobs.AddWorker(q, &countMenderWorker{s: s})
+	if periodic {
+		q.AddPeriodic(hourly{min: 29}, func() (river.JobArgs, *river.InsertOpts) { return countMenderArgs{}, nil }, true)
+	}
+}
+
+// mendCounts counts every miscounted charge and debtor as it is and
+// answers how many it mended.
+func (s *service) mendCounts(ctx context.Context) (int, error) {
+	mended := 0
+	for _, t := range []struct {
+		table, where string
+		sync         func(context.Context, store.Querier, string) error
+	}{
+		{"dunning_charges", miscountedCharges, syncChargeCount},
+		{"dunning_debtors", miscountedDebtors, syncDebtorCount},
+	} {
+		for {
+			var ids []string
+			if err := s.db.Select(ctx, &ids, `SELECT id FROM `+t.table+` WHERE `+t.where+` ORDER BY id LIMIT ?`, menderBatch); err != nil {
+				return mended, fmt.Errorf("dunning: count mender: %w", err)
+			}
+			for _, id := range ids {
+				// The sync locks and reads the row itself, so a write racing
+				// the mender is counted once whichever commits first.
+				if err := s.db.WithTx(ctx, func(tx *store.Tx) error {
+					if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET counted_status = counted_status WHERE id = ?`, id); err != nil {
+						return err
+					}
+					return t.sync(ctx, tx, id)
+				}); err != nil {
+					return mended, fmt.Errorf("dunning: count mender, %s: %w", id, err)
+				}
+			}
+			mended += len(ids)
+			if len(ids) < menderBatch {
+				break
+			}
+		}
+	}
+	if mended > 0 && s.log != nil {
+		s.log.Warn("dunning: listing counters mended: rows had changed without their count", "rows", mended)
+	}
+	return mended, nil
+}
