@@ -91,7 +91,9 @@ func New(q store.Querier, opts Options) *Store {
 		p = DefaultPasswordParams
 	}
 	s := &Store{q: q, params: p, dummy: &dummyHash{}}
-	if opts.Watch != nil {
+	// Only on the database: inside a transaction a pick must see the
+	// transaction's own writes.
+	if _, onDB := q.(*store.DB); onDB && opts.Watch != nil {
 		s.workspaces = newWorkspaceCache(opts.Watch)
 	}
 	return s
