@@ -110,6 +110,10 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch never got ready")
 	}
+	// Every stream answers before the first change (on a loaded host a
+	// stream's first answer could come after it, and the change would
+	// have no "before" to compare with).
+	time.Sleep(4 * lag)
 	steps := []func() error{
 		func() error { return a.RemoveMember(ctx, org.ID, u.ID) },
 		func() error { return a.SetRole(ctx, org.ID, u.ID, identity.RoleMember) },
