@@ -27,6 +27,7 @@ type lagServer struct {
 	served       string
 	pending      string
 	pendingSince time.Time
+	requests     map[string]int // the watched person's requests, by tool
 }
 
 func (s *lagServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +40,10 @@ func (s *lagServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		role = string(m.Role)
 	}
 	s.mu.Lock()
+	if s.requests == nil {
+		s.requests = map[string]int{}
+	}
+	s.requests[r.Header.Get("Mcp-Name")]++
 	if role != s.served {
 		if role != s.pending {
 			s.pending, s.pendingSince = role, time.Now()
@@ -85,7 +90,8 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	const lag = 80 * time.Millisecond
-	srv := httptest.NewServer(&lagServer{a: a, org: org.ID, user: u.ID, lag: lag, served: string(identity.RoleMember), pending: string(identity.RoleMember)})
+	ls := &lagServer{a: a, org: org.ID, user: u.ID, lag: lag, served: string(identity.RoleMember), pending: string(identity.RoleMember)}
+	srv := httptest.NewServer(ls)
 	defer srv.Close()
 
 	url := srv.URL + "/mcp"
@@ -110,10 +116,21 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch never got ready")
 	}
-	// Every stream answers before the first change (on a loaded host a
-	// stream's first answer could come after it, and the change would
-	// have no "before" to compare with).
-	time.Sleep(4 * lag)
+	// Every watched stream is answered before the first change (on a
+	// loaded host a stream's first answer could come after it, and the
+	// change would have no "before" to compare with): with two workers a
+	// stream, a third request means one was answered.
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		ls.mu.Lock()
+		reads, writes := ls.requests["read_tool"], ls.requests["write_tool"]
+		ls.mu.Unlock()
+		if reads >= 3 && writes >= 3 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the watched streams did not start: %d reads, %d writes", reads, writes)
+		}
+	}
 	steps := []func() error{
 		func() error { return a.RemoveMember(ctx, org.ID, u.ID) },
 		func() error { return a.SetRole(ctx, org.ID, u.ID, identity.RoleMember) },
