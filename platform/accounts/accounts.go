@@ -52,7 +52,7 @@ type Store struct {
 	// workspaces keeps SelectWorkspace's picks (Options.Watch); nil on a
 	// Store without a watch and inside a transaction, which must read its
 	// own writes.
-	workspaces *workspaceCache
+	workspaces *WatchedCache[workspaceKey, Workspace]
 	// dummy is a hash of a random password that VerifyPassword checks when
 	// no user has the email, so a miss costs what a wrong password costs
 	// and response times do not tell which addresses have accounts. It is
@@ -94,7 +94,7 @@ func New(q store.Querier, opts Options) *Store {
 	// Only on the database: inside a transaction a pick must see the
 	// transaction's own writes.
 	if _, onDB := q.(*store.DB); onDB && opts.Watch != nil {
-		s.workspaces = newWorkspaceCache(opts.Watch)
+		s.workspaces = NewWatchedCache[workspaceKey, Workspace](opts.Watch, 0)
 	}
 	return s
 }

@@ -22,7 +22,7 @@ func TestWorkspaceCache(t *testing.T) {
 		waitListening(t, w)
 		a := New(db, Options{Watch: w})
 		now := time.Now()
-		a.workspaces.now = func() time.Time { return now }
+		a.workspaces.Now = func() time.Time { return now }
 		org, _ := a.CreateOrganization(ctx, "Cached")
 		settle(w) // the organization's own notice, on PostgreSQL
 		first, err := a.SelectWorkspace(ctx, org.ID, "", "")
@@ -112,7 +112,7 @@ func TestWorkspaceCacheOtherReplica(t *testing.T) {
 	waitListening(t, w)
 	here := New(db, Options{Watch: w})
 	frozen := time.Now()
-	here.workspaces.now = func() time.Time { return frozen } // the TTL never passes
+	here.workspaces.Now = func() time.Time { return frozen } // the TTL never passes
 	there := New(other, Options{})
 	org, _ := here.CreateOrganization(ctx, "Replicas")
 	settle(w)

@@ -30,16 +30,20 @@ func (s *Store) SelectWorkspace(ctx context.Context, orgID, tokenWorkspace, head
 		return s.selectWorkspace(ctx, orgID, tokenWorkspace, header)
 	}
 	k := workspaceKey{orgID, tokenWorkspace, header}
-	w, ok, stamp := s.workspaces.get(k)
+	w, ok, stamp := s.workspaces.Get(k)
 	if ok {
 		return w, nil
 	}
 	w, err := s.selectWorkspace(ctx, orgID, tokenWorkspace, header)
 	if err == nil {
-		s.workspaces.put(k, w, stamp)
+		s.workspaces.Put(k, w, stamp)
 	}
 	return w, err
 }
+
+// workspaceKey is what a pick depends on: the organization, the token's
+// workspace and the X-Workspace-Id value (trimmed).
+type workspaceKey struct{ org, token, header string }
 
 func (s *Store) selectWorkspace(ctx context.Context, orgID, tokenWorkspace, header string) (Workspace, error) {
 	if tokenWorkspace != "" {

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/kobana/kobana-mcp/oauth"
@@ -46,37 +45,25 @@ const ListenerName = accounts.ListenerName
 //
 // Only successful reads are kept: a refused token is read again each time.
 type RoleCache struct {
-	next  oauth.RoleLookup
-	watch *accounts.ChangeWatch
-	own   bool
-	max   int
-	now   func() time.Time
-
-	mu      sync.Mutex
-	entries map[roleKey]roleEntry
+	next    oauth.RoleLookup
+	watch   *accounts.ChangeWatch
+	own     bool
+	entries *accounts.WatchedCache[roleKey, identity.Role]
 }
 
 type roleKey struct{ org, user, grant string }
-
-type roleEntry struct {
-	role identity.Role
-	at   accounts.Stamp
-}
 
 // NewRoleCache caches RoleLookup(db). Without opts.Watch it opens a
 // watch of its own (on PostgreSQL one LISTEN connection), until ctx ends
 // or Close.
 func NewRoleCache(ctx context.Context, db *store.DB, opts RoleCacheOptions) *RoleCache {
-	c := &RoleCache{next: RoleLookup(db), watch: opts.Watch, max: opts.Max, now: opts.Now,
-		entries: map[roleKey]roleEntry{}}
+	c := &RoleCache{next: RoleLookup(db), watch: opts.Watch}
 	if c.watch == nil {
 		c.watch, c.own = accounts.NewChangeWatch(ctx, db, opts.TTL), true
 	}
-	if c.max <= 0 {
-		c.max = 10000
-	}
-	if c.now == nil {
-		c.now = time.Now
+	c.entries = accounts.NewWatchedCache[roleKey, identity.Role](c.watch, opts.Max)
+	if opts.Now != nil {
+		c.entries.Now = opts.Now
 	}
 	return c
 }
@@ -93,11 +80,7 @@ func (c *RoleCache) Close() {
 func (c *RoleCache) Listening() bool { return c.watch.Listening() }
 
 // Len is how many entries the cache holds.
-func (c *RoleCache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
+func (c *RoleCache) Len() int { return c.entries.Len() }
 
 // Lookup is the oauth.RoleLookup.
 func (c *RoleCache) Lookup(ctx context.Context, id *identity.Identity) (identity.Role, error) {
@@ -106,35 +89,13 @@ func (c *RoleCache) Lookup(ctx context.Context, id *identity.Identity) (identity
 		userID = id.Subject
 	}
 	k := roleKey{id.OrganizationID, userID, id.GrantID}
-	// The stamp is taken before the read: a change that commits while it
-	// runs makes what it read stale.
-	now := c.now()
-	stamp := c.watch.Stamp(now)
-	if !stamp.OK() {
-		return c.next(ctx, id)
-	}
-	c.mu.Lock()
-	e, ok := c.entries[k]
-	c.mu.Unlock()
-	if ok && c.watch.Fresh(e.at, now) {
-		return e.role, nil
+	role, ok, stamp := c.entries.Get(k)
+	if ok {
+		return role, nil
 	}
 	role, err := c.next(ctx, id)
-	if err != nil {
-		return role, err
+	if err == nil {
+		c.entries.Put(k, role, stamp)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= c.max {
-		for k, v := range c.entries {
-			if !c.watch.Fresh(v.at, now) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= c.max {
-			clear(c.entries)
-		}
-	}
-	c.entries[k] = roleEntry{role: role, at: stamp}
-	return role, nil
+	return role, err
 }
