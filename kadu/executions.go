@@ -367,6 +367,12 @@ type executionFilter struct {
 
 func listExecutions(ctx context.Context, q store.Querier, orgID string, f executionFilter) ([]*executionRecord, error) {
 	query, args := executionsListQuery(orgID, f)
+	if f.Trigger == "" || (f.TaskID == "" && f.Status == "") {
+		// Served by an index in the listing's order: the page costs its
+		// LIMIT's rows at most (store.ShortRead). Trigger with another
+		// filter is checked row by row and keeps its cancellation.
+		ctx = store.ShortRead(ctx)
+	}
 	var rows []*executionRecord
 	err := q.Select(ctx, &rows, query, args...)
 	return rows, err
@@ -394,7 +400,7 @@ func executionsListQuery(orgID string, f executionFilter) (string, []any) {
 
 func listSteps(ctx context.Context, q store.Querier, executionID string, afterSeq, limit int) ([]*stepRecord, error) {
 	var rows []*stepRecord
-	err := q.Select(ctx, &rows, `SELECT `+stepColumns+` FROM kadu_execution_steps WHERE execution_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+	err := q.Select(store.ShortRead(ctx), &rows, `SELECT `+stepColumns+` FROM kadu_execution_steps WHERE execution_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
 		executionID, afterSeq, limit+1)
 	return rows, err
 }
