@@ -37,6 +37,7 @@ type senderConfig struct {
 
 func TestMain(m *testing.M) {
 	childproc.Serve(senderEnv, runSenderProcess)
+	childproc.Serve(menderEnv, runMenderProcess)
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,156 @@
+package dunning
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kobana/kobana-mcp/internal/childproc"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// menderEnv, when set, makes the test binary a process that runs the count
+// mender once over the database of its config (JSON: {"database_url":…}).
+const menderEnv = "KOBANA_DUNNING_TEST_MENDER"
+
+func runMenderProcess(raw []byte) int {
+	var cfg struct {
+		DatabaseURL string `json:"database_url"`
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "mender:", err)
+		return 2
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mender:", err)
+		return 2
+	}
+	n, err := newService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).mendCounts(ctx)
+	fmt.Println("mended", n, err)
+	return 0
+}
+
+// TestCountMenderKilled: a separate process mends the counts of 5 000
+// charges that were never counted, and is killed with SIGKILL part-way —
+// on PostgreSQL inside a row's transaction, which has updated the charge
+// and waits for the counter row this test holds locked; on SQLite while
+// it waits for the database's write lock. Every row it mended before is
+// counted exactly once and the one it was mending not at all (the
+// counters equal the rows counted as each status), and the next run
+// mends exactly the rest: the listings' totals come out exact
+// (docs/decisions.md, "Listings at scale").
+func TestCountMenderKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills a process")
+	}
+	const rows = 5000
+	for _, engine := range storetest.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			dbURL := storetest.URL(t, engine)
+			db, err := store.Open(ctx, dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			if _, err := db.Migrate(ctx, Migrations); err != nil {
+				t.Fatal(err)
+			}
+			org, err := accounts.New(db, accounts.Options{}).CreateOrganization(ctx, "Credora")
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedListing(t, db, "k", org.ID, rows)
+			// Loaded in bulk with no count: nothing is counted, and the
+			// counters say so.
+			for _, q := range []string{
+				`UPDATE dunning_charges SET counted_status = NULL, counted_archived = NULL WHERE organization_id = ?`,
+				`DELETE FROM dunning_charge_counts WHERE organization_id = ?`,
+			} {
+				if _, err := db.Exec(ctx, q, org.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mended := func() int {
+				var n int
+				if err := db.Get(ctx, &n, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ? AND counted_status IS NOT NULL`, org.ID); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+
+			child := childproc.Start(t, menderEnv, map[string]string{"database_url": dbURL})
+			deadline := time.Now().Add(60 * time.Second)
+			for mended() == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("the mender process mended nothing in 60 s:\n%s", child.Output())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			var before int
+			if err := db.WithTx(ctx, func(tx *store.Tx) error {
+				// Hold what the mender's next row needs, let it reach the
+				// wait, and kill it there.
+				lock := `UPDATE dunning_charge_counts SET n = n WHERE organization_id = ?`
+				if engine == store.Postgres {
+					lock = `LOCK TABLE dunning_charge_counts IN EXCLUSIVE MODE`
+				}
+				if _, err := tx.Exec(ctx, lock, lockArgs(engine, org.ID)...); err != nil {
+					return err
+				}
+				time.Sleep(300 * time.Millisecond)
+				if err := tx.Get(ctx, &before, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ? AND counted_status IS NOT NULL`, org.ID); err != nil {
+					return err
+				}
+				child.Kill(t)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if before == 0 || before >= rows {
+				t.Fatalf("killed after %d of %d rows: not part-way\n%s", before, rows, child.Output())
+			}
+			t.Logf("killed after %d of %d rows", before, rows)
+			if got := mended(); got != before {
+				t.Fatalf("%d rows counted after the kill, %d before it", got, before)
+			}
+			// What is counted is exactly the rows counted as each key.
+			type key struct {
+				Archived int    `db:"archived"`
+				Status   string `db:"status"`
+				N        int    `db:"n"`
+			}
+			var counters, counted []key
+			if err := db.Select(ctx, &counters, `SELECT archived, status, CAST(n AS BIGINT) AS n FROM dunning_charge_counts
+				WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, org.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Select(ctx, &counted, `SELECT counted_archived AS archived, counted_status AS status, COUNT(*) AS n FROM dunning_charges
+				WHERE organization_id = ? AND counted_status IS NOT NULL GROUP BY counted_archived, counted_status ORDER BY archived, status`, org.ID); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(counters) != fmt.Sprint(counted) {
+				t.Fatalf("after the kill the counters say %v, the rows are counted as %v", counters, counted)
+			}
+			n, err := newService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).mendCounts(ctx)
+			if err != nil || n != rows-before {
+				t.Fatalf("the next run mended %d (%v), want the %d left", n, err, rows-before)
+			}
+			wantCountsMatch(t, nil, db, org.ID)
+		})
+	}
+}
+
+func lockArgs(engine store.Dialect, orgID string) []any {
+	if engine == store.Postgres {
+		return nil
+	}
+	return []any{orgID}
+}
