@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"time"
@@ -23,6 +24,11 @@ type LogWriter struct {
 	stop  chan struct{}
 	done  chan struct{}
 	limit int
+
+	// While probe is set, the line holding it is kept in probed instead
+	// of being written (capture). probeMu lets one capture run at a time.
+	probeMu       sync.Mutex
+	probe, probed []byte
 }
 
 // logWriterLimit is how much waits before it is written without waiting
@@ -59,6 +65,10 @@ func (w *LogWriter) loop(interval time.Duration) {
 func (w *LogWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.probe != nil && bytes.Contains(p, w.probe) {
+		w.probed = append(w.probed[:0], p...)
+		return len(p), nil
+	}
 	w.buf = append(w.buf, p...)
 	if len(w.buf) >= w.limit {
 		w.flushLocked()
@@ -90,6 +100,27 @@ func (w *LogWriter) flushLocked() {
 	} else {
 		w.buf = w.buf[:0]
 	}
+}
+
+// capture runs write and returns the line it wrote holding marker, which
+// is kept from the output; nil when no such line came. Other lines written
+// meanwhile are written as always. jsonLineOut checks a handler's encoding
+// with it (accessline.go).
+func (w *LogWriter) capture(marker []byte, write func()) []byte {
+	w.probeMu.Lock()
+	defer w.probeMu.Unlock()
+	w.mu.Lock()
+	w.probe, w.probed = marker, nil
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.probe, w.probed = nil, nil
+		w.mu.Unlock()
+	}()
+	write()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.probed
 }
 
 // Close stops the timer and writes what is left.

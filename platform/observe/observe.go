@@ -6,8 +6,6 @@ package observe
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -32,12 +30,24 @@ func RequestID(ctx context.Context) string {
 }
 
 // requestState is what Instrument keeps for one request, in one
-// allocation: the id (the context's value points here), the MCP
+// allocation: the request's context (requestState is the context the
+// request goes on with, answering RequestID itself, so no context.WithValue
+// is made for it), the id and the header value holding it, the MCP
 // observation and the status writer.
 type requestState struct {
-	id  string
-	obs mcp.Observation
-	sw  httpx.StatusWriter
+	context.Context
+	id       string
+	idHeader [1]string
+	obs      mcp.Observation
+	sw       httpx.StatusWriter
+}
+
+// Value implements context.Context.
+func (st *requestState) Value(key any) any {
+	if key == (requestIDKey{}) {
+		return st
+	}
+	return st.Context.Value(key)
 }
 
 // validRequestID accepts an incoming id a proxy set, when it is short and
@@ -54,12 +64,6 @@ func validRequestID(id string) bool {
 		}
 	}
 	return true
-}
-
-func newRequestID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // LogHandler adds the request id of the record's context to every log
@@ -115,16 +119,25 @@ func (h LogHandler) WithGroup(name string) slog.Handler {
 // status, duration and the MCP method and tool — never headers, query
 // strings or bodies, so no token, password, secret or e-mail body reaches
 // a log.
+//
+// With the logger serve builds for --log-format json, the line is encoded
+// by observe itself, to the same bytes (accessline.go); any other logger
+// gets it through slog.
 func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler) http.Handler {
+	direct := jsonLineOut(log)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get(RequestIDHeader)
-		if !validRequestID(id) {
-			id = newRequestID()
+		st := &requestState{Context: r.Context()}
+		// The header's key is canonical: read and set it as Header.Get
+		// and Header.Set would, without a slice made for the value.
+		if v := r.Header[RequestIDHeader]; len(v) > 0 && validRequestID(v[0]) {
+			st.id = v[0]
+		} else {
+			st.id = newRequestID()
 		}
-		w.Header().Set(RequestIDHeader, id)
-		st := &requestState{id: id}
-		ctx := context.WithValue(r.Context(), requestIDKey{}, st)
+		st.idHeader[0] = st.id
+		w.Header()[RequestIDHeader] = st.idHeader[:]
+		var ctx context.Context = st
 		var obs *mcp.Observation
 		if r.URL.Path == "/mcp" {
 			obs = &st.obs
@@ -133,11 +146,12 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 		sw := &st.sw
 		sw.ResponseWriter = w
 		next.ServeHTTP(sw, r.WithContext(ctx))
+		end := time.Now()
 		status := sw.Status
 		if status == 0 {
 			status = http.StatusOK
 		}
-		elapsed := time.Since(start)
+		elapsed := end.Sub(start)
 		route := routeOf(r.URL.Path)
 		if m != nil {
 			m.observeHTTP(product, route, status, elapsed)
@@ -152,8 +166,8 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 		if !log.Enabled(ctx, level) {
 			return // nothing formatted for a line no one keeps
 		}
-		// At most ten attributes, in an array on the stack.
-		var buf [10]slog.Attr
+		// At most eleven attributes, in an array on the stack.
+		var buf [11]slog.Attr
 		attrs := append(buf[:0],
 			slog.String("product", product), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
@@ -168,6 +182,13 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 			}
 		}
 		attrs = append(attrs, slog.String("request_id", st.id))
+		if direct != nil && writeJSONLine(direct, end, level, "request", attrs) {
+			// What LogHandler.Handle does after a line at Warn or above.
+			if level >= slog.LevelWarn {
+				_ = direct.Flush()
+			}
+			return
+		}
 		log.LogAttrs(ctx, level, "request", attrs...)
 	})
 }
