@@ -352,6 +352,11 @@ var jsonWriters = sync.Pool{New: func() any {
 	return jw
 }}
 
+// jsonContentType is the Content-Type of every JSON answer, shared and
+// never written to: Header.Set would allocate it anew for each answer.
+// Its capacity is its length, so a Header.Add appends to a copy.
+var jsonContentType = []string{"application/json"}[:1:1]
+
 func writeJSON(w http.ResponseWriter, status int, body any) {
 	jw := jsonWriters.Get().(*jsonWriter)
 	defer func() {
@@ -366,7 +371,7 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 		jw.buf.WriteString(`{"error":{"code":"internal_error","message":"internal error"}}`)
 	}
 	b := bytes.TrimRight(jw.buf.Bytes(), "\n")
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -105,6 +105,12 @@ var argumentCases = []struct{ tool, args string }{
 	{"things_list", `{"id":"a1","limit":1.5,"ratio":-1,"flag":"yes","tags":[1,true]}`},
 	{"things_list", `{"id":"a1","status":null,"tags":[]}`},
 	{"things_list", `{"id":"a1","idempotency_key":"k"}`},
+	// Numbers for numeric query parameters are read from their literal.
+	{"things_list", `{"id":"a1","limit":1e2,"ratio":1e400}`},
+	{"things_list", `{"id":"a1","limit":12345678901234567890,"ratio":-0.0}`},
+	{"things_list", `{"id":"a1","limit":-0,"ratio":0.1}`},
+	{"things_put", `{"id":"a1","title":"ok","limit":1e2,"ratio":1e400}`},
+	{"things_put", `{"id":"a1","title":"ok","limit":101,"ratio":2.5e-3}`},
 }
 
 // TestArgumentsDecodeLikeTheirRequest: an operation reading a tool call's

@@ -123,7 +123,23 @@ func (d *decoder) text(n *node, text string, v reflect.Value) {
 		d.fail(msg)
 		return
 	}
-	sc := textScalar(n.mainType, text)
+	// A number's literal goes into the decoder's buffer, which it keeps:
+	// nothing reads it after this value's checks and store.
+	sc := textScalar(n.mainType, text, d.lit)
+	if sc.lit != nil {
+		d.lit = sc.lit
+	}
+	d.scalar(n, &sc, v)
+}
+
+// numberText is text for a JSON number's literal raw: what the query
+// string would carry for it, read without making it a string (a literal
+// holds neither NUL nor invalid UTF-8, and text judges nothing else).
+func (d *decoder) numberText(n *node, raw []byte, v reflect.Value) {
+	sc := scalar{kind: '0', lit: raw}
+	if textKind(n.mainType, raw) != '0' {
+		sc = scalar{kind: '"', s: string(raw)}
+	}
 	d.scalar(n, &sc, v)
 }
 
@@ -308,6 +324,17 @@ func (d *decoder) hasQueryText() (texts, ok bool) {
 // array) no parameter at all. An object has no query text: it is refused
 // by type. present is false when no parameter results.
 func (d *decoder) queryArgument(n *node, v reflect.Value) (ok, present bool) {
+	if d.dec.PeekKind() == '0' && (n.mainType == "integer" || n.mainType == "number") {
+		// A number for a numeric parameter (a limit, say): its text is its
+		// literal, read in place instead of copied into a string first.
+		raw, err := d.dec.ReadValue()
+		if err != nil {
+			d.syntax = err
+			return false, false
+		}
+		d.numberText(n, raw, v)
+		return true, true
+	}
 	var buf [4]string
 	texts := buf[:0]
 	list := n.mainType == "array" && n.items != nil

@@ -32,6 +32,7 @@ type decoder struct {
 	placed  []FieldError // where fields travel: reported before their values' errors
 	details []FieldError
 	scratch []byte
+	lit     []byte // the literal of a number read from path or query text
 	syntax  error
 }
 
@@ -950,30 +951,46 @@ func jsonOf(sc *scalar) []byte {
 	case 't':
 		return strconv.AppendBool(nil, sc.b)
 	case '0':
-		return sc.lit
+		// A copy: the literal may be the decoder's buffer (textScalar),
+		// and UnmarshalJSON may keep what it is given.
+		return bytes.Clone(sc.lit)
 	}
 	b, _ := jsontext.AppendQuote(nil, sc.s)
 	return b
 }
 
 // textScalar converts path or query text to the JSON type of the
-// property, as a query string carries it: an integer when strconv reads
-// one ("12", "+5", "007"), a finite number, a boolean ("true", "1",
-// "F"…); any other text stays a string, for the type check to refuse.
-func textScalar(typ, text string) scalar {
-	switch typ {
-	case "integer":
-		if _, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return scalar{kind: '0', lit: []byte(text)}
-		}
-	case "number":
-		if f, err := strconv.ParseFloat(text, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return scalar{kind: '0', lit: []byte(text)}
-		}
-	case "boolean":
-		if b, err := strconv.ParseBool(text); err == nil {
-			return scalar{kind: 't', b: b}
-		}
+// property, as a query string carries it (textKind); any other text stays
+// a string, for the type check to refuse. A number's literal is written
+// over lit, a buffer the caller reuses.
+func textScalar(typ, text string, lit []byte) scalar {
+	switch textKind(typ, text) {
+	case '0':
+		return scalar{kind: '0', lit: append(lit[:0], text...)}
+	case 't':
+		b, _ := strconv.ParseBool(text)
+		return scalar{kind: 't', b: b}
 	}
 	return scalar{kind: '"', s: text}
+}
+
+// textKind is the JSON kind text converts to for a property of type typ:
+// '0' for an integer strconv reads ("12", "+5", "007") or a finite
+// number, 't' for a boolean ("true", "1", "F"…), '"' for anything else.
+func textKind[T string | []byte](typ string, text T) byte {
+	switch typ {
+	case "integer":
+		if _, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+			return '0'
+		}
+	case "number":
+		if f, err := strconv.ParseFloat(string(text), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return '0'
+		}
+	case "boolean":
+		if _, err := strconv.ParseBool(string(text)); err == nil {
+			return 't'
+		}
+	}
+	return '"'
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -112,7 +111,8 @@ func InProcess(ctx context.Context) bool {
 }
 
 // callContext is the context of an in-process request: the caller's,
-// marked in-process (and describing, for a Describer), holding the
+// marked in-process (and describing, for a Describer or when the caller's
+// context already was), holding the
 // request's Arguments when its route passes them. One allocation carries
 // all of it.
 type callContext struct {
@@ -120,6 +120,10 @@ type callContext struct {
 	describing bool
 	args       *Arguments
 	own        Arguments
+	// The request's URL and body live here too, so that building the
+	// request allocates the request itself and its header, nothing more.
+	url  url.URL
+	body body
 }
 
 func (c *callContext) Value(key any) any {
@@ -127,10 +131,8 @@ func (c *callContext) Value(key any) any {
 	case inProcessKey:
 		return true
 	case describingKey:
-		if c.describing {
-			return true
-		}
-		return c.Context.Value(key)
+		// Settled when the request was made: asking walks no further.
+		return c.describing
 	case argumentsKey:
 		// A request made inside this one with the same context (a
 		// resource read by a handler, say) must not see these arguments:
@@ -267,6 +269,11 @@ func compile(r Route) (*compiledRoute, error) {
 	if r.Method == "" || !strings.HasPrefix(r.Path, "/") {
 		return nil, fmt.Errorf("restbridge: route %q %q needs a method and an absolute path", r.Method, r.Path)
 	}
+	// The method is checked once here, as http.NewRequest would check it
+	// on every call.
+	if _, err := http.NewRequest(r.Method, "/", nil); err != nil {
+		return nil, fmt.Errorf("restbridge: route %q %q: %w", r.Method, r.Path, err)
+	}
 	cr := &compiledRoute{Route: r, query: map[string]bool{}}
 	for _, part := range strings.Split(r.Path[1:], "/") {
 		if strings.HasPrefix(part, "{") && strings.HasSuffix(part, "}") {
@@ -402,7 +409,7 @@ func (b *Bridge) split(cr *compiledRoute, args []byte) (parts, string) {
 // from them. It returns a message for the model when the arguments cannot
 // make a request.
 func (b *Bridge) buildRequest(ctx context.Context, describing bool, cr *compiledRoute, req *mcp.CallToolRequest) (*http.Request, string) {
-	c := &callContext{Context: ctx, describing: describing}
+	c := &callContext{Context: ctx, describing: describing || Describing(ctx)}
 	var p parts
 	var msg string
 	if cr.PassArguments {
@@ -413,28 +420,28 @@ func (b *Bridge) buildRequest(ctx context.Context, describing bool, cr *compiled
 	if msg != "" {
 		return nil, msg
 	}
-	u, msg := cr.buildURL(p.pathValues[:len(cr.paramNames)])
-	if msg != "" {
+	if msg := cr.buildURL(&c.url, p.pathValues[:len(cr.paramNames)]); msg != "" {
 		return nil, msg
 	}
 	if p.query != nil {
-		u.RawQuery = p.query.Encode()
+		c.url.RawQuery = p.query.Encode()
 	}
-	hreq, err := http.NewRequestWithContext(c, cr.Method, "/", nil)
-	if err != nil {
-		return nil, "Invalid arguments: " + err.Error()
+	headers := 1 + len(b.opts.ForwardHeaders)
+	if p.body != nil {
+		headers++
 	}
-	*hreq.URL = u
+	if p.idempotencyKey != "" {
+		headers++
+	}
+	hreq := newRequest(c, cr.Method, &c.url, headers)
 	if cr.PassArguments {
 		c.own = Arguments{Object: req.Arguments, bridge: b, route: cr, method: cr.Method, url: hreq.URL}
 		c.args = &c.own
 	}
-	hreq.RequestURI = ""
-	hreq.RemoteAddr = "in-process"
 	hreq.Header["Accept"] = acceptJSON
-	hreq.Body = http.NoBody
 	if p.body != nil {
-		hreq.Body = io.NopCloser(bytes.NewReader(p.body))
+		c.body.Reset(p.body)
+		hreq.Body = &c.body
 		hreq.ContentLength = int64(len(p.body))
 		hreq.Header["Content-Type"] = contentTypeJSON
 	}
@@ -459,12 +466,13 @@ func (cr *compiledRoute) paramIndex(name []byte) int {
 	return -1
 }
 
-// buildURL escapes the path parameters into the route's path. A value such
-// as ".." or "a/../b" would be cleaned into another path and could reach
-// another route: it is refused rather than left to routing.
-func (cr *compiledRoute) buildURL(values []string) (url.URL, string) {
+// buildURL escapes the path parameters into the route's path, in u. A
+// value such as ".." or "a/../b" would be cleaned into another path and
+// could reach another route: it is refused rather than left to routing.
+func (cr *compiledRoute) buildURL(u *url.URL, values []string) string {
 	if len(cr.paramNames) == 0 {
-		return url.URL{Path: cr.Path}, ""
+		u.Path = cr.Path
+		return ""
 	}
 	var p, raw []byte
 	escaped := false
@@ -480,7 +488,7 @@ func (cr *compiledRoute) buildURL(values []string) (url.URL, string) {
 		v := values[vi]
 		vi++
 		if v == "" {
-			return url.URL{}, fmt.Sprintf("Invalid arguments: %q is required", seg.param)
+			return fmt.Sprintf("Invalid arguments: %q is required", seg.param)
 		}
 		p = append(p, v...)
 		e := url.PathEscape(v)
@@ -488,14 +496,14 @@ func (cr *compiledRoute) buildURL(values []string) (url.URL, string) {
 		raw = append(raw, '/')
 		raw = append(raw, e...)
 	}
-	u := url.URL{Path: string(p)}
+	u.Path = string(p)
 	if path.Clean(u.Path) != u.Path {
-		return url.URL{}, "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
+		return "Invalid arguments: an identifier may not be a relative path segment such as \".\" or \"..\""
 	}
 	if escaped {
 		u.RawPath = string(raw)
 	}
-	return u, ""
+	return ""
 }
 
 // scalarText renders a string or number argument as text.
@@ -542,15 +550,28 @@ func (b *Bridge) toResult(ctx context.Context, cr *compiledRoute, req *mcp.CallT
 	}
 	switch {
 	case status == http.StatusNoContent:
-		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText([]byte(`{"status":204}`))}}
+		return oneBlock(req.JSONText([]byte(`{"status":204}`)), false)
 	case status >= 200 && status < 300:
-		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(rec.body.Bytes())}}
+		return oneBlock(req.JSONText(rec.body.Bytes()), false)
 	case status >= 400 && status < 500:
-		return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(rec.body.Bytes())}, IsError: true}
+		return oneBlock(req.JSONText(rec.body.Bytes()), true)
 	}
 	b.opts.Logger.ErrorContext(ctx, "restbridge: API answered with a server error",
 		"tool", req.Name, "method", cr.Method, "route", cr.Path, "status", status, "body", truncate(rec.body.String(), 2048))
 	return mcp.ErrorResult(fmt.Sprintf("The operation failed on the server (HTTP %d). The details were logged; nothing in this message comes from the failure itself. Try again later.", status))
+}
+
+// oneBlock is a result of one content block, allocated together with its
+// Content slice: a tool call's result costs one allocation, not two.
+func oneBlock(c mcp.Content, isError bool) *mcp.CallToolResult {
+	r := &struct {
+		res     mcp.CallToolResult
+		content [1]mcp.Content
+	}{}
+	r.content[0] = c
+	r.res.Content = r.content[:]
+	r.res.IsError = isError
+	return &r.res
 }
 
 func truncate(s string, n int) string {

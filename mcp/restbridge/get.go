@@ -15,19 +15,14 @@ import (
 // and the body; the API's own authorization runs as for any request, so a
 // resource can never show what the route would refuse.
 func (b *Bridge) Get(ctx context.Context, req *mcp.Request, path string, query url.Values) (int, []byte) {
-	u := &url.URL{Path: path, RawQuery: query.Encode()}
-	if p, err := url.PathUnescape(path); err == nil {
-		u.Path, u.RawPath = p, path
-	}
 	// A fresh call context: a resource read inside a tool call must not
 	// carry that call's arguments.
-	hreq, err := http.NewRequestWithContext(&callContext{Context: ctx}, http.MethodGet, "/", nil)
-	if err != nil {
-		return http.StatusInternalServerError, nil
+	c := &callContext{Context: ctx, describing: Describing(ctx)}
+	c.url = url.URL{Path: path, RawQuery: query.Encode()}
+	if p, err := url.PathUnescape(path); err == nil {
+		c.url.Path, c.url.RawPath = p, path
 	}
-	hreq.URL = u
-	hreq.RequestURI = ""
-	hreq.RemoteAddr = "in-process"
+	hreq := newRequest(c, http.MethodGet, &c.url, 1+len(b.opts.ForwardHeaders))
 	hreq.Header["Accept"] = acceptJSON
 	if req != nil {
 		for _, h := range b.opts.ForwardHeaders {
