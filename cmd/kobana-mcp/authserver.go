@@ -47,5 +47,5 @@ func withAuthServer(as *server.Server, product http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	as.Routes(mux)
 	mux.Handle("/", product)
-	return mux
+	return productkit.FastPath(mux, productkit.MCPPath, "/")
 }
