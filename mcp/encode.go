@@ -17,6 +17,9 @@ type result struct {
 	cacheable     bool // ttlMs/cacheScope in the 2026 era
 	inputRequired bool
 	meta          map[string]any
+	// scratch, when set, is the pooled buffer members was written in; it
+	// goes back to the pool once the answer is written.
+	scratch *[]byte
 }
 
 // members accumulates "key":value pairs.
@@ -130,8 +133,17 @@ func (c *call) writeResult(id []byte, res *result) {
 	hdr["Content-Type"] = contentTypeJSON
 	c.w.WriteHeader(http.StatusOK)
 	_, _ = c.w.Write(b)
+	putOut(bp, b)
+	if res.scratch != nil {
+		putOut(res.scratch, res.members)
+	}
+}
+
+// putOut gives a buffer back to outPool, unless it grew past what is worth
+// keeping.
+func putOut(bp *[]byte, b []byte) {
 	if cap(b) <= 1<<20 {
-		*bp = b
+		*bp = b[:0]
 		outPool.Put(bp)
 	}
 }

@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/kobana/kobana-mcp/internal/jsonscan"
+
 // _meta keys of the 2026-07-28 request envelope.
 const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
@@ -22,12 +24,13 @@ func (c *call) detectEra() *Error {
 
 func (c *call) checkModern(p *params) *Error {
 	c.era = EraModern
-	version, ok := stringMember(p.metaVersion)
+	vb, ok := jsonscan.Unquoted(p.metaVersion)
 	if !ok {
 		return errEnvelope("_meta[\"" + MetaProtocolVersion + "\"] must be a string")
 	}
+	version := internVersion(vb)
 	h := c.r.Header
-	hv, present, repeated := headerValue(h, HeaderProtocolVersion)
+	hv, present, repeated := headerValue(h, canonicalProtocolVersion)
 	switch {
 	case !present:
 		return errHeaderMismatch("%s header is required and must equal the envelope's version '%s'", HeaderProtocolVersion, version)
@@ -46,11 +49,12 @@ func (c *call) checkModern(p *params) *Error {
 		return errHeaderMismatch("%s header value '%s' does not match body value '%s'", HeaderMethod, mv, c.msg.method)
 	}
 	if member := nameMember(c.msg.method); member != "" {
-		var bodyValue string
+		// Only compared, so read in place; copied only for an error.
+		var bodyValue []byte
 		if member == "uri" {
-			bodyValue, _ = stringMember(c.msg.params.URI)
+			bodyValue, _ = jsonscan.Unquoted(c.msg.params.URI)
 		} else {
-			bodyValue, _ = stringMember(c.msg.params.Name)
+			bodyValue, _ = jsonscan.Unquoted(c.msg.params.Name)
 		}
 		nv, present, repeated := headerValue(h, HeaderName)
 		switch {
@@ -63,7 +67,7 @@ func (c *call) checkModern(p *params) *Error {
 		if !ok {
 			return errHeaderMismatch("%s header value is not valid header text or base64", HeaderName)
 		}
-		if decoded != bodyValue {
+		if decoded != string(bodyValue) {
 			return errHeaderMismatch("%s header value '%s' does not match body value '%s'", HeaderName, decoded, bodyValue)
 		}
 	}
@@ -81,6 +85,18 @@ func (c *call) checkModern(p *params) *Error {
 	return nil
 }
 
+// internVersion is the envelope's version as a string: the package's own
+// constant when it is one we speak (it is kept for the whole request), a
+// copy otherwise.
+func internVersion(v []byte) string {
+	for _, known := range SupportedVersions {
+		if string(v) == known {
+			return known
+		}
+	}
+	return string(v)
+}
+
 // nameMember names the params member that Mcp-Name mirrors, for the
 // methods that carry one.
 func nameMember(method string) string {
@@ -95,7 +111,7 @@ func nameMember(method string) string {
 
 func (c *call) checkLegacy() *Error {
 	c.era = EraLegacy
-	hv, present, repeated := headerValue(c.r.Header, HeaderProtocolVersion)
+	hv, present, repeated := headerValue(c.r.Header, canonicalProtocolVersion)
 	switch {
 	case repeated:
 		return errUnsupportedVersion(hv)

@@ -70,6 +70,9 @@ type Handler struct {
 	capsModern       []byte
 	initResult       map[string][]byte // by negotiated version
 	discoverResult   []byte
+	discover         *result // discoverResult as served; never written
+	// opLimiter is the rate limiter when it takes the operation directly.
+	opLimiter OperationLimiter
 	// toolLists are tools/list answers by caller class (listcache.go).
 	toolLists listCache
 }
@@ -96,6 +99,7 @@ func NewHandler(opts Options, catalog Catalog) (*Handler, error) {
 		opts.Confirm.Nonces = NewMemoryNonceStore(nil)
 	}
 	h := &Handler{opts: opts, auth: opts.Authorizer, log: opts.Logger}
+	h.opLimiter, _ = opts.RateLimiter.(OperationLimiter)
 	if h.auth == nil {
 		h.auth = openAccess{}
 	}
@@ -215,16 +219,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The body is parsed before the rate limit so the limiter can tell
 	// reads from writes (OperationOf, ratelimit.go); its errors are still
 	// answered after the limit.
-	msg, perr := decodeMessage(body)
+	// The call holds the message, so one allocation serves both.
+	c := &call{h: h, w: w, r: r, ctx: ctx}
+	var msg *message
+	hasMsg, perr := c.msg.decode(body)
+	if hasMsg {
+		msg = &c.msg
+	}
 	if obs != nil && msg != nil {
 		obs.Method = msg.method
 	}
 	if h.opts.RateLimiter != nil {
-		d := h.opts.RateLimiter.Limit(r.WithContext(context.WithValue(ctx, operationKey{}, h.operation(ctx, msg, perr))))
+		d := h.limit(ctx, r, h.operation(ctx, msg, perr))
 		if d.Limit > 0 {
-			hdr.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-			hdr.Set("X-RateLimit-Remaining", strconv.Itoa(max(d.Remaining, 0)))
-			hdr.Set("X-RateLimit-Reset", strconv.FormatInt(d.ResetUnix, 10))
+			setRateHeaders(hdr, d)
 		}
 		if !d.Allowed {
 			hdr.Set("Retry-After", strconv.Itoa(max(d.RetryAfterSeconds, 1)))
@@ -253,7 +261,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(msg.id, errInternal())
 		}
 	}()
-	c := &call{h: h, w: w, r: r, ctx: ctx, msg: msg}
 	if e := c.detectEra(); e != nil {
 		fail(msg.id, e)
 		return
@@ -262,7 +269,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if obs != nil {
 		obs.Era, obs.Version = c.era.String(), c.version
 		if msg.method == "tools/call" {
-			obs.Tool, _ = stringMember(msg.params.Name)
+			obs.Tool, _, _ = h.calledTool(msg)
 		}
 	}
 	result, e := c.dispatch()
@@ -276,7 +283,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // guessVersion is the version written on answers sent before the era is
 // known: the client's header when we speak it, else the default.
 func guessVersion(r *http.Request) string {
-	if v := r.Header.Values(HeaderProtocolVersion); len(v) == 1 && isSupportedVersion(v[0]) {
+	if v := r.Header[canonicalProtocolVersion]; len(v) == 1 && isSupportedVersion(v[0]) {
 		return v[0]
 	}
 	return DefaultLegacyVersion
@@ -284,12 +291,15 @@ func guessVersion(r *http.Request) string {
 
 // call is one request on its way through the handler.
 type call struct {
-	h       *Handler
-	w       http.ResponseWriter
-	r       *http.Request
-	ctx     context.Context
-	msg     *message
-	era     Era
+	h   *Handler
+	w   http.ResponseWriter
+	r   *http.Request
+	ctx context.Context
+	msg message
+	era Era
+	// res is the answer of the methods that build one per request, kept
+	// here to spare it an allocation of its own.
+	res     result
 	version string
 	caps    ClientCapabilities
 }

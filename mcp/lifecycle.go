@@ -38,6 +38,7 @@ func (h *Handler) buildStaticResults() {
 		d = d.raw("instructions", appendQuote(nil, h.opts.Instructions))
 	}
 	h.discoverResult = d
+	h.discover = &result{members: d, cacheable: true}
 
 	h.initResult = map[string][]byte{}
 	for _, v := range []string{Version20250618, Version20250326} {
@@ -57,7 +58,7 @@ func (h *Handler) buildStaticResults() {
 }
 
 func (c *call) discover() (*result, *Error) {
-	return &result{members: c.h.discoverResult, cacheable: true}, nil
+	return c.h.discover, nil
 }
 
 // initialize negotiates among the 2025 revisions only: a client asking for

@@ -16,13 +16,19 @@ type message struct {
 	method   string
 	params   params
 	response bool // a JSON-RPC response or error posted by the client
+
+	// What params.name names, looked up once for the rate limiter, the
+	// observation and tools/call (Handler.calledTool).
+	named    bool
+	nameOK   bool
+	toolName string
+	tool     *compiledTool
 }
 
 // params holds every member of params that any method reads, raw, and the
 // members of params._meta the envelope is made of.
 type params struct {
 	present         bool
-	Meta            jsontext.Value
 	Name            jsontext.Value
 	URI             jsontext.Value
 	Arguments       jsontext.Value
@@ -47,90 +53,149 @@ type params struct {
 
 // decodeMessage turns a body into one message, or into the error the body
 // deserves: -32700 for text that is not JSON, -32600 for JSON that is not
-// one request (arrays, wrong member types, duplicate keys, bad ids).
+// one request (arrays, wrong member types, duplicate keys, bad ids). The
+// message is nil when not even an id could be read for the error answer.
 func decodeMessage(body []byte) (*message, *Error) {
+	m := &message{}
+	ok, e := m.decode(body)
+	if !ok {
+		return nil, e
+	}
+	return m, e
+}
+
+// decode is decodeMessage into m, which the handler keeps inside its call
+// so that a request costs one allocation for both. ok is false when the
+// answer must not echo an id (decodeMessage's nil message).
+func (m *message) decode(body []byte) (ok bool, e *Error) {
 	if firstByte(body) == 0 {
-		return nil, errParse("empty body")
+		return false, errParse("empty body")
 	}
 	s := jsonscan.Get()
 	defer jsonscan.Put(s)
 	if err := s.Start(body); err != nil {
 		if errors.Is(err, jsonscan.ErrNotObject) {
 			if firstByte(body) == '[' {
-				return nil, errInvalidRequest("batch requests are not supported; send one JSON-RPC message per POST")
+				return false, errInvalidRequest("batch requests are not supported; send one JSON-RPC message per POST")
 			}
-			return nil, errInvalidRequest("the body must be a JSON-RPC request object")
+			return false, errInvalidRequest("the body must be a JSON-RPC request object")
 		}
-		return nil, jsonError(err)
+		return false, jsonError(err)
 	}
-	var jsonrpc, id, method, rawParams, result, rpcErr jsontext.Value
+	var jsonrpc, id, method, result, rpcErr jsontext.Value
+	// params is walked into in the same pass, so its members (and those of
+	// its _meta) are read once; paramsKind is the kind of its value, 0
+	// when it is absent.
+	var paramsKind jsontext.Kind
 	for {
-		name, value, ok, err := s.Next()
+		ok, err := m.member(s, &jsonrpc, &id, &method, &result, &rpcErr, &paramsKind)
 		if err != nil {
-			return withReadableID(id, err), jsonError(err)
+			if readableID(id, err) {
+				m.id = id
+				return true, jsonError(err)
+			}
+			return false, jsonError(err)
 		}
 		if !ok {
 			break
 		}
-		switch string(name) {
-		case "jsonrpc":
-			jsonrpc = value
-		case "id":
-			id = value
-		case "method":
-			method = value
-		case "params":
-			rawParams = value
-		case "result":
-			result = value
-		case "error":
-			rpcErr = value
-		}
 	}
 	if err := s.Finish(); err != nil {
-		return nil, jsonError(err)
+		return false, jsonError(err)
 	}
-	m := &message{}
 	if id != nil {
 		if !validID(id) {
-			return nil, errInvalidRequest(`"id" must be a string or an integer`)
+			return false, errInvalidRequest(`"id" must be a string or an integer`)
 		}
 		m.id = id
 	}
 	if string(jsonrpc) != `"2.0"` {
-		return m, errInvalidRequest(`"jsonrpc" must be "2.0"`)
+		return true, errInvalidRequest(`"jsonrpc" must be "2.0"`)
 	}
 	if method == nil {
 		if m.id != nil && (result != nil || rpcErr != nil) {
 			m.response = true
-			return m, nil
+			return true, nil
 		}
-		return m, errInvalidRequest(`"method" is required`)
+		return true, errInvalidRequest(`"method" is required`)
 	}
-	var ok bool
-	if m.method, ok = jsonscan.String(method); !ok {
-		return m, errInvalidRequest(`"method" must be a string`)
+	name, ok := jsonscan.Unquoted(method)
+	if !ok {
+		return true, errInvalidRequest(`"method" must be a string`)
 	}
-	if rawParams != nil && string(rawParams) != "null" {
-		if rawParams.Kind() != '{' {
-			return m, errInvalidRequest(`"params" must be an object`)
-		}
-		if e := m.params.decode(s, rawParams); e != nil {
-			return m, e
-		}
+	m.method = internMethod(name)
+	if paramsKind != 0 && paramsKind != 'n' && paramsKind != '{' {
+		return true, errInvalidRequest(`"params" must be an object`)
 	}
-	return m, nil
+	return true, nil
 }
 
-// withReadableID keeps the id for the error answer when it was read before
-// the body turned out to be invalid, unless the id itself is what is
-// ambiguous (a duplicate "id" key).
-func withReadableID(id jsontext.Value, err error) *message {
-	var se *jsontext.SyntacticError
-	if id == nil || !validID(id) || (errors.As(err, &se) && se.JSONPointer == "/id") {
-		return nil
+// member reads one member of the envelope into its variable, walking into
+// params when it is an object. ok is false after the last member.
+func (m *message) member(s *jsonscan.Scanner, jsonrpc, id, method, result, rpcErr *jsontext.Value, paramsKind *jsontext.Kind) (ok bool, err error) {
+	name, ok, err := s.Name()
+	if !ok || err != nil {
+		return false, err
 	}
-	return &message{id: id}
+	if string(name) == "params" {
+		entered, err := s.Enter()
+		if err != nil {
+			return false, err
+		}
+		if entered {
+			*paramsKind = '{'
+			return true, m.params.decode(s)
+		}
+		v, err := s.Value()
+		*paramsKind = v.Kind()
+		return true, err
+	}
+	v, err := s.Value()
+	if err != nil {
+		return false, err
+	}
+	switch string(name) {
+	case "jsonrpc":
+		*jsonrpc = v
+	case "id":
+		*id = v
+	case "method":
+		*method = v
+	case "result":
+		*result = v
+	case "error":
+		*rpcErr = v
+	}
+	return true, nil
+}
+
+// readableID tells whether the id read before the body turned out to be
+// invalid is kept for the error answer: not when the id itself is what is
+// ambiguous (a duplicate "id" key).
+func readableID(id jsontext.Value, err error) bool {
+	var se *jsontext.SyntacticError
+	return id != nil && validID(id) && !(errors.As(err, &se) && se.JSONPointer == "/id")
+}
+
+// knownMethods maps each method the handler routes to its name, so that a
+// decoded method is a shared constant string instead of a copy of the
+// body: the name outlives the request in observations and rate limits.
+var knownMethods = func() map[string]string {
+	known := map[string]string{}
+	for _, table := range []map[string]methodFunc{modernMethods, legacyMethods} {
+		for name := range table {
+			known[name] = name
+		}
+	}
+	return known
+}()
+
+// internMethod is the method's name as a string, shared when it is known.
+func internMethod(name []byte) string {
+	if s, ok := knownMethods[string(name)]; ok {
+		return s
+	}
+	return string(name)
 }
 
 func firstByte(b []byte) byte {
@@ -142,23 +207,40 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
-// decode reads the members of params, and of params._meta.
-func (p *params) decode(s *jsonscan.Scanner, raw jsontext.Value) *Error {
+// decode reads the members of params, the scanner having just walked into
+// it, and of params._meta.
+func (p *params) decode(s *jsonscan.Scanner) error {
 	p.present = true
-	if err := s.Start(raw); err != nil {
-		return jsonError(err)
-	}
+	p.metaOK = true
 	for {
-		name, value, ok, err := s.Next()
-		if err != nil {
-			return jsonError(err)
+		name, ok, err := s.Name()
+		if !ok || err != nil {
+			return err
 		}
-		if !ok {
-			break
+		if string(name) == "_meta" {
+			entered, err := s.Enter()
+			if err != nil {
+				return err
+			}
+			if entered {
+				if err := p.decodeMeta(s); err != nil {
+					return err
+				}
+				continue
+			}
+			v, err := s.Value()
+			if err != nil {
+				return err
+			}
+			// null is as good as no _meta; anything else is not an object.
+			p.metaOK = v.Kind() == 'n'
+			continue
+		}
+		value, err := s.Value()
+		if err != nil {
+			return err
 		}
 		switch string(name) {
-		case "_meta":
-			p.Meta = value
 		case "name":
 			p.Name = value
 		case "uri":
@@ -181,24 +263,15 @@ func (p *params) decode(s *jsonscan.Scanner, raw jsontext.Value) *Error {
 			p.Context = value
 		}
 	}
-	p.metaOK = true
-	if p.Meta == nil || string(p.Meta) == "null" {
-		return nil
-	}
-	if p.Meta.Kind() != '{' {
-		p.metaOK = false
-		return nil
-	}
-	if err := s.Start(p.Meta); err != nil {
-		return jsonError(err)
-	}
+}
+
+// decodeMeta reads the members of params._meta, the scanner having just
+// walked into it.
+func (p *params) decodeMeta(s *jsonscan.Scanner) error {
 	for {
 		name, value, ok, err := s.Next()
-		if err != nil {
-			return jsonError(err)
-		}
-		if !ok {
-			return nil
+		if !ok || err != nil {
+			return err
 		}
 		switch string(name) {
 		case MetaProtocolVersion:

@@ -18,7 +18,8 @@ func (c *call) toolsList() (*result, *Error) {
 	key, classed := c.listKeyOf()
 	if classed {
 		if b, ok := c.h.toolLists.get(key); ok {
-			return &result{members: b, cacheable: true}, nil
+			c.res = result{members: b, cacheable: true}
+			return &c.res, nil
 		}
 	}
 	visible := make([]*compiledTool, 0, len(c.h.catalog.tools))
@@ -54,12 +55,31 @@ func (c *call) toolsList() (*result, *Error) {
 	return &result{members: b, cacheable: true}, nil
 }
 
+// calledTool is the tool params.name names: its name, the catalog's tool
+// (nil when there is none of that name) and whether params.name is a
+// string at all. It is read once per message; a known tool's name is the
+// catalog's own string, so naming it costs no copy of the body.
+func (h *Handler) calledTool(m *message) (name string, t *compiledTool, ok bool) {
+	if !m.named {
+		m.named = true
+		b, isString := jsonscan.Unquoted(m.params.Name)
+		m.nameOK = isString
+		if isString {
+			if m.tool = h.catalog.toolIndex[string(b)]; m.tool != nil {
+				m.toolName = m.tool.def.Name
+			} else {
+				m.toolName = string(b)
+			}
+		}
+	}
+	return m.toolName, m.tool, m.nameOK
+}
+
 func (c *call) toolsCall() (*result, *Error) {
-	name, ok := stringMember(c.msg.params.Name)
+	name, t, ok := c.h.calledTool(&c.msg)
 	if !ok {
 		return nil, InvalidParams("tools/call needs params.name (a string)")
 	}
-	t := c.h.catalog.toolIndex[name]
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: %s", name)
 	}
@@ -223,7 +243,10 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 			content[i] = content[i].forVersion(c.version)
 		}
 	}
-	m, err := appendContent(make(members, 0, 64+contentSize(content)), content)
+	// The members are written in a pooled buffer that writeResult gives
+	// back once the answer is written.
+	scratch := outPool.Get().(*[]byte)
+	m, err := appendContent(members(slices.Grow((*scratch)[:0], 64+contentSize(content))), content)
 	if err != nil {
 		return nil, c.handlerError(err)
 	}
@@ -242,7 +265,8 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 			obs.ToolError = true
 		}
 	}
-	return &result{members: m, meta: res.Meta}, nil
+	c.res = result{members: m, meta: res.Meta, scratch: scratch}
+	return &c.res, nil
 }
 
 // appendContent writes the "content" member. Text blocks, by far the most

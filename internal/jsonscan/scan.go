@@ -35,11 +35,13 @@ var pool = sync.Pool{New: func() any { return &Scanner{dec: jsontext.NewDecoder(
 // Get returns a pooled Scanner.
 func Get() *Scanner { return pool.Get().(*Scanner) }
 
-// Put returns s to the pool.
+// Put returns s to the pool. The decoder is pointed at the scanner's own
+// emptied buffer, so a pooled scanner keeps no reference to the input and
+// giving it back allocates nothing.
 func Put(s *Scanner) {
 	s.in = nil
 	s.buf = bytes.Buffer{}
-	s.dec.Reset(bytes.NewReader(nil))
+	s.dec.Reset(&s.buf)
 	pool.Put(s)
 }
 
@@ -63,29 +65,61 @@ func (s *Scanner) Start(in []byte) error {
 // Next returns the next member: its name (unescaped) and its raw value, a
 // slice of the input. ok is false after the last member.
 func (s *Scanner) Next() (name []byte, value jsontext.Value, ok bool, err error) {
-	if s.dec.PeekKind() == '}' {
-		if _, err := s.dec.ReadToken(); err != nil {
-			return nil, nil, false, err
-		}
-		return nil, nil, false, nil
-	}
-	raw, err := s.dec.ReadValue()
-	if err != nil {
+	name, ok, err = s.Name()
+	if !ok || err != nil {
 		return nil, nil, false, err
-	}
-	name = raw[1 : len(raw)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		var unq string
-		if err := json.Unmarshal(raw, &unq); err != nil {
-			return nil, nil, false, err
-		}
-		name = []byte(unq)
 	}
 	value, err = s.dec.ReadValue()
 	if err != nil {
 		return nil, nil, false, err
 	}
 	return name, value, true, nil
+}
+
+// Name reads the next member's name, unescaped; read its value next, with
+// Value or Enter. ok is false after the last member of the object being
+// walked, whose end it consumes: the walk then goes on in the enclosing
+// object, if there is one.
+func (s *Scanner) Name() (name []byte, ok bool, err error) {
+	if s.dec.PeekKind() == '}' {
+		if _, err := s.dec.ReadToken(); err != nil {
+			return nil, false, err
+		}
+		return nil, false, nil
+	}
+	raw, err := s.dec.ReadValue()
+	if err != nil {
+		return nil, false, err
+	}
+	name = raw[1 : len(raw)-1 : len(raw)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		var unq string
+		if err := json.Unmarshal(raw, &unq); err != nil {
+			return nil, false, err
+		}
+		name = []byte(unq)
+	}
+	return name, true, nil
+}
+
+// Value reads the value of the member just named, raw: a slice of the
+// input, checked as strictly as the rest.
+func (s *Scanner) Value() (jsontext.Value, error) {
+	return s.dec.ReadValue()
+}
+
+// Enter walks into the value of the member just named when it is an
+// object: Name then reads that object's members, so a nested object is
+// read once instead of once per level. entered is false, and nothing is
+// read, for any other kind of value; read it with Value.
+func (s *Scanner) Enter() (entered bool, err error) {
+	if s.dec.PeekKind() != '{' {
+		return false, nil
+	}
+	if _, err := s.dec.ReadToken(); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Finish checks that nothing but white space follows the object.
@@ -102,6 +136,26 @@ func (s *Scanner) Finish() error {
 		return err
 	}
 	return nil
+}
+
+// Unquoted returns the text of a JSON string value. Without escapes it is
+// a slice of v itself, so a caller that only compares the text or looks it
+// up in a map (m[string(b)]) allocates nothing; with escapes it is a fresh
+// copy. ok is false for any other kind of value. The slice shares v's
+// memory: a caller that keeps the text keeps a string of it instead.
+func Unquoted(v jsontext.Value) ([]byte, bool) {
+	if v.Kind() != '"' {
+		return nil, false
+	}
+	inner := v[1 : len(v)-1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 // String unquotes a JSON string value, without allocating beyond the

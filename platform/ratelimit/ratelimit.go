@@ -291,6 +291,15 @@ func (l *Limiter) Limit(r *http.Request) mcp.RateDecision {
 	return l.Charge(ctx, identity.From(ctx), mcp.OperationOf(ctx).Write)
 }
 
+var _ mcp.OperationLimiter = (*Limiter)(nil)
+
+// LimitOperation is Limit for an endpoint that hands over the operation
+// itself ([mcp.OperationLimiter]), which spares the endpoint a copy of the
+// request per call.
+func (l *Limiter) LimitOperation(ctx context.Context, _ *http.Request, op mcp.Operation) mcp.RateDecision {
+	return l.Charge(ctx, identity.From(ctx), op.Write)
+}
+
 // Charge counts one operation of id's, a write or a read, against the
 // token's limit and then the organization's, and decides. The token is
 // counted first: a request its token may not make is refused without
