@@ -54,11 +54,17 @@ func emailsAfter(ctx context.Context, q store.Querier, orgID, workspaceID, key s
 	return time.UnixMicro(us).UTC(), id, nil
 }
 
-// emailListColumns are the columns a listing shows: all but the bodies,
-// which emailListJSON leaves out (emails_get shows them). Reading them
-// anyway cost a page of ten e-mails up to ten bodies read and decoded, and
-// every query two more columns for the driver to describe.
-var emailListColumns = strings.NewReplacer("body_text, body_html, ", "").Replace(emailColumns)
+// emailListColumns are the columns a listing shows (emailListJSON) and
+// pages by (emailCursorKey): not the bodies, which emails_get shows, nor
+// what no view shows (the organization, the raw message's size and hash,
+// the intake, created_at, updated_at). The driver describes every column
+// a query names on every run, so each unread one is work saved on every
+// page, empty ones included; TestEmailListColumns proves a listed e-mail
+// shows what emails_get shows of it, body aside.
+const emailListColumns = `id, workspace_id, inbox_id, agent_id, message_id, status, subject,
+	from_address, to_addresses, cc_addresses, bcc_addresses, header_to, forwarded, forwarded_for,
+	rejection_reason, spam_verdict, virus_verdict, attachments,
+	agent_metadata, custom_metadata, last_error, sent_at, received_at, processed_at`
 
 // emailsListQuery is the listing's statement: live e-mails of the
 // workspace, newest first by (received_at, id), after the cursor's pair.
