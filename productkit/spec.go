@@ -234,7 +234,7 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 		}
 	}
 	l := b.listener
-	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, FastPath(mux, MCPPath, MCPPath), b.api, h, catalog
+	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, httpx.FastPath(mux, MCPPath, MCPPath), b.api, h, catalog
 	l.ErrorCodes = b.apiConfig.ErrorCodes
 	return &l, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -47,5 +48,5 @@ func withAuthServer(as *server.Server, product http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	as.Routes(mux)
 	mux.Handle("/", product)
-	return productkit.FastPath(mux, productkit.MCPPath, "/")
+	return httpx.FastPath(mux, productkit.MCPPath, "/")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -42,7 +44,26 @@ func Health(checks []Check, next http.Handler) http.Handler {
 		writeHealth(w, status, map[string]any{"status": word, "checks": results})
 	})
 	mux.Handle("/", next)
-	return mux
+	// Only the two paths are the mux's: every other request goes to next
+	// as the mux would send it, without its pattern matching on every
+	// call (docs/decisions.md, "Performance of the signed-in path"). An
+	// unclean path ("//healthz") still goes through the mux's redirect.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "/healthz" || p == "/readyz" || !cleanPath(p) || r.Method == http.MethodConnect {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath reports whether the mux would serve p as it is: rooted, no
+// empty, "." or ".." element (path.Clean's rules).
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	return path.Clean(p) == p || (strings.HasSuffix(p, "/") && path.Clean(p)+"/" == p)
 }
 
 func writeHealth(w http.ResponseWriter, status int, body any) {

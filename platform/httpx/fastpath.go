@@ -1,4 +1,4 @@
-package productkit
+package httpx
 
 import (
 	"net/http"
