@@ -23,6 +23,7 @@ import (
 var version = "dev"
 
 func main() {
+	tuneGC(os.Getenv) // gc.go
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

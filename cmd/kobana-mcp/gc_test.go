@@ -1,0 +1,24 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestTuneGC(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(was)
+	tuneGC(func(string) string { return "" })
+	if got := debug.SetGCPercent(100); got != defaultGCPercent {
+		t.Fatalf("without GOGC: GC percent %d, want %d", got, defaultGCPercent)
+	}
+	tuneGC(func(k string) string {
+		if k == "GOGC" {
+			return "100"
+		}
+		return ""
+	})
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC set: GC percent %d, want it left as the runtime read it", got)
+	}
+}
