@@ -13,7 +13,9 @@ func TestHealthRouting(t *testing.T) {
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("next " + r.URL.Path)) })
 	h := Health(nil, next)
 	reference := http.NewServeMux()
-	reference.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { writeHealth(w, http.StatusOK, map[string]any{"status": "ok"}) })
+	reference.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeHealth(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
 	reference.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		writeHealth(w, http.StatusOK, map[string]any{"status": "ok", "checks": map[string]string{}})
 	})
