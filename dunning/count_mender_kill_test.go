@@ -54,15 +54,7 @@ func TestCountMenderKilled(t *testing.T) {
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			dbURL := storetest.URL(t, engine)
-			db, err := store.Open(ctx, dbURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = db.Close() })
-			if _, err := db.Migrate(ctx, Migrations); err != nil {
-				t.Fatal(err)
-			}
+			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 			org, err := accounts.New(db, accounts.Options{}).CreateOrganization(ctx, "Credora")
 			if err != nil {
 				t.Fatal(err)

@@ -104,15 +104,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			dbURL := storetest.URL(t, engine)
-			db, err := store.Open(ctx, dbURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = db.Close() })
-			if _, err := db.Migrate(ctx, Migrations); err != nil {
-				t.Fatal(err)
-			}
+			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 			tw := ntNewTwilio(t)
 			twCfg := *tw.config()
 			twCfg.Timeout = time.Minute // the kill, not the client's timeout, ends the call

@@ -117,15 +117,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
-			dbURL := storetest.URL(t, engine)
-			db, err := store.Open(ctx, dbURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = db.Close() })
-			if _, err := db.Migrate(ctx, Migrations); err != nil {
-				t.Fatal(err)
-			}
+			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 
 			// The tools' side: counts every call.
 			var mu sync.Mutex

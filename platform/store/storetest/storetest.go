@@ -90,6 +90,22 @@ func Open(t testing.TB, d store.Dialect, sources ...fs.FS) *store.DB {
 	return db
 }
 
+// OpenShared is Open that also answers the database's URL, for tests that
+// hand the same database to another process (the kill tests' children).
+func OpenShared(t testing.TB, d store.Dialect, sources ...fs.FS) (*store.DB, string) {
+	t.Helper()
+	url := URL(t, d)
+	db, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatalf("open %s: %v", d, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(context.Background(), sources...); err != nil {
+		t.Fatalf("migrate %s: %v", d, err)
+	}
+	return db, url
+}
+
 // OpenUnmigrated is Open without the migrations, for tests of migrating.
 func OpenUnmigrated(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
