@@ -13,13 +13,14 @@ import (
 )
 
 // The access line is written without slog's generic path when the logger
-// is the one serve builds for --log-format json: a LogHandler around
-// slog's JSONHandler (no options) writing to the LogHandler's Buffer. Going
-// through slog cost the request more than everything else Instrument does
-// (the record's attribute slice, the generic encoder, floats through
-// encoding/json; docs/decisions.md, "Request id and access line without
-// slog's generic path"). appendJSONLine writes the same bytes; jsonLineOut
-// proves it, once per Instrument, before the fast path is taken.
+// is one serve builds (--log-format json or text): a LogHandler around
+// slog's JSONHandler or TextHandler (no options) writing to the
+// LogHandler's Buffer. Going through slog cost the request more than
+// everything else Instrument does (the record's attribute slice, the
+// generic encoder, floats through encoding/json; docs/decisions.md, "Request id and access line without
+// slog's generic path"). appendJSONLine and appendTextLine (textline.go)
+// write the same bytes; lineOut proves it, once per Instrument, before the
+// fast path is taken.
 
 // appendJSONLine appends the line slog's JSONHandler, made with no
 // options, writes for a record of t, level, msg and attrs. It handles the
@@ -171,13 +172,30 @@ var linePool = sync.Pool{New: func() any {
 // maxPooledLine keeps a line made huge by a long path from staying pooled.
 const maxPooledLine = 16 << 10
 
-// writeJSONLine encodes the line into a pooled buffer and writes it to
-// out; false when appendJSONLine cannot write it (nothing was written).
-func writeJSONLine(out *LogWriter, t time.Time, level slog.Level, msg string, attrs []slog.Attr) bool {
+// directLine is where and how Instrument writes the access line itself.
+type directLine struct {
+	out  *LogWriter
+	text bool // appendTextLine, else appendJSONLine
+}
+
+// encode appends the line with d's encoder. The encoders are called, not
+// held in a func value: through one, the compiler could no longer see
+// that the attributes do not escape, and Instrument's array of them would
+// move to the heap.
+func (d *directLine) encode(b []byte, t time.Time, level slog.Level, msg string, attrs []slog.Attr) ([]byte, bool) {
+	if d.text {
+		return appendTextLine(b, t, level, msg, attrs)
+	}
+	return appendJSONLine(b, t, level, msg, attrs)
+}
+
+// write encodes the line into a pooled buffer and writes it to d.out;
+// false when the encoder cannot write it (nothing was written).
+func (d *directLine) write(t time.Time, level slog.Level, msg string, attrs []slog.Attr) bool {
 	bp := linePool.Get().(*[]byte)
-	line, ok := appendJSONLine((*bp)[:0], t, level, msg, attrs)
+	line, ok := d.encode((*bp)[:0], t, level, msg, attrs)
 	if ok {
-		_, _ = out.Write(line)
+		_, _ = d.out.Write(line)
 	}
 	if cap(line) <= maxPooledLine {
 		*bp = line
@@ -186,34 +204,40 @@ func writeJSONLine(out *LogWriter, t time.Time, level slog.Level, msg string, at
 	return ok
 }
 
-// jsonLineOut returns the LogWriter the access line can be written to
-// directly, or nil when lines must go through log's handler. The handler
-// must be a LogHandler (the value serve builds) around a *slog.JSONHandler
-// with a Buffer; a handler's options and attributes cannot be read, so one
-// record is encoded by both: the handler's line, caught in the Buffer
-// before it is written, must equal appendJSONLine's byte for byte. A
-// handler with options that change the line (AddSource, ReplaceAttr), with
+// lineOut returns how the access line can be written directly, or nil
+// when lines must go through log's handler. The handler must be a
+// LogHandler (the value serve builds) with a Buffer, around a
+// *slog.JSONHandler (encoded by appendJSONLine) or a *slog.TextHandler
+// (appendTextLine). A handler's options and attributes cannot be read, so
+// one record is encoded by both: the handler's line, caught in the Buffer
+// before it is written, must equal the encoder's byte for byte. A handler
+// with options that change the line (AddSource, ReplaceAttr), with
 // attributes or groups added, or writing somewhere else fails the check
 // and keeps slog's path. (A handler writing somewhere else than its Buffer,
 // against LogHandler's documentation, gets the one check line, at Debug.)
-func jsonLineOut(log *slog.Logger) *LogWriter {
+func lineOut(log *slog.Logger) *directLine {
 	h, ok := log.Handler().(LogHandler)
 	if !ok || h.Buffer == nil {
 		return nil
 	}
-	if _, ok := h.Handler.(*slog.JSONHandler); !ok {
+	d := &directLine{out: h.Buffer}
+	switch h.Handler.(type) {
+	case *slog.JSONHandler:
+	case *slog.TextHandler:
+		d.text = true
+	default:
 		return nil
 	}
 	marker := "observe-check-" + newRequestID()
 	// The access line's keys, in its order, with values of each kind it
-	// writes and every character class the encoder treats apart.
+	// writes and every character class the encoders treat apart.
 	attrs := []slog.Attr{
 		slog.String("product", marker), slog.String("method", "POST"),
-		slog.String("path", "/\"\\/<>&\x00\x01\x1f\x7f\t\r\n\u2028\u2029\xff\xe2\x82 é€😀"),
+		slog.String("path", "/\"\\/<>&=\x00\x01\x1f\x7f\t\r\n\u00a0\u2028\u2029\ufffd\u0301\xff\xe2\x82 é€😀"),
 		slog.Int("status", 200), slog.Float64("duration_ms", 12.345),
 		slog.String("mcp_method", "tools/call"), slog.String("mcp_era", "2026"), slog.String("outcome", "ok"),
-		slog.String("tool", "t"), slog.Int("rpc_error", -32601), slog.Float64("small", 1e-7),
-		slog.String("request_id", "a"),
+		slog.String("tool", "t\\u"), slog.Int("rpc_error", -32601), slog.Float64("small", 1e-7),
+		slog.String("empty", ""), slog.String("request_id", "a"),
 	}
 	// With a caller, so a handler adding the source writes it.
 	var pcs [1]uintptr
@@ -222,9 +246,9 @@ func jsonLineOut(log *slog.Logger) *LogWriter {
 	r := slog.NewRecord(t, slog.LevelDebug, "observe: access line check", pcs[0])
 	r.AddAttrs(attrs...)
 	got := h.Buffer.capture([]byte(marker), func() { _ = h.Handler.Handle(context.Background(), r) })
-	want, ok := appendJSONLine(nil, t, r.Level, r.Message, attrs)
+	want, ok := d.encode(nil, t, r.Level, r.Message, attrs)
 	if !ok || !bytes.Equal(got, want) {
 		return nil
 	}
-	return h.Buffer
+	return d
 }

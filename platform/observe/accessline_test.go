@@ -137,8 +137,12 @@ func serveLogger(out io.Writer) (*slog.Logger, *LogWriter) {
 func TestJSONLineOutTakesOnlyTheHandlerItCanMatch(t *testing.T) {
 	var out bytes.Buffer
 	log, lw := serveLogger(&out)
-	if jsonLineOut(log) != lw {
+	if d := lineOut(log); d == nil || d.out != lw {
 		t.Fatal("serve's JSON logger does not get the direct access line")
+	}
+	text := slog.New(LogHandler{Handler: slog.NewTextHandler(lw, nil), Buffer: lw})
+	if d := lineOut(text); d == nil || d.out != lw {
+		t.Fatal("serve's text logger does not get the direct access line")
 	}
 	if err := lw.Close(); err != nil {
 		t.Fatal(err)
@@ -151,10 +155,20 @@ func TestJSONLineOutTakesOnlyTheHandlerItCanMatch(t *testing.T) {
 	defer other.Close()
 	var elsewhere bytes.Buffer
 	for name, log := range map[string]*slog.Logger{
-		"no buffer":        slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, nil)}),
-		"text":             slog.New(LogHandler{Handler: slog.NewTextHandler(lw, nil), Buffer: lw}),
-		"not a LogHandler": slog.New(slog.NewJSONHandler(lw, nil)),
-		"source":           slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, &slog.HandlerOptions{AddSource: true}), Buffer: lw}),
+		"no buffer":       slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, nil)}),
+		"text, no buffer": slog.New(LogHandler{Handler: slog.NewTextHandler(lw, nil)}),
+		"text source":     slog.New(LogHandler{Handler: slog.NewTextHandler(lw, &slog.HandlerOptions{AddSource: true}), Buffer: lw}),
+		"text replace": slog.New(LogHandler{Handler: slog.NewTextHandler(lw, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				a.Value = slog.StringValue(a.Value.Time().Format(time.RFC3339))
+			}
+			return a
+		}}), Buffer: lw}),
+		"text with attrs":     slog.New(LogHandler{Handler: slog.NewTextHandler(lw, nil), Buffer: lw}).With("a", 1),
+		"text with group":     slog.New(LogHandler{Handler: slog.NewTextHandler(lw, nil), Buffer: lw}).WithGroup("g"),
+		"text another buffer": slog.New(LogHandler{Handler: slog.NewTextHandler(&elsewhere, nil), Buffer: other}),
+		"not a LogHandler":    slog.New(slog.NewJSONHandler(lw, nil)),
+		"source":              slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, &slog.HandlerOptions{AddSource: true}), Buffer: lw}),
 		"replace": slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == "path" {
 				a.Value = slog.StringValue("redacted")
@@ -165,7 +179,7 @@ func TestJSONLineOutTakesOnlyTheHandlerItCanMatch(t *testing.T) {
 		"with group":     slog.New(LogHandler{Handler: slog.NewJSONHandler(lw, nil), Buffer: lw}).WithGroup("g"),
 		"another buffer": slog.New(LogHandler{Handler: slog.NewJSONHandler(&elsewhere, nil), Buffer: other}),
 	} {
-		if jsonLineOut(log) != nil {
+		if lineOut(log) != nil {
 			t.Errorf("%s: the direct access line is taken for a handler that writes another line", name)
 		}
 	}
@@ -195,6 +209,20 @@ func TestLogWriterCaptureKeepsOnlyTheMarkedLine(t *testing.T) {
 // lines written, each as its keys in order and its values.
 func accessLines(t *testing.T, log *slog.Logger, flush func() string, paths []string, status int) []orderedLine {
 	t.Helper()
+	runAccess(t, log, paths, status)
+	var lines []orderedLine
+	for _, l := range strings.SplitAfter(flush(), "\n") {
+		if l != "" {
+			lines = append(lines, parseOrdered(t, l))
+		}
+	}
+	return lines
+}
+
+// runAccess sends one request per path through Instrument with log, the
+// even ones with a request id of their own.
+func runAccess(t *testing.T, log *slog.Logger, paths []string, status int) {
+	t.Helper()
 	h := Instrument("inbox", NewMetrics(), log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := mcp.ObservationFrom(r.Context()); o != nil {
 			o.Method, o.Era, o.Tool, o.ErrorCode = "tools/call", "2026", "emails_\"list\x00", -32603
@@ -209,13 +237,6 @@ func accessLines(t *testing.T, log *slog.Logger, flush func() string, paths []st
 		}
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
-	var lines []orderedLine
-	for _, l := range strings.SplitAfter(flush(), "\n") {
-		if l != "" {
-			lines = append(lines, parseOrdered(t, l))
-		}
-	}
-	return lines
 }
 
 type orderedLine struct {
@@ -257,7 +278,7 @@ func TestInstrumentDirectLineIsSlogsLine(t *testing.T) {
 
 		var direct bytes.Buffer
 		log, lw := serveLogger(&direct)
-		if jsonLineOut(log) == nil {
+		if lineOut(log) == nil {
 			t.Fatal("serve's JSON logger does not get the direct access line")
 		}
 		fast := accessLines(t, log, func() string {

@@ -104,7 +104,7 @@ func (w *LogWriter) flushLocked() {
 
 // capture runs write and returns the line it wrote holding marker, which
 // is kept from the output; nil when no such line came. Other lines written
-// meanwhile are written as always. jsonLineOut checks a handler's encoding
+// meanwhile are written as always. lineOut checks a handler's encoding
 // with it (accessline.go).
 func (w *LogWriter) capture(marker []byte, write func()) []byte {
 	w.probeMu.Lock()

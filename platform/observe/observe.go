@@ -120,11 +120,11 @@ func (h LogHandler) WithGroup(name string) slog.Handler {
 // strings or bodies, so no token, password, secret or e-mail body reaches
 // a log.
 //
-// With the logger serve builds for --log-format json, the line is encoded
-// by observe itself, to the same bytes (accessline.go); any other logger
-// gets it through slog.
+// With a logger serve builds (--log-format json or text), the line is
+// encoded by observe itself, to the same bytes (accessline.go,
+// textline.go); any other logger gets it through slog.
 func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler) http.Handler {
-	direct := jsonLineOut(log)
+	direct := lineOut(log)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		st := &requestState{Context: r.Context()}
@@ -182,10 +182,10 @@ func Instrument(product string, m *Metrics, log *slog.Logger, next http.Handler)
 			}
 		}
 		attrs = append(attrs, slog.String("request_id", st.id))
-		if direct != nil && writeJSONLine(direct, end, level, "request", attrs) {
+		if direct != nil && direct.write(end, level, "request", attrs) {
 			// What LogHandler.Handle does after a line at Warn or above.
 			if level >= slog.LevelWarn {
-				_ = direct.Flush()
+				_ = direct.out.Flush()
 			}
 			return
 		}
