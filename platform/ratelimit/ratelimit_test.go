@@ -344,3 +344,34 @@ func TestUnauthenticatedLimit(t *testing.T) {
 		t.Fatalf("another address: %d", resp.StatusCode)
 	}
 }
+
+// Until a 401 is counted, a request does not peek at the counters (its
+// address is not even formatted); once one is, every request peeks for
+// the window, and an address over its allowance is refused.
+func TestUnauthenticatedPeeksOnlyAfterA401(t *testing.T) {
+	u := ratelimit.NewUnauthenticated(ratelimit.MustParseRate("2-M"))
+	h := u.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	signed := httptest.NewRequest("POST", "/mcp", nil)
+	signed.Header.Set("Authorization", "Bearer x")
+	unsigned := httptest.NewRequest("POST", "/mcp", nil)
+	serve := func(r *http.Request) int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	before := testing.AllocsPerRun(100, func() { serve(signed) })
+	if serve(unsigned) != 401 {
+		t.Fatal("want 401")
+	}
+	after := testing.AllocsPerRun(100, func() { serve(signed) })
+	if before >= after {
+		t.Fatalf("allocations of a signed request: %v before any 401, %v after one (the peek)", before, after)
+	}
+	if serve(unsigned) != 401 || serve(signed) != 429 {
+		t.Fatal("an address over its allowance must be refused")
+	}
+}

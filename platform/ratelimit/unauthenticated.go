@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/httpx"
@@ -29,6 +30,14 @@ var DefaultUnauthenticatedRate = MustParseRate("300-M")
 type Unauthenticated struct {
 	store *Store
 	rate  Rate
+	// lastCounted is when a 401 was last counted (Unix nanoseconds; 0:
+	// never). A counter's window opens at its first 401 and lasts one
+	// period, so when none was counted for a period no address can be
+	// over its allowance and a request need not peek at all: the common
+	// case, where peeking (its key built from the address, the store's
+	// lock) was a few percent of a signed-in request. (A second of margin
+	// covers the store stamping the window a moment after this.)
+	lastCounted atomic.Int64
 }
 
 // NewUnauthenticated allows rate 401 answers per client address.
@@ -39,14 +48,23 @@ func NewUnauthenticated(rate Rate) *Unauthenticated {
 // Wrap limits next.
 func (u *Unauthenticated) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := "unauth:" + clientAddress(r)
-		if c, err := u.store.Peek(r.Context(), key, u.rate); err == nil && c.Remaining <= 0 {
-			Refuse(w, r, time.Until(time.Unix(c.Reset+1, 0)), "Too many unauthenticated requests from this address; retry after the time in Retry-After")
-			return
+		key := ""
+		if last := u.lastCounted.Load(); last != 0 && time.Since(time.Unix(0, last)) <= u.rate.Period+time.Second {
+			key = "unauth:" + clientAddress(r)
+			if c, err := u.store.Peek(r.Context(), key, u.rate); err == nil && c.Remaining <= 0 {
+				Refuse(w, r, time.Until(time.Unix(c.Reset+1, 0)), "Too many unauthenticated requests from this address; retry after the time in Retry-After")
+				return
+			}
 		}
 		sw := &httpx.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.Status == http.StatusUnauthorized {
+			if key == "" {
+				key = "unauth:" + clientAddress(r)
+			}
+			// Noted before the count, so a request peeking meanwhile
+			// peeks rather than skips.
+			u.lastCounted.Store(time.Now().UnixNano())
 			_, _ = u.store.Take(r.Context(), key, u.rate)
 		}
 	})
