@@ -28,10 +28,16 @@ var hostile = []string{
 // slogLine is what slog's JSONHandler, made as serve makes it, writes.
 func slogLine(t *testing.T, tm time.Time, level slog.Level, msg string, attrs []slog.Attr) []byte {
 	t.Helper()
+	return handlerLine(t, func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, nil) }, tm, level, msg, attrs)
+}
+
+// handlerLine is what the handler newHandler makes writes for the record.
+func handlerLine(t *testing.T, newHandler func(io.Writer) slog.Handler, tm time.Time, level slog.Level, msg string, attrs []slog.Attr) []byte {
+	t.Helper()
 	var out bytes.Buffer
 	r := slog.NewRecord(tm, level, msg, 0)
 	r.AddAttrs(attrs...)
-	if err := slog.NewJSONHandler(&out, nil).Handle(context.Background(), r); err != nil {
+	if err := newHandler(&out).Handle(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()

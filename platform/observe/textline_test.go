@@ -2,7 +2,7 @@ package observe
 
 import (
 	"bytes"
-	"context"
+	"io"
 	"log/slog"
 	"math"
 	"regexp"
@@ -23,13 +23,7 @@ var textHostile = append([]string{
 // slogTextLine is what slog's TextHandler, made as serve makes it, writes.
 func slogTextLine(t *testing.T, tm time.Time, level slog.Level, msg string, attrs []slog.Attr) []byte {
 	t.Helper()
-	var out bytes.Buffer
-	r := slog.NewRecord(tm, level, msg, 0)
-	r.AddAttrs(attrs...)
-	if err := slog.NewTextHandler(&out, nil).Handle(context.Background(), r); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return handlerLine(t, func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) }, tm, level, msg, attrs)
 }
 
 func TestAppendTextLineMatchesSlog(t *testing.T) {
