@@ -131,6 +131,11 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 			t.Fatalf("the watched streams did not start: %d reads, %d writes", reads, writes)
 		}
 	}
+	// A change is stamped with the start of the poll before the one that
+	// saw it; on a loaded host the poller can be starved long enough that
+	// this poll started before the streams' first answers, leaving the
+	// change no "before". Let it poll a while first.
+	time.Sleep(4 * lag)
 	steps := []func() error{
 		func() error { return a.RemoveMember(ctx, org.ID, u.ID) },
 		func() error { return a.SetRole(ctx, org.ID, u.ID, identity.RoleMember) },
