@@ -3,6 +3,7 @@ package httpx
 import (
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // FastPath serves the requests for exactly path with the handler mux
@@ -19,11 +20,14 @@ import (
 // none. A path with anything to clean ("//mcp", "/mcp/.") is not path and
 // goes through mux, which cleans or redirects it as before.
 func FastPath(mux *http.ServeMux, path, pattern string) http.Handler {
+	if strings.ContainsRune(pattern, '{') {
+		return mux
+	}
 	var h http.Handler
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
 		http.MethodDelete, http.MethodOptions, http.MethodTrace} {
 		got, p := mux.Handler(&http.Request{Method: m, Host: "fastpath.invalid", URL: &url.URL{Path: path}})
-		if p != pattern || hasWildcard(pattern) {
+		if p != pattern {
 			return mux
 		}
 		h = got
@@ -35,13 +39,4 @@ func FastPath(mux *http.ServeMux, path, pattern string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-}
-
-func hasWildcard(pattern string) bool {
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] == '{' {
-			return true
-		}
-	}
-	return false
 }
