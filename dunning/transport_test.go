@@ -18,6 +18,7 @@ func TestDunningTransport(t *testing.T) {
 	}
 	post := func(body, origin string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
 		if origin != "" {
 			r.Header.Set("Origin", origin)
 		}

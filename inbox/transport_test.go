@@ -19,6 +19,7 @@ func TestInboxTransport(t *testing.T) {
 	discover := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
 	post := func(body, origin string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
 		r.Host = "inbox.example.com"
 		if origin != "" {
 			r.Header.Set("Origin", origin)

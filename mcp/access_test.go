@@ -92,6 +92,7 @@ func post(h http.Handler, hdr map[string]string, method, name, uriOrName string,
 	params["_meta"] = map[string]any{MetaProtocolVersion: Version20260728, MetaClientCapabilities: map[string]any{}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(HeaderProtocolVersion, Version20260728)
 	r.Header.Set(HeaderMethod, method)
 	if uriOrName != "" {

@@ -35,6 +35,7 @@ func ExampleNewHandler() {
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req := httptest.NewRequest("POST", srv.URL, strings.NewReader(body))
 	req.RequestURI = ""
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", "greet")

@@ -89,6 +89,7 @@ func FuzzHeaderChecks(f *testing.F) {
 		}
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": bodyMethod, "params": params})
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(string(body)))
+		r.Header.Set("Content-Type", "application/json")
 		for k, v := range map[string]string{HeaderProtocolVersion: version, HeaderMethod: method, HeaderName: name} {
 			if v != "" {
 				r.Header[k] = []string{v}

@@ -241,6 +241,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	// Notifications and posted responses have no header requirements
+	// (docs/decisions.md "Notifications"); every request must declare JSON.
+	if msg == nil || !(msg.response || msg.id == nil) {
+		if e := checkContentType(r.Header); e != nil {
+			fail(nil, e)
+			return
+		}
+	}
 	if perr != nil {
 		var id []byte
 		if msg != nil {

@@ -48,6 +48,7 @@ func rpc(h http.Handler, token, method, name string, params map[string]any) *htt
 	params["_meta"] = map[string]any{mcp.MetaProtocolVersion: mcp.Version20260728, mcp.MetaClientCapabilities: map[string]any{}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(mcp.HeaderProtocolVersion, mcp.Version20260728)
 	r.Header.Set(mcp.HeaderMethod, method)
 	if name != "" {

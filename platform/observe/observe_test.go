@@ -55,6 +55,7 @@ func TestInstrumentLogsAndCountsWithoutSecrets(t *testing.T) {
 	}
 	// A forged id is replaced.
 	req, _ = http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"nope"}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(RequestIDHeader, "x\" level=ERROR msg=forged")
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
