@@ -141,7 +141,7 @@ func registerCreditor(api *rest.API, s *service) {
 		ID: "dunning_creditor_update", Method: "PUT", Path: "/settings/creditor", Tags: []string{"settings"},
 		Title:    "Set the creditor",
 		Summary:  "Sets who the documents say the creditor is (admins only): legal name, CNPJ (checked by its check digits) and optionally the address. Documents made afterwards print it; documents already made keep what they printed.",
-		Requires: settingsManage, Annotations: restkit.Write(true),
+		Requires: settingsManage, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *putCreditorIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
 		if err != nil {

@@ -225,7 +225,7 @@ func registerPlans(api *rest.API, s *service, confirmedTx planTxFunc) {
 		Title: "Update a collection plan",
 		Summary: "Changes the given fields of a collection plan: name, description, external_id, and its status (draft → active, active ⇄ paused). " +
 			"An illegal change of status is UNPROCESSABLE naming both states; archiving is dunning_plans_archive.",
-		Requires: plansWrite, Annotations: restkit.Write(true),
+		Requires: plansWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *updatePlanIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
 		if err != nil {

@@ -1,6 +1,7 @@
 package dunning
 
 import (
+	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
@@ -117,6 +118,9 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 		Tenancy:    svc.tenancy,
 		Lists:      restkit.NumberedList,
 		EventData:  webhookapi.OrganizationData(acc),
+		// Seed 002: idempotentHint is false on ordinary writes, an update
+		// of a webhook included (the Inbox's and Kadu's seeds say true).
+		Annotations: map[webhookapi.Op]mcp.ToolAnnotations{webhookapi.Update: restkit.Write(false)},
 	})
 	// Collection plans, their steps, enrollments and the preview
 	// (plans.go, steps.go, enrollments.go, preview.go).

@@ -179,7 +179,7 @@ func registerSteps(api *rest.API, s *service, confirmedTx planTxFunc) {
 		ID: "dunning_plan_steps_update", Method: "PATCH", Path: "/collection-plans/{id}/steps/{step_id}", Tags: []string{"collection plans"},
 		Title:    "Update a step of a collection plan",
 		Summary:  "Changes the given fields of a step (validated as on creation); charges running through the plan are rescheduled.",
-		Requires: plansWrite, Annotations: restkit.Write(true),
+		Requires: plansWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *updateStepIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
 		if err != nil {
