@@ -97,3 +97,22 @@ func TestValidationDetails(t *testing.T) {
 		}
 	})
 }
+
+// Seed 002: an unknown argument of a read tool is a VALIDATION_ERROR naming
+// the key — the same envelope the API answers for the unknown query
+// parameter, not the transport's plain text.
+func TestUnknownArgumentIsAValidationError(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		e := producttest.Start(t, db, Spec(), producttest.Options{})
+		text, isErr := e.Call(e.Owner, "dunning_charges_list", map[string]any{"statuz": "open"})
+		c, fields := errorOf(text)
+		if !isErr || c != "VALIDATION_ERROR" || strings.Join(fields, ",") != "statuz" {
+			t.Fatalf("tool: %v %s", isErr, text)
+		}
+		code, body := e.Do(e.Owner, "GET", "/v1/charges?statuz=open", nil)
+		if c, f := errorOf(body); code != 422 || c != "VALIDATION_ERROR" || strings.Join(f, ",") != "statuz" {
+			t.Fatalf("REST: %d %s", code, body)
+		}
+	})
+}

@@ -52,7 +52,7 @@ func TestWorkspaceTools(t *testing.T) {
 		if text, isErr := call("workspaces_get", map[string]any{"id": theirWS.ID}); !isErr || !strings.Contains(text, `"not_found"`) {
 			t.Fatalf("another organization's workspace: %s", text)
 		}
-		if text, isErr := call("workspaces_list", map[string]any{"organization_id": e.Theirs.ID}); !isErr || !strings.Contains(text, `unknown argument "organization_id"`) {
+		if text, isErr := call("workspaces_list", map[string]any{"organization_id": e.Theirs.ID}); !isErr || text != `{"error":{"code":"validation_failed","message":"the request is invalid","details":[{"field":"organization_id","message":"unknown query parameter"}]}}` {
 			t.Fatalf("no tool takes an organization: %s", text)
 		}
 

@@ -33,8 +33,16 @@ type Tool struct {
 	StrictArguments bool
 	// SkipSchemaValidation leaves argument validation to the handler, for
 	// tools whose handler validates against the same schema (a REST route
-	// mirrored by restbridge). Strict unknown-key checks still apply.
+	// mirrored by restbridge). Strict unknown-key checks still apply
+	// unless HandlerRefusesUnknownArguments.
 	SkipSchemaValidation bool
+	// HandlerRefusesUnknownArguments leaves the unknown-key check of a
+	// strict tool to its handler too: a REST route mirrored by restbridge
+	// names an unknown argument in its product's own error envelope (a
+	// validation error with a detail per field), the same answer its API
+	// gives for an unknown query parameter, instead of the transport's
+	// plain-text message.
+	HandlerRefusesUnknownArguments bool
 	// Handler runs the tool.
 	Handler ToolHandler
 

@@ -125,7 +125,7 @@ func (c *call) toolsCall() (*result, *Error) {
 // the message of a tool execution error, or "" when they are acceptable.
 // Unknown keys are named, so a model can correct a misspelt filter.
 func (t *compiledTool) checkArguments(args jsontext.Value) string {
-	if t.strict && t.properties != nil {
+	if t.strict && t.properties != nil && !t.def.HandlerRefusesUnknownArguments {
 		if unknown := unknownKeys(args, t.properties); len(unknown) > 0 {
 			allowed := slices.Sorted(maps.Keys(t.properties))
 			msg := fmt.Sprintf("Invalid arguments: unknown argument %s", quoteList(unknown))

@@ -229,7 +229,9 @@ func TestToolsMirrorTheirRoutes(t *testing.T) {
 		t.Fatalf("list: %s", text)
 	}
 	text, isErr = toolCall(t, srv.URL, "notes_list", map[string]any{"satus": "open"})
-	if !isErr || !strings.Contains(text, `unknown argument "satus"`) {
+	// In the API's own envelope, as ?satus= is (seed 002, VALIDATION_ERROR
+	// naming the key).
+	if !isErr || !strings.Contains(text, `"code": "validation_failed"`) || !strings.Contains(text, `"field": "satus"`) || !strings.Contains(text, `unknown query parameter`) {
 		t.Fatalf("a misspelt filter must be refused by name: %s", text)
 	}
 	text, isErr = toolCall(t, srv.URL, "notes_list", map[string]any{"status": "bogus"})

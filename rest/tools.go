@@ -57,8 +57,11 @@ func (a *API) Tools(bridge *restbridge.Bridge) []mcp.Tool {
 			Annotations:          &annotations,
 			Requires:             op.Requires,
 			SkipSchemaValidation: true,
-			ConsumesConfirmation: op.ConsumesConfirmation,
-			Handler:              bridge.MustHandler(route),
+			// The route refuses unknown arguments itself (decodeArguments),
+			// in the API's error envelope.
+			HandlerRefusesUnknownArguments: true,
+			ConsumesConfirmation:           op.ConsumesConfirmation,
+			Handler:                        bridge.MustHandler(route),
 		}
 		if reg.describes {
 			tool.Confirm = bridge.MustDescriber(route)
