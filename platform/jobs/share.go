@@ -8,6 +8,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // Organizational is implemented by the args of a kind whose jobs belong
@@ -77,7 +79,13 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
 	}
 	var running [][]byte
 	t := q.table("river_job")
-	err = q.db.Select(ctx, &running, "SELECT o.args FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id"+
+	// River's SQLite driver stores args as binary JSONB: json() makes it
+	// text again.
+	args := "o.args"
+	if q.db.Dialect() == store.SQLite {
+		args = "json(o.args)"
+	}
+	err = q.db.Select(ctx, &running, "SELECT "+args+" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id"+
 		" AND (o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id))", job.ID, job.Kind)
 	if err != nil {
 		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
