@@ -27,7 +27,7 @@ type Organizational interface {
 // not spend an attempt (river.JobSnooze), and one this short leaves the
 // job available with a later scheduled_at, so jobs enqueued meanwhile by
 // other organizations are fetched first.
-const shareSnooze = 500 * time.Millisecond
+const shareSnooze = time.Second
 
 // orgKeyFunc reads a job's organization from its encoded args.
 type orgKeyFunc func(encoded []byte) (string, error)
