@@ -39,6 +39,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	limitFlags := addLimitFlags(&s) // limits.go: rate limits, overload bound
 	metricsAddr := s.Add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics), separate from the products; empty: no metrics listener")
 	pprofAddr := s.Add("pprof-addr", "KOBANA_PPROF_ADDR", "", "loopback listen address of the Go profiler (/debug/pprof/), for measuring; empty (default): none")
+	// memlimit.go: the Go heap's soft limit (GOMEMLIMIT).
+	memLimit := s.Add("memory-limit", "KOBANA_MEMORY_LIMIT", "", memoryLimitHelp)
 	jf := addJobFlags(&s)     // jobs.go: where background jobs run
 	wf := addWebhookFlags(&s) // jobs.go: how every product's webhooks are delivered
 	if err := s.Parse("serve", args, stderr); err != nil {
@@ -61,6 +63,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// (observe.go); the access log is observe.Instrument's.
 	handler = observe.LogHandler{Handler: handler, Buffer: logOut}
 	log := slog.New(handler)
+	if err := applyMemoryLimit(*memLimit, os.Getenv, cgroupRoot, log); err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
 	metrics := observe.NewMetrics()
 	if *pprofAddr != "" {
 		if err := checkLoopback(*pprofAddr); err != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -43,6 +44,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logFormat := s.Add("log-format", "KOBANA_LOG_FORMAT", "text", "text (development) or json (production)")
 	grace := s.Add("shutdown-grace", "KOBANA_SHUTDOWN_GRACE", "20s", "how long running jobs may finish after SIGTERM")
 	metricsAddr := s.Add("metrics-addr", "KOBANA_METRICS_ADDR", "", "listen address of the Prometheus metrics endpoint (/metrics); empty: none")
+	memLimit := s.Add("memory-limit", "KOBANA_MEMORY_LIMIT", "", memoryLimitHelp) // memlimit.go
 	jf := addJobFlags(&s)
 	wf := addWebhookFlags(&s)
 	// A worker takes the products' own settings too: their jobs read them
@@ -60,6 +62,10 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler)
+	if err := applyMemoryLimit(*memLimit, os.Getenv, cgroupRoot, log); err != nil { // memlimit.go
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
 	graceDur, err := time.ParseDuration(*grace)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp: --shutdown-grace:", err)

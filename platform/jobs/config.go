@@ -3,6 +3,7 @@ package jobs
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -80,6 +81,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RescueAfter <= c.JobTimeout {
 		return c, fmt.Errorf("jobs: RescueAfter %s must be longer than JobTimeout %s: a job is stuck only once it has outlived its timeout", c.RescueAfter, c.JobTimeout)
 	}
+	if c.MaxRescues == 0 {
+		c.MaxRescues = DefaultMaxRescues
+	}
+	if c.OrganizationShare < 0 {
+		return c, fmt.Errorf("jobs: OrganizationShare %d is negative", c.OrganizationShare)
+	}
+	if err := checkQueueWorkers(c.QueueWorkers); err != nil {
+		return c, err
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -132,7 +142,8 @@ func fetchCooldown(d store.Dialect) time.Duration {
 }
 
 // riverConfig is the River client configuration of q: workers on the
-// default queue when Config.Work, an insert-only client otherwise.
+// project's queues (queues.go) when Config.Work, an insert-only client
+// otherwise.
 func (q *Queue) riverConfig() *river.Config {
 	rc := &river.Config{
 		Logger:               q.log.With("component", "jobs"),
@@ -146,7 +157,12 @@ func (q *Queue) riverConfig() *river.Config {
 		rc.LeaderElectionDisabled = true
 	}
 	if q.cfg.Work {
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.cfg.Concurrency}}
+		rc.Queues = map[string]river.QueueConfig{}
+		for name, n := range q.queueWorkers {
+			if q.cfg.onlyQueues == nil || slices.Contains(q.cfg.onlyQueues, name) {
+				rc.Queues[name] = river.QueueConfig{MaxWorkers: n}
+			}
+		}
 		rc.FetchPollInterval = q.cfg.PollInterval
 		// The pause between two fetches, which also spaces River's insert
 		// notifications (fetchCooldown; River's default of 100 ms made the

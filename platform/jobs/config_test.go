@@ -36,9 +36,9 @@ func TestConfigDefaultsAndLimits(t *testing.T) {
 	}
 	// River refuses a poll interval shorter than its fetch cooldown: a
 	// short poll must shorten the cooldown with it.
-	q := &Queue{cfg: Config{Work: true, Concurrency: 3, PollInterval: 10 * time.Millisecond}, log: c.Logger}
+	q := &Queue{cfg: Config{Work: true, Concurrency: 10, PollInterval: 10 * time.Millisecond}, log: c.Logger, queueWorkers: queueWorkers(10, nil)}
 	rc := q.riverConfig()
-	if rc.FetchCooldown > rc.FetchPollInterval || rc.Queues["default"].MaxWorkers != 3 {
+	if rc.FetchCooldown > rc.FetchPollInterval || rc.Queues["default"].MaxWorkers != 4 || rc.Queues[QueueDocuments].MaxWorkers != 2 {
 		t.Errorf("river config: cooldown %s, poll %s, queues %+v", rc.FetchCooldown, rc.FetchPollInterval, rc.Queues)
 	}
 	// The rescue time and the default timeout reach River.

@@ -45,6 +45,22 @@ type Config struct {
 	// new leader, up to about 20 s, when the dead replica was the leader).
 	// `serve` and `worker` should expose it as --job-rescue-after.
 	RescueAfter time.Duration
+	// MaxRescues is how many times a job may be rescued (its attempt died
+	// with its process, or outlived RescueAfter) before the queue
+	// quarantines it instead of running it again (default
+	// DefaultMaxRescues, 2; negative: never). The count is read from the
+	// errors River's rescuer leaves in the job's row, so it holds across
+	// processes and restarts (quarantine.go).
+	MaxRescues int
+	// QueueWorkers overrides how many of this process's workers a queue
+	// gets (QueueDefault, QueueDocuments, QueueExecutions, QueueInbox); by
+	// default Concurrency is split between them (queueWorkers).
+	QueueWorkers map[string]int
+	// OrganizationShare is how many jobs of one kind one organization may
+	// run at once across replicas (kinds whose args are Organizational);
+	// by default half of this process's workers of the kind's queue, at
+	// least 1. A job over it is snoozed, without spending an attempt.
+	OrganizationShare int
 	// Logger receives the queue's logs.
 	Logger *slog.Logger
 
@@ -53,6 +69,10 @@ type Config struct {
 	// the surviving queue leads at once instead of after the dead
 	// leader's term runs out).
 	leaderless bool
+	// onlyQueues, when set, are the only queues this process works
+	// (tests: a process that leads and rescues without fetching the jobs
+	// it rescues).
+	onlyQueues []string
 }
 
 // Queue is the job queue of one process: a River client over the
@@ -67,6 +87,8 @@ type Queue struct {
 	client  *river.Client[*sql.Tx]
 	workers *river.Workers
 	stats   *counters
+	// queueWorkers is how many workers each queue has here (riverConfig).
+	queueWorkers map[string]int
 	// listen holds River's LISTEN connection on PostgreSQL when working
 	// (migrate.go); closed by Stop.
 	listen *pgxpool.Pool
@@ -75,11 +97,13 @@ type Queue struct {
 
 	mu       sync.Mutex
 	state    state
-	kinds    []string      // registered job kinds, in order of registration
-	timeouts []kindTimeout // each kind's worker Timeout, read at Start
-	working  bool          // the River client was started (Work and a worker)
-	counted  chan struct{} // closed when the event counter has drained
-	stopDone chan struct{} // closed when Stop has finished
+	kinds    []string                  // registered job kinds, in order of registration
+	timeouts []kindTimeout             // each kind's worker Timeout, read at Start
+	hooks    map[string]quarantineHook // kinds whose worker is a Quarantiner
+	orgKeys  map[string]orgKeyFunc     // kinds whose args are Organizational
+	working  bool                      // the River client was started (Work and a worker)
+	counted  chan struct{}             // closed when the event counter has drained
+	stopDone chan struct{}             // closed when Stop has finished
 }
 
 // state is where a Queue is in its life: it only moves forward.
@@ -119,7 +143,8 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{db: db, cfg: cfg, log: cfg.Logger, schema: schema, latest: latest, workers: river.NewWorkers(), stats: newCounters()}
+	q := &Queue{db: db, cfg: cfg, log: cfg.Logger, schema: schema, latest: latest, workers: river.NewWorkers(), stats: newCounters(),
+		queueWorkers: queueWorkers(cfg.Concurrency, cfg.QueueWorkers), hooks: map[string]quarantineHook{}, orgKeys: map[string]orgKeyFunc{}}
 	if q.listen, err = listenPool(ctx, db, cfg.Work); err != nil {
 		return nil, err
 	}
@@ -146,7 +171,7 @@ func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.Ins
 	if args == nil {
 		return 0, errNilArgs
 	}
-	res, err := q.client.Insert(ctx, args, opts)
+	res, err := q.client.Insert(ctx, args, withQueue(args, opts))
 	return insertResult(args, res, err)
 }
 
@@ -163,7 +188,7 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, args river.JobArgs,
 	if tx == nil {
 		return 0, errors.New("jobs: EnqueueTx with a nil transaction (use Enqueue)")
 	}
-	res, err := q.client.InsertTx(ctx, tx.SQL(), args, opts)
+	res, err := q.client.InsertTx(ctx, tx.SQL(), args, withQueue(args, opts))
 	return insertResult(args, res, err)
 }
 

@@ -34,6 +34,8 @@ const childEnv = "KOBANA_JOBS_TEST_CHILD"
 type childConfig struct {
 	DatabaseURL string `json:"database_url"`
 	Target      string `json:"target"`
+	// Mode "poison" makes the child work poison jobs, which kill it.
+	Mode string `json:"mode,omitempty"`
 }
 
 func TestMain(m *testing.M) {
@@ -54,6 +56,9 @@ func runChild(raw []byte) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
+	}
+	if cfg.Mode == "poison" {
+		return runPoisonChild(ctx, db)
 	}
 	q, err := New(ctx, db, rescueConfig(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), true))
 	if err != nil {

@@ -36,6 +36,8 @@ type counters struct {
 	cancelled   *prometheus.CounterVec
 	rescued     *prometheus.CounterVec
 	unknown     *prometheus.CounterVec
+	quarantined *prometheus.CounterVec
+	snoozed     *prometheus.CounterVec
 	depthErrors prometheus.Counter
 }
 
@@ -44,12 +46,14 @@ func newCounters() *counters {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"kind"})
 	}
 	return &counters{
-		completed: vec("kobana_jobs_completed_total", "Jobs this process worked to completion, by kind."),
-		failed:    vec("kobana_jobs_failed_total", "Job attempts in this process that returned an error or panicked, by kind (each retry counts)."),
-		discarded: vec("kobana_jobs_discarded_total", "Jobs this process gave up on after their last attempt failed, by kind."),
-		cancelled: vec("kobana_jobs_cancelled_total", "Jobs whose worker cancelled them (river.JobCancel) in this process, by kind."),
-		rescued:   vec("kobana_jobs_rescued_total", "Jobs this process ran again after the leader rescued them from a worker that never finished them (its process died, or the job ran past RescueAfter), by kind."),
-		unknown:   vec("kobana_jobs_calls_unknown_total", "Outbound calls of jobs (Queue.Call) whose outcome became unknown in this process: found started without an outcome, or cut off in flight, by kind."),
+		completed:   vec("kobana_jobs_completed_total", "Jobs this process worked to completion, by kind."),
+		failed:      vec("kobana_jobs_failed_total", "Job attempts in this process that returned an error or panicked, by kind (each retry counts)."),
+		discarded:   vec("kobana_jobs_discarded_total", "Jobs this process gave up on after their last attempt failed, by kind."),
+		cancelled:   vec("kobana_jobs_cancelled_total", "Jobs whose worker cancelled them (river.JobCancel) in this process, by kind."),
+		rescued:     vec("kobana_jobs_rescued_total", "Jobs this process ran again after the leader rescued them from a worker that never finished them (its process died, or the job ran past RescueAfter), by kind."),
+		unknown:     vec("kobana_jobs_calls_unknown_total", "Outbound calls of jobs (Queue.Call) whose outcome became unknown in this process: found started without an outcome, or cut off in flight, by kind."),
+		quarantined: vec("kobana_jobs_quarantined_total", "Jobs this process stopped instead of running again because Config.MaxRescues of their attempts died with their process (or outlived RescueAfter), by kind."),
+		snoozed:     vec("kobana_jobs_share_snoozed_total", "Attempts this process snoozed because their organization already ran its share of the kind's workers, by kind."),
 		depthErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "kobana_jobs_depth_errors_total",
 			Help: "Scrapes whose queue-depth query failed or timed out (kobana_jobs_depth is missing from them)."}),
 	}
@@ -64,6 +68,8 @@ func (c *counters) init(kind string) {
 	c.cancelled.WithLabelValues(kind)
 	c.rescued.WithLabelValues(kind)
 	c.unknown.WithLabelValues(kind)
+	c.quarantined.WithLabelValues(kind)
+	c.snoozed.WithLabelValues(kind)
 }
 
 // count consumes River's job events until River closes the channel.
@@ -92,7 +98,8 @@ func (c *counters) count(events <-chan *river.Event, done chan<- struct{}) {
 // (jobs by state and kind, read from the database with one GROUP BY at
 // each scrape, bounded by a 2 s timeout) and the counters
 // kobana_jobs_{completed,failed,discarded,cancelled,rescued}_total and
-// kobana_jobs_calls_unknown_total by kind, which count what this process
+// kobana_jobs_calls_unknown_total, kobana_jobs_quarantined_total and
+// kobana_jobs_share_snoozed_total by kind, which count what this process
 // ran. Register it once per process, e.g. on observe.Metrics.Registry().
 //
 // Rescues are counted where the rescued job runs again, from the error
@@ -117,6 +124,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	s.cancelled.Describe(ch)
 	s.rescued.Describe(ch)
 	s.unknown.Describe(ch)
+	s.quarantined.Describe(ch)
+	s.snoozed.Describe(ch)
 	s.depthErrors.Describe(ch)
 }
 
@@ -130,6 +139,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	s.cancelled.Collect(ch)
 	s.rescued.Collect(ch)
 	s.unknown.Collect(ch)
+	s.quarantined.Collect(ch)
+	s.snoozed.Collect(ch)
 	s.depthErrors.Collect(ch)
 }
 
@@ -185,12 +196,20 @@ func rescued(job *rivertype.JobRow) bool {
 }
 
 // observeAttempt is the queue's worker middleware: it counts, and logs,
-// the attempts that follow a rescue.
+// the attempts that follow a rescue, quarantines a job rescued too often
+// (quarantine.go) and snoozes one over its organization's share
+// (share.go), before the worker runs.
 func (q *Queue) observeAttempt(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	if stopped, err := q.quarantine(ctx, job); stopped {
+		return err
+	}
 	if rescued(job) {
 		q.stats.rescued.WithLabelValues(job.Kind).Inc()
 		q.log.Warn("jobs: running a job again that a worker never finished (its process died, or the job ran past RescueAfter)",
 			"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt)
+	}
+	if err := q.snoozeOverShare(ctx, job); err != nil {
+		return err
 	}
 	return doInner(ctx)
 }

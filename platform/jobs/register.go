@@ -32,6 +32,12 @@ import (
 // worker's NextRetry and the job's MaxAttempts change that), then
 // discarded.
 //
+// A worker that implements Quarantiner fails the object its job is about
+// when the job is quarantined (Config.MaxRescues); args that implement
+// Queued run in their own queue, args that implement Organizational get
+// their organization's share of the kind's workers
+// (Config.OrganizationShare).
+//
 // It panics on a second worker for the same kind, a kind River refuses,
 // or a call after Start: all are wiring mistakes of the program.
 func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {
@@ -49,6 +55,12 @@ func AddWorker[T river.JobArgs](q *Queue, w river.Worker[T]) {
 	q.timeouts = append(q.timeouts, kindTimeout{kind: kind, timeout: func() time.Duration {
 		return w.Timeout(&river.Job[T]{JobRow: &rivertype.JobRow{Kind: kind}})
 	}})
+	if hook := newQuarantineHook(w); hook != nil {
+		q.hooks[kind] = hook
+	}
+	if keyOf := newOrgKeyFunc[T](); keyOf != nil {
+		q.orgKeys[kind] = keyOf
+	}
 	q.stats.init(kind)
 }
 

@@ -1,0 +1,111 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// Organizational is implemented by the args of a kind whose jobs belong
+// to one organization. Such a job does not start while its organization
+// already runs its share of the kind's workers (Config.OrganizationShare):
+// it is snoozed briefly instead, so one organization's burst of a kind
+// (thirty statement PDFs) leaves workers to the others' jobs of the kind.
+type Organizational interface {
+	OrganizationKey() string
+}
+
+// shareSnooze is how long a job over its organization's share waits
+// before it is fetched again, plus up to as much again at random, so a
+// burst of snoozed jobs does not come back at one instant. A snooze does
+// not spend an attempt (river.JobSnooze), and one this short leaves the
+// job available with a later scheduled_at, so jobs enqueued meanwhile by
+// other organizations are fetched first.
+const shareSnooze = time.Second
+
+// orgKeyFunc reads a job's organization from its encoded args.
+type orgKeyFunc func(encoded []byte) (string, error)
+
+// newOrgKeyFunc returns the decoder of T's organization, nil when T
+// declares none.
+func newOrgKeyFunc[T river.JobArgs]() orgKeyFunc {
+	var zero T
+	if _, ok := any(zero).(Organizational); !ok {
+		return nil
+	}
+	return func(encoded []byte) (string, error) {
+		var args T
+		if err := json.Unmarshal(encoded, &args); err != nil {
+			return "", err
+		}
+		return any(args).(Organizational).OrganizationKey(), nil
+	}
+}
+
+// share is how many jobs of kind one organization may run at once, across
+// all replicas: Config.OrganizationShare, else half of this process's
+// workers of the kind's queue, at least 1. (Counted across replicas
+// against one process's workers: with several working replicas an
+// organization gets less than half of the whole, never more.)
+func (q *Queue) share(job *rivertype.JobRow) int {
+	if q.cfg.OrganizationShare > 0 {
+		return q.cfg.OrganizationShare
+	}
+	return max(1, q.queueWorkers[job.Queue]/2)
+}
+
+// overShare reports whether job's organization already runs its share of
+// job's kind. The count is River's own: the running rows of the kind that
+// started before this one (by attempted_at, then id, so that of two jobs
+// fetched together one runs), read from the shared database — the same
+// on every replica. An error counts as not over: fairness is not worth
+// failing a job.
+func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
+	q.mu.Lock()
+	keyOf := q.orgKeys[job.Kind]
+	q.mu.Unlock()
+	if keyOf == nil {
+		return false
+	}
+	org, err := keyOf(job.EncodedArgs)
+	if err != nil || org == "" {
+		return false
+	}
+	var running [][]byte
+	t := q.table("river_job")
+	// River's SQLite driver stores args as binary JSONB: json() makes it
+	// text again.
+	args := "o.args"
+	if q.db.Dialect() == store.SQLite {
+		args = "json(o.args)"
+	}
+	err = q.db.Select(ctx, &running, "SELECT "+args+" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id"+
+		" AND (o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id))", job.ID, job.Kind)
+	if err != nil {
+		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
+		return false
+	}
+	n := 0
+	for _, raw := range running {
+		if other, err := keyOf(raw); err == nil && other == org {
+			n++
+		}
+	}
+	return n >= q.share(job)
+}
+
+// snoozeOverShare is the share check of an attempt: the snooze error when
+// job must wait for its organization's running jobs, nil to run it.
+func (q *Queue) snoozeOverShare(ctx context.Context, job *rivertype.JobRow) error {
+	if !q.overShare(ctx, job) {
+		return nil
+	}
+	q.stats.snoozed.WithLabelValues(job.Kind).Inc()
+	return river.JobSnooze(shareSnooze + rand.N(shareSnooze))
+}
