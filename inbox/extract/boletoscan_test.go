@@ -53,3 +53,18 @@ func TestFindBoletosSkipsNFeAccessKey(t *testing.T) {
 		t.Errorf("the same digits as a barcode were not found: %+v", hits)
 	}
 }
+
+// An arrecadação line of segment 0 or 8 is no boleto, whatever its check
+// digits (FEBRABAN's segment table has 1–7 and 9): it is reported invalid
+// with that reason, never extracted as a boleto.
+func TestFindBoletosRefusesUnknownSegments(t *testing.T) {
+	t.Parallel()
+	ref := day("2026-01-01")
+	for _, seg := range []byte{'0', '8'} {
+		bc := braziltest.CollectionBarcode(t, seg, '8', 4321, "00010000000000000000000000000")
+		hits := findBoletos("Conta: "+braziltest.FormatCollectionLine(braziltest.CollectionLine(bc))+"\n", ref)
+		if len(hits) != 1 || hits[0].invalid == nil || !strings.Contains(hits[0].invalid.Reason, "segment "+string(seg)) {
+			t.Errorf("segment %c: %+v", seg, hits)
+		}
+	}
+}

@@ -204,7 +204,16 @@ func decodeCollectionLine(l string) (Boleto, error) {
 // decodeCollectionBarcode checks the general DV (4th digit) of a 44-digit
 // arrecadação barcode: product 8, segment, value identifier, DV, value
 // (11 digits), then company and free field.
+//
+// The segment (2nd digit) must be one of FEBRABAN's table (1–7 and 9,
+// collectionSegments): a slip of segment 0 or 8 is no arrecadação document
+// whatever its check digits say (FEBRABAN, "Layout Padrão de Arrecadação/
+// Recebimento com Utilização do Código de Barras", v7, segment table;
+// docs/decisions.md "Boletos").
 func decodeCollectionBarcode(bc string) (Boleto, error) {
+	if _, ok := collectionSegments[bc[1]]; !ok {
+		return Boleto{}, fmt.Errorf("segment %c is not in FEBRABAN's arrecadação table (1–7, 9)", bc[1])
+	}
 	dv, ok := collectionDV(bc[2])
 	if !ok {
 		return Boleto{}, fmt.Errorf("value identifier %c is not 6, 7, 8 or 9", bc[2])

@@ -155,6 +155,21 @@ func TestDecodeBoletoReasons(t *testing.T) {
 	if _, err := DecodeBoleto(strings.Repeat("1", 48), ref); err == nil {
 		t.Error("48 digits not starting with 8 accepted")
 	}
+	// FEBRABAN's segment table has 1–7 and 9: segments 0 and 8 are refused
+	// even with every check digit right, as a barcode and as a line.
+	for _, seg := range []byte{'0', '8'} {
+		bc := braziltest.CollectionBarcode(t, seg, '8', 4321, "00010000000000000000000000000")
+		for _, form := range []string{bc, braziltest.CollectionLine(bc)} {
+			if _, err := DecodeBoleto(form, ref); err == nil || !strings.Contains(err.Error(), "segment "+string(seg)+" is not in FEBRABAN's arrecadação table") {
+				t.Errorf("segment %c (%s): %v", seg, form, err)
+			}
+		}
+	}
+	for _, seg := range []byte{'1', '2', '3', '4', '5', '6', '7', '9'} {
+		if _, err := DecodeBoleto(braziltest.CollectionBarcode(t, seg, '8', 4321, "00010000000000000000000000000"), ref); err != nil {
+			t.Errorf("segment %c refused: %v", seg, err)
+		}
+	}
 	bad := []byte(braziltest.EnergyBarcode)
 	bad[2] = '5'
 	if _, err := DecodeBoleto(string(bad), ref); err == nil || !strings.Contains(err.Error(), "value identifier") {
