@@ -49,6 +49,31 @@ func (w *sizer) walk(v reflect.Value, depth int) {
 	if w.over {
 		return
 	}
+	// The values decoded JSON and expr make, without reflection (a walk
+	// of a million nodes is then milliseconds).
+	if v.IsValid() && v.CanInterface() {
+		switch x := v.Interface().(type) {
+		case []any:
+			w.nodes++
+			w.add(4)
+			for i := 0; i < len(x) && !w.over; i++ {
+				w.add(element(depth + 1))
+				w.any(x[i], depth+1)
+			}
+			return
+		case map[string]any:
+			w.nodes++
+			w.add(6)
+			for k, e := range x {
+				if w.over {
+					return
+				}
+				w.add(element(depth+1) + 2 + quoted(k))
+				w.any(e, depth+1)
+			}
+			return
+		}
+	}
 	w.nodes++
 	for v.IsValid() && (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) {
 		if v.IsNil() {
@@ -135,4 +160,32 @@ func lenOf(v any) int64 {
 		return int64(rv.Len())
 	}
 	return 0
+}
+
+// any walks one element, scalars without reflection.
+func (w *sizer) any(e any, depth int) {
+	switch x := e.(type) {
+	case nil:
+		w.nodes++
+		w.leaves++
+		w.add(5)
+	case string:
+		w.nodes++
+		w.leaves++
+		w.add(quoted(x))
+	case bool:
+		w.nodes++
+		w.leaves++
+		w.add(5)
+	case int, int64:
+		w.nodes++
+		w.leaves++
+		w.add(21)
+	case float64:
+		w.nodes++
+		w.leaves++
+		w.add(24)
+	default:
+		w.walk(reflect.ValueOf(e), depth)
+	}
 }
