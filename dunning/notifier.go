@@ -256,17 +256,27 @@ func defaultSubject(c *Charge) string {
 	if c == nil {
 		return "Mensagem de {{organization.name}}"
 	}
+	if strings.TrimSpace(c.Description) == "" {
+		// A charge may have no description (it is optional when created):
+		// the default names only what every charge has.
+		return "Lembrete de pagamento de {{organization.name}}"
+	}
 	return "Lembrete de pagamento: {{charge.description}}"
 }
 
 // defaultBody is the message charges_notify sends when the caller gives
 // none: the charge's amount and due date, with the payment link and the
-// digitable line when the charge has them (a template must not name a
-// value the charge lacks).
+// digitable line when the charge has them, and its description when it
+// has one (a template must not name a value the charge lacks: Render
+// refuses it with "no value for …").
 func defaultBody(channel string, c Charge) string {
+	what := "uma cobrança, "
+	if strings.TrimSpace(c.Description) != "" {
+		what = "{{charge.description}}, "
+	}
 	var b strings.Builder
 	if channel == ChannelEmail {
-		b.WriteString("Olá, {{debtor.name}}.\n\nConsta em aberto com {{organization.name}}: {{charge.description}}, vencimento em {{charge.due_date}}, valor atualizado de {{charge.updated_amount}}.")
+		b.WriteString("Olá, {{debtor.name}}.\n\nConsta em aberto com {{organization.name}}: " + what + "vencimento em {{charge.due_date}}, valor atualizado de {{charge.updated_amount}}.")
 		if c.PaymentLink != nil && *c.PaymentLink != "" {
 			b.WriteString("\n\nPague em: {{payment_link}}")
 		}
@@ -276,7 +286,7 @@ func defaultBody(channel string, c Charge) string {
 		b.WriteString("\n\nSe já pagou, desconsidere esta mensagem.")
 		return b.String()
 	}
-	b.WriteString("{{organization.name}}: {{debtor.name}}, {{charge.description}} vence(u) em {{charge.due_date}}, valor atualizado {{charge.updated_amount}}.")
+	b.WriteString("{{organization.name}}: {{debtor.name}}, " + strings.TrimSuffix(what, ", ") + " vence(u) em {{charge.due_date}}, valor atualizado {{charge.updated_amount}}.")
 	if c.PaymentLink != nil && *c.PaymentLink != "" {
 		b.WriteString(" Pague em {{payment_link}}")
 	}

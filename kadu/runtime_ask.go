@@ -84,7 +84,7 @@ func (r *run) ask(ctx context.Context, i int, st wflang.Compiled, env wflang.Env
 		}
 	}
 	if err != nil {
-		ans := errorAnswer("arguments_error", "nobody was asked: "+err.Error())
+		ans := exprFailure("arguments_error", "nobody was asked: ", err)
 		if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
 			return err
 		}

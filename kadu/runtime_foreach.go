@@ -33,7 +33,7 @@ func (r *run) forEach(ctx context.Context, i int, st wflang.Compiled, env wflang
 	}
 	items, err := st.Each.Eval(env)
 	if err != nil {
-		return r.stepError(ctx, i, st, errorAnswer("for_each_error", "nothing was called: "+err.Error()), finish)
+		return r.stepError(ctx, i, st, exprFailure("for_each_error", "nothing was called: ", err), finish)
 	}
 	if len(items) == 0 {
 		return r.note(ctx, st, fmt.Sprintf("step %d%s: for_each gave no items; nothing was called", i+1, idNote(st.ID)),
@@ -65,7 +65,7 @@ func (r *run) forEach(ctx context.Context, i int, st wflang.Compiled, env wflang
 		if st.Cond != nil {
 			ok, err := st.Cond.Eval(ienv)
 			if err != nil {
-				ans := errorAnswer("condition_error", err.Error())
+				ans := exprFailure("condition_error", "", err)
 				if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
 					return err
 				}
@@ -84,7 +84,7 @@ func (r *run) forEach(ctx context.Context, i int, st wflang.Compiled, env wflang
 		}
 		args, err := st.Args.Render(ienv)
 		if err != nil {
-			ans := errorAnswer("arguments_error", "nothing was called: "+err.Error())
+			ans := exprFailure("arguments_error", "nothing was called: ", err)
 			if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
 				return err
 			}
@@ -128,5 +128,5 @@ func (r *run) afterItemFailure(ctx context.Context, label string, st wflang.Comp
 	if st.OnError == "continue" {
 		return nil
 	}
-	return r.s.fail(ctx, r.e, "step_failed", fmt.Sprintf("%s (%s) failed: %s", label, st.Tool, ans.Error))
+	return r.s.fail(ctx, r.e, failureCode(ans), fmt.Sprintf("%s (%s) failed: %s", label, st.Tool, ans.Error))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -38,13 +39,39 @@ type toolAnswer struct {
 	Failed bool
 	// Error says why it failed, for people and for the step's record.
 	Error string
+	// Code is the error code of a failure the runtime made itself
+	// (errorAnswer), empty for a tool's own answer.
+	Code string
 }
 
 // errorAnswer is a failure as the workflow and the model read it:
 // {"error":{"code":…,"message":…}}, as the products' own errors are.
 func errorAnswer(code, msg string) toolAnswer {
 	b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-	return toolAnswer{Text: string(b), Value: b, Failed: true, Error: code + ": " + msg}
+	return toolAnswer{Text: string(b), Value: b, Failed: true, Error: code + ": " + msg, Code: code}
+}
+
+// codeBudget is the code of a step whose expression went over the
+// evaluation budget (kadu/wflang, budget.go); the execution it stops
+// fails with the same code.
+const codeBudget = "expression_budget_exceeded"
+
+// exprFailure is a step that failed evaluating one of its expressions:
+// code, or codeBudget when the evaluation went over the budget.
+func exprFailure(code, prefix string, err error) toolAnswer {
+	if errors.Is(err, wflang.ErrBudget) {
+		code = codeBudget
+	}
+	return errorAnswer(code, prefix+err.Error())
+}
+
+// failureCode is the execution's error code when a step's failure stops
+// it.
+func failureCode(ans toolAnswer) string {
+	if ans.Code == codeBudget {
+		return codeBudget
+	}
+	return "step_failed"
 }
 
 func answerOf(res *mcp.CallToolResult, limit int) toolAnswer {

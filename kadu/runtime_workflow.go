@@ -30,7 +30,13 @@ func validateWorkflowSteps(steps []workflowStep) error {
 	if err := checkWorkflowStructure(steps); err != nil {
 		return err
 	}
-	if _, err := compileWorkflow(steps); err != nil {
+	compiled, err := compileWorkflow(steps)
+	if err == nil {
+		// What reads nothing of the run is evaluated now, under the
+		// budget (wflang.CheckConstants).
+		err = wflang.CheckConstants(compiled)
+	}
+	if err != nil {
 		var we *wflang.Error
 		if errors.As(err, &we) {
 			field := "steps." + strconv.Itoa(we.Step)
@@ -114,7 +120,7 @@ func (r *run) workflow(ctx context.Context) error {
 		if st.Cond != nil {
 			ok, err := st.Cond.Eval(env)
 			if err != nil {
-				if stop := r.stepError(ctx, i, st, errorAnswer("condition_error", err.Error()), next); stop != nil {
+				if stop := r.stepError(ctx, i, st, exprFailure("condition_error", "", err), next); stop != nil {
 					return stop
 				}
 				continue
@@ -134,7 +140,7 @@ func (r *run) workflow(ctx context.Context) error {
 		}
 		args, err := st.Args.Render(env)
 		if err != nil {
-			ans := errorAnswer("arguments_error", "nothing was called: "+err.Error())
+			ans := exprFailure("arguments_error", "nothing was called: ", err)
 			if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
 				return err
 			}
@@ -204,7 +210,7 @@ func (r *run) afterFailure(ctx context.Context, i int, st wflang.Compiled, ans t
 	if st.OnError == "continue" {
 		return nil
 	}
-	return r.s.fail(ctx, r.e, "step_failed", fmt.Sprintf("step %d%s (%s) failed: %s", i+1, idNote(st.ID), st.Tool, ans.Error))
+	return r.s.fail(ctx, r.e, failureCode(ans), fmt.Sprintf("step %d%s (%s) failed: %s", i+1, idNote(st.ID), st.Tool, ans.Error))
 }
 
 func idNote(id string) string {

@@ -116,7 +116,8 @@ func (e Env) values() map[string]any {
 	if st == nil {
 		st = map[string]any{}
 	}
-	v := map[string]any{"input": in, "steps": st}
+	// One meter for everything this evaluation computes (budget.go).
+	v := map[string]any{"input": in, "steps": st, meterName: &meter{}}
 	if e.Loop {
 		v["item"], v["index"] = e.Item, e.Index
 	}
@@ -126,8 +127,9 @@ func (e Env) values() map[string]any {
 // typeEnv declares the two names an expression may use; loopEnv adds
 // item and index, for the arguments and condition of a for_each step.
 var (
-	typeEnv = map[string]any{"input": map[string]any{}, "steps": map[string]any{}}
-	loopEnv = types.Map{"input": types.TypeOf(map[string]any{}), "steps": types.TypeOf(map[string]any{}), "item": types.Any, "index": types.Int}
+	typeEnv = map[string]any{"input": map[string]any{}, "steps": map[string]any{}, meterName: (*meter)(nil)}
+	loopEnv = types.Map{"input": types.TypeOf(map[string]any{}), "steps": types.TypeOf(map[string]any{}), "item": types.Any, "index": types.Int,
+		meterName: types.TypeOf((*meter)(nil))}
 )
 
 // scope is what an expression being compiled may name: the earlier
@@ -157,10 +159,13 @@ func (e *Error) Error() string {
 	return who + ": " + e.Message
 }
 
-// program is one compiled expression.
+// program is one compiled expression. constant says it reads nothing of
+// the run (no input, steps, item or index): its value is known when the
+// task is saved.
 type program struct {
-	src  string
-	prog *vm.Program
+	src      string
+	prog     *vm.Program
+	constant bool
 }
 
 // refs collects the step ids an expression names (steps.<id>) while it
@@ -190,15 +195,25 @@ func compile(src string, sc scope, asBool bool) (*program, error) {
 		return nil, fmt.Errorf("an expression longer than %d characters", MaxExpressionBytes)
 	}
 	r := &refs{}
+	g := &guard{}
 	var tenv any = typeEnv
 	if sc.loop {
 		tenv = loopEnv
 	}
-	opts := []expr.Option{expr.Env(tenv), expr.MaxNodes(MaxNodes), expr.DisableBuiltin("now"), expr.Patch(r)}
+	// The optimizer is off: it folds constants while compiling, which
+	// would evaluate a tenant's expression outside the budget (budget.go);
+	// guard sees the expression as written, before budgetPatch adds the
+	// meter's calls.
+	opts := []expr.Option{expr.Env(tenv), expr.MaxNodes(MaxNodes), expr.DisableBuiltin("now"), expr.Optimize(false),
+		expr.Patch(g), expr.Patch(r), expr.Patch(budgetPatch{})}
+	opts = append(opts, budgetFunctions()...)
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
 	p, err := expr.Compile(src, opts...)
+	if g.reserved != "" {
+		return nil, fmt.Errorf("%s: %s is a reserved name", src, g.reserved)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", src, oneLine(err.Error()))
 	}
@@ -207,20 +222,35 @@ func compile(src string, sc scope, asBool bool) (*program, error) {
 			return nil, fmt.Errorf("%s: steps.%s is not a step declared before this one", src, id)
 		}
 	}
-	return &program{src: src, prog: p}, nil
+	return &program{src: src, prog: p, constant: !g.readsRun}, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// run evaluates p within the memory budget.
+// run evaluates p within the budget: expr's MemoryBudget of elements and
+// the meter env carries (budget.go). Going over either is ErrBudget.
 func (p *program) run(env map[string]any) (any, error) {
 	machine := vm.VM{MemoryBudget: MemoryBudget}
 	v, err := machine.Run(p.prog, env)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", p.src, oneLine(err.Error()))
+		m, _ := env[meterName].(*meter)
+		if !errors.Is(err, ErrBudget) && (m != nil && m.over != "" || strings.Contains(err.Error(), "memory budget exceeded")) {
+			return nil, fmt.Errorf("%s: %w: %s", p.src, ErrBudget, oneLine(err.Error()))
+		}
+		return nil, fmt.Errorf("%s: %w", p.src, wrapped{oneLine(err.Error()), err})
 	}
 	return v, nil
 }
+
+// wrapped is an evaluation error on one line that still unwraps to its
+// cause (ErrBudget among them).
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w wrapped) Error() string { return w.msg }
+func (w wrapped) Unwrap() error { return w.err }
 
 // Condition is a compiled step condition.
 type Condition struct{ p *program }
@@ -406,6 +436,9 @@ func text(v any) (string, error) {
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), nil
 	}
+	if _, ok := sizeOf(v, MaxEvalBytes, MaxEvalSteps); !ok {
+		return "", fmt.Errorf("%w: a value of more than %d bytes once written out", ErrBudget, MaxEvalBytes)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("a value that is not JSON (%T)", v)
@@ -563,6 +596,11 @@ func (a *Arguments) Render(env Env) (json.RawMessage, error) {
 	v, err := a.root.render(env.values())
 	if err != nil {
 		return nil, err
+	}
+	// The values may share parts (size.go): measured before they are
+	// written.
+	if _, ok := sizeOf(v, MaxEvalBytes, MaxEvalSteps); !ok {
+		return nil, fmt.Errorf("%w: the arguments would be more than %d bytes of JSON", ErrBudget, MaxEvalBytes)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
