@@ -82,24 +82,26 @@ func getDocument(ctx context.Context, q store.Querier, orgID, id string) (docume
 // fileJSON is how a tool, a route and a resource describe a document or
 // an export: never its bytes, which are at download_path.
 type fileJSON struct {
-	ID           string     `json:"id"`
-	Kind         string     `json:"kind,omitempty"`
-	Resource     string     `json:"resource,omitempty"`
-	SubjectID    string     `json:"subject_id,omitempty"`
-	Status       string     `json:"status"`
-	ContentType  string     `json:"content_type"`
-	ByteSize     *int64     `json:"byte_size"`
-	Filename     string     `json:"filename"`
-	DownloadPath string     `json:"download_path"`
-	ResourceURI  string     `json:"resource_uri"`
-	AmountsOn    string     `json:"amounts_on"`
-	RowCount     *int64     `json:"row_count,omitempty"`
-	Separator    string     `json:"separator,omitempty"`
-	Filters      any        `json:"filters,omitempty"`
-	Error        *string    `json:"error"`
-	CreatedAt    time.Time  `json:"created_at"`
-	ReadyAt      *time.Time `json:"ready_at"`
-	Note         string     `json:"note"`
+	ID           string `json:"id"`
+	Kind         string `json:"kind,omitempty"`
+	Resource     string `json:"resource,omitempty"`
+	SubjectID    string `json:"subject_id,omitempty"`
+	Status       string `json:"status"`
+	ContentType  string `json:"content_type"`
+	ByteSize     *int64 `json:"byte_size"`
+	Filename     string `json:"filename"`
+	DownloadPath string `json:"download_path"`
+	ResourceURI  string `json:"resource_uri"`
+	AmountsOn    string `json:"amounts_on"`
+	RowCount     *int64 `json:"row_count,omitempty"`
+	Separator    string `json:"separator,omitempty"`
+	// FormulaEscaping is an export's: quote, or none (unsafe raw cells).
+	FormulaEscaping string     `json:"formula_escaping,omitempty"`
+	Filters         any        `json:"filters,omitempty"`
+	Error           *string    `json:"error"`
+	CreatedAt       time.Time  `json:"created_at"`
+	ReadyAt         *time.Time `json:"ready_at"`
+	Note            string     `json:"note"`
 }
 
 // fileNote says what to do next with a file in status: read it again

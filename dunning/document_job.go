@@ -21,7 +21,8 @@ type documentWorker struct {
 	s *service
 }
 
-// Timeout bounds one drawing: a few pages take milliseconds, so a
+// Timeout bounds one drawing: a few pages take milliseconds and the
+// largest document (maxDocumentRows rows) a fraction of a second, so a
 // minute is only there for a stuck database.
 func (w *documentWorker) Timeout(*river.Job[documentArgs]) time.Duration { return time.Minute }
 
@@ -36,7 +37,11 @@ func (w *documentWorker) Work(ctx context.Context, job *river.Job[documentArgs])
 // update that stores its bytes is conditioned on that status: a second
 // run changes nothing. A refusal of the API's kind (the charge is no
 // longer paid, the agreement not found) fails the document at once with
-// its message; any other error is retried, and fails it on the last try.
+// its message; a document grown past maxDocumentRows fails at once too
+// and cancels its job (river.JobCancel: never retried); any other error
+// is retried, and fails it on the last try. A failure emits no event:
+// dunning.document.ready is the only one, and the document shows status
+// failed with its error.
 func (s *service) renderDocument(ctx context.Context, orgID, id string, last bool) error {
 	d, err := getDocument(ctx, s.db, orgID, id)
 	if errNotFound(err) {
@@ -50,6 +55,15 @@ func (s *service) renderDocument(ctx context.Context, orgID, id string, last boo
 	}
 	data, err := s.drawDocument(ctx, d)
 	if err != nil {
+		var big *documentTooLargeError
+		if errors.As(err, &big) {
+			// Too large now is too large on every try: fail it once and
+			// cancel the job rather than retry (document_limits.go).
+			if ferr := s.finishDocument(ctx, d, nil, big.msg); ferr != nil {
+				return ferr
+			}
+			return river.JobCancel(big)
+		}
 		var re *rest.Error
 		if errors.As(err, &re) {
 			return s.finishDocument(ctx, d, nil, re.Message)
@@ -91,6 +105,9 @@ func (s *service) drawDocument(ctx context.Context, d documentRow) ([]byte, erro
 		term, err := s.loadAgreementTerm(ctx, s.db, d.OrganizationID, d.SubjectID)
 		if err != nil {
 			return nil, err
+		}
+		if n := len(term.Charges) + len(term.Installments); n > maxDocumentRows {
+			return nil, tooManyRows("agreement term", "")
 		}
 		term.Creditor, term.IssuedAt = creditor, d.CreatedAt
 		if term.On.IsZero() {

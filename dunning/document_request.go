@@ -40,8 +40,9 @@ func (documentArgs) InsertOpts() river.InsertOpts {
 // for its term), generating, and enqueues the job that draws it, both in
 // tx: the document exists exactly when the change that asked for it
 // commits. It checks what a document of that kind needs — a statement's
-// debtor of the organization, a settlement letter's charge paid (else
-// UNPROCESSABLE) — and answers the new document's id. The agreements and
+// debtor of the organization with no more open charges than a document
+// holds (else VALIDATION_ERROR, document_limits.go), a settlement
+// letter's charge paid (else UNPROCESSABLE) — and answers the new document's id. The agreements and
 // protests call it inside their own transactions (an agreement's term
 // when it is proposed, the settlement letter a protest's cancellation
 // attaches); the routes of document_api.go call it too.
@@ -57,6 +58,9 @@ func (s *service) requestDocumentTx(ctx context.Context, tx *store.Tx, orgID, ki
 		d, err := getDebtor(ctx, tx, orgID, subjectID)
 		if err != nil {
 			return "", notFoundAs(err, "debtor")
+		}
+		if err := checkStatementSize(ctx, tx, orgID, d); err != nil {
+			return "", err
 		}
 		subjectID = d.ID
 		filename = "extrato-" + fileSlug(d.ExternalID) + "-" + on.String() + ".pdf"

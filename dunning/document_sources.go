@@ -23,33 +23,44 @@ func debtorParty(d Debtor) docParty {
 
 // loadStatement is the statement of debtorID on date on: every charge of
 // the debtor still in collection (pending or overdue, not archived), by
-// due date, with its amounts on that day.
-func loadStatement(ctx context.Context, q store.Querier, orgID, debtorID string, on calendar.Date) (statementDoc, error) {
-	d, err := getDebtor(ctx, q, orgID, debtorID)
+// due date, with its amounts on that day. The charges are read through
+// one cursor (streamRows), each kept only as its printed line, and at
+// most maxDocumentRows of them: one more fails the document as too large
+// (document_limits.go), since charges may have been added since the
+// request counted them.
+func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on calendar.Date) (statementDoc, error) {
+	d, err := getDebtor(ctx, db, orgID, debtorID)
 	if err != nil {
 		return statementDoc{}, notFoundAs(err, "debtor")
 	}
-	st, err := loadSettings(ctx, q, orgID)
+	st, err := loadSettings(ctx, db, orgID)
 	if err != nil {
 		return statementDoc{}, err
 	}
-	rows := []Charge{}
-	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_charges WHERE organization_id = ? AND debtor_id = ? AND archived_at IS NULL
-		AND status IN (?, ?) ORDER BY due_date, id`, orgID, d.ID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue)); err != nil {
-		return statementDoc{}, err
-	}
-	doc := statementDoc{Debtor: debtorParty(d), On: on, Lines: make([]statementLine, 0, len(rows))}
-	for i := range rows {
-		c := rows[i]
+	doc := statementDoc{Debtor: debtorParty(d), On: on}
+	query := `SELECT * FROM dunning_charges WHERE ` + statementChargesWhere + ` ORDER BY due_date, id LIMIT ?`
+	args := []any{orgID, d.ID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue), maxDocumentRows + 1}
+	err = streamRows(ctx, db, query, args, func(c Charge) error {
+		if len(doc.Lines) == maxDocumentRows {
+			ref := d.ExternalID
+			if ref == "" {
+				ref = d.ID
+			}
+			return tooManyRows("statement", "the debtor has more open charges than when it was asked for; "+statementExportHint(ref))
+		}
 		if err := c.decode(); err != nil {
-			return statementDoc{}, err
+			return err
 		}
 		b, err := chargeBreakdown(c, st, on)
 		if err != nil {
-			return statementDoc{}, err
+			return err
 		}
 		doc.Lines = append(doc.Lines, statementLine{Description: c.Description, Reference: chargeName(c), DueDate: c.DueDate, DaysLate: b.DaysLate,
 			Open: b.Open, Fine: b.Fine, Interest: b.Interest, Updated: b.Updated})
+		return nil
+	})
+	if err != nil {
+		return statementDoc{}, err
 	}
 	return doc, nil
 }

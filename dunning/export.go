@@ -21,7 +21,10 @@ import (
 // the same transaction; the job reads the rows one by one and writes
 // the file into the database in parts as it goes (export_job.go), so
 // neither it nor the download ever holds the whole file
-// (docs/decisions.md "Dunning: documents and exports").
+// (docs/decisions.md "Dunning: documents and exports"). Every cell goes
+// through platform/csvsafe: what a spreadsheet would run as a formula is
+// written as text unless the request asked for formula_escaping none, by
+// name (docs/decisions.md "Exports safe to open").
 
 // Permissions on exports: members make them (an ordinary write that
 // copies data out), every role reads and downloads them. Making one also
@@ -63,7 +66,16 @@ type createExportIn struct {
 	Resource  string        `json:"resource" enum:"charges,debtors,notifications,agreements" jsonschema:"What to export: charges, debtors or notifications (agreements once the agreements exist; until then UNPROCESSABLE)."`
 	Filters   exportFilters `json:"filters,omitempty" jsonschema:"The same filters as the resource's list route; a filter the resource has not is a VALIDATION_ERROR naming it."`
 	Separator string        `json:"separator,omitempty" maxLength:"1" jsonschema:"',' (default): RFC 4180 with amounts as 1234.56 and dates as 2026-03-10; ';': for spreadsheets in Brazilian Portuguese, amounts as 1234,56 and dates as 10/03/2026."`
+	// FormulaEscaping is how cells a spreadsheet would evaluate are
+	// written (docs/decisions.md "Exports safe to open").
+	FormulaEscaping string `json:"formula_escaping,omitempty" enum:"quote,none" jsonschema:"quote (default): a cell starting with = + - @ TAB or CR (after any leading spaces) is prefixed with a single quote, so a spreadsheet shows it as text and never runs it as a formula (OWASP CSV Injection); plain numbers stay numbers. none: every cell verbatim. UNSAFE: a debtor's name or a description can then run as a formula when the file is opened in a spreadsheet; only for a program that reads the CSV itself."`
 }
+
+// Formula escapings of an export (dunning_exports.formula_escaping).
+const (
+	FormulaQuote = "quote"
+	FormulaNone  = "none"
+)
 
 type exportIDIn struct {
 	ID string `json:"id" in:"path" jsonschema:"The export's id."`
@@ -71,20 +83,22 @@ type exportIDIn struct {
 
 // exportRow is a row of dunning_exports.
 type exportRow struct {
-	ID             string     `db:"id"`
-	OrganizationID string     `db:"organization_id"`
-	Resource       string     `db:"resource"`
-	FiltersJSON    string     `db:"filters"`
-	Separator      string     `db:"separator"`
-	Status         string     `db:"status"`
-	AmountsOn      string     `db:"amounts_on"`
-	RowCount       *int64     `db:"row_count"`
-	ByteSize       *int64     `db:"byte_size"`
-	Error          *string    `db:"error"`
-	CreatedBy      string     `db:"created_by"`
-	CreatedAt      time.Time  `db:"created_at"`
-	UpdatedAt      time.Time  `db:"updated_at"`
-	ReadyAt        *time.Time `db:"ready_at"`
+	ID             string `db:"id"`
+	OrganizationID string `db:"organization_id"`
+	Resource       string `db:"resource"`
+	FiltersJSON    string `db:"filters"`
+	Separator      string `db:"separator"`
+	// FormulaEscaping is FormulaQuote or FormulaNone (unsafe raw cells).
+	FormulaEscaping string     `db:"formula_escaping"`
+	Status          string     `db:"status"`
+	AmountsOn       string     `db:"amounts_on"`
+	RowCount        *int64     `db:"row_count"`
+	ByteSize        *int64     `db:"byte_size"`
+	Error           *string    `db:"error"`
+	CreatedBy       string     `db:"created_by"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+	ReadyAt         *time.Time `db:"ready_at"`
 }
 
 func (e exportRow) filters() (exportFilters, error) {
@@ -109,7 +123,7 @@ func getExport(ctx context.Context, q store.Querier, orgID, id string) (exportRo
 func showExport(e exportRow) fileJSON {
 	f := fileJSON{ID: e.ID, Resource: e.Resource, Status: e.Status, ContentType: csvContentType, ByteSize: e.ByteSize, Filename: e.filename(),
 		DownloadPath: APIBase + "/exports/" + e.ID + "/download", ResourceURI: "kobana://dunning/exports/" + e.ID, AmountsOn: e.AmountsOn,
-		Separator: e.Separator, Error: e.Error, CreatedAt: e.CreatedAt, ReadyAt: e.ReadyAt}
+		Separator: e.Separator, FormulaEscaping: e.FormulaEscaping, Error: e.Error, CreatedAt: e.CreatedAt, ReadyAt: e.ReadyAt}
 	if filters, err := e.filters(); err == nil {
 		f.Filters = filters
 	}
@@ -144,7 +158,7 @@ func registerExports(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_exports_create", Method: "POST", Path: "/exports", Tags: []string{"exports"},
 		Title: "Export a listing as CSV",
-		Summary: "Exports charges, debtors or notifications, with the same filters as their list routes, as a CSV file (RFC 4180, UTF-8 with a byte order mark so spreadsheets show accents; separator ';' for Brazilian spreadsheets). Charges carry their updated amount, fine and interest for today. " +
+		Summary: "Exports charges, debtors or notifications, with the same filters as their list routes, as a CSV file (RFC 4180, UTF-8 with a byte order mark so spreadsheets show accents; separator ';' for Brazilian spreadsheets). Charges carry their updated amount, fine and interest for today. A cell starting with = + - @ TAB or CR (a debtor's name, a description…) is prefixed with a single quote so a spreadsheet shows it as text and never runs it as a formula; formula_escaping none writes cells verbatim, which is UNSAFE to open in a spreadsheet. " +
 			"Answers 202 with the export generating: read it with dunning_exports_get until status is ready. The answer describes the file and never holds its rows; each call makes a new export. Needs the scope of what it exports too (dunning.charges, dunning.debtors, dunning.notifications).",
 		Requires: exportsWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createExportIn) (*rest.Response, error) {
@@ -200,6 +214,13 @@ func (s *service) requestExport(ctx context.Context, orgID string, in *createExp
 	if sep != "," && sep != ";" {
 		return "", invalid("separator", "must be ',' or ';'")
 	}
+	escaping := in.FormulaEscaping
+	if escaping == "" {
+		escaping = FormulaQuote
+	}
+	if escaping != FormulaQuote && escaping != FormulaNone {
+		return "", invalid("formula_escaping", "must be quote or none")
+	}
 	var id string
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 		f, err := src.check(ctx, tx, orgID, in.Filters)
@@ -212,8 +233,9 @@ func (s *service) requestExport(ctx context.Context, orgID string, in *createExp
 		}
 		now := s.clock()
 		id = store.NewID()
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_exports (id, organization_id, resource, filters, separator, status, amounts_on, created_by, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, orgID, in.Resource, mustJSON(f), sep, FileGenerating, st.Today(now).String(), userOf(ctx), now, now); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_exports (id, organization_id, resource, filters, separator, formula_escaping, status, amounts_on,
+			created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, orgID, in.Resource, mustJSON(f), sep, escaping, FileGenerating, st.Today(now).String(), userOf(ctx), now, now); err != nil {
 			return err
 		}
 		_, err = s.jobs.EnqueueTx(ctx, tx, exportArgs{OrganizationID: orgID, ExportID: id}, nil)

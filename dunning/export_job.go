@@ -2,7 +2,6 @@ package dunning
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"net/http"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/csvsafe"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -133,7 +133,13 @@ func (s *service) drawExport(ctx context.Context, e exportRow) (int64, int64, er
 	if _, err := pw.Write([]byte(utf8BOM)); err != nil {
 		return 0, 0, err
 	}
-	w := csv.NewWriter(pw)
+	// Every cell, whoever wrote it, is neutralised on its way out: the
+	// input's cleaning (a name's leading TAB trimmed) is no guarantee
+	// (docs/decisions.md "Exports safe to open").
+	w := csvsafe.NewWriter(pw)
+	if e.FormulaEscaping == FormulaNone {
+		w = csvsafe.NewRawWriter(pw)
+	}
 	w.UseCRLF = true // RFC 4180
 	if e.Separator == ";" {
 		w.Comma = ';'
