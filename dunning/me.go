@@ -3,6 +3,7 @@ package dunning
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
@@ -38,6 +39,11 @@ type settingsJSON struct {
 	CompanyFineCapPercent  latefee.Percent           `json:"company_fine_cap_percent"`
 	ConsumerFineCapPercent latefee.Percent           `json:"consumer_fine_cap_percent"`
 	InterestCapPercent     latefee.Percent           `json:"interest_cap_percent"`
+	CompanyInterestCap     latefee.Percent           `json:"company_interest_cap_percent"`
+	ConsumerInterestCap    latefee.Percent           `json:"consumer_interest_cap_percent"`
+	State                  string                    `json:"state"`
+	City                   string                    `json:"city"`
+	CityName               string                    `json:"city_name"`
 	ClosedDays             []calendar.Date           `json:"closed_days"`
 	PriorNoticeDays        int                       `json:"prior_notice_days"`
 	AgreementMaxDiscount   latefee.Percent           `json:"agreement_max_discount_percent"`
@@ -48,8 +54,14 @@ type settingsJSON struct {
 func showSettings(st Settings) settingsJSON {
 	out := settingsJSON{Timezone: st.Timezone, QuietHoursStart: st.QuietStart, QuietHoursEnd: st.QuietEnd, GraceDays: st.GraceDays,
 		Channels: st.Channels, CompanyFineCapPercent: st.CompanyFineCap, ConsumerFineCapPercent: latefee.ConsumerFineCap,
-		InterestCapPercent: st.Caps().CompanyInterest, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
+		InterestCapPercent: latefee.NaturalPersonInterestCap, CompanyInterestCap: st.CompanyInterestCap, ConsumerInterestCap: latefee.NaturalPersonInterestCap,
+		State: st.State, City: st.City, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
 		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays}
+	if r, err := calendar.BrazilRegions(); err == nil && st.City != "" {
+		if c, ok := r.City(st.State, st.City); ok {
+			out.CityName = c.Name
+		}
+	}
 	if out.ClosedDays == nil {
 		out.ClosedDays = []calendar.Date{}
 	}
@@ -90,7 +102,10 @@ type updateSettingsIn struct {
 	GraceDays             *int           `json:"grace_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days after the due date before a pending charge turns overdue and starts costing fine and interest (default 0)."`
 	Channels              *channelsPatch `json:"channels,omitempty" jsonschema:"Channels to change: whether each is enabled and which provider sends on it."`
 	CompanyFineCapPercent *float64       `json:"company_fine_cap_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The highest fine a company's (CNPJ) charge may carry, in percent (default 10). A natural person's is 2 % by law and cannot be changed."`
-	ClosedDays            *[]string      `json:"closed_days,omitempty" jsonschema:"At most 400; replaces the organization's own closed days (YYYY-MM-DD: its city's holidays), besides Brazil's bank holidays."`
+	CompanyInterestCap    *float64       `json:"company_interest_cap_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The highest monthly interest a company's (CNPJ) charge may carry, in percent (default 1): Lei 14.905/2024 frees obligations between companies from the Lei de Usura. A natural person's is 1 % a month by law and cannot be changed."`
+	State                 *string        `json:"state,omitempty" maxLength:"2" jsonschema:"The organization's state, its two-letter code (SP, RJ…), whose holidays close its calendar; empty for national holidays only."`
+	City                  *string        `json:"city,omitempty" maxLength:"100" jsonschema:"The organization's city, its IBGE code (3550308) or name (São Paulo), whose holidays close its calendar; the project's table has the 27 capitals (type another city's days in closed_days). Empty for none."`
+	ClosedDays            *[]string      `json:"closed_days,omitempty" jsonschema:"At most 400; replaces the organization's own closed days (YYYY-MM-DD), besides Brazil's bank holidays and its state's and city's."`
 	PriorNoticeDays       *int           `json:"prior_notice_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days a written prior notice (a notification of kind prior_notice) must precede a credit-bureau report (default 10, as consumer law asks)."`
 	AgreementMaxDiscount  *float64       `json:"agreement_max_discount_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The largest discount an agreement may give, in percent of the debt's updated amount (default 30)."`
 	AgreementGraceDays    *int           `json:"agreement_grace_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days an agreement's installment may be late before the agreement breaks (default 5)."`
@@ -143,7 +158,7 @@ func registerMe(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_settings_get", Method: "GET", Path: "/settings", Tags: []string{"settings"},
 		Title:    "Get the settings",
-		Summary:  "The organization's collection settings: timezone, quiet hours, grace days, channels and their providers, the company fine cap and its own closed days.",
+		Summary:  "The organization's collection settings: timezone, quiet hours, grace days, channels and their providers, the company fine and interest caps, its state and city (whose holidays close its calendar) and its own closed days.",
 		Requires: meRead, Annotations: restkit.ReadOnly(),
 	}, func(ctx context.Context, _ *settingsIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -268,6 +283,18 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 		}
 		st.CompanyFineCap = p
 	}
+	if in.CompanyInterestCap != nil {
+		p, err := percentIn("company_interest_cap_percent", *in.CompanyInterestCap)
+		if err != nil {
+			return err
+		}
+		st.CompanyInterestCap = p
+	}
+	if in.State != nil || in.City != nil {
+		if err := applyPlace(st, in.State, in.City); err != nil {
+			return err
+		}
+	}
 	if in.ClosedDays != nil {
 		if len(*in.ClosedDays) > 400 {
 			return invalid("closed_days", "must have at most 400 days")
@@ -289,6 +316,46 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 	return nil
 }
 
+// applyPlace sets the organization's state and city, checked against the
+// holiday table (dunning/calendar's holidays_br.json): a city needs its
+// state and must be one the table has, so that no holiday is silently
+// missing; it is stored as its IBGE code. Changing the state alone clears
+// the city.
+func applyPlace(st *Settings, state, city *string) error {
+	regions, err := calendar.BrazilRegions()
+	if err != nil {
+		return err
+	}
+	if state != nil {
+		uf := strings.ToUpper(strings.TrimSpace(*state))
+		if uf != "" {
+			if _, ok := regions.State(uf); !ok {
+				return invalid("state", fmt.Sprintf("must be a Brazilian state's two-letter code, such as SP or RJ (got %q)", *state))
+			}
+		}
+		if uf != st.State && city == nil {
+			st.City = ""
+		}
+		st.State = uf
+	}
+	if city != nil {
+		name := strings.TrimSpace(*city)
+		if name == "" {
+			st.City = ""
+			return nil
+		}
+		if st.State == "" {
+			return invalid("city", "needs the organization's state too")
+		}
+		c, ok := regions.City(st.State, name)
+		if !ok {
+			return invalid("city", fmt.Sprintf("%q is not a city of %s the holiday table has (it has the 27 capitals): leave it empty and type the city's holidays in closed_days", name, st.State))
+		}
+		st.City = c.IBGE
+	}
+	return nil
+}
+
 // saveSettings writes st as the organization's row, creating it the first
 // time.
 func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
@@ -297,14 +364,15 @@ func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
 		days = append(days, d.String())
 	}
 	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days,
-			prior_notice_days, agreement_max_discount, agreement_grace_days, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			prior_notice_days, agreement_max_discount, agreement_grace_days, state, city, company_interest_cap, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id) DO UPDATE SET timezone = excluded.timezone, quiet_start = excluded.quiet_start,
 			quiet_end = excluded.quiet_end, grace_days = excluded.grace_days, channels = excluded.channels,
 			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, prior_notice_days = excluded.prior_notice_days,
-			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days, updated_at = excluded.updated_at`,
+			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days,
+			state = excluded.state, city = excluded.city, company_interest_cap = excluded.company_interest_cap, updated_at = excluded.updated_at`,
 		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, mustJSON(st.Channels), int64(st.CompanyFineCap), mustJSON(days),
-		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.UpdatedAt)
+		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), st.UpdatedAt)
 	return err
 }
 

@@ -100,6 +100,14 @@ type Settings struct {
 	// AgreementGraceDays an installment may be late before its agreement
 	// breaks.
 	AgreementGraceDays int `db:"agreement_grace_days"`
+	// State (UF) and City (IBGE code) are where the organization is: their
+	// holidays close its calendar (Calendar). Empty for none.
+	State string `db:"state"`
+	City  string `db:"city"`
+	// CompanyInterestCap caps the monthly interest of a CNPJ debtor's
+	// charge (Lei 14.905/2024 art. 3º lets a creditor agree more than the
+	// Lei de Usura's 1 % with a company); a CPF's is latefee's legal cap.
+	CompanyInterestCap latefee.Percent `db:"company_interest_cap"`
 
 	// Decoded when loaded.
 	Channels   map[string]ChannelSetting `db:"-"`
@@ -112,7 +120,7 @@ type Settings struct {
 // DefaultSettings are the settings of an organization that has no row.
 func DefaultSettings(orgID string) Settings {
 	s := Settings{OrganizationID: orgID, Timezone: DefaultTimezone, QuietStart: DefaultQuietStart, QuietEnd: DefaultQuietEnd,
-		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, Channels: map[string]ChannelSetting{},
+		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, CompanyInterestCap: latefee.DefaultInterestCap, Channels: map[string]ChannelSetting{},
 		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays}
 	for _, ch := range Channels {
 		s.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
@@ -124,22 +132,25 @@ func DefaultSettings(orgID string) Settings {
 }
 
 // Caps are the ceilings charges of this organization may carry: the
-// configurable company fine cap, and the customary 1 % a month of
-// interest (latefee.DefaultInterestCap), which has no column yet.
+// configurable company fine and company interest caps, and for natural
+// persons the legal ones (CDC art. 52 §1's 2 % fine, the Lei de Usura's
+// 1 % a month, latefee.NaturalPersonInterestCap).
 func (st Settings) Caps() latefee.Caps {
 	c := latefee.DefaultCaps()
 	c.CompanyFine = st.CompanyFineCap
+	c.CompanyInterest = st.CompanyInterestCap
 	return c
 }
 
 // Calendar is the business-day calendar of the organization: Brazil's
-// bank holidays plus its own closed days.
+// bank holidays and the year's bank closing, its state's and city's
+// holidays (calendar.NewIn), and its own closed days on top.
 func (st Settings) Calendar() *calendar.Calendar {
 	days := make([]calendar.ClosedDay, 0, len(st.ClosedDays))
 	for _, d := range st.ClosedDays {
 		days = append(days, calendar.ClosedDay{Date: d, Name: "closed day", Kind: calendar.KindOrganization})
 	}
-	return calendar.New(days...)
+	return calendar.NewIn(calendar.Place{UF: st.State, City: st.City}, days...)
 }
 
 // Today is the calendar date at instant now in the organization's zone.
@@ -478,17 +489,17 @@ func chargeBreakdown(c Charge, st Settings, on calendar.Date) (latefee.Breakdown
 		Fine: c.Fine, InterestMonthly: c.Interest}, on)
 }
 
-// GraceEnd is the last day a charge due on due is still on time: the due
-// date, moved to the next business day when it falls on a weekend or a
-// bank holiday (FEBRABAN's rule for boletos), or due plus the grace days,
-// whichever is later. A pending charge turns overdue the day after it
+// GraceEnd is the last day a charge due on due is still on time: due
+// plus the grace days, moved to the next business day of the
+// organization's calendar when it falls on a weekend, a holiday or the
+// year's bank closing. With no grace days that is FEBRABAN's rule for a
+// boleto due on a closed day; with grace days, a grace that ends on a
+// closed day ends on the next business day too, the reading that favours
+// the consumer (CDC art. 47), since the debtor could not pay at a bank
+// on its last day. A pending charge turns overdue the day after it
 // (lateOn), and only then do fine and interest apply (chargeBreakdown).
 func (st Settings) GraceEnd(due calendar.Date) calendar.Date {
-	end := st.Calendar().NextBusinessDay(due)
-	if g := due.AddDays(st.GraceDays); g.After(end) {
-		end = g
-	}
-	return end
+	return st.Calendar().NextBusinessDay(due.AddDays(max(st.GraceDays, 0)))
 }
 
 // lateOn reports whether a charge due on due is late on date on: after

@@ -12,8 +12,15 @@ import (
 const (
 	KindWeekend      = "weekend"
 	KindNational     = "national_holiday"
+	KindBankClosing  = "bank_closing"
+	KindState        = "state_holiday"
+	KindMunicipal    = "municipal_holiday"
 	KindOrganization = "organization"
 )
+
+// BankClosingName names the last business day of the year, closed to
+// the public and to interbank clearing (bankClosing).
+const BankClosingName = "Último dia útil do ano — sem expediente bancário"
 
 // ClosedDay is a day banks or the organization are closed. Name is the
 // holiday's name ("Tiradentes", "Carnaval (segunda-feira)") or, for a
@@ -74,7 +81,14 @@ var national = &cal.Calendar{Name: "BR bank holidays", Holidays: holidays}
 // days. A nil *Calendar is the national calendar alone. A Calendar is
 // immutable and safe for concurrent use.
 type Calendar struct {
-	extra map[Date]string
+	extra    map[Date]string
+	regional []regionalDay
+}
+
+// regionalDay is a state or municipal holiday of the calendar's place.
+type regionalDay struct {
+	RegionalHoliday
+	kind string
 }
 
 // New is the national calendar plus the organization's closed days
@@ -90,14 +104,51 @@ func New(orgDays ...ClosedDay) *Calendar {
 	return c
 }
 
+// NewIn is New for an organization at place p: the national calendar,
+// the holidays of p's state and city from the project's table
+// (holidays_br.json, BrazilRegions), and the organization's own days on
+// top. A state or city the table does not know adds nothing: callers
+// check the place when it is saved (Regions.State, Regions.City).
+func NewIn(p Place, orgDays ...ClosedDay) *Calendar {
+	c := New(orgDays...)
+	r, err := BrazilRegions()
+	if err != nil {
+		return c
+	}
+	if s, ok := r.State(p.UF); ok {
+		for _, h := range s.Holidays {
+			c.regional = append(c.regional, regionalDay{h, KindState})
+		}
+		if p.City != "" {
+			if city, ok := r.City(p.UF, p.City); ok {
+				for _, h := range city.Holidays {
+					c.regional = append(c.regional, regionalDay{h, KindMunicipal})
+				}
+			}
+		}
+	}
+	return c
+}
+
 // Closure says why d is closed, or false when it is a business day.
-// A national holiday wins over an organization's day on the same date,
-// and both over the weekend.
+// A national holiday wins over the year's bank closing, a state holiday,
+// a municipal one and an organization's day on the same date, in that
+// order, and all of them over the weekend.
 func (c *Calendar) Closure(d Date) (ClosedDay, bool) {
 	if _, _, h := national.IsHoliday(d.noonUTC()); h != nil {
 		return ClosedDay{Date: d, Name: h.Name, Kind: KindNational}, true
 	}
+	if d == bankClosing(d.Year()) {
+		return ClosedDay{Date: d, Name: BankClosingName, Kind: KindBankClosing}, true
+	}
 	if c != nil {
+		for _, kind := range []string{KindState, KindMunicipal} {
+			for _, h := range c.regional {
+				if on, ok := h.in(d.Year()); ok && h.kind == kind && on == d {
+					return ClosedDay{Date: d, Name: h.Name, Kind: kind}, true
+				}
+			}
+		}
 		if name, ok := c.extra[d]; ok {
 			return ClosedDay{Date: d, Name: name, Kind: KindOrganization}, true
 		}
@@ -130,7 +181,9 @@ func (c *Calendar) NextBusinessDay(d Date) Date {
 }
 
 // HolidaysIn lists the closed days of year other than weekends, by date:
-// the national bank holidays and the organization's days. The national
+// the national bank holidays, the year's bank closing (bankClosing), the
+// state and municipal holidays of the calendar's place that fall on a
+// weekday, and the organization's days. The national
 // ones are github.com/rickar/cal/v2's br holidays (New Year, Carnival
 // Tuesday, Good Friday, Tiradentes, Labour Day, Corpus Christi,
 // Independence, Nossa Senhora Aparecida, Finados, Republic, Christmas)
@@ -149,7 +202,19 @@ func (c *Calendar) HolidaysIn(year int) []ClosedDay {
 			out = append(out, ClosedDay{Date: d, Name: h.Name, Kind: KindNational})
 		}
 	}
+	if d := bankClosing(year); !seen[d] {
+		seen[d] = true
+		out = append(out, ClosedDay{Date: d, Name: BankClosingName, Kind: KindBankClosing})
+	}
 	if c != nil {
+		for _, kind := range []string{KindState, KindMunicipal} {
+			for _, h := range c.regional {
+				if d, ok := h.in(year); ok && h.kind == kind && !seen[d] && !isWeekend(d) {
+					seen[d] = true
+					out = append(out, ClosedDay{Date: d, Name: h.Name, Kind: kind})
+				}
+			}
+		}
 		for d, name := range c.extra {
 			if d.Year() == year && !seen[d] {
 				seen[d] = true
@@ -167,3 +232,24 @@ func IsBusinessDay(d Date) bool { return (*Calendar)(nil).IsBusinessDay(d) }
 
 // NextBusinessDay is the national calendar's answer.
 func NextBusinessDay(d Date) Date { return (*Calendar)(nil).NextBusinessDay(d) }
+
+// bankClosing is the last business day of year by the national calendar:
+// banks have no public hours and there is no interbank clearing on it, so
+// a bill due then is payable on the next business day without charges
+// (FEBRABAN's yearly bank calendar: "não haverá expediente bancário e as
+// compensações bancárias não serão efetivadas" on 31 December, and on
+// Friday 29 December 2023 when the 31st fell on a Sunday).
+func bankClosing(year int) Date {
+	d := NewDate(year, time.December, 31)
+	for {
+		if _, _, h := national.IsHoliday(d.noonUTC()); h == nil && !isWeekend(d) {
+			return d
+		}
+		d = d.AddDays(-1)
+	}
+}
+
+func isWeekend(d Date) bool {
+	w := d.Weekday()
+	return w == time.Saturday || w == time.Sunday
+}

@@ -78,7 +78,8 @@ func TestNextBusinessDay(t *testing.T) {
 		{d(2026, time.April, 3), d(2026, time.April, 6)},         // Good Friday → Monday
 		{d(2026, time.April, 21), d(2026, time.April, 22)},       // Tiradentes (Tuesday)
 		{d(2026, time.December, 25), d(2026, time.December, 28)}, // Christmas (Friday) → Monday
-		{d(2026, time.December, 31), d(2026, time.December, 31)}, // Thursday, not a national holiday
+		{d(2026, time.December, 31), d(2027, time.January, 4)},   // Thursday, the year's bank closing (FEBRABAN) → Monday
+		{d(2026, time.December, 30), d(2026, time.December, 30)}, // the last day with public hours
 		{d(2027, time.January, 1), d(2027, time.January, 4)},     // New Year (Friday) → Monday
 	}
 	for _, tt := range tests {
@@ -143,6 +144,7 @@ func TestHolidaysIn(t *testing.T) {
 		"2026-11-15 Proclamação da República",
 		"2026-11-20 Dia Nacional de Zumbi e da Consciência Negra",
 		"2026-12-25 Natal",
+		"2026-12-31 " + BankClosingName,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("HolidaysIn(2026) has %d days, want %d: %+v", len(got), len(want), got)

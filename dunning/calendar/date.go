@@ -5,9 +5,11 @@
 // calendar date Dunning uses for due dates, so no due date is ever an
 // instant in some accidental time zone.
 //
-// The holiday rules come from github.com/rickar/cal/v2 and its br
+// The national rules come from github.com/rickar/cal/v2 and its br
 // package, with the two bank holidays it leaves out added from its own
-// rule kinds (see HolidaysIn); no list of dates is kept here.
+// rule kinds (see HolidaysIn), plus the year's bank closing
+// (bankClosing). State and municipal holidays, which no maintained Go
+// library has, come from the project's table holidays_br.json (NewIn).
 package calendar
 
 import (

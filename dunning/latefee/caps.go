@@ -27,11 +27,26 @@ const (
 	// (Decreto 22.626/1933, art. 9) sets for a penalty clause and the
 	// usual upper bound in commercial contracts.
 	DefaultCompanyFineCap = 10 * OnePercent
-	// DefaultInterestCap is 1 % a month, the customary ceiling for juros
-	// de mora (12 % a year; Código Civil art. 406 with the Lei de Usura's
-	// limit of twice the legal rate).
+	// DefaultInterestCap is 1 % a month, the company interest cap an
+	// organization starts with: the natural persons' legal cap
+	// (NaturalPersonInterestCap), until the organization raises it for
+	// its CNPJ debtors.
 	DefaultInterestCap = 1 * OnePercent
 )
+
+// NaturalPersonInterestCap is the most a natural person's (CPF) charge
+// may carry as monthly interest: 1 % a month (12 % a year), the Lei de
+// Usura's ceiling (Decreto 22.626/1933, art. 1º, twice the 6 % a year
+// legal rate of its time), which still binds obligations of natural
+// persons. It is law, not configuration.
+//
+// Companies differ since Lei 14.905/2024: its art. 3º takes out of the
+// Lei de Usura obligations between legal entities (and the other cases
+// it lists), so a creditor may agree a higher rate with a CNPJ debtor —
+// Caps.CompanyInterest, an organization setting. Where no rate is
+// agreed, the new Código Civil art. 406 sets the legal rate as the Selic
+// minus the IPCA; Dunning charges only the rate the charge names.
+const NaturalPersonInterestCap = 1 * OnePercent
 
 // Caps are an organization's ceilings for what its charges may carry.
 // The consumer fine cap is not among them: ConsumerFineCap always
@@ -40,6 +55,8 @@ type Caps struct {
 	// CompanyFine caps the fine on a company's charge.
 	CompanyFine Percent `json:"company_fine_percent"`
 	// NaturalPersonInterest and CompanyInterest cap the monthly interest.
+	// NaturalPersonInterest never lifts the legal cap: Validate applies
+	// the lower of it and NaturalPersonInterestCap.
 	NaturalPersonInterest Percent `json:"natural_person_interest_percent"`
 	CompanyInterest       Percent `json:"company_interest_percent"`
 }
@@ -48,7 +65,7 @@ type Caps struct {
 func DefaultCaps() Caps {
 	return Caps{
 		CompanyFine:           DefaultCompanyFineCap,
-		NaturalPersonInterest: DefaultInterestCap,
+		NaturalPersonInterest: NaturalPersonInterestCap,
 		CompanyInterest:       DefaultInterestCap,
 	}
 }
@@ -84,7 +101,8 @@ func (e *RuleError) Is(target error) bool { return target == ErrCap }
 const (
 	RuleCDC         = "CDC art. 52 §1"
 	RuleCompanyFine = "the organization's company fine cap"
-	RuleInterestCap = "the organization's interest cap"
+	RuleInterestCap = "the organization's company interest cap"
+	RuleUsura       = "Lei de Usura, Decreto 22.626/1933, art. 1º"
 	fieldFine       = "fine_percent"
 	fieldInterest   = "interest_percent"
 )
@@ -95,10 +113,13 @@ const (
 // kind.
 func (c Caps) Validate(kind DebtorKind, fine, interestMonthly Percent) error {
 	var fineCap, interestCap Percent
-	fineRule := RuleCompanyFine
+	fineRule, interestRule := RuleCompanyFine, RuleInterestCap
 	switch kind {
 	case NaturalPerson:
-		fineCap, interestCap, fineRule = ConsumerFineCap, c.NaturalPersonInterest, RuleCDC
+		fineCap, interestCap, fineRule = ConsumerFineCap, min(c.NaturalPersonInterest, NaturalPersonInterestCap), RuleCDC
+		if interestCap == NaturalPersonInterestCap {
+			interestRule = RuleUsura
+		}
 	case Company:
 		fineCap, interestCap = c.CompanyFine, c.CompanyInterest
 	default:
@@ -111,7 +132,7 @@ func (c Caps) Validate(kind DebtorKind, fine, interestMonthly Percent) error {
 		return &RuleError{Field: fieldFine, Kind: kind, Got: fine, Cap: fineCap, Rule: fineRule}
 	}
 	if interestMonthly > interestCap {
-		return &RuleError{Field: fieldInterest, Kind: kind, Got: interestMonthly, Cap: interestCap, Rule: RuleInterestCap}
+		return &RuleError{Field: fieldInterest, Kind: kind, Got: interestMonthly, Cap: interestCap, Rule: interestRule}
 	}
 	return nil
 }

@@ -17,11 +17,11 @@ func TestValidate(t *testing.T) {
 		{NaturalPerson, 0, 0, ""},
 		{NaturalPerson, 20001, 0, "fine_percent 2,0001% exceeds the 2% cap for natural persons (CDC art. 52 §1)"},
 		{NaturalPerson, 3 * OnePercent, 0, "fine_percent 3% exceeds the 2% cap for natural persons (CDC art. 52 §1)"},
-		{NaturalPerson, 2 * OnePercent, 15000, "interest_percent 1,5% exceeds the 1% cap for natural persons (the organization's interest cap)"},
+		{NaturalPerson, 2 * OnePercent, 15000, "interest_percent 1,5% exceeds the 1% cap for natural persons (Lei de Usura, Decreto 22.626/1933, art. 1º)"},
 		{Company, 10 * OnePercent, OnePercent, ""},
 		{Company, 5 * OnePercent, 0, ""}, // above the consumer cap, fine for a company
 		{Company, 11 * OnePercent, 0, "fine_percent 11% exceeds the 10% cap for companies (the organization's company fine cap)"},
-		{Company, 0, 2 * OnePercent, "interest_percent 2% exceeds the 1% cap for companies (the organization's interest cap)"},
+		{Company, 0, 2 * OnePercent, "interest_percent 2% exceeds the 1% cap for companies (the organization's company interest cap)"},
 		{"cpf", 0, 0, `debtor kind must be "natural_person" or "company" (got "cpf")`},
 		{Company, -1, 0, "percentage must not be negative"},
 	}
@@ -53,5 +53,32 @@ func TestValidateConfiguredCaps(t *testing.T) {
 	// The zero Caps allow no interest and no company fine at all.
 	if err := (Caps{}).Validate(Company, OnePercent, 0); !errors.Is(err, ErrCap) {
 		t.Errorf("zero caps: %v", err)
+	}
+}
+
+// TestInterestCapsLei14905: since Lei 14.905/2024 art. 3º the Lei de
+// Usura no longer binds obligations between legal entities, so a company
+// (CNPJ) charge may carry 3 % a month when the organization's company
+// interest cap allows it; a natural person's (CPF) may not exceed 1 % a
+// month (Decreto 22.626/1933 art. 1º), whatever the caps say.
+func TestInterestCapsLei14905(t *testing.T) {
+	t.Parallel()
+	caps := DefaultCaps()
+	caps.CompanyInterest = 5 * OnePercent
+	caps.NaturalPersonInterest = 5 * OnePercent // cannot lift the law
+	if err := caps.Validate(Company, 2*OnePercent, 3*OnePercent); err != nil {
+		t.Errorf("CNPJ at 3%% a month under a 5%% company cap: %v", err)
+	}
+	err := caps.Validate(NaturalPerson, 2*OnePercent, 3*OnePercent)
+	var re *RuleError
+	if !errors.As(err, &re) || re.Cap != NaturalPersonInterestCap || re.Rule != RuleUsura || re.Field != "interest_percent" {
+		t.Errorf("CPF at 3%% a month: %v, want the Lei de Usura's 1%% cap", err)
+	}
+	if err := caps.Validate(NaturalPerson, 0, OnePercent); err != nil {
+		t.Errorf("CPF at 1%% a month: %v", err)
+	}
+	// The default company cap stays 1 %: raising it is the creditor's choice.
+	if err := DefaultCaps().Validate(Company, 0, 3*OnePercent); !errors.Is(err, ErrCap) {
+		t.Errorf("CNPJ at 3%% under the default cap: %v", err)
 	}
 }
