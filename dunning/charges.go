@@ -346,6 +346,9 @@ func registerCharges(api *rest.API, s *service) {
 			if on, err = dateIn("on", in.On); err != nil {
 				return nil, err
 			}
+			if horizon := calendar.DateOf(s.clock()).AddDays(onHorizonDays); on.After(horizon) {
+				return nil, invalid("on", fmt.Sprintf("must be at most %d days after today (%s)", onHorizonDays, horizon))
+			}
 		}
 		c, err := getCharge(ctx, s.db, t.OrgID, in.ID)
 		if err != nil {

@@ -2,8 +2,10 @@ package dunning
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
@@ -58,11 +60,29 @@ func percentIn(field string, v float64) (latefee.Percent, error) {
 	return p, nil
 }
 
-// dateIn reads a YYYY-MM-DD date.
+// The window of every date the API accepts (due dates, filters, the
+// day of an updated amount, closed days): a charge due in year 0 or
+// 9999 is a typo, and its fine and interest over 740 000 days are a
+// number nobody owes. 1990 leaves room for debts imported from long
+// ago; 2100 for the longest agreements.
+const (
+	earliestYear = 1990
+	latestYear   = 2100
+)
+
+// dateWindow is the first and last day dateIn accepts.
+func dateWindow() (first, last calendar.Date) {
+	return calendar.NewDate(earliestYear, time.January, 1), calendar.NewDate(latestYear, time.December, 31)
+}
+
+// dateIn reads a YYYY-MM-DD date within dateWindow.
 func dateIn(field, s string) (calendar.Date, error) {
 	d, err := calendar.ParseDate(s)
 	if err != nil {
 		return calendar.Date{}, invalid(field, err.Error())
+	}
+	if first, last := dateWindow(); d.Before(first) || d.After(last) {
+		return calendar.Date{}, invalid(field, fmt.Sprintf("must be between %s and %s", first, last))
 	}
 	return d, nil
 }

@@ -18,6 +18,34 @@ import (
 // clock a little ahead of ours is not a payment from tomorrow.
 const paymentClockSkew = 5 * time.Minute
 
+// paidBeforeCharge is how long before its charge a payment may say it
+// was paid: before the earlier of the charge's creation and its due date
+// (an imported legacy charge is created today with an old due date, and
+// its payments are as old as it), by at most a year (an early payment
+// recorded against the charge later). Before that, paid_at is a typo —
+// "1900-01-01" on a charge created today.
+const paidBeforeCharge = 365 * 24 * time.Hour
+
+// onHorizonDays is how far after today GET /charges/{id}?on= may ask
+// for the updated amount: ten years, longer than any agreement, so a
+// projection is possible but year 9999's fine and interest are not.
+const onHorizonDays = 3653
+
+// paidAtFloor is the earliest paid_at a payment of c may carry:
+// paidBeforeCharge before the earlier of c's creation and due date, and
+// never before the API's date window (dateWindow).
+func paidAtFloor(c Charge) time.Time {
+	start := c.CreatedAt
+	if due := c.DueDate.At(0, 0, time.UTC); due.Before(start) {
+		start = due
+	}
+	floor := start.Add(-paidBeforeCharge)
+	if first, _ := dateWindow(); floor.Before(first.At(0, 0, time.UTC)) {
+		floor = first.At(0, 0, time.UTC)
+	}
+	return floor
+}
+
 type createPaymentIn struct {
 	ID        string  `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
 	Amount    float64 `json:"amount" minimum:"0" jsonschema:"What was paid, in BRL; more than two decimals are rounded half-up to the cent. At most the charge's updated amount on the day it was paid (open amount plus fine and interest)."`
@@ -85,6 +113,10 @@ func registerPayments(api *rest.API, s *service) {
 			}
 			if !old.Status.Collectible() {
 				return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", articleFor(string(old.Status)), old.Status))
+			}
+			if floor := paidAtFloor(old); paidAt.Before(floor) {
+				return invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
+					floor.Format(time.RFC3339), earliestYear))
 			}
 			if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
 				return err

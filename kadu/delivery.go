@@ -203,7 +203,10 @@ type resultEmailWorker struct {
 func (*resultEmailWorker) Timeout(*river.Job[resultEmailArgs]) time.Duration { return time.Minute }
 
 // Work sends the e-mail; a permanent refusal (the address does not
-// exist) is not retried.
+// exist, or is not one — an address stored before platform/address
+// checked destinations) is not retried, and is recorded on the execution
+// as a failed step (recordDeliveryFailure), so whoever reads the
+// execution sees the result did not reach that address.
 func (w *resultEmailWorker) Work(ctx context.Context, j *river.Job[resultEmailArgs]) error {
 	err := w.s.sendResultEmail(ctx, j.Args)
 	var me *messaging.Error
@@ -211,9 +214,39 @@ func (w *resultEmailWorker) Work(ctx context.Context, j *river.Job[resultEmailAr
 		if w.s.log != nil {
 			w.s.log.Warn("kadu: a result e-mail was refused", "execution", j.Args.ExecutionID, "error", err)
 		}
-		return nil
+		return w.s.recordDeliveryFailure(ctx, j.Args, err)
 	}
 	return err
+}
+
+// deliveryStepTool names the step a refused result e-mail leaves on its
+// execution. It is no tool the agent can call (tool names have no dot).
+const deliveryStepTool = "kadu.result_email"
+
+// recordDeliveryFailure appends a failed tool_call step named
+// deliveryStepTool to the execution, its arguments the address and the
+// status delivered, its error why the e-mail was refused: GET
+// /executions/{id}/steps shows it beside the steps that produced the
+// result. When recording fails the job is retried and records the
+// refusal then.
+func (s *service) recordDeliveryFailure(ctx context.Context, a resultEmailArgs, cause error) error {
+	e, err := getExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	args, err := json.Marshal(map[string]string{"to": a.To, "status": a.Status})
+	if err != nil {
+		return err
+	}
+	step, err := s.beginStep(ctx, s.db, e, stepStart{Kind: stepToolCall, Tool: deliveryStepTool, Arguments: args})
+	if err != nil {
+		return err
+	}
+	return s.finishStep(ctx, s.db, e, step, stepOutcome{Status: stepFailed,
+		Error: "the result e-mail was not delivered: " + summarize(cause.Error(), 500)})
 }
 
 func registerDelivery(s *service, q *jobs.Queue) {

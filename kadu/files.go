@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -185,22 +184,6 @@ func baseType(ct string) string {
 	return t
 }
 
-// cleanFilename keeps a name safe to show and to put in
-// Content-Disposition: its last path element, no control characters.
-func cleanFilename(name string) string {
-	name = path.Base(strings.ReplaceAll(strings.TrimSpace(name), `\`, "/"))
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '"' {
-			return -1
-		}
-		return r
-	}, name)
-	if name == "." || name == "/" {
-		return ""
-	}
-	return name
-}
-
 func fileErr(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return rest.NotFound("file")
@@ -361,9 +344,11 @@ func registerFiles(api *rest.API, s *service) {
 // newUploadSlot checks a create request and builds its pending row.
 func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*fileRecord, []rest.FieldError) {
 	var details []rest.FieldError
-	name := cleanFilename(in.Filename)
-	if name == "" {
-		details = append(details, rest.FieldError{Field: "filename", Message: "must be a file name"})
+	// Refused, not cleaned (platform/safename.File): a name with a bidi
+	// override, a control character, a path separator or only dots.
+	name, err := safename.File(in.Filename)
+	if err != nil {
+		details = append(details, rest.FieldError{Field: "filename", Message: err.Error()})
 	}
 	ct := baseType(in.ContentType)
 	if _, ok := allowedTypes[ct]; !ok {
@@ -430,14 +415,7 @@ func executionOutputs(ctx context.Context, q store.Querier, orgID, execID string
 	return out, err
 }
 
-// contentDisposition names the file for the browser: an ASCII fallback
-// and the UTF-8 name (RFC 6266).
-func contentDisposition(name string) string {
-	ascii := strings.Map(func(r rune) rune {
-		if r > 0x7e || r < 0x20 || r == '"' || r == '\\' {
-			return '_'
-		}
-		return r
-	}, name)
-	return mime.FormatMediaType("attachment", map[string]string{"filename": ascii}) + "; filename*=UTF-8''" + url.PathEscape(name)
-}
+// contentDisposition names the file for the browser: RFC 6266 through
+// platform/safename, which drops what File would have refused from a
+// name stored before names were checked.
+func contentDisposition(name string) string { return safename.ContentDisposition(name) }

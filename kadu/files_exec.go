@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/kobana/kobana-mcp/platform/llm"
+	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -273,11 +274,11 @@ func (r *run) writeOutput(ctx context.Context, raw json.RawMessage) (toolAnswer,
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return errorAnswer("invalid_arguments", "files_write_output takes filename, content_type and content (strings)"), nil
 	}
-	name := cleanFilename(in.Filename)
+	name, nameErr := safename.File(in.Filename)
 	ct := baseType(in.ContentType)
 	switch {
-	case name == "":
-		return errorAnswer("invalid_arguments", "filename must be a file name"), nil
+	case nameErr != nil:
+		return errorAnswer("invalid_arguments", "filename: "+nameErr.Error()), nil
 	case ct != "text/csv" && ct != "text/plain" && ct != "application/xml":
 		return errorAnswer("invalid_arguments", "content_type must be text/csv, text/plain or application/xml"), nil
 	case len(in.Content) == 0 || len(in.Content) > maxOutputBytes:

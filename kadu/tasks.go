@@ -12,6 +12,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -858,9 +859,12 @@ func checkDestinations(in []destinationIn) ([]destination, error) {
 				details = append(details, rest.FieldError{Field: at + ".target", Message: "a webhook destination has no target: every Kadu webhook of the organization subscribed to the event receives it"})
 			}
 		case "email":
-			if at := strings.LastIndexByte(target, '@'); at < 1 || at == len(target)-1 || strings.ContainsAny(target, " <>,;") {
-				details = append(details, rest.FieldError{Field: fmt.Sprintf("destinations.%d.target", i), Message: "must be an e-mail address"})
+			// platform/address: the parser of every product's addresses.
+			a, err := address.ParseEmail(target)
+			if err != nil {
+				details = append(details, rest.FieldError{Field: at + ".target", Message: "must be one e-mail address: " + err.Error()})
 			}
+			target = a
 		case "tool":
 			if !toolNameRe.MatchString(target) || strings.HasPrefix(target, "kadu_") {
 				details = append(details, rest.FieldError{Field: at + ".target", Message: "must name a tool of another Kobana product"})

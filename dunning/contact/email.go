@@ -1,80 +1,14 @@
 package contact
 
-import (
-	"errors"
-	"fmt"
-	"net/mail"
-	"strings"
-
-	"golang.org/x/net/idna"
-)
+import "github.com/kobana/kobana-mcp/platform/address"
 
 // ErrEmailInvalid is every refused e-mail address; the wrapped message
-// says why.
-var ErrEmailInvalid = errors.New("not a valid e-mail address")
+// says why. It is platform/address's error, so callers of either package
+// test for the same value.
+var ErrEmailInvalid = address.ErrEmailInvalid
 
-// domainProfile is IDNA's lookup profile (UTS #46 mapping, the bidi rule,
-// letters, digits and hyphens only) plus DNS lengths: 63 octets a label,
-// 253 a name.
-var domainProfile = idna.New(
-	idna.MapForLookup(),
-	idna.BidiRule(),
-	idna.StrictDomainName(true),
-	idna.VerifyDNSLength(true),
-)
-
-// Length limits of RFC 5321 §4.5.3.1: 64 octets for the local part, 254
-// for a whole address that fits a forward path.
-const (
-	maxLocalPart = 64
-	maxAddress   = 254
-)
-
-// ParseEmail checks that s is one plain e-mail address, local@domain,
-// and returns it normalised: surrounding spaces removed, the domain in
-// lower case and, for an internationalised domain, in its ASCII (IDNA)
-// form. The local part keeps its case (RFC 5321 lets a server tell
-// "Maria" from "maria").
-//
-// It refuses what net/mail would accept but a debtor's address should
-// not be: a display name or angle brackets ("Maria <m@x.com>"), comments,
-// several addresses, quoted local parts, non-ASCII local parts (they
-// need SMTPUTF8, which receivers may lack), IP-literal domains and
-// domains without a dot (localhost).
-func ParseEmail(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if len(s) > maxAddress {
-		return "", fmt.Errorf("%w: longer than %d characters", ErrEmailInvalid, maxAddress)
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil {
-		return "", fmt.Errorf("%w (got %q)", ErrEmailInvalid, s)
-	}
-	// A bare addr-spec parses to itself; a display name, brackets, a
-	// comment or quoting make the two differ.
-	if a.Name != "" || a.Address != s {
-		return "", fmt.Errorf("%w: give the address alone, without a name, brackets, quotes or comments (got %q)", ErrEmailInvalid, s)
-	}
-	at := strings.LastIndexByte(s, '@')
-	local, domain := s[:at], s[at+1:]
-	if len(local) > maxLocalPart {
-		return "", fmt.Errorf("%w: the part before @ is longer than %d characters", ErrEmailInvalid, maxLocalPart)
-	}
-	for i := 0; i < len(local); i++ {
-		if local[i] >= 0x80 {
-			return "", fmt.Errorf("%w: the part before @ must be ASCII (got %q)", ErrEmailInvalid, s)
-		}
-	}
-	if strings.HasPrefix(domain, "[") {
-		return "", fmt.Errorf("%w: the domain must be a name, not an IP address (got %q)", ErrEmailInvalid, s)
-	}
-	ascii, err := domainProfile.ToASCII(domain)
-	if err != nil || !strings.Contains(ascii, ".") || strings.HasSuffix(ascii, ".") {
-		return "", fmt.Errorf("%w: %q is not a domain name", ErrEmailInvalid, domain)
-	}
-	out := local + "@" + strings.ToLower(ascii)
-	if len(out) > maxAddress {
-		return "", fmt.Errorf("%w: longer than %d characters", ErrEmailInvalid, maxAddress)
-	}
-	return out, nil
-}
+// ParseEmail checks that s is one plain e-mail address and returns it
+// normalised. It is platform/address.ParseEmail — the one parser every
+// product uses — kept here so Dunning reads a debtor's contacts from one
+// package.
+func ParseEmail(s string) (string, error) { return address.ParseEmail(s) }

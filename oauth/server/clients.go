@@ -13,12 +13,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/ory/fosite"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kobana/kobana-mcp/platform/safehttp"
+	"github.com/kobana/kobana-mcp/platform/safename"
 )
 
 // Redirect URIs (both registration paths): HTTPS anywhere, or plain HTTP
@@ -54,15 +54,11 @@ func isLoopbackHost(h string) bool {
 	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }
 
-// cleanName keeps a client name displayable: printable characters only,
-// at most 100 of them.
+// cleanName keeps a client name displayable: without the control and
+// bidi characters platform/safename.Display removes (the same rule as
+// Kadu's file names), at most 100 characters.
 func cleanName(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
+	s = safename.Display(s)
 	if r := []rune(s); len(r) > 100 {
 		s = string(r[:100]) + "…"
 	}

@@ -155,7 +155,18 @@ func TestUsersAndPasswords(t *testing.T) {
 		if _, err := a.VerifyPassword(ctx, nopw.Email, ""); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("no password: %v", err)
 		}
-		for _, e := range []string{"", "bo", "Bo <bo@example.com>", "bo@", strings.Repeat("x", 250) + "@example.com"} {
+		// The accounts parse with platform/address, like every product:
+		// no injected header, no second address, no control character;
+		// an internationalised domain is stored (and found) in ASCII.
+		idn := must[accounts.User](t)(a.CreateUser(ctx, accounts.NewUser{Email: "Cai@Café.com.br"}))
+		if idn.Email != "cai@xn--caf-dma.com.br" {
+			t.Fatalf("IDN stored as %q", idn.Email)
+		}
+		if got := must[accounts.User](t)(a.GetUserByEmail(ctx, "cai@café.com.br")); got.ID != idn.ID {
+			t.Fatalf("IDN look-up: %+v", got)
+		}
+		for _, e := range []string{"", "bo", "Bo <bo@example.com>", "bo@", strings.Repeat("x", 250) + "@example.com",
+			"bo@example.com\r\nBcc:evil@evil.example", "bo@example.com, evil@evil.example", "bo\x00@example.com", "bo@localhost"} {
 			if _, err := a.CreateUser(ctx, accounts.NewUser{Email: e}); !errors.Is(err, accounts.ErrInvalid) {
 				t.Errorf("email %q: %v", e, err)
 			}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -63,18 +63,27 @@ type userRow struct {
 	PasswordHash *string `db:"password_hash"` // nil: no password sign-in
 }
 
-// NormalizeEmail is the form emails are stored and looked up in: trimmed
-// and lower-cased. Lower-casing in Go, not SQL, makes both engines agree on
-// addresses beyond ASCII.
-func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
-func validateEmail(email string) (string, error) {
-	e := NormalizeEmail(email)
-	addr, err := mail.ParseAddress(e)
-	if err != nil || addr.Address != e || addr.Name != "" || len(e) > maxEmailBytes {
-		return "", fmt.Errorf("%w: %q is not an e-mail address", ErrInvalid, email)
+// NormalizeEmail is the form emails are stored and looked up in: trimmed,
+// an internationalised domain in its ASCII form (platform/address), and
+// lower-cased. Lower-casing in Go, not SQL, makes both engines agree on
+// addresses beyond ASCII. What is not an address is only trimmed and
+// lower-cased, so a look-up of it finds nothing rather than failing.
+func NormalizeEmail(email string) string {
+	if a, err := address.ParseEmail(email); err == nil {
+		return strings.ToLower(a)
 	}
-	return e, nil
+	return strings.ToLower(strings.TrimSpace(email))
+}
+
+// validateEmail accepts what platform/address accepts — the one parser of
+// every product, so a user's sign-in name is an address Dunning and Kadu
+// would also send to — and returns it normalised.
+func validateEmail(email string) (string, error) {
+	a, err := address.ParseEmail(email)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %w", ErrInvalid, email, err)
+	}
+	return strings.ToLower(a), nil
 }
 
 func validateRole(r identity.Role) error {

@@ -16,10 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	gomail "github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
 
+	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/messaging"
 )
 
@@ -172,7 +174,8 @@ func isLoopback(host string) bool {
 
 // Message is one e-mail to one recipient.
 type Message struct {
-	// To is one address, bare or with a display name.
+	// To is one address, bare or with a display name; the address must
+	// pass platform/address.ParseEmail.
 	To      string
 	ReplyTo string
 	// Subject may hold any Unicode; it is encoded per RFC 2047.
@@ -248,9 +251,19 @@ func (c *Client) compose(m Message) (*gomail.Msg, string, error) {
 	refuse := func(format string, args ...any) error {
 		return &messaging.Error{Channel: messaging.Email, Provider: Provider, Permanent: true, Message: fmt.Sprintf(format, args...)}
 	}
+	// The last check before SMTP: a display name is allowed here (the
+	// Dunning reminder greets the debtor by name), but the address inside
+	// it must pass platform/address like it did when it was saved, and no
+	// control character may reach a header, whatever a caller stored.
+	if strings.IndexFunc(m.To, unicode.IsControl) >= 0 {
+		return nil, "", refuse("to %q has a control character", m.To)
+	}
 	to, err := netmail.ParseAddress(m.To)
 	if err != nil {
 		return nil, "", refuse("to %q is not one e-mail address: %v", m.To, err)
+	}
+	if to.Address, err = address.ParseEmail(to.Address); err != nil {
+		return nil, "", refuse("to %q: %v", m.To, err)
 	}
 	if hasLineBreak(m.Subject) {
 		return nil, "", refuse("subject has a line break")

@@ -412,8 +412,13 @@ func TestComposeRefuses(t *testing.T) {
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, nil)
 	for name, change := range map[string]func(*Message){
-		"two recipients":       func(m *Message) { m.To = "a@x.example, b@x.example" },
-		"no recipient":         func(m *Message) { m.To = "" },
+		"two recipients": func(m *Message) { m.To = "a@x.example, b@x.example" },
+		"no recipient":   func(m *Message) { m.To = "" },
+		// The address inside To passes platform/address, as when saved.
+		"to localhost":         func(m *Message) { m.To = "Maria <maria@localhost>" },
+		"to quoted local":      func(m *Message) { m.To = `"maria silva"@devedor.example` },
+		"to ip literal":        func(m *Message) { m.To = "maria@[127.0.0.1]" },
+		"to name with tab":     func(m *Message) { m.To = "Maria\t <maria@devedor.example>" },
 		"subject injection":    func(m *Message) { m.Subject = "Oi\r\nBcc: everyone@x.example" },
 		"empty text":           func(m *Message) { m.Text = " \n" },
 		"message id brackets":  func(m *Message) { m.MessageID = "<abc@kobana.example>" },

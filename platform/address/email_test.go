@@ -1,4 +1,4 @@
-package contact
+package address
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseEmail(t *testing.T) {
+	t.Parallel()
 	valid := []struct{ in, want string }{
 		{"maria@example.com", "maria@example.com"},
 		{"Maria.Silva+cobranca@Exemplo.COM.br", "Maria.Silva+cobranca@exemplo.com.br"},
@@ -61,6 +62,7 @@ func TestParseEmail(t *testing.T) {
 }
 
 func TestEmailMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"Maria <maria@example.com>", `not a valid e-mail address: give the address alone, without a name, brackets, quotes or comments (got "Maria <maria@example.com>")`},
 		{"maria@localhost", `not a valid e-mail address: "localhost" is not a domain name`},
@@ -72,5 +74,40 @@ func TestEmailMessages(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("ParseEmail(%q) = %v\nwant %s", tt.in, err, tt.want)
 		}
+	}
+}
+
+// TestParseEmailHostile is the table of addresses that try to become
+// something else on the way to SMTP: the issue's probe (a Kadu
+// destination carrying a Bcc header), bare line feeds, NUL, two
+// addresses, a display name with an injected header, bidi controls and
+// over-long addresses. Each must be refused, and with the reason.
+func TestParseEmailHostile(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, why string }{
+		{"x@example.com\r\nBcc:evil@evil.example", "control character U+000D"},
+		{"x@example.com\nBcc:evil@evil.example", "control character U+000A"},
+		{"x@example.com\rBcc:evil@evil.example", "control character U+000D"},
+		{"x@exam\x00ple.com", "control character U+0000"},
+		{"x\x00@example.com", "control character U+0000"},
+		{"x@example.com, evil@evil.example", "not several"},
+		{"x@example.com;evil@evil.example", "not several"},
+		{"\"Maria\r\nBcc: evil@evil.example\" <x@example.com>", "control character U+000D"},
+		{"Maria <x@example.com>", "without a name"},
+		{"x\u202e@example.com", "control character U+202E"},
+		{"x@exa\u200emple.com", "control character U+200E"},
+		{"x@example.com\t(y)", "control character U+0009"},
+		{strings.Repeat("a", 65) + "@example.com", "longer than 64"},
+		{strings.Repeat("a", 60) + "@" + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 63) + ".com", "longer than 254"},
+	}
+	for _, tt := range tests {
+		got, err := ParseEmail(tt.in)
+		if !errors.Is(err, ErrEmailInvalid) || !strings.Contains(err.Error(), tt.why) {
+			t.Errorf("ParseEmail(%q) = %q, %v; want ErrEmailInvalid saying %q", tt.in, got, err, tt.why)
+		}
+	}
+	// An internationalised domain is a valid address, stored in ASCII.
+	if got, err := ParseEmail("cobranca@pão.com.br"); err != nil || got != "cobranca@xn--po-sia.com.br" {
+		t.Errorf("IDN: got %q, %v", got, err)
 	}
 }
