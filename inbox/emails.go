@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"strconv"
 	"strings"
@@ -259,6 +260,9 @@ func receivedBound(field, v string, upper bool) (*time.Time, error) {
 		return nil, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		if !datebounds.Within(t) {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: field, Message: datebounds.Message})
+		}
 		t = t.UTC()
 		if upper {
 			t = t.Truncate(time.Microsecond).Add(time.Microsecond)
@@ -266,6 +270,9 @@ func receivedBound(field, v string, upper bool) (*time.Time, error) {
 		return &t, nil
 	}
 	if d, err := time.Parse(time.DateOnly, v); err == nil {
+		if !datebounds.Within(d) {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: field, Message: datebounds.Message})
+		}
 		if upper {
 			d = d.AddDate(0, 0, 1)
 		}

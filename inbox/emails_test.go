@@ -162,11 +162,14 @@ func TestEmailsList(t *testing.T) {
 			"?status=lost":             `"field":"status"`,
 			"?received_from=yesterday": `"field":"received_from"`,
 			"?received_to=2026-13-01":  `"field":"received_to"`,
-			"?limit=0":                 `"field":"limit"`,
-			"?cursor=nope":             `"field":"cursor"`,
-			"?subject=boleto":          `"field":"subject","message":"unknown query parameter"`,
-			"?inbox_id=" + sd.deles:    `"code":"not_found"`,
-			"?inbox_id=no-such-inbox":  `"code":"not_found"`,
+			// Dates within 1990–2100 (platform/datebounds).
+			"?received_from=0000-01-01":         `"field":"received_from","message":"must be between 1990-01-01 and 2100-12-31"`,
+			"?received_to=9999-12-31T00:00:00Z": `"field":"received_to","message":"must be between 1990-01-01 and 2100-12-31"`,
+			"?limit=0":                          `"field":"limit"`,
+			"?cursor=nope":                      `"field":"cursor"`,
+			"?subject=boleto":                   `"field":"subject","message":"unknown query parameter"`,
+			"?inbox_id=" + sd.deles:             `"code":"not_found"`,
+			"?inbox_id=no-such-inbox":           `"code":"not_found"`,
 		}
 		for q, want := range bad {
 			code, body := e.Do(e.Owner, "GET", "/api/v1/emails"+q, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,8 +37,8 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 					q.Set("inbox_id", v)
 				}
 				if v := req.Arguments["since"]; v != "" {
-					if _, err := time.Parse(time.DateOnly, v); err != nil {
-						return nil, mcp.InvalidParams("since must be a date as YYYY-MM-DD")
+					if d, err := time.Parse(time.DateOnly, v); err != nil || !datebounds.Within(d) {
+						return nil, mcp.InvalidParams("since must be a date as YYYY-MM-DD, " + datebounds.Message)
 					}
 					q.Set("received_from", v)
 				}

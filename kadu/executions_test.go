@@ -277,6 +277,13 @@ func TestMeAndUsage(t *testing.T) {
 			t.Fatalf("empty period: %+v", u)
 		}
 		e.wantError(e.Owner, "GET", "/api/v1/usage?from=2026-03-10&to=2026-03-01", nil, 422, "validation_failed")
+		// Dates within 1990–2100 (platform/datebounds), naming the field.
+		if resp := e.wantError(e.Owner, "GET", "/api/v1/usage?from=0001-01-01&to=0001-01-31", nil, 422, "validation_failed"); !strings.Contains(resp, `"field":"from","message":"must be between 1990-01-01 and 2100-12-31"`) {
+			t.Fatalf("year 1: %s", resp)
+		}
+		if resp := e.wantError(e.Owner, "GET", "/api/v1/usage?from=9999-12-01&to=9999-12-31", nil, 422, "validation_failed"); !strings.Contains(resp, `"field":"from"`) {
+			t.Fatalf("year 9999: %s", resp)
+		}
 		e.wantError(e.Owner, "GET", "/api/v1/usage?from=2020-01-01&to=2026-03-01", nil, 422, "validation_failed")
 		if u := data[usageJSON](t, 200, e.do(e.Other, "GET", "/api/v1/usage", nil, 200), 200); u.Totals.Cost != 0 || u.Totals.Executions != 0 {
 			t.Fatalf("theirs: %+v", u)

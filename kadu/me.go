@@ -2,6 +2,7 @@ package kadu
 
 import (
 	"context"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"slices"
 	"time"
 
@@ -132,6 +133,14 @@ func registerMe(api *rest.API, s *service) {
 		if in.To != "" {
 			if to, err = time.Parse(time.DateOnly, in.To); err != nil {
 				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "must be a date YYYY-MM-DD"})
+			}
+		}
+		for _, d := range []struct {
+			field string
+			day   time.Time
+		}{{"from", from}, {"to", to}} {
+			if !datebounds.Within(d.day) {
+				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: d.field, Message: datebounds.Message})
 			}
 		}
 		if to.Before(from) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"net/url"
 	"slices"
@@ -151,8 +152,8 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 	}
 	since := day.AddDate(0, 0, -7)
 	if v := strings.TrimSpace(req.Arguments["since"]); v != "" {
-		if since, err = time.Parse(time.DateOnly, v); err != nil {
-			return nil, mcp.InvalidParams("since must be a day YYYY-MM-DD")
+		if since, err = time.Parse(time.DateOnly, v); err != nil || !datebounds.Within(since) {
+			return nil, mcp.InvalidParams("since must be a day YYYY-MM-DD, " + datebounds.Message)
 		}
 	}
 	taskID := strings.TrimSpace(req.Arguments["task_id"])
@@ -312,8 +313,8 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		month = v
 	}
 	start, err := time.Parse("2006-01", month)
-	if err != nil {
-		return nil, mcp.InvalidParams("month must be a month YYYY-MM")
+	if err != nil || !datebounds.Within(start) {
+		return nil, mcp.InvalidParams("month must be a month YYYY-MM, " + datebounds.Message)
 	}
 	end := start.AddDate(0, 1, -1)
 	current := month == plan.Month
