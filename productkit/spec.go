@@ -228,6 +228,7 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 	for _, mount := range b.routes {
 		mount(mux)
 	}
+	mux.Handle("/", unknownPath(b.api, deps.PublicURL, s.Title, s.APIBase))
 	if deps.Jobs != nil {
 		for _, register := range b.jobs {
 			register(deps.Jobs)
