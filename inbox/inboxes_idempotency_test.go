@@ -35,7 +35,7 @@ func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) st
 			m, err := e.Acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err
 		}}
-	auth := deps.ProductAuth(APIBase, Spec(Config{}).Scopes(), ServerTitle)
+	auth := deps.ProductAuth("inbox", APIBase, Spec(Config{}).Scopes(), ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), BasePath: APIBase, Idempotency: idem})
 	svc := &service{db: e.DB, accounts: accounts.New(e.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: e.Jobs, cfg: Config{}.withDefaults()}
 	registerWorkspaces(api, svc.accounts, svc.nonces)

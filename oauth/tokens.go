@@ -130,6 +130,10 @@ type JWTVerifier struct {
 	// its exp (README, "Sign-in, tokens and scopes").
 	Leeway time.Duration
 	Now    func() time.Time
+	// Hints, when set, make the refusals of a token for another product,
+	// another resource or past its expiry say whose it is and how to mint
+	// the right one (token_hints.go); nil keeps the bare reasons.
+	Hints *TokenHints
 }
 
 // Verify checks signature, algorithm, issuer, audience and lifetime, then
@@ -171,10 +175,19 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Ident
 	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: v.Issuer, AnyAudience: jwt.Audience{v.Audience}, Time: now}, leeway); err != nil {
 		switch {
 		case errors.Is(err, jwt.ErrExpired):
+			if v.Hints != nil {
+				return nil, fmt.Errorf("%w: %s", ErrInvalidToken, v.Hints.expired(c.Expiry.Time()))
+			}
 			return nil, fmt.Errorf("%w: expired", ErrInvalidToken)
 		case errors.Is(err, jwt.ErrInvalidIssuer):
+			if v.Hints != nil {
+				return nil, fmt.Errorf("%w: %s", ErrInvalidToken, v.Hints.wrongIssuer(c.Issuer))
+			}
 			return nil, fmt.Errorf("%w: untrusted issuer", ErrInvalidToken)
 		case errors.Is(err, jwt.ErrInvalidAudience):
+			if v.Hints != nil {
+				return nil, fmt.Errorf("%w: %s", ErrInvalidToken, v.Hints.wrongAudience(cleanAudience(c.Audience)))
+			}
 			return nil, fmt.Errorf("%w: issued for another resource", ErrInvalidToken)
 		case errors.Is(err, jwt.ErrNotValidYet), errors.Is(err, jwt.ErrIssuedInTheFuture):
 			return nil, fmt.Errorf("%w: not valid yet", ErrInvalidToken)

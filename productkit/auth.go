@@ -40,11 +40,21 @@ type AuthConfig struct {
 	Name string
 	// Limits, when set, rate-limits both resources (ratelimits.go).
 	Limits RateLimits
+	// Key is the product's --product value ("inbox"); with Places, a
+	// refused token says whose it is and how to mint the right one
+	// (oauth.TokenHints).
+	Key string
+	// Places names the deployment's issuers and resources (Deps.Places).
+	Places oauth.Places
 }
 
 // NewAuth builds a product's resource servers.
 func NewAuth(c AuthConfig) *Auth {
-	mk := func(resource, name string) *oauth.ResourceServer {
+	mk := func(resource, name, kind string) *oauth.ResourceServer {
+		var hints *oauth.TokenHints
+		if c.Key != "" {
+			hints = &oauth.TokenHints{Here: oauth.Place{Product: c.Name, Key: c.Key, Resource: kind}, Places: c.Places}
+		}
 		return &oauth.ResourceServer{
 			Resource: resource, MetadataURL: oauth.WellKnownURL(resource), AuthorizationServers: []string{c.Issuer},
 			Scopes: c.Scopes, Name: name,
@@ -52,13 +62,13 @@ func NewAuth(c AuthConfig) *Auth {
 			// it expires (oauth.CachedVerifier); its role and grant are
 			// decided on every request by c.Roles (serve's is a
 			// sqlstore.RoleCache, invalidated on every change).
-			Verifier: oauth.NewCachedVerifier(&oauth.JWTVerifier{Issuer: c.Issuer, Audience: resource, Keys: c.Keys}),
+			Verifier: oauth.NewCachedVerifier(&oauth.JWTVerifier{Issuer: c.Issuer, Audience: resource, Keys: c.Keys, Hints: hints}),
 			Roles:    c.Roles,
 		}
 	}
 	return &Auth{
-		MCP:    mk(c.PublicURL+MCPPath, c.Name+" MCP"),
-		API:    mk(c.PublicURL+c.APIBase, c.Name+" API"),
+		MCP:    mk(c.PublicURL+MCPPath, c.Name+" MCP", "mcp"),
+		API:    mk(c.PublicURL+c.APIBase, c.Name+" API", "api"),
 		limits: c.Limits,
 	}
 }

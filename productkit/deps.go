@@ -81,6 +81,12 @@ type Deps struct {
 	// not while building (it fills after Build); nil in tests of the
 	// transport and catalog snapshots.
 	Tools *toolreg.Registry
+	// Places names the deployment's issuers and resources — every
+	// product's — so a token refused for belonging to another product or
+	// resource says whose it is (oauth.TokenHints). Read when a token is
+	// refused, not while building: the binary fills it as products start.
+	// Nil names nothing.
+	Places oauth.Places
 }
 
 // WebhookSettings are how every product's webhooks are delivered.
@@ -104,12 +110,15 @@ func (d Deps) Nonces() *confirm.Nonces {
 }
 
 // ProductAuth builds a product's resource servers, or nil when the
-// product runs without authentication (no Keys).
-func (d Deps) ProductAuth(apiBase string, scopes []string, name string) *Auth {
+// product runs without authentication (no Keys). key is the product's
+// --product value, named in the refusal of a token for another product
+// or resource ("" names nothing).
+func (d Deps) ProductAuth(key, apiBase string, scopes []string, name string) *Auth {
 	if d.Keys == nil {
 		return nil
 	}
-	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name, Limits: d.RateLimits})
+	return NewAuth(AuthConfig{PublicURL: d.PublicURL, APIBase: apiBase, Issuer: d.Issuer, Keys: d.Keys, Scopes: scopes, Roles: d.Roles, Name: name, Limits: d.RateLimits,
+		Key: key, Places: d.Places})
 }
 
 // Mux mounts a product's MCP endpoint and API on one handler.

@@ -38,7 +38,7 @@ func TestAPIAndMCPShareTheLimits(t *testing.T) {
 	deps := productkit.Deps{PublicURL: srv.URL, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys},
 		Roles:      func(context.Context, *identity.Identity) (identity.Role, error) { return identity.RoleOwner, nil },
 		RateLimits: ratelimit.NewLimiter(ratelimit.NewMemoryStore(), "test", rates, nil)}
-	auth := deps.ProductAuth("/api/v1", []string{"inbox.emails"}, "Test")
+	auth := deps.ProductAuth("", "/api/v1", []string{"inbox.emails"}, "Test")
 	api := rest.New(rest.Config{Title: "T", Version: "1", BasePath: "/api/v1", Authorize: auth.APIAuthorize()})
 	ro := func(b bool) mcp.ToolAnnotations {
 		return mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(b), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}

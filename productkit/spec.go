@@ -175,7 +175,7 @@ func (l *Listener) Front(h http.Handler) http.Handler {
 // build runs the spec's Build.
 func (s *Spec) build(deps Deps) (*Builder, error) {
 	b := &Builder{Deps: deps, spec: s}
-	b.Auth = deps.ProductAuth(s.APIBase, s.Scopes(), s.Title)
+	b.Auth = deps.ProductAuth(s.Key, s.APIBase, s.Scopes(), s.Title)
 	if s.Build != nil {
 		if err := s.Build(b); err != nil {
 			return nil, err

@@ -142,6 +142,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// executions call in-process (productkit/toolreg).
 	tools := toolreg.New()
 	endpoints := map[string]string{}
+	known := &places{}
 	var servers []running
 	closeAll := func() {
 		for _, r := range servers {
@@ -160,6 +161,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		public := f.public(ln.Addr().String())
+		known.add(spec.Title, spec.Key, public, verify.issuer(public), spec.APIBase)
 		// The built-in authorization server shares the product's listener
 		// (authserver.go): its issuer is the product's own origin.
 		as, err := newAuthServer(spec, public, db, verify, authFlags, lim.oauthLimiters(spec.Key), log)
@@ -185,6 +187,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Secret:         secret,
 			Webhooks:       hooks,
 			Tools:          tools,
+			Places:         known.lookup,
 		})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)
