@@ -1,28 +1,14 @@
 package inbox
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/catalogtest"
 )
 
-// A path the listener does not serve answers a JSON 404 in the API's error
-// shape that names the MCP endpoint and the API base, not net/http's bare
-// "404 page not found".
+// A path the listener does not serve answers a JSON 404 naming the MCP
+// endpoint and the API base, not net/http's bare "404 page not found".
 func TestUnknownPathNamesTheDoors(t *testing.T) {
 	t.Parallel()
-	p, err := productkit.Assemble(Spec(Config{}), productkit.Deps{PublicURL: "https://inbox.example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range []string{"/", "/mcp/", "/v1/mcp", "/favicon.ico"} {
-		w := httptest.NewRecorder()
-		p.Handler.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
-		want := `{"error":{"code":"not_found","message":"no such path \"` + path + `\"; this is the Kobana Autonomous Inbox listener: its MCP endpoint is POST https://inbox.example.com/mcp (JSON-RPC) and its REST API is under https://inbox.example.com/api/v1"}}`
-		if w.Code != 404 || w.Header().Get("Content-Type") != "application/json" || w.Body.String() != want+"\n" && w.Body.String() != want {
-			t.Errorf("%s: %d %q %s", path, w.Code, w.Header().Get("Content-Type"), w.Body)
-		}
-	}
+	catalogtest.UnknownPaths(t, Spec(Config{}), "not_found", "/v1/mcp")
 }
