@@ -310,7 +310,7 @@ func registerCharges(api *rest.API, s *service) {
 			return nil, err
 		}
 		rows := []Charge{}
-		if err := s.db.Select(ctx, &rows, `SELECT c.* FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
+		if err := s.db.Select(ctx, &rows, `SELECT c.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
 			append(args, perPage, offset)...); err != nil {
 			return nil, err
 		}

@@ -38,7 +38,7 @@ func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on
 		return statementDoc{}, err
 	}
 	doc := statementDoc{Debtor: debtorParty(d), On: on}
-	query := `SELECT * FROM dunning_charges WHERE ` + statementChargesWhere + ` ORDER BY due_date, id LIMIT ?`
+	query := chargeSelect + ` WHERE ` + statementChargesWhere + ` ORDER BY due_date, id LIMIT ?`
 	args := []any{orgID, d.ID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue), maxDocumentRows + 1}
 	err = streamRows(ctx, db, query, args, func(c Charge) error {
 		if len(doc.Lines) == maxDocumentRows {

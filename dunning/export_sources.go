@@ -250,7 +250,7 @@ func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilte
 		where = append(where, `(LOWER(t.description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(t.external_id, '')) LIKE ? ESCAPE '\' OR LOWER(d.name) LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p)
 	}
-	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document
+	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document, d.person_kind AS debtor_person_kind
 		FROM dunning_charges t JOIN dunning_debtors d ON d.id = t.debtor_id WHERE ` + strings.Join(where, " AND ") + orderBy(chargeSortColumns[f.SortBy], f.SortOrder == "desc")
 	return streamRows(ctx, db, query, args, func(r chargeExportRow) error {
 		c := r.Charge
