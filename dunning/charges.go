@@ -438,6 +438,7 @@ func registerCharges(api *rest.API, s *service) {
 		return s.closeCharge(ctx, in.ID, "")
 	})
 	registerPayments(api, s)
+	registerWaivers(api, s)
 }
 
 // describeCharge is the confirmation message of a destructive charge

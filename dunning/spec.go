@@ -59,6 +59,7 @@ var webhookEventSlugs = []string{
 	"dunning.charge.overdue",
 	"dunning.charge.paid",
 	"dunning.charge.canceled",
+	EventChargeWaived,
 	"dunning.notification.sent",
 	"dunning.notification.delivered",
 	"dunning.notification.failed",
