@@ -41,6 +41,12 @@ type chargeChange struct {
 // status to any other, or archived) runs the charge-closed hooks.
 func (s *service) applyCharge(ctx context.Context, tx *store.Tx, old Charge, change chargeChange) (Charge, error) {
 	c := change.Next
+	if c.CustomDataJSON == "" {
+		c.CustomDataJSON = mustJSON(c.CustomData)
+	}
+	if c.Tags == nil {
+		c.Tags = []string{}
+	}
 	if c.ID != old.ID || c.OrganizationID != old.OrganizationID {
 		return Charge{}, fmt.Errorf("dunning: applyCharge: charge %s changed into %s", old.ID, c.ID)
 	}
@@ -82,7 +88,7 @@ func (s *service) applyCharge(ctx context.Context, tx *store.Tx, old Charge, cha
 		tags = ?, custom_data = ?, status = ?, archived_at = ?, overdue_at = ?, paid_at = ?, canceled_at = ?, updated_at = ?
 		WHERE id = ? AND organization_id = ?`,
 		int64(c.Amount), int64(c.OpenAmount), int64(c.FineDue), int64(c.InterestDue), assessed, accrual, c.DueDate.String(),
-		c.Description, int64(c.Fine), int64(c.Interest), c.OriginRef, c.Barcode, c.PaymentLink, mustJSON(c.Tags), mustJSON(c.CustomData),
+		c.Description, int64(c.Fine), int64(c.Interest), c.OriginRef, c.Barcode, c.PaymentLink, mustJSON(c.Tags), c.CustomDataJSON,
 		string(c.Status), c.ArchivedAt, c.OverdueAt, c.PaidAt, c.CanceledAt, now, c.ID, c.OrganizationID); err != nil {
 		return Charge{}, err
 	}

@@ -140,7 +140,7 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
-		b.Collect(svc.hooks.Collector())
+		b.Collect(svc.hooks.Collector(), svc.countMismatches)
 	}
 	return nil
 }
