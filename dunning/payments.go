@@ -103,13 +103,18 @@ func recordedBy(id *identity.Identity) string {
 	return "client:" + id.ClientID
 }
 
+// EventPaymentRecorded reports every payment, with how it was applied
+// (interest, fine, principal) and what remains; the one that clears the
+// charge is followed by dunning.charge.paid, which carries it too.
+const EventPaymentRecorded = "dunning.payment.recorded"
+
 // registerPayments declares dunning_charges_payments_create.
 func registerPayments(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_payments_create", Method: "POST", Path: "/charges/{id}/payments", Tags: []string{"charges"},
 		Title: "Record a payment",
 		Summary: "Records a payment against a pending or overdue charge. On a late charge it pays first the interest due, then the fine, then the principal (Código Civil art. 354; the organization's payment_imputation setting may be principal_first where agreed). " +
-			"The answer says how it was applied and what remains; only paying the whole updated amount marks the charge paid, stops its collection and emits dunning.charge.paid (with the payment).",
+			"The answer and dunning.payment.recorded say how it was applied and what remains; only paying the whole updated amount marks the charge paid, stops its collection and emits dunning.charge.paid (with the payment).",
 		Requires: chargesWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -189,8 +194,11 @@ func registerPayments(api *rest.API, s *service) {
 			if left, err = chargeBreakdown(next, st, day); err != nil {
 				return err
 			}
-			c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, EventData: map[string]any{"payment": showPaymentResult(pay, left)}})
-			return err
+			recorded := map[string]any{"payment": showPaymentResult(pay, left)}
+			if c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, EventData: recorded}); err != nil {
+				return err
+			}
+			return s.emitChargeEventWith(ctx, tx, EventPaymentRecorded, c, recorded)
 		})
 		if err != nil {
 			return nil, err

@@ -60,6 +60,7 @@ var webhookEventSlugs = []string{
 	"dunning.charge.paid",
 	"dunning.charge.canceled",
 	EventChargeWaived,
+	EventPaymentRecorded,
 	"dunning.notification.sent",
 	"dunning.notification.delivered",
 	"dunning.notification.failed",
