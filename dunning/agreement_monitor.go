@@ -137,20 +137,9 @@ func (s *service) settleAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 		if c.Status.CanBecome(lifecycle.ChargePaid) != nil {
 			continue
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = 0, status = ?, paid_at = ?, updated_at = ? WHERE id = ?`,
-			string(lifecycle.ChargePaid), now, now, c.ID); err != nil {
-			return err
-		}
-		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-			return err
-		}
-		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
-			return err
-		}
-		if err := s.emitChargeEvent(ctx, tx, EventChargePaid, c); err != nil {
-			return err
-		}
-		if err := s.onChargeClosed(ctx, tx, c, lifecycle.StopPaid); err != nil {
+		next := c
+		next.Status, next.PaidAt = lifecycle.ChargePaid, &now
+		if _, err := s.applyCharge(ctx, tx, c, chargeChange{Next: next}); err != nil {
 			return err
 		}
 	}
@@ -181,20 +170,9 @@ func (s *service) unwindAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 		if !c.Status.Collectible() {
 			continue
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, canceled_at = ?, updated_at = ? WHERE id = ?`,
-			string(lifecycle.ChargeCanceled), now, now, c.ID); err != nil {
-			return err
-		}
-		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-			return err
-		}
-		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
-			return err
-		}
-		if err := s.emitChargeEvent(ctx, tx, EventChargeCanceled, c); err != nil {
-			return err
-		}
-		if err := s.onChargeClosed(ctx, tx, c, lifecycle.StopCanceled); err != nil {
+		next := c
+		next.Status = lifecycle.ChargeCanceled
+		if _, err := s.applyCharge(ctx, tx, c, chargeChange{Next: next}); err != nil {
 			return err
 		}
 	}
@@ -209,33 +187,16 @@ func (s *service) unwindAgreement(ctx context.Context, tx *store.Tx, a *agreemen
 		covered := min(paid, row.Open)
 		paid -= covered
 		owed := row.Open - covered
+		// The charge owes again the principal the agreement did not pay
+		// of what was open when it was proposed (row.Open); its fine and
+		// interest run on it as its ledger says.
+		next := c
 		if owed == 0 {
-			if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = 0, status = ?, paid_at = ?, updated_at = ? WHERE id = ?`,
-				string(lifecycle.ChargePaid), now, now, c.ID); err != nil {
-				return err
-			}
-			if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-				return err
-			}
-			if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
-				return err
-			}
-			if err := s.emitChargeEvent(ctx, tx, EventChargePaid, c); err != nil {
-				return err
-			}
-			continue
+			next.Status, next.PaidAt = lifecycle.ChargePaid, &now
+		} else {
+			next.Status, next.OpenAmount = lifecycle.ChargeOverdue, owed
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = ?, status = ?, overdue_at = ?, updated_at = ? WHERE id = ?`,
-			int64(owed), string(lifecycle.ChargeOverdue), now, now, c.ID); err != nil {
-			return err
-		}
-		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-			return err
-		}
-		if c, err = getCharge(ctx, tx, a.OrganizationID, c.ID); err != nil {
-			return err
-		}
-		if err := s.emitChargeEvent(ctx, tx, EventChargeOverdue, c); err != nil {
+		if _, err := s.applyCharge(ctx, tx, c, chargeChange{Next: next}); err != nil {
 			return err
 		}
 	}

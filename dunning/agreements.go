@@ -361,14 +361,9 @@ func (s *service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 		if err := c.Status.CanBecome(lifecycle.ChargeInAgreement); err != nil || c.ArchivedAt != nil {
 			return a, rest.Unprocessable(fmt.Sprintf("charge %s is now %s: the agreement can no longer be accepted (propose a new one)", chargeName(c), c.Status))
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, updated_at = ? WHERE id = ?`, string(lifecycle.ChargeInAgreement), now, c.ID); err != nil {
-			return a, err
-		}
-		if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-			return a, err
-		}
-		c.Status = lifecycle.ChargeInAgreement
-		if err := s.onChargeClosed(ctx, tx, c, lifecycle.StopInAgreement); err != nil {
+		next := c
+		next.Status = lifecycle.ChargeInAgreement
+		if _, err := s.applyCharge(ctx, tx, c, chargeChange{Next: next}); err != nil {
 			return a, err
 		}
 	}

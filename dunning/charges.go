@@ -310,7 +310,7 @@ func registerCharges(api *rest.API, s *service) {
 			return nil, err
 		}
 		rows := []Charge{}
-		if err := s.db.Select(ctx, &rows, `SELECT c.* FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
+		if err := s.db.Select(ctx, &rows, `SELECT c.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
 			append(args, perPage, offset)...); err != nil {
 			return nil, err
 		}
@@ -438,6 +438,7 @@ func registerCharges(api *rest.API, s *service) {
 		return s.closeCharge(ctx, in.ID, "")
 	})
 	registerPayments(api, s)
+	registerWaivers(api, s)
 }
 
 // describeCharge is the confirmation message of a destructive charge
@@ -683,41 +684,25 @@ func (s *service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		// A new due date may make a pending charge late (it turns overdue
 		// now, as the sweep would) or an overdue one on time, which the
 		// status machine does not allow.
-		becameOverdue := false
 		if in.DueDate != nil {
 			late := st.lateOn(c.DueDate, st.Today(now))
 			switch {
 			case late && c.Status == lifecycle.ChargePending:
-				c.Status, c.OverdueAt, becameOverdue = lifecycle.ChargeOverdue, &now, true
+				c.Status = lifecycle.ChargeOverdue
 			case !late && c.Status == lifecycle.ChargeOverdue:
 				if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
 					return rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
 				}
 			}
 		}
-		_, err = tx.Exec(ctx, `UPDATE dunning_charges SET amount_cents = ?, open_amount_cents = ?, due_date = ?, description = ?, fine = ?, interest = ?,
-			origin_ref = ?, barcode = ?, payment_link = ?, tags = ?, custom_data = ?, status = ?, overdue_at = ?, updated_at = ?
-			WHERE id = ? AND organization_id = ?`,
-			int64(c.Amount), int64(c.OpenAmount), c.DueDateText, c.Description, int64(c.Fine), int64(c.Interest), c.OriginRef, c.Barcode,
-			c.PaymentLink, mustJSON(c.Tags), custom, string(c.Status), c.OverdueAt, now, old.ID, orgID)
-		if err != nil {
-			return err
-		}
-		if err := syncChargeCount(ctx, tx, old.ID); err != nil {
-			return err
-		}
-		if c, err = getCharge(ctx, tx, orgID, old.ID); err != nil {
+		c.CustomDataJSON = custom
+		if c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: c}); err != nil {
 			return err
 		}
 		// A new due date moves every step of the charge's plans with it,
 		// in the same transaction (enrollments.go).
 		if in.DueDate != nil && c.DueDateText != old.DueDateText {
-			if err := s.rescheduleChargeEnrollments(ctx, tx, orgID, old.ID); err != nil {
-				return err
-			}
-		}
-		if becameOverdue {
-			return s.emitChargeEvent(ctx, tx, EventChargeOverdue, c)
+			return s.rescheduleChargeEnrollments(ctx, tx, orgID, old.ID)
 		}
 		return nil
 	})
@@ -742,48 +727,26 @@ func (s *service) closeCharge(ctx context.Context, ref string, to lifecycle.Char
 			return notFoundAs(err, "charge")
 		}
 		c = old
-		now := s.clock()
+		next := old
 		if to == "" {
 			if old.ArchivedAt != nil {
 				return nil
 			}
-			if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET archived_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-				now, now, old.ID, t.OrgID); err != nil {
-				return err
+			now := s.clock()
+			next.ArchivedAt = &now
+		} else {
+			if err := old.Status.CanBecome(to); err != nil {
+				if errors.Is(err, lifecycle.ErrNoChange) {
+					return nil
+				}
+				return transitionError(err)
 			}
-			if err := syncChargeCount(ctx, tx, old.ID); err != nil {
-				return err
-			}
-			if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
-				return err
-			}
-			return s.onChargeClosed(ctx, tx, c, stopArchived)
+			// canceled_at records when the charge left collection,
+			// canceled or written off (applyCharge stamps it).
+			next.Status = to
 		}
-		if err := old.Status.CanBecome(to); err != nil {
-			if errors.Is(err, lifecycle.ErrNoChange) {
-				return nil
-			}
-			return transitionError(err)
-		}
-		// canceled_at records when the charge left collection, canceled or
-		// written off.
-		if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, canceled_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-			string(to), now, now, old.ID, t.OrgID); err != nil {
-			return err
-		}
-		if err := syncChargeCount(ctx, tx, old.ID); err != nil {
-			return err
-		}
-		if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
-			return err
-		}
-		if to == lifecycle.ChargeCanceled {
-			if err := s.emitChargeEvent(ctx, tx, EventChargeCanceled, c); err != nil {
-				return err
-			}
-		}
-		reason, _ := lifecycle.StopReasonFor(to)
-		return s.onChargeClosed(ctx, tx, c, reason)
+		c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next})
+		return err
 	})
 	if err != nil {
 		return nil, err

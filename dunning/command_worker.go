@@ -142,7 +142,7 @@ func (s *service) submit(ctx context.Context, cmd command) (bureau.Answer, error
 		DebtorName     string `db:"debtor_name"`
 		DebtorDocument string `db:"debtor_document"`
 	}
-	if err := s.db.Get(ctx, &req, `SELECT c.*, d.name AS debtor_name, d.document AS debtor_document FROM dunning_charges c
+	if err := s.db.Get(ctx, &req, `SELECT c.*, d.name AS debtor_name, d.document AS debtor_document, d.person_kind AS debtor_person_kind FROM dunning_charges c
 		JOIN dunning_debtors d ON d.id = c.debtor_id WHERE c.id = ? AND c.organization_id = ?`, cmd.ChargeID, cmd.OrganizationID); err != nil {
 		return bureau.Answer{}, err
 	}

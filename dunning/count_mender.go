@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The count mender: hourly (and when a process becomes the leader) it
-// finds the charges and debtors whose status or archiving is not what they
-// are counted as — a write that did not call syncChargeCount or
-// syncDebtorCount, SQL run by hand, rows loaded in bulk — and counts them
-// as they are, each in the transaction of its own sync. The listings'
-// totals are exact whenever every write syncs, as every write of this
-// package does (TestListingCountsMatch); the mender bounds what one that
-// does not can cost to an hour (docs/decisions.md, "Listings at scale").
+// The count mender is an alarm: hourly (and when a process becomes the
+// leader) it finds the charges and debtors whose status or archiving is
+// not what they are counted as. Every write of a charge goes through the
+// ledger (applyCharge, ledger.go), which syncs the counters in its own
+// transaction, so in the package's own traffic it finds nothing
+// (TestListingCountsMatch); a mismatch means SQL run by hand, rows loaded
+// in bulk, or a bug. Each run reports what it found as the gauge
+// kobana_dunning_count_mismatches (by table) and, when it found any, an
+// ERROR log line; and it still mends them — counts them as they are,
+// each in the transaction of its own sync — because a miscount is safe to
+// correct and costs the listings' totals until it is (docs/decisions.md,
+// "Listings at scale" and "One write path per aggregate").
 // 00275_dunning_count_mender.sql indexes exactly those rows, so a run with
 // nothing to mend reads two empty indexes.
 
@@ -62,6 +67,15 @@ func (s *service) registerCountMender(q *jobs.Queue, periodic bool) {
 // answers how many it mended.
 func (s *service) mendCounts(ctx context.Context) (int, error) {
 	mended := 0
+	found := map[string]int{}
+	defer func() {
+		if s.countMismatches == nil {
+			return // a service not built by newService exports nothing
+		}
+		for table, n := range found {
+			s.countMismatches.WithLabelValues(table).Set(float64(n))
+		}
+	}()
 	for _, t := range []struct {
 		table, where string
 		sync         func(context.Context, store.Querier, string) error
@@ -87,13 +101,26 @@ func (s *service) mendCounts(ctx context.Context) (int, error) {
 				}
 			}
 			mended += len(ids)
+			found[t.table] += len(ids)
 			if len(ids) < menderBatch {
 				break
 			}
 		}
 	}
 	if mended > 0 && s.log != nil {
-		s.log.Warn("dunning: listing counters mended: rows had changed without their count", "rows", mended)
+		s.log.Error("dunning: listing counters did not match their rows (a write outside the ledger?): mended",
+			"charges", found["dunning_charges"], "debtors", found["dunning_debtors"])
 	}
 	return mended, nil
+}
+
+// newCountMismatches is the gauge of what the count mender's last run
+// found, by table (dunning_charges, dunning_debtors): 0 in health.
+func newCountMismatches() *prometheus.GaugeVec {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kobana_dunning_count_mismatches",
+		Help: "Rows whose listing count did not match them at the count mender's last run, by table; anything but 0 is a write that bypassed the ledger (the mender mended them)."},
+		[]string{"table"})
+	g.WithLabelValues("dunning_charges")
+	g.WithLabelValues("dunning_debtors")
+	return g
 }

@@ -338,7 +338,7 @@ func registerDebtors(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_upsert", Method: "PUT", Path: "/debtors/{external_id}", Tags: []string{"debtors"},
 		Title:    "Create or replace a debtor",
-		Summary:  "Creates the debtor with this external_id (201), or replaces every field of the one that has it (200), making an archived one active again. The document (CPF or CNPJ) is checked by its check digits.",
+		Summary:  "Creates the debtor with this external_id (201), or replaces every field of the one that has it (200), making an archived one active again. The document (CPF or CNPJ) is checked by its check digits; a change between CPF and CNPJ lists the open charges whose caps it changed (charges_recapped).",
 		Requires: debtorsWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *upsertDebtorIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -350,6 +350,7 @@ func registerDebtors(api *rest.API, s *service) {
 			return nil, err
 		}
 		var d Debtor
+		var recapped []chargeRecapJSON
 		created := false
 		// Two concurrent upserts of a new external_id: the loser's insert
 		// conflicts, and its second attempt replaces the winner's debtor.
@@ -385,6 +386,9 @@ func registerDebtors(api *rest.API, s *service) {
 				if err := syncDebtorCount(ctx, tx, old.ID); err != nil {
 					return err
 				}
+				if recapped, err = recappedCharges(ctx, tx, t.OrgID, old.ID, old.PersonKind, v.personKind); err != nil {
+					return err
+				}
 				d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
 				return err
 			})
@@ -397,14 +401,14 @@ func registerDebtors(api *rest.API, s *service) {
 			return nil, err
 		}
 		if created {
-			return s.debtorAnswer(ctx, d, http.StatusCreated)
+			return s.debtorChangedAnswer(ctx, d, http.StatusCreated, nil)
 		}
-		return s.debtorAnswer(ctx, d, http.StatusOK)
+		return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
 	})
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_update", Method: "PATCH", Path: "/debtors/{id}", Tags: []string{"debtors"},
 		Title:    "Change a debtor",
-		Summary:  "Changes a debtor's name, document, e-mails, phones or address; what the request leaves out stays.",
+		Summary:  "Changes a debtor's name, document, e-mails, phones or address; what the request leaves out stays. A document that turns a company (CNPJ) into a person (CPF) or back changes the caps its open charges are computed with: charges_recapped lists them.",
 		Requires: debtorsWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *updateDebtorIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -412,6 +416,7 @@ func registerDebtors(api *rest.API, s *service) {
 			return nil, err
 		}
 		var d Debtor
+		var recapped []chargeRecapJSON
 		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
 			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
 			if err != nil {
@@ -449,13 +454,16 @@ func registerDebtors(api *rest.API, s *service) {
 			if err != nil {
 				return err
 			}
+			if recapped, err = recappedCharges(ctx, tx, t.OrgID, old.ID, old.PersonKind, v.personKind); err != nil {
+				return err
+			}
 			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		return s.debtorAnswer(ctx, d, http.StatusOK)
+		return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
 	})
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_debtors_archive", Method: "POST", Path: "/debtors/{id}/archive", Tags: []string{"debtors"},

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/money"
 )
 
@@ -51,6 +52,8 @@ type statementLine struct {
 	Fine        money.Cents
 	Interest    money.Cents
 	Updated     money.Cents
+	// Paid is how the charge's payments were imputed so far.
+	Paid latefee.Applied
 }
 
 // statementDoc is the debtor statement (extrato de débitos): every open
@@ -345,6 +348,17 @@ func renderStatement(d statementDoc) ([]byte, error) {
 	}
 	rows = append(rows, []string{"\x00Total", "", "", open.String(), fine.String(), interest.String(), updated.String()})
 	p.table(cols, rows)
+	var paid latefee.Applied
+	for _, l := range d.Lines {
+		paid.Interest, paid.Fine, paid.Principal = paid.Interest+l.Paid.Interest, paid.Fine+l.Paid.Fine, paid.Principal+l.Paid.Principal
+	}
+	if paid.Total() > 0 {
+		// How the payments already received were imputed (Código Civil
+		// art. 354: interest first, then the fine, then the principal,
+		// unless the creditor agreed otherwise).
+		p.text(fmt.Sprintf("Pagamentos já recebidos destes débitos: %s, imputados a juros %s, multa %s e principal %s.",
+			paid.Total(), paid.Interest, paid.Fine, paid.Principal))
+	}
 	p.SetFont(pdfFont, "B", 11)
 	p.CellFormat(p.width, 7, fmt.Sprintf("Total atualizado em %s: %s", d.On.BR(), updated), "", 1, "R", false, 0, "")
 	return p.bytes()

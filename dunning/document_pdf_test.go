@@ -11,6 +11,7 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/money"
 )
 
@@ -95,7 +96,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 	doc := statementDoc{Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
 		Lines: []statementLine{
 			{Description: "Mensalidade de fevereiro", Reference: "MENS-02", DueDate: day("2026-02-10"), DaysLate: 28,
-				Open: 123456, Fine: 2469, Interest: 1152, Updated: 127077},
+				Open: 123456, Fine: 2469, Interest: 1152, Updated: 127077, Paid: latefee.Applied{Interest: 300, Fine: 200, Principal: 9500}},
 			{Description: "Manutenção do elevador", DueDate: day("2026-03-20"), Open: 50000, Updated: 50000},
 		}}
 	data, err := renderStatement(doc)
@@ -107,6 +108,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 		"João da Conceição Araújo, CPF 123.456.789-09", "Posição em: 10/03/2026",
 		"Mensalidade de fevereiro", "10/02/2026", "R$ 1.234,56", "R$ 24,69", "R$ 11,52", "R$ 1.270,77",
 		"Manutenção do elevador", "20/03/2026", "R$ 500,00",
+		"Pagamentos já recebidos destes débitos: R$ 100,00, imputados a juros R$ 3,00, multa R$ 2,00 e principal R$ 95,00.",
 		"Total atualizado em 10/03/2026: R$ 1.770,77", "Página 1 de 1", "Emitido em 10/03/2026 às 12:00")
 	keepArtifact(t, "dunning-statement.pdf", data)
 

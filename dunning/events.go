@@ -26,6 +26,12 @@ const (
 // its webhooks are (restkit.OrganizationTenancy). The scheduler's sweep
 // calls it with EventChargeOverdue.
 func (s *service) emitChargeEvent(ctx context.Context, tx *store.Tx, slug string, c Charge) error {
+	return s.emitChargeEventWith(ctx, tx, slug, c, nil)
+}
+
+// emitChargeEventWith is emitChargeEvent with extra data beside the
+// charge and the organization (the payment that paid it, a waiver).
+func (s *service) emitChargeEventWith(ctx context.Context, tx *store.Tx, slug string, c Charge, extra map[string]any) error {
 	acc := s.accounts.InTx(tx)
 	ws, err := restkit.HomeWorkspace(ctx, acc, c.OrganizationID)
 	if err != nil {
@@ -41,6 +47,9 @@ func (s *service) emitChargeEvent(ctx context.Context, tx *store.Tx, slug string
 		return err
 	}
 	data := map[string]any{"charge": showCharge(c, b, on)}
+	for k, v := range extra {
+		data[k] = v
+	}
 	if org, err := acc.GetOrganization(ctx, c.OrganizationID); err == nil {
 		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
 	}

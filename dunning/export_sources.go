@@ -88,7 +88,8 @@ var (
 var exportSources = map[string]exportSource{
 	ExportCharges: {scope: "dunning.charges", allowed: chargeExportFilters,
 		header: []string{"id", "external_id", "debtor_id", "debtor_external_id", "debtor_name", "debtor_document", "description", "status", "due_date",
-			"amount", "open_amount", "fine_amount", "interest_amount", "updated_amount", "days_late", "amounts_on", "origin", "origin_ref", "tags", "paid_at", "created_at"},
+			"amount", "open_amount", "fine_amount", "interest_amount", "updated_amount", "days_late", "amounts_on", "origin", "origin_ref", "tags", "paid_at", "created_at",
+			"paid_interest", "paid_fine", "paid_principal"},
 		check: checkChargeFilters, write: writeCharges},
 	ExportDebtors: {scope: "dunning.debtors", allowed: debtorExportFilters,
 		header: []string{"id", "external_id", "name", "document", "person_kind", "emails", "phones", "city", "state", "status", "open_amount", "created_at", "updated_at"},
@@ -173,6 +174,10 @@ type chargeExportRow struct {
 	DebtorExternalID string `db:"debtor_external_id"`
 	DebtorName       string `db:"debtor_name"`
 	DebtorDocument   string `db:"debtor_document"`
+	// How the charge's payments were imputed, summed (dunning_payments).
+	PaidInterest  money.Cents `db:"paid_interest"`
+	PaidFine      money.Cents `db:"paid_fine"`
+	PaidPrincipal money.Cents `db:"paid_principal"`
 }
 
 // streamRows runs one query and hands each row to each as the database
@@ -250,7 +255,10 @@ func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilte
 		where = append(where, `(LOWER(t.description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(t.external_id, '')) LIKE ? ESCAPE '\' OR LOWER(d.name) LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p)
 	}
-	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document
+	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document, d.person_kind AS debtor_person_kind,
+		(SELECT COALESCE(SUM(p.applied_interest_cents), 0) FROM dunning_payments p WHERE p.charge_id = t.id) AS paid_interest,
+		(SELECT COALESCE(SUM(p.applied_fine_cents), 0) FROM dunning_payments p WHERE p.charge_id = t.id) AS paid_fine,
+		(SELECT COALESCE(SUM(p.applied_principal_cents), 0) FROM dunning_payments p WHERE p.charge_id = t.id) AS paid_principal
 		FROM dunning_charges t JOIN dunning_debtors d ON d.id = t.debtor_id WHERE ` + strings.Join(where, " AND ") + orderBy(chargeSortColumns[f.SortBy], f.SortOrder == "desc")
 	return streamRows(ctx, db, query, args, func(r chargeExportRow) error {
 		c := r.Charge
@@ -268,7 +276,8 @@ func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilte
 		return emit([]string{c.ID, strOrEmpty(c.ExternalID), c.DebtorID, r.DebtorExternalID, r.DebtorName, brazil.FormatDocument(r.DebtorDocument),
 			c.Description, string(c.Status), cells.date(c.DueDate), cells.money(c.Amount), cells.money(b.Open), cells.money(b.Fine),
 			cells.money(b.Interest), cells.money(b.Updated), strconv.Itoa(b.DaysLate), cells.date(on), c.Origin, strOrEmpty(c.OriginRef),
-			strings.Join(c.Tags, " "), cells.instant(paidAt), cells.instant(&c.CreatedAt)})
+			strings.Join(c.Tags, " "), cells.instant(paidAt), cells.instant(&c.CreatedAt),
+			cells.money(r.PaidInterest), cells.money(r.PaidFine), cells.money(r.PaidPrincipal)})
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -118,6 +120,11 @@ func TestListingCountsMatch(t *testing.T) {
 		check("debtor archived")
 		ee.debtor("jose", "José Souza", "11144477735")
 		check("debtor upserted back")
+		// All of that went through the ledger: the alarm finds nothing.
+		if n, err := ee.svc.mendCounts(context.Background()); err != nil || n != 0 ||
+			gaugeValue(t, ee.svc.countMismatches.WithLabelValues("dunning_charges")) != 0 {
+			t.Fatalf("the count mender found %d mismatches after the API's own writes (%v)", n, err)
+		}
 	})
 }
 
@@ -216,8 +223,13 @@ func TestCountMender(t *testing.T) {
 		if err != nil || n != 4 {
 			t.Fatalf("mended %d rows (%v), want 4", n, err)
 		}
+		// The alarm: what it found, by table, as kobana_dunning_count_mismatches.
+		gauge := func(table string) float64 { return gaugeValue(t, ee.svc.countMismatches.WithLabelValues(table)) }
+		if gauge("dunning_charges") != 3 || gauge("dunning_debtors") != 1 {
+			t.Fatalf("mismatches reported: charges %v, debtors %v", gauge("dunning_charges"), gauge("dunning_debtors"))
+		}
 		wantCountsMatch(t, nil, db, org)
-		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
+		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 || gauge("dunning_charges") != 0 || gauge("dunning_debtors") != 0 {
 			t.Fatalf("a second run mended %d (%v)", n, err)
 		}
 		if db.Dialect() == store.SQLite {
@@ -229,4 +241,14 @@ func TestCountMender(t *testing.T) {
 			}
 		}
 	})
+}
+
+// gaugeValue is what a gauge holds now.
+func gaugeValue(t *testing.T, g interface{ Write(*dto.Metric) error }) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := g.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetGauge().GetValue()
 }

@@ -3,6 +3,7 @@ package dunning
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,7 @@ type settingsJSON struct {
 	PriorNoticeDays        int                       `json:"prior_notice_days"`
 	AgreementMaxDiscount   latefee.Percent           `json:"agreement_max_discount_percent"`
 	AgreementGraceDays     int                       `json:"agreement_grace_days"`
+	PaymentImputation      latefee.Imputation        `json:"payment_imputation"`
 	UpdatedAt              *time.Time                `json:"updated_at"`
 }
 
@@ -56,7 +58,7 @@ func showSettings(st Settings) settingsJSON {
 		Channels: st.Channels, CompanyFineCapPercent: st.CompanyFineCap, ConsumerFineCapPercent: latefee.ConsumerFineCap,
 		InterestCapPercent: latefee.NaturalPersonInterestCap, CompanyInterestCap: st.CompanyInterestCap, ConsumerInterestCap: latefee.NaturalPersonInterestCap,
 		State: st.State, City: st.City, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
-		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays}
+		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays, PaymentImputation: st.PaymentImputation}
 	if r, err := calendar.BrazilRegions(); err == nil && st.City != "" {
 		if c, ok := r.City(st.State, st.City); ok {
 			out.CityName = c.Name
@@ -107,6 +109,7 @@ type updateSettingsIn struct {
 	City                  *string        `json:"city,omitempty" maxLength:"100" jsonschema:"The organization's city, its IBGE code (3550308) or name (São Paulo), whose holidays close its calendar; the project's table has the 27 capitals (type another city's days in closed_days). Empty for none."`
 	ClosedDays            *[]string      `json:"closed_days,omitempty" jsonschema:"At most 400; replaces the organization's own closed days (YYYY-MM-DD), besides Brazil's bank holidays and its state's and city's."`
 	PriorNoticeDays       *int           `json:"prior_notice_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days a written prior notice (a notification of kind prior_notice) must precede a credit-bureau report (default 10, as consumer law asks)."`
+	PaymentImputation     *string        `json:"payment_imputation,omitempty" enum:"interest_first,principal_first" jsonschema:"The order a payment pays a late charge in: interest_first (default, Código Civil art. 354: interest, then fine, then principal) or principal_first, for a creditor who agreed otherwise with its debtors (art. 354's 'estipulação em contrário'). Either way a payment below the updated amount never clears a charge."`
 	AgreementMaxDiscount  *float64       `json:"agreement_max_discount_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The largest discount an agreement may give, in percent of the debt's updated amount (default 30)."`
 	AgreementGraceDays    *int           `json:"agreement_grace_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days an agreement's installment may be late before the agreement breaks (default 5)."`
 }
@@ -283,6 +286,13 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 		}
 		st.CompanyFineCap = p
 	}
+	if in.PaymentImputation != nil {
+		order := latefee.Imputation(*in.PaymentImputation)
+		if !slices.Contains(latefee.Imputations, order) {
+			return invalid("payment_imputation", `must be "interest_first" or "principal_first"`)
+		}
+		st.PaymentImputation = order
+	}
 	if in.CompanyInterestCap != nil {
 		p, err := percentIn("company_interest_cap_percent", *in.CompanyInterestCap)
 		if err != nil {
@@ -364,15 +374,16 @@ func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
 		days = append(days, d.String())
 	}
 	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days,
-			prior_notice_days, agreement_max_discount, agreement_grace_days, state, city, company_interest_cap, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			prior_notice_days, agreement_max_discount, agreement_grace_days, state, city, company_interest_cap, payment_imputation, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id) DO UPDATE SET timezone = excluded.timezone, quiet_start = excluded.quiet_start,
 			quiet_end = excluded.quiet_end, grace_days = excluded.grace_days, channels = excluded.channels,
 			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, prior_notice_days = excluded.prior_notice_days,
 			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days,
-			state = excluded.state, city = excluded.city, company_interest_cap = excluded.company_interest_cap, updated_at = excluded.updated_at`,
+			state = excluded.state, city = excluded.city, company_interest_cap = excluded.company_interest_cap,
+			payment_imputation = excluded.payment_imputation, updated_at = excluded.updated_at`,
 		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, mustJSON(st.Channels), int64(st.CompanyFineCap), mustJSON(days),
-		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), st.UpdatedAt)
+		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), string(st.PaymentImputation), st.UpdatedAt)
 	return err
 }
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -57,8 +59,39 @@ type createPaymentIn struct {
 // paymentResultJSON is a recorded payment with the charge as it stands
 // after it.
 type paymentResultJSON struct {
-	paymentJSON
+	paymentRecordedJSON
 	Charge chargeJSON `json:"charge"`
+}
+
+// paymentRecordedJSON is a payment as it was just recorded: how it was
+// applied (paymentJSON.Applied) and what the charge still owes on the
+// payment's day, by part.
+type paymentRecordedJSON struct {
+	paymentJSON
+	Remaining remainingJSON `json:"remaining"`
+}
+
+// remainingJSON is what a charge still owes after a payment, on its day.
+type remainingJSON struct {
+	Principal money.Cents `json:"principal"`
+	Fine      money.Cents `json:"fine"`
+	Interest  money.Cents `json:"interest"`
+	Total     money.Cents `json:"total"`
+}
+
+// showPaymentResult is pay with what stays open after it (left, the
+// charge's breakdown on the payment's day).
+func showPaymentResult(pay Payment, left latefee.Breakdown) paymentRecordedJSON {
+	return paymentRecordedJSON{paymentJSON: showPayment(pay),
+		Remaining: remainingJSON{Principal: left.Open, Fine: left.Fine, Interest: left.Interest, Total: left.Updated}}
+}
+
+// withTerms is c with the ledger of t (latefee.Impute's answer): its
+// principal left, the fine and interest still due, and from when
+// interest accrues.
+func withTerms(c Charge, t latefee.Terms) Charge {
+	c.OpenAmount, c.FineDue, c.InterestDue, c.FineAssessed, c.AccrualFrom = t.Open, t.FineDue, t.InterestDue, t.FineAssessed, t.AccrualFrom
+	return c
 }
 
 // recordedBy names who recorded something: the person, or the OAuth client
@@ -70,13 +103,18 @@ func recordedBy(id *identity.Identity) string {
 	return "client:" + id.ClientID
 }
 
+// EventPaymentRecorded reports every payment, with how it was applied
+// (interest, fine, principal) and what remains; the one that clears the
+// charge is followed by dunning.charge.paid, which carries it too.
+const EventPaymentRecorded = "dunning.payment.recorded"
+
 // registerPayments declares dunning_charges_payments_create.
 func registerPayments(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_payments_create", Method: "POST", Path: "/charges/{id}/payments", Tags: []string{"charges"},
 		Title: "Record a payment",
-		Summary: "Records a payment against a pending or overdue charge. A partial payment lowers open_amount; the one that clears it marks the charge paid, stops its collection and emits dunning.charge.paid. " +
-			"Paying the updated amount (with fine and interest) clears it too.",
+		Summary: "Records a payment against a pending or overdue charge. On a late charge it pays first the interest due, then the fine, then the principal (Código Civil art. 354; the organization's payment_imputation setting may be principal_first where agreed). " +
+			"The answer and dunning.payment.recorded say how it was applied and what remains; only paying the whole updated amount marks the charge paid, stops its collection and emits dunning.charge.paid (with the payment).",
 		Requires: chargesWrite, Annotations: restkit.Write(false),
 	}, func(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
 		t, err := s.tenant(ctx)
@@ -106,6 +144,7 @@ func registerPayments(api *rest.API, s *service) {
 		var pay Payment
 		var c Charge
 		var st Settings
+		var left latefee.Breakdown
 		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
 			old, err := lockCharge(ctx, tx, t.OrgID, in.ID)
 			if err != nil {
@@ -130,40 +169,36 @@ func registerPayments(api *rest.API, s *service) {
 				return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
 					amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
 			}
-			open := old.OpenAmount - min(amount, old.OpenAmount)
+			after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
+			if err != nil {
+				return err
+			}
 			pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
-				Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now}
-			if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
-				pay.Reference, pay.CreatedBy, pay.CreatedAt); err != nil {
+				Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
+				AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
+			if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
+				applied_interest_cents, applied_fine_cents, applied_principal_cents)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
+				pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
 				return err
 			}
-			if open > 0 {
-				_, err = tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-					int64(open), now, old.ID, t.OrgID)
-				if err != nil {
-					return err
-				}
-				c, err = getCharge(ctx, tx, t.OrgID, old.ID)
+			next := withTerms(old, after)
+			switch {
+			case after.Cleared():
+				next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
+			case next.Status == lifecycle.ChargePending && st.lateOn(next.DueDate, st.Today(now)):
+				// What stays open is late: it turns overdue now, as the
+				// sweep would (charges.go does the same on a write).
+				next.Status = lifecycle.ChargeOverdue
+			}
+			if left, err = chargeBreakdown(next, st, day); err != nil {
 				return err
 			}
-			if err := old.Status.CanBecome(lifecycle.ChargePaid); err != nil {
-				return transitionError(err)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET open_amount_cents = 0, status = 'paid', paid_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-				paidAt, now, old.ID, t.OrgID); err != nil {
+			recorded := map[string]any{"payment": showPaymentResult(pay, left)}
+			if c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, EventData: recorded}); err != nil {
 				return err
 			}
-			if err := syncChargeCount(ctx, tx, old.ID); err != nil {
-				return err
-			}
-			if c, err = getCharge(ctx, tx, t.OrgID, old.ID); err != nil {
-				return err
-			}
-			if err := s.emitChargeEvent(ctx, tx, EventChargePaid, c); err != nil {
-				return err
-			}
-			return s.onChargeClosed(ctx, tx, c, lifecycle.StopPaid)
+			return s.emitChargeEventWith(ctx, tx, EventPaymentRecorded, c, recorded)
 		})
 		if err != nil {
 			return nil, err
@@ -172,7 +207,7 @@ func registerPayments(api *rest.API, s *service) {
 		if err != nil {
 			return nil, err
 		}
-		return rest.Created(map[string]any{"data": paymentResultJSON{paymentJSON: showPayment(pay), Charge: v}}), nil
+		return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
 	})
 }
 

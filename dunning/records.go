@@ -108,6 +108,10 @@ type Settings struct {
 	// charge (Lei 14.905/2024 art. 3º lets a creditor agree more than the
 	// Lei de Usura's 1 % with a company); a CPF's is latefee's legal cap.
 	CompanyInterestCap latefee.Percent `db:"company_interest_cap"`
+	// PaymentImputation is the order payments pay a late charge in:
+	// latefee.InterestFirst (Código Civil art. 354, the default) or
+	// latefee.PrincipalFirst where the creditor agreed otherwise.
+	PaymentImputation latefee.Imputation `db:"payment_imputation"`
 
 	// Decoded when loaded.
 	Channels   map[string]ChannelSetting `db:"-"`
@@ -121,7 +125,8 @@ type Settings struct {
 func DefaultSettings(orgID string) Settings {
 	s := Settings{OrganizationID: orgID, Timezone: DefaultTimezone, QuietStart: DefaultQuietStart, QuietEnd: DefaultQuietEnd,
 		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, CompanyInterestCap: latefee.DefaultInterestCap, Channels: map[string]ChannelSetting{},
-		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays}
+		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays,
+		PaymentImputation: latefee.InterestFirst}
 	for _, ch := range Channels {
 		s.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
 	}
@@ -394,11 +399,23 @@ type Charge struct {
 	// What the listing's counters count it as (syncChargeCount).
 	CountedStatus   *string `db:"counted_status"`
 	CountedArchived *int    `db:"counted_archived"`
+	// The ledger (ledger.go, migration 00285): fine and interest
+	// crystallised by payments and still unpaid, whether the one-time
+	// fine was assessed, and the day interest on OpenAmount (the
+	// principal left) accrues from, "" for the due date.
+	FineDue         money.Cents `db:"fine_due_cents"`
+	InterestDue     money.Cents `db:"interest_due_cents"`
+	FineAssessed    bool        `db:"fine_assessed"`
+	AccrualFromText *string     `db:"accrual_from"`
+	// DebtorKind is the debtor's person_kind as it is now, read with the
+	// charge (chargeSelect): the caps of chargeBreakdown follow it.
+	DebtorKind string `db:"debtor_person_kind"`
 
 	// Decoded when loaded.
-	DueDate    calendar.Date  `db:"-"`
-	Tags       []string       `db:"-"`
-	CustomData map[string]any `db:"-"`
+	DueDate     calendar.Date  `db:"-"`
+	AccrualFrom calendar.Date  `db:"-"`
+	Tags        []string       `db:"-"`
+	CustomData  map[string]any `db:"-"`
 }
 
 // Charge origins (dunning_charges.origin).
@@ -415,6 +432,12 @@ func (c *Charge) decode() error {
 		return fmt.Errorf("dunning: charge due_date: %w", err)
 	}
 	c.DueDate = d
+	c.AccrualFrom = calendar.Date{}
+	if c.AccrualFromText != nil && *c.AccrualFromText != "" {
+		if c.AccrualFrom, err = calendar.ParseDate(*c.AccrualFromText); err != nil {
+			return fmt.Errorf("dunning: charge accrual_from: %w", err)
+		}
+	}
 	c.Tags, c.CustomData = []string{}, map[string]any{}
 	if err := json.Unmarshal([]byte(c.TagsJSON), &c.Tags); err != nil {
 		return fmt.Errorf("dunning: charge tags: %w", err)
@@ -439,11 +462,17 @@ func getCharge(ctx context.Context, q store.Querier, orgID, idOrExternal string)
 		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
 }
 
+// chargeSelect reads charges with their debtor's kind as it is now
+// (Charge.DebtorKind), which the caps need at computation time; a
+// condition on unqualified columns follows it.
+const chargeSelect = `SELECT dunning_charges.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = dunning_charges.debtor_id) AS debtor_person_kind
+	FROM dunning_charges`
+
 // getChargeWhere loads the first charge matching where (a condition with
 // ? placeholders, optionally followed by ORDER BY, LIMIT or FOR UPDATE).
 func getChargeWhere(ctx context.Context, q store.Querier, where string, args ...any) (Charge, error) {
 	var c Charge
-	if err := q.Get(ctx, &c, `SELECT * FROM dunning_charges WHERE `+where, args...); err != nil {
+	if err := q.Get(ctx, &c, chargeSelect+` WHERE `+where, args...); err != nil {
 		return Charge{}, err
 	}
 	return c, c.decode()
@@ -461,6 +490,15 @@ type Payment struct {
 	Reference *string   `db:"reference"`
 	CreatedBy string    `db:"created_by"`
 	CreatedAt time.Time `db:"created_at"`
+	// How it was imputed (latefee.Impute): interest, fine, principal.
+	AppliedInterest  money.Cents `db:"applied_interest_cents"`
+	AppliedFine      money.Cents `db:"applied_fine_cents"`
+	AppliedPrincipal money.Cents `db:"applied_principal_cents"`
+}
+
+// Applied is how the payment was imputed.
+func (p Payment) Applied() latefee.Applied {
+	return latefee.Applied{Interest: p.AppliedInterest, Fine: p.AppliedFine, Principal: p.AppliedPrincipal}
 }
 
 // PaymentMethods are the accepted dunning_payments.method values.
@@ -473,20 +511,43 @@ func chargePayments(ctx context.Context, q store.Querier, orgID, chargeID string
 	return out, err
 }
 
-// chargeBreakdown is what the charge costs on date on: its open amount
-// plus the fine and the pro rata interest (dunning/latefee). A charge
-// costs nothing extra while it is paid on time: until its due date, or
-// the next business day when that falls on a weekend or a bank holiday
-// (of the organization's calendar), or the end of the organization's
-// grace days, whichever is latest; after that, days late count from the
-// due date. A charge out of collection (paid, canceled, written off, in an
-// agreement) grows no more: its updated amount is its open amount.
+// chargeBreakdown is what the charge costs on date on — the one
+// function that computes a charge's updated amount: its open principal,
+// plus the fine and interest crystallised by payments and still unpaid,
+// plus the fine (once) and the pro rata interest accrued since
+// (dunning/latefee). The rates are the charge's, lowered to the caps of
+// its debtor's kind as it is now (c.DebtorKind, latefee.Caps.Limit): a
+// natural person's charge never owes more than CDC art. 52 §1's 2 % fine
+// and the Lei de Usura's 1 % a month, whatever the charge stored. A
+// charge costs nothing extra while it is paid on time: until its due
+// date, or the next business day when that falls on a weekend or a bank
+// holiday (of the organization's calendar), or the end of the
+// organization's grace days, whichever is latest; after that, days late
+// count from the due date. A charge out of collection (paid, canceled,
+// written off, in an agreement) grows no more: its updated amount is
+// what it owed when it left.
 func chargeBreakdown(c Charge, st Settings, on calendar.Date) (latefee.Breakdown, error) {
 	if !c.Status.Collectible() {
-		return latefee.Breakdown{Open: c.OpenAmount, Updated: c.OpenAmount}, nil
+		return latefee.Breakdown{Open: c.OpenAmount, Fine: c.FineDue, Interest: c.InterestDue,
+			Updated: c.OpenAmount + c.FineDue + c.InterestDue}, nil
 	}
-	return latefee.Compute(latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: st.GraceEnd(c.DueDate),
-		Fine: c.Fine, InterestMonthly: c.Interest}, on)
+	return latefee.Compute(chargeTerms(c, st), on)
+}
+
+// chargeTerms are the charge's terms for dunning/latefee: its ledger and
+// its rates within the caps of its debtor's kind now (chargeBreakdown).
+func chargeTerms(c Charge, st Settings) latefee.Terms {
+	fine, interest := st.Caps().Limit(chargeDebtorKind(c), c.Fine, c.Interest)
+	return latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: st.GraceEnd(c.DueDate),
+		Fine: fine, InterestMonthly: interest, FineDue: c.FineDue, InterestDue: c.InterestDue,
+		FineAssessed: c.FineAssessed, AccrualFrom: c.AccrualFrom}
+}
+
+// chargeDebtorKind is the kind of the charge's debtor as loaded with it;
+// a charge read without it (DebtorKind "") is held to the natural
+// persons' caps, the stricter (latefee.Caps.Limit).
+func chargeDebtorKind(c Charge) latefee.DebtorKind {
+	return Debtor{PersonKind: c.DebtorKind}.FeeKind()
 }
 
 // GraceEnd is the last day a charge due on due is still on time: due

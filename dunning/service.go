@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
@@ -39,6 +41,10 @@ type service struct {
 	// tenancy resolves the caller's organization from the token only; no
 	// operation takes an organization argument (README "Architecture").
 	tenancy restkit.Tenancy
+
+	// countMismatches is what the count mender's last run found
+	// (count_mender.go), exported as kobana_dunning_count_mismatches.
+	countMismatches *prometheus.GaugeVec
 
 	// chargeClosedHooks run, in the transaction that closes a charge, for
 	// every charge that becomes paid, canceled, written off or archived.
@@ -75,7 +81,7 @@ func newService(db *store.DB, acc *accounts.Store, q *jobs.Queue, hooks *webhook
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &service{db: db, accounts: acc, jobs: q, hooks: hooks, log: logger, now: time.Now,
-		tenancy: restkit.OrganizationTenancy(acc)}
+		tenancy: restkit.OrganizationTenancy(acc), countMismatches: newCountMismatches()}
 }
 
 // whenChargeClosed adds fn to what runs when a charge leaves collection

@@ -59,6 +59,8 @@ var webhookEventSlugs = []string{
 	"dunning.charge.overdue",
 	"dunning.charge.paid",
 	"dunning.charge.canceled",
+	EventChargeWaived,
+	EventPaymentRecorded,
 	"dunning.notification.sent",
 	"dunning.notification.delivered",
 	"dunning.notification.failed",
@@ -139,7 +141,7 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
-		b.Collect(svc.hooks.Collector())
+		b.Collect(svc.hooks.Collector(), svc.countMismatches)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package dunning
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -149,23 +150,17 @@ func (n *notifier) turnOverdue(ctx context.Context, late []sweepCandidate, now t
 	err := n.db.WithTx(ctx, func(tx *store.Tx) error {
 		turned = 0
 		for _, c := range late {
-			res, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = ?, overdue_at = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ? AND status = ?`,
-				string(lifecycle.ChargeOverdue), now, now, c.ID, c.OrganizationID, string(lifecycle.ChargePending))
+			old, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ? AND status = ?`+forUpdate(tx),
+				c.ID, c.OrganizationID, string(lifecycle.ChargePending))
+			if errors.Is(err, store.ErrNotFound) {
+				continue // a write changed it since it was read
+			}
 			if err != nil {
 				return err
 			}
-			if k, _ := res.RowsAffected(); k == 0 {
-				continue
-			}
-			if err := syncChargeCount(ctx, tx, c.ID); err != nil {
-				return err
-			}
-			charge, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`, c.ID, c.OrganizationID)
-			if err != nil {
-				return err
-			}
-			if err := n.emitChargeEvent(ctx, tx, EventChargeOverdue, charge); err != nil {
+			next := old
+			next.Status = lifecycle.ChargeOverdue
+			if _, err := n.applyCharge(ctx, tx, old, chargeChange{Next: next}); err != nil {
 				return err
 			}
 			turned++

@@ -111,9 +111,12 @@ type paymentJSON struct {
 	Reference *string     `json:"reference"`
 	CreatedBy string      `json:"created_by"`
 	CreatedAt time.Time   `json:"created_at"`
+	// Applied is how the payment was imputed: interest, fine, principal
+	// (Código Civil art. 354, or the organization's principal_first).
+	Applied latefee.Applied `json:"applied"`
 }
 
 func showPayment(p Payment) paymentJSON {
 	return paymentJSON{ID: p.ID, ChargeID: p.ChargeID, Amount: p.Amount, PaidAt: p.PaidAt, Method: p.Method,
-		Reference: p.Reference, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt}
+		Reference: p.Reference, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, Applied: p.Applied()}
 }

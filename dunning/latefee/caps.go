@@ -136,3 +136,19 @@ func (c Caps) Validate(kind DebtorKind, fine, interestMonthly Percent) error {
 	}
 	return nil
 }
+
+// Limit is what a charge of a debtor of kind may charge as fine and
+// monthly interest at most, whatever the charge stored: the rates it
+// names, each lowered to its cap. The caps follow the debtor as it is
+// on the day of the computation, not as it was when the charge was
+// saved (Validate): a company that turns out to be a natural person
+// owes at most CDC art. 52 §1's 2 % fine and the Lei de Usura's 1 % a
+// month at once, and a natural person found to be a company owes the
+// stored rates again, within the organization's company caps. An
+// unknown kind is held to the natural persons' caps, the stricter.
+func (c Caps) Limit(kind DebtorKind, fine, interestMonthly Percent) (Percent, Percent) {
+	if kind == Company {
+		return min(fine, c.CompanyFine), min(interestMonthly, c.CompanyInterest)
+	}
+	return min(fine, ConsumerFineCap), min(interestMonthly, c.NaturalPersonInterest, NaturalPersonInterestCap)
+}

@@ -25,6 +25,17 @@ type Terms struct {
 	// InterestMonthly is the monthly interest rate, charged pro rata at
 	// one thirtieth per calendar day late.
 	InterestMonthly Percent
+
+	// What earlier payments crystallised (Accrue): FineDue and
+	// InterestDue are fine and interest assessed and still unpaid;
+	// FineAssessed says the one-time fine was assessed already (it is
+	// never charged twice); AccrualFrom, when set, is the day interest
+	// on Open accrues from instead of DueDate. A charge no payment ever
+	// touched has them all zero, and Compute is the plain formula.
+	FineDue      money.Cents
+	InterestDue  money.Cents
+	FineAssessed bool
+	AccrualFrom  calendar.Date
 }
 
 // Breakdown is a charge's amount on a date. Updated is Open + Fine +
@@ -62,29 +73,27 @@ func Compute(t Terms, on calendar.Date) (Breakdown, error) {
 	if t.DueDate.IsZero() {
 		return Breakdown{}, ErrNoDueDate
 	}
-	if t.Open < 0 || t.Fine < 0 || t.InterestMonthly < 0 {
+	if t.Open < 0 || t.Fine < 0 || t.InterestMonthly < 0 || t.FineDue < 0 || t.InterestDue < 0 {
 		return Breakdown{}, ErrNegative
 	}
-	b := Breakdown{Open: t.Open, Updated: t.Open}
-	onTimeUntil := t.DueDate
-	if t.GraceUntil.After(onTimeUntil) {
-		onTimeUntil = t.GraceUntil
-	}
-	if !on.After(onTimeUntil) {
-		return b, nil
-	}
-	b.DaysLate = on.Sub(t.DueDate)
-
 	open := big.NewInt(int64(t.Open))
-	// Percent units are 1/10_000 of a percent, so a rate r means
-	// r / 1_000_000 of the amount.
-	fine := new(big.Int).Mul(open, big.NewInt(int64(t.Fine)))
-	fineCents := roundHalfUp(fine, big.NewInt(1_000_000))
-
-	interest := new(big.Int).Mul(open, big.NewInt(int64(t.InterestMonthly)))
-	interest.Mul(interest, big.NewInt(int64(b.DaysLate)))
-	interestCents := roundHalfUp(interest, big.NewInt(30_000_000))
-
+	fineCents := big.NewInt(int64(t.FineDue))
+	interestCents := big.NewInt(int64(t.InterestDue))
+	b := Breakdown{Open: t.Open}
+	if t.Late(on) {
+		b.DaysLate = on.Sub(t.DueDate)
+		if !t.FineAssessed {
+			// Percent units are 1/10_000 of a percent, so a rate r means
+			// r / 1_000_000 of the amount.
+			fine := new(big.Int).Mul(open, big.NewInt(int64(t.Fine)))
+			fineCents.Add(fineCents, roundHalfUp(fine, big.NewInt(1_000_000)))
+		}
+		if days := t.accrualDays(on); days > 0 {
+			interest := new(big.Int).Mul(open, big.NewInt(int64(t.InterestMonthly)))
+			interest.Mul(interest, big.NewInt(int64(days)))
+			interestCents.Add(interestCents, roundHalfUp(interest, big.NewInt(30_000_000)))
+		}
+	}
 	total := new(big.Int).Add(open, fineCents)
 	total.Add(total, interestCents)
 	if !total.IsInt64() {
@@ -94,6 +103,26 @@ func Compute(t Terms, on calendar.Date) (Breakdown, error) {
 	b.Interest = money.Cents(interestCents.Int64())
 	b.Updated = money.Cents(total.Int64())
 	return b, nil
+}
+
+// Late reports whether a charge under t is late on date on: after its
+// due date and its GraceUntil.
+func (t Terms) Late(on calendar.Date) bool {
+	onTimeUntil := t.DueDate
+	if t.GraceUntil.After(onTimeUntil) {
+		onTimeUntil = t.GraceUntil
+	}
+	return on.After(onTimeUntil)
+}
+
+// accrualDays are the days of interest on Open not yet crystallised on
+// date on: from AccrualFrom (or the due date), never negative.
+func (t Terms) accrualDays(on calendar.Date) int {
+	from := t.DueDate
+	if t.AccrualFrom.After(from) {
+		from = t.AccrualFrom
+	}
+	return max(on.Sub(from), 0)
 }
 
 // roundHalfUp is num/den rounded half-up, for num ≥ 0 and den > 0:
