@@ -24,8 +24,13 @@ import (
 // it must be stored, a copy of the locked row the caller changed.
 type chargeChange struct {
 	Next Charge
-	// EventData is added to the data of the status event this change
-	// emits, if any (the payment that cleared the charge).
+	// Event, when set, is the event the write itself is (a payment
+	// recorded, a waiver), emitted with the stored charge before the
+	// status event the change causes, so receivers see cause, then
+	// effect.
+	Event string
+	// EventData is added to the data of Event and of the status event
+	// this change emits, if any (the payment that cleared the charge).
 	EventData map[string]any
 }
 
@@ -98,6 +103,11 @@ func (s *service) applyCharge(ctx context.Context, tx *store.Tx, old Charge, cha
 	stored, err := getChargeWhere(ctx, tx, `id = ? AND organization_id = ?`, c.ID, c.OrganizationID)
 	if err != nil {
 		return Charge{}, err
+	}
+	if change.Event != "" {
+		if err := s.emitChargeEventWith(ctx, tx, change.Event, stored, change.EventData); err != nil {
+			return Charge{}, err
+		}
 	}
 	if slug := statusEvent(old.Status, stored.Status); slug != "" {
 		if err := s.emitChargeEventWith(ctx, tx, slug, stored, change.EventData); err != nil {

@@ -195,10 +195,8 @@ func registerPayments(api *rest.API, s *service) {
 				return err
 			}
 			recorded := map[string]any{"payment": showPaymentResult(pay, left)}
-			if c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, EventData: recorded}); err != nil {
-				return err
-			}
-			return s.emitChargeEventWith(ctx, tx, EventPaymentRecorded, c, recorded)
+			c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+			return err
 		})
 		if err != nil {
 			return nil, err

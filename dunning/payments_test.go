@@ -60,7 +60,7 @@ func TestPayments(t *testing.T) {
 		if ch["status"] != "paid" || num(ch, "open_amount") != 0 || num(ch, "updated_amount") != 0 || ch["paid_at"] != "2026-04-24T18:00:00Z" || num(ch, "paid_amount") != 1000 {
 			t.Fatalf("paid: %v", p)
 		}
-		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated+","+EventPaymentRecorded+","+EventChargePaid+","+EventPaymentRecorded {
+		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated+","+EventPaymentRecorded+","+EventPaymentRecorded+","+EventChargePaid {
 			t.Fatalf("events: %v", ev)
 		}
 		if calls := ce.closedCalls(); len(calls) != 1 || calls[0] != id+":paid" {

@@ -125,10 +125,8 @@ func (s *service) waiveCharge(ctx context.Context, in *waiveChargeIn) (*rest.Res
 		if terms.Cleared() {
 			next.Status = lifecycle.ChargePaid
 		}
-		if c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, EventData: map[string]any{"waiver": w}}); err != nil {
-			return err
-		}
-		return s.emitChargeEventWith(ctx, tx, EventChargeWaived, c, map[string]any{"waiver": w})
+		c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, Event: EventChargeWaived, EventData: map[string]any{"waiver": w}})
+		return err
 	})
 	if err != nil {
 		return nil, err
