@@ -392,7 +392,8 @@ func TestCostReviewPrompt(t *testing.T) {
 			t.Fatalf("last month:\n%s", text)
 		}
 		e.promptRefused(e.Owner, "cost_review", obj{"month": "março"}, "month must be a month YYYY-MM")
-		e.promptRefused(e.Owner, "cost_review", obj{"month": "2999-01"}, "has not begun")
+		e.promptRefused(e.Owner, "cost_review", obj{"month": "2099-01"}, "has not begun")
+		e.promptRefused(e.Owner, "cost_review", obj{"month": "2999-01"}, "must be between 1990-01-01 and 2100-12-31")
 		if text := e.promptText(e.Other, "cost_review", nil); strings.Contains(text, "Caro") || !strings.Contains(text, `"cost": 9.99`) {
 			t.Fatalf("theirs:\n%s", text)
 		}
