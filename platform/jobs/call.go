@@ -230,9 +230,7 @@ func (q *Queue) Call(ctx context.Context, job *rivertype.JobRow, key string, pol
 	}
 	// Recorded even when ctx was cancelled during the call (a stop that
 	// cut the job off): the next run must know this attempt's outcome.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callRecordTimeout)
-	defer cancel()
-	if err := q.writeCall(wctx, job, key, rec); err != nil {
+	if err := q.recordOutcome(ctx, job, key, rec); err != nil {
 		// The record still says started: the next run finds the outcome
 		// unknown, which is the safe reading.
 		return rec, errors.Join(callErr, err)
@@ -244,8 +242,35 @@ func (q *Queue) Call(ctx context.Context, job *rivertype.JobRow, key string, pol
 }
 
 // callRecordTimeout bounds recording a call's outcome once its job's
-// context may have ended.
-const callRecordTimeout = 5 * time.Second
+// context may have ended. It is well past SQLite's 5 s busy timeout
+// (platform/store's URL defaults) and well under the rescue delay
+// (Config.RescueAfter): an outcome not recorded turns a call that
+// happened into one whose outcome is unknown, which a person must then
+// settle, so the write is worth waiting for.
+const callRecordTimeout = 30 * time.Second
+
+// recordOutcome writes a finished call's record, trying again while
+// callRecordTimeout lasts: a write lock held longer than the busy
+// timeout (a long transaction of another worker, on SQLite) or a
+// dropped connection fails one write, not the record.
+func (q *Queue) recordOutcome(ctx context.Context, job *rivertype.JobRow, key string, rec CallRecord) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callRecordTimeout)
+	defer cancel()
+	wait := 50 * time.Millisecond
+	for {
+		err := q.writeCall(wctx, job, key, rec)
+		if err == nil {
+			return nil
+		}
+		q.log.Warn("jobs: recording an outbound call's outcome failed; trying again", "kind", job.Kind, "job_id", job.ID, "call", key, "error", err)
+		select {
+		case <-wctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
 
 // writeCall stores rec as the record of call key in job's row, committed
 // at once, and keeps job.Metadata up to date. River merges metadata by
