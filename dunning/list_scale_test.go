@@ -93,7 +93,7 @@ func TestListingPlans(t *testing.T) {
 // and dunning_debtors_list, with their exact meta.total, through the route
 // (HTTP, token, the handler, the queries) in an organization of 1 000
 // debtors and charges and in one of 1 000 000 each, side by side in one
-// run (README, "Benchmarks", "Listings at scale"). It seeds with INSERT …
+// run (docs/performance.md, "Benchmarks", "Listings at scale"). It seeds with INSERT …
 // SELECT, so it runs on demand only:
 //
 //	KOBANA_BENCH_SCALE=1 go test ./dunning -run '^$' -bench ListingAtScale -benchtime 2s

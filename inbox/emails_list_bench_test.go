@@ -15,7 +15,7 @@ import (
 
 // BenchmarkListingAtScale measures one page of emails_list through the
 // route (HTTP, token, the handler, the query) in an organization of 1 000
-// e-mails and in one of 1 000 000, side by side in one run (README,
+// e-mails and in one of 1 000 000, side by side in one run (docs/performance.md,
 // "Benchmarks", "Listings at scale"). It seeds with one INSERT … SELECT,
 // so it runs on demand only:
 //

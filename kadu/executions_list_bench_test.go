@@ -16,7 +16,7 @@ import (
 // BenchmarkListingAtScale measures one page of kadu_executions_list
 // through the route (HTTP, token, the handler, the query) in an
 // organization of 1 000 executions and in one of 1 000 000, side by side
-// in one run (README, "Benchmarks", "Listings at scale"). It seeds with
+// in one run (docs/performance.md, "Benchmarks", "Listings at scale"). It seeds with
 // one INSERT … SELECT, so it runs on demand only:
 //
 //	KOBANA_BENCH_SCALE=1 go test ./kadu -run '^$' -bench ListingAtScale -benchtime 2s

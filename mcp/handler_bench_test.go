@@ -1,7 +1,7 @@
 package mcp_test
 
-// Benchmarks of the handler's own work per request (docs/decisions.md,
-// "Performance of the signed-in path"): an authorizer that answers at once,
+// Benchmarks of the handler's own work per request (docs/performance.md,
+// "Handler CPU per request"): an authorizer that answers at once,
 // a rate limiter that always allows and writes its headers, and a tool that
 // returns a small JSON text, so what is measured is the envelope, the gates
 // and the answer, not a product.

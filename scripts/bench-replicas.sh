@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The one-second bound on two replicas under load (README, "Benchmarks",
-# "The signed-in path"; docs/decisions.md, "Identity read cache" and "Load
+# The one-second bound on two replicas under load (docs/performance.md,
+# "Benchmarks", "The signed-in path"; docs/decisions.md, "Identity read cache" and "Load
 # checks: peer, memory, replicas"). Creates a fresh PostgreSQL database
 # (kobana_replicas on postgres://postgres@127.0.0.1:5432, or REPLICAS_PG_URL),
 # starts two `serve --products inbox` replicas on it (A and B: one public

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory under load (README, "Benchmarks", "The signed-in path";
+# Memory under load (docs/performance.md, "Benchmarks", "The signed-in path";
 # docs/decisions.md, "Load checks: peer, memory, replicas"): starts `serve
 # --products inbox` (embedded SQLite, GOMAXPROCS=1, rate limits high enough
 # never to refuse), posts SEED e-mails to its intake so emails_list answers

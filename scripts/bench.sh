@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load benchmark of the signed-in path over loopback (README, "Benchmarks").
+# Load benchmark of the signed-in path over loopback (docs/performance.md,
+# "Benchmarks", "The signed-in path").
 # Builds kobana-mcp and cmd/loadgen, starts `serve` (Inbox only, embedded
 # SQLite, rate limits in memory set high enough never to refuse) and the
 # bare net/http floor, each with GOMAXPROCS=1, and drives one at a time with

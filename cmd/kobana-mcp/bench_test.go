@@ -1,8 +1,8 @@
 package main
 
-// The benchmarks of the signed-in path (README, "Benchmarks";
-// docs/decisions.md, "Performance of the signed-in path"), side by side in
-// one run so their ratios hold on a loaded machine:
+// The benchmarks of the signed-in path (docs/performance.md, "Benchmarks",
+// "The signed-in path", and "Performance of the signed-in path"), side by
+// side in one run so their ratios hold on a loaded machine:
 //
 //	go test -run '^$' -bench 'Path|Transport' -benchtime 2s ./cmd/kobana-mcp/
 //

@@ -9,7 +9,7 @@ import "runtime/debug"
 // two dozen times a second under a signed-in load and cost a tenth of a
 // request's CPU; at 200 it runs half as often, for 6–8 % less CPU per
 // request and a heap goal about 8 MB larger (docs/decisions.md,
-// "Performance of the signed-in path"). GOGC, as everywhere in Go, wins:
+// "The signed-in path, third round (issue 16)"). GOGC, as everywhere in Go, wins:
 // GOGC=100 restores Go's default, and GOMEMLIMIT bounds the heap as usual.
 const defaultGCPercent = 200
 

@@ -10,8 +10,9 @@ import (
 // pprofMux serves the Go runtime's profiles (net/http/pprof) for
 // --pprof-addr. It is off by default and only ever listens on a loopback
 // address: a CPU profile or a heap dump reveals request data and costs CPU,
-// so it is an operator's tool on the host, never an endpoint (README,
-// "Benchmarks"; docs/decisions.md, "Performance of the signed-in path").
+// so it is an operator's tool on the host, never an endpoint
+// (docs/performance.md, "Benchmarks", "The signed-in path"; docs/decisions.md,
+// "Performance of the signed-in path").
 func pprofMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)

@@ -17,7 +17,8 @@ import (
 // Inbox's POST /api/v1/intake/messages, workers at a time, then follows
 // GET /api/v1/emails until none is left to process. It
 // prints the rate of acceptance, the end-to-end rate and, given the
-// server's pid (and its workers'), the servers' CPU for the whole batch (README, "Benchmarks").
+// server's pid (and its workers'), the servers' CPU for the whole batch
+// (docs/performance.md, "Benchmarks", "The signed-in path").
 func intake(api, token, to, emlFile string, n, workers int, pids []int, timeout time.Duration) {
 	eml, err := os.ReadFile(emlFile)
 	if err != nil {

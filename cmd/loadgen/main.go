@@ -3,7 +3,8 @@
 // as soon as the previous answer is read, for a fixed time. It prints the
 // requests per second and, given the server's process id, the server's CPU
 // time per answered request, read from /proc (user + system), which is
-// what the benchmark compares across targets (README, "Benchmarks").
+// what the benchmark compares across targets (docs/performance.md,
+// "Benchmarks", "The signed-in path").
 //
 //	loadgen -url http://127.0.0.1:8081/mcp -token $T -method tools/list -pid 1234
 //	loadgen -floor 127.0.0.1:0 -answer answer.json   # the bare net/http floor

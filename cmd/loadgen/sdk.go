@@ -15,13 +15,13 @@ import (
 // calls; its call answers a short text and reads nothing. More tools
 // (-sdk-tools) are copies named hello_1, hello_2, …: the SDK's stateless
 // handler does work per registered tool on every request, so the count
-// matters (README, "Benchmarks", "The signed-in path").
+// matters (docs/performance.md, "Benchmarks", "The signed-in path").
 const sdkTool = "hello"
 
 // sdkHandler is the official Go SDK's stateless streamable HTTP handler
 // answering JSON (not an event stream), with tools trivial tools and no
 // authorization: the peer of the issue's target "emails_list ≥ 2× the
-// official SDK's throughput on its trivial tool without auth" (README,
+// official SDK's throughput on its trivial tool without auth" (docs/performance.md,
 // "Benchmarks", "The signed-in path"). It is built like the SDK target of
 // the in-process benchmarks (cmd/kobana-mcp/bench_test.go).
 func sdkHandler(tools int) http.Handler {

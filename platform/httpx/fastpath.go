@@ -10,7 +10,7 @@ import (
 // routes them to under pattern, without asking the mux each time, and
 // every other request through mux. Pattern matching on every call of
 // the MCP endpoint cost six allocations in each of the two muxes in front
-// of it (docs/decisions.md, "Performance of the signed-in path").
+// of it (docs/decisions.md, "The signed-in path, third round (issue 16)").
 //
 // The handler is looked up once, now, for every method; if any method
 // goes elsewhere than pattern (a route for one method of path was added),

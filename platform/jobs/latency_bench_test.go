@@ -13,7 +13,7 @@ import (
 // BenchmarkEnqueueToStart measures how long a job enqueued in a committed
 // transaction (EnqueueTx, as the products enqueue) waits before a worker of
 // the same process starts it, with the default poll interval (1 s), one job
-// at a time, on each engine; it reports the p50 and p99 (docs/decisions.md,
+// at a time, on each engine; it reports the p50 and p99 (docs/performance.md,
 // "Performance of the signed-in path"). Run on demand:
 //
 //	go test ./platform/jobs -run '^$' -bench EnqueueToStart -benchtime 50x

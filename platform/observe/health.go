@@ -46,7 +46,7 @@ func Health(checks []Check, next http.Handler) http.Handler {
 	mux.Handle("/", next)
 	// Only the two paths are the mux's: every other request goes to next
 	// as the mux would send it, without its pattern matching on every
-	// call (docs/decisions.md, "Performance of the signed-in path"). An
+	// call (docs/decisions.md, "The signed-in path, third round (issue 16)"). An
 	// unclean path ("//healthz") still goes through the mux's redirect.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p == "/healthz" || p == "/readyz" || !cleanPath(p) || r.Method == http.MethodConnect {

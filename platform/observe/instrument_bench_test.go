@@ -13,7 +13,7 @@ import (
 
 // BenchmarkInstrument is the access log line and the metrics of one MCP
 // request, around a handler that does nothing but report its method and
-// tool (docs/decisions.md, "Performance of the signed-in path").
+// tool (docs/performance.md, "Identity read cache").
 func BenchmarkInstrument(b *testing.B) {
 	log := slog.New(observe.LogHandler{Handler: slog.NewJSONHandler(io.Discard, nil)})
 	benchInstrument(b, log, "abc-123")

@@ -10,7 +10,7 @@ import (
 // LogWriter batches log lines into fewer writes: one write per request
 // (the access line) was a system call on every request, a tenth of what a
 // signed-in read costs above the bare HTTP floor (docs/decisions.md,
-// "Performance of the signed-in path"). Lines are kept in memory for at
+// "Identity read cache"). Lines are kept in memory for at
 // most the flush interval, or until 64 KiB wait, and LogHandler flushes at
 // once after a line at Warn or above, so an error is never held back. The
 // price: on a crash (kill -9) the last interval's informational lines can

@@ -27,8 +27,8 @@ type Metrics struct {
 
 	// The children of each label set, found once and kept: WithLabelValues
 	// builds a slice and hashes every label on each call, which the
-	// request path need not pay (docs/decisions.md, "Performance of the
-	// signed-in path"). Label sets are bounded (see above), so are these.
+	// request path need not pay (docs/performance.md, "Identity
+	// read cache"). Label sets are bounded (see above), so are these.
 	httpChildren sync.Map // httpKey → *httpChild
 	mcpChildren  sync.Map // mcpKey → *mcpChild
 }

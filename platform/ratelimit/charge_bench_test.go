@@ -10,7 +10,7 @@ import (
 
 // BenchmarkCharge is one read charged to a token and its organization in
 // the in-memory store, what every signed-in request pays
-// (docs/decisions.md, "Performance of the signed-in path").
+// (docs/performance.md, "Identity read cache").
 func BenchmarkCharge(b *testing.B) {
 	rates := ratelimit.Rates{Reads: ratelimit.MustParseRate("1000000000-S"), Writes: ratelimit.MustParseRate("1000000000-S"),
 		OrgReads: ratelimit.MustParseRate("1000000000-S"), OrgWrites: ratelimit.MustParseRate("1000000000-S")}

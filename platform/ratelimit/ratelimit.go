@@ -378,8 +378,8 @@ func digest(enc *[24]byte, parts []string) {
 }
 
 // storeKey is product:class:kind:digest(parts), built with one allocation:
-// the limiter makes two per request (docs/decisions.md, "Performance of
-// the signed-in path").
+// the limiter makes two per request (docs/performance.md, "Identity read
+// cache").
 func storeKey(product, class, kind string, parts ...string) string {
 	var enc [24]byte
 	digest(&enc, parts)

@@ -16,7 +16,7 @@ import (
 // each column of the answer goes to. sqlx works it out again on every
 // query — the columns asked of the driver, every column's path through the
 // struct — which was a tenth of a signed-in listing's allocations
-// (docs/decisions.md, "Performance of the signed-in path"). A query's text
+// (docs/decisions.md, "Identity read cache"). A query's text
 // names its columns, so the plan of a (query, type) pair never changes
 // while the process runs. Scanning itself, and every type sqlx handles
 // that is not a plain struct (scalars, sql.Scanner values), stay sqlx's.

@@ -10,8 +10,8 @@ import "context"
 // to interrupt the statement when it ends. Under load they were a tenth of
 // a signed-in listing's CPU on the embedded database, more than such a
 // read itself costs, and cancelling it could save at most the read's own
-// few microseconds (docs/decisions.md, "Performance of the signed-in
-// path"). Its values are kept, so an ambient transaction still carries
+// few microseconds (docs/decisions.md, "The signed-in path, third round
+// (issue 16)"). Its values are kept, so an ambient transaction still carries
 // the read. Never use it for a read whose cost grows with the data — a
 // filter no index serves, a report, an export: those must stop when their
 // request does.

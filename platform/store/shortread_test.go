@@ -41,7 +41,8 @@ func TestShortRead(t *testing.T) {
 }
 
 // The price of a cancellable context on a one-row read, peer against
-// peer in one run (docs/decisions.md, "Performance of the signed-in path").
+// peer in one run (docs/performance.md, "The signed-in path, third round
+// (issue 16)").
 func BenchmarkSelectCancellable(b *testing.B) { benchSelect(b, false) }
 func BenchmarkSelectShortRead(b *testing.B)   { benchSelect(b, true) }
 
