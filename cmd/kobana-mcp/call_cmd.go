@@ -87,8 +87,8 @@ func callWith(ctx context.Context, args []string, stdout, stderr io.Writer, term
 	fs.StringVar(&f.user, "user", "", "mint a developer token for this person's e-mail (needs --product and the serve's data directory)")
 	fs.StringVar(&f.org, "org", "", "with --user: the organization, when the person belongs to several")
 	fs.StringVar(&f.dataDir, "data-dir", envOr("KOBANA_DATA_DIR", "./data"), "the data directory of the running serve")
-	fs.StringVar(&f.dbURL, "database-url", "", "with --user: the serve's database URL, when it is not the data directory's SQLite")
-	fs.StringVar(&f.secrets, "state-secrets", "", "with --user: the serve's state secrets, when it was given some")
+	fs.StringVar(&f.dbURL, "database-url", os.Getenv("KOBANA_DATABASE_URL"), "with --user: the serve's database URL, when it is not the data directory's SQLite")
+	fs.StringVar(&f.secrets, "state-secrets", os.Getenv("KOBANA_STATE_SECRETS"), "with --user: the serve's state secrets, when it was given some")
 	fs.BoolVar(&f.yes, "yes", false, "accept every confirmation without asking")
 	fs.BoolVar(&f.no, "no", false, "decline every confirmation without asking")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long one command may take")
@@ -204,15 +204,10 @@ func (f *callFlags) resolveToken(ctx context.Context, stderr io.Writer) (string,
 		fmt.Fprintln(stderr, "kobana-mcp call: --user mints a token for --product's local endpoint; with --url give --token")
 		return "", 2
 	}
-	args := []string{"--product", f.product, "--user", f.user, "--data-dir", f.dataDir, "--resource", "mcp"}
+	args := []string{"--product", f.product, "--user", f.user, "--data-dir", f.dataDir, "--resource", "mcp",
+		"--database-url", f.dbURL, "--state-secrets", f.secrets}
 	if f.org != "" {
 		args = append(args, "--org", f.org)
-	}
-	if f.dbURL != "" {
-		args = append(args, "--database-url", f.dbURL)
-	}
-	if f.secrets != "" {
-		args = append(args, "--state-secrets", f.secrets)
 	}
 	var out strings.Builder
 	if code := tokenCmd(ctx, args, &out, stderr); code != 0 {
