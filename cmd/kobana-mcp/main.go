@@ -7,6 +7,7 @@
 //	kobana-mcp migrate          bring the database schema up to date
 //	kobana-mcp orgs …           create and list organizations
 //	kobana-mcp users …          create users, set their password or role
+//	kobana-mcp call …           a terminal MCP client of the products
 //	kobana-mcp version          print the version
 package main
 
@@ -38,6 +39,7 @@ Usage:
   kobana-mcp orgs ...        create and list organizations (orgs help)
   kobana-mcp users ...       create users, set their password or role (users help)
   kobana-mcp token [flags]   print an access token for a product (token --help)
+  kobana-mcp call ...        call a product's MCP tools from the terminal (call --help)
   kobana-mcp version         print the version
 
 Run "kobana-mcp serve --help" for the configuration.
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usersCmd(ctx, args[1:], stdout, stderr)
 	case "token":
 		return tokenCmd(ctx, args[1:], stdout, stderr)
+	case "call":
+		return callCmd(ctx, args[1:], stdout, stderr) // call_cmd.go
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "kobana-mcp", version)
 		return 0
