@@ -9,8 +9,10 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden catalog snapshots and the tool reference")
 
-// TestCatalogGolden pins the product's whole MCP surface to
-// testdata/golden/*.json, built from its spec without a database.
+// TestCatalogGolden pins the product's whole MCP surface to testdata/golden
+// (one file per tool under tools/, their order in tools/index.json), built
+// from its spec without a database. Run with -update to accept a change on
+// purpose.
 func TestCatalogGolden(t *testing.T) {
 	catalogtest.Golden(t, Spec(), "testdata/golden", *updateGolden)
 }

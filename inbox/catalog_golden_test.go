@@ -7,11 +7,12 @@ import (
 	"github.com/kobana/kobana-mcp/productkit/catalogtest"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the Inbox's golden catalog snapshots")
+var updateGolden = flag.Bool("update", false, "rewrite the golden catalog snapshots and the tool reference")
 
-// TestCatalogGolden pins the Inbox's whole MCP surface to
-// testdata/golden/*.json, built from its spec without a database. Run with
-// -update to accept a change on purpose.
+// TestCatalogGolden pins the Inbox's whole MCP surface to testdata/golden
+// (one file per tool under tools/, their order in tools/index.json), built
+// from its spec without a database. Run with -update to accept a change on
+// purpose.
 func TestCatalogGolden(t *testing.T) {
 	catalogtest.Golden(t, Spec(Config{}), "testdata/golden", *updateGolden)
 }

@@ -101,6 +101,8 @@ type registered struct {
 	// describes: declared with HandleConfirmed, so the MCP tool asks the
 	// operation itself what a call will do.
 	describes bool
+	// impl is the function doing the operation's work (Implementation).
+	impl any
 }
 
 // New returns an empty API. Its OpenAPI document is served at
@@ -165,20 +167,22 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 	if describe != nil {
 		desc = func(ctx context.Context, in any) (string, error) { return describe(ctx, in.(*In)) }
 	}
-	handleType(a, op, reflect.TypeFor[In](), desc, func(ctx context.Context, in any) (*Response, error) { return fn(ctx, in.(*In)) })
+	handleType(a, op, reflect.TypeFor[In](), desc, func(ctx context.Context, in any) (*Response, error) { return fn(ctx, in.(*In)) }, fn)
 }
 
 // handleType is the one place an operation with an input is served: the
 // typed Handle and HandleConfirmed and the run-time HandleType all come
 // here, so every operation authorizes, decodes, describes and keeps
-// idempotent answers the same way.
-func handleType(a *API, op Operation, typ reflect.Type, describe func(context.Context, any) (string, error), fn func(context.Context, any) (*Response, error)) {
+// idempotent answers the same way. impl is the function the caller
+// declared, which fn may wrap (Implementation).
+func handleType(a *API, op Operation, typ reflect.Type, describe func(context.Context, any) (string, error), fn func(context.Context, any) (*Response, error), impl any) {
 	spec, err := analyseInput(typ, op.Method)
 	if err != nil {
 		panic(fmt.Sprintf("rest: operation %s: %v", op.ID, err))
 	}
 	reg := a.register(op, spec)
 	reg.describes = describe != nil
+	reg.impl = impl
 	hasBody := op.Method == http.MethodPost || op.Method == http.MethodPut || op.Method == http.MethodPatch
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
 		r, e := a.authorize(r, &reg.op)
@@ -235,6 +239,7 @@ func handleType(a *API, op Operation, typ reflect.Type, describe func(context.Co
 func HandleRaw(a *API, op Operation, fn http.HandlerFunc) {
 	op.RESTOnly = true
 	reg := a.register(op, nil)
+	reg.impl = fn
 	a.mux.HandleFunc(op.Method+" "+a.cfg.BasePath+op.Path, func(w http.ResponseWriter, r *http.Request) {
 		if restbridge.Describing(r.Context()) {
 			a.WriteError(w, errCannotDescribe(&reg.op))

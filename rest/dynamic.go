@@ -20,5 +20,5 @@ func HandleType(a *API, op Operation, typ reflect.Type, describe func(ctx contex
 	if typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("rest: operation %s: HandleType needs a struct type, not %s", op.ID, typ))
 	}
-	handleType(a, op, typ, describe, fn)
+	handleType(a, op, typ, describe, fn, fn)
 }

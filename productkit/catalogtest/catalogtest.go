@@ -2,7 +2,9 @@
 // every schema and annotation, resources, templates and prompts — to JSON
 // snapshots checked in beside the product, built from its spec alone (no
 // database: declarations need no connection), so any change to a tool's
-// surface shows in review as a diff of testdata/golden/*.json.
+// surface shows in review as a diff of testdata/golden: one file per tool
+// under tools/ (with tools/index.json pinning their order), one file for
+// each other list.
 package catalogtest
 
 import (
@@ -17,9 +19,9 @@ import (
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
-// Files names each list's snapshot in the golden directory.
+// Files names each list's snapshot in the golden directory; tools/list
+// has a folder of them instead (ToolsDir).
 var Files = map[string]string{
-	"tools/list":               "tools.json",
 	"resources/list":           "resources.json",
 	"resources/templates/list": "resource_templates.json",
 	"prompts/list":             "prompts.json",
@@ -71,10 +73,12 @@ func List(t testing.TB, spec *productkit.Spec, method string) string {
 
 // Golden compares every list of the spec's catalog with its snapshot in
 // dir, or rewrites the snapshots when update is set. A product that
-// serves no such list has no snapshot of it.
+// serves no such list has no snapshot of it. Each tool is compared on its
+// own, and a failure names it.
 func Golden(t *testing.T, spec *productkit.Spec, dir string, update bool) {
 	t.Helper()
-	for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
+	goldenTools(t, dir, List(t, spec, "tools/list"), update)
+	for _, method := range []string{"resources/list", "resources/templates/list", "prompts/list"} {
 		got := List(t, spec, method)
 		name := filepath.Join(dir, Files[method])
 		if update {

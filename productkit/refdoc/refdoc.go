@@ -1,6 +1,8 @@
 // Package refdoc writes a product's tool reference (docs/tools/<key>.md)
 // from its spec: every tool with its REST route, annotations, scopes,
-// role and arguments; every resource, template and prompt. It is built
+// role, arguments and the Go function that implements it (found by
+// reflection, so a reader goes from a tool to its code); every resource,
+// template and prompt. It is built
 // from the same declarations as the MCP catalog and the OpenAPI document,
 // so the reference cannot drift from the code (each product's test
 // compares the checked-in file with what Write produces).
@@ -55,7 +57,11 @@ func Write(w io.Writer, spec *productkit.Spec) error {
 		}
 		p.f("\n")
 		for _, t := range l.Catalog.Tools {
-			p.tool(t, where[t.Name])
+			h, err := handlerOf(l.API.Implementation(t.Name))
+			if err != nil {
+				return fmt.Errorf("refdoc: tool %s: %w", t.Name, err)
+			}
+			p.tool(t, where[t.Name], h)
 		}
 	}
 	if len(l.Catalog.Resources) > 0 || len(l.Catalog.ResourceTemplates) > 0 {
@@ -95,8 +101,10 @@ func (p *printer) f(format string, args ...any) {
 	}
 }
 
-func (p *printer) tool(t mcp.Tool, where map[string]string) {
+func (p *printer) tool(t mcp.Tool, where map[string]string, h handler) {
 	p.f("### `%s`\n\n**%s.** %s\n\n", t.Name, t.Title, strings.TrimSpace(t.Description))
+	// The reference sits in docs/tools/, two folders below the root.
+	p.f("Handler: `%s` in [`%s`](../../%s).\n\n", h.Func, h.File, h.File)
 	s := t.InputSchema
 	if s == nil || len(s.Properties) == 0 {
 		p.f("No arguments.\n\n")

@@ -269,6 +269,9 @@ func declare[In any](x *api, op Op, ro rest.Operation, items string, describe fu
 		fill(in, v)
 		return fn(ctx, in)
 	})
+	// The closure above is the same adapter for every operation; the
+	// reference names fn, the operation's own code.
+	x.rest.SetImplementation(ro.ID, fn)
 }
 
 // merge is a copy of a with b's entries over it.
