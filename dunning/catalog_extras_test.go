@@ -76,7 +76,8 @@ func (ce *coreEnv) complete(user accounts.User, ref obj, arg, value string) []st
 // notice; another organization's ids and unknown ones are not found, and
 // completions suggest only the caller's own ids by prefix.
 func TestResourceTemplatesReadThroughTheRoutes(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		debtor := ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.debtor("mario", "Mário Souza", "111.444.777-35")
@@ -163,6 +164,9 @@ func TestOverduePortfolioReview(t *testing.T) {
 	// is summed over its four largest, and says so.
 	defer func(pages, perPage int) { reviewPages, reviewPerPage = pages, perPage }(reviewPages, reviewPerPage)
 	reviewPages, reviewPerPage = 2, 2
+	// Not parallel (nor its engines): it sets the package's bounds, which
+	// every other test's review reads; the serial tests run before the
+	// parallel ones start.
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
@@ -313,7 +317,8 @@ func TestOverduePortfolioReview(t *testing.T) {
 // the three steps and the tools, with the organization's sending window,
 // and warns about a channel the settings disable.
 func TestDesignCollectionPlanPrompt(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		text := ce.promptText("design_collection_plan", obj{"segment": "companies (CNPJ)", "tone": "firm"})
 		for _, want := range []string{`"companies (CNPJ)"`, `"firm"`, "offset_days -3, channel email", "offset_days 0, channel sms", "offset_days 5, channel whatsapp",
@@ -347,7 +352,8 @@ func TestDesignCollectionPlanPrompt(t *testing.T) {
 // and the messages it was sent; another organization's debtor is refused,
 // and the debtor_id completes from the caller's own debtors.
 func TestDebtorBriefing(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.debtor("mario", "Mário Souza", "111.444.777-35")

@@ -25,7 +25,8 @@ import (
 // does not unsubscribe by itself, its POST does (once, idempotent), and
 // from then on the debtor is never e-mailed again.
 func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
@@ -103,7 +104,8 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 // The relay's permanent refusal fails the notification (with the event);
 // nothing is retried.
 func TestEmailPermanentRefusal(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
@@ -129,7 +131,8 @@ func TestEmailPermanentRefusal(t *testing.T) {
 // in, with their events; an unsigned or foreign callback changes
 // nothing; Twilio's permanent error fails the message, a 5xx is retried.
 func TestTwilioChannelsAndCallbacks(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
@@ -248,7 +251,8 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 // the provider may have it. Another worker never sends it again by
 // itself; a resend is a person's decision and a new notification.
 func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
@@ -301,6 +305,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 // The settings of the deployment's providers: unset keeps the outbox;
 // half a configuration is refused with the setting's name.
 func TestChannelSettings(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) (ChannelConfig, error) {
 		var c ChannelConfig
 		s := &productkit.Settings{}
@@ -356,7 +361,8 @@ func TestChannelSettings(t *testing.T) {
 // committing sending but before starting the call left no call record:
 // that one is sent, once.
 func TestDeadWorkerLeftovers(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
@@ -418,7 +424,8 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 // smtp only with a relay, twilio only with an account and a sender for
 // the channel.
 func TestSettingsOfferOnlyConfiguredProviders(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		bare := startNotify(t, db, ChannelConfig{}, ntMonday)
 		for _, ch := range []map[string]any{{"email": map[string]any{"provider": "smtp"}}, {"sms": map[string]any{"provider": "twilio"}}} {
 			code, body := bare.Do(bare.Owner, "PATCH", "/v1/settings", map[string]any{"channels": ch})

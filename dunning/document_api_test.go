@@ -79,7 +79,8 @@ func (ce *coreEnv) download(path string) (int, string, string, []byte) {
 // UNPROCESSABLE; another organization sees none of it; the agreement term
 // waits for the agreements (NOT_FOUND through its seam, so failed).
 func TestDocuments(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		admin, member := fe.Admin, fe.Member
 

@@ -83,7 +83,7 @@ func documentJobState(t *testing.T, db *store.DB, docID string) (state string, a
 // event emitted.
 func TestDocumentBounds(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		ctx := context.Background()
 

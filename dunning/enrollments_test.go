@@ -44,7 +44,8 @@ func enrollPath(chargeID, planID string) string {
 // collection stop it (the charge-closed hook, in the caller's
 // transaction); each change emits its dunning.enrollment event.
 func TestEnrollments(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		pe := newPlansEnv(t, db, utcAt(time.March, 8, 15))
 		p, steps := pe.reguaPlan("Régua")
@@ -206,7 +207,8 @@ func TestEnrollments(t *testing.T) {
 // with form elicitation, naming what will happen, run once on accept, and
 // refuse a replayed confirmation.
 func TestPlansConfirmedThroughMCP(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		pe := newPlansEnv(t, db, utcAt(time.March, 8, 15))
 		p, _ := pe.reguaPlan("Régua")
 		debtor := planSeedDebtor(t, db, pe.Mine.ID, "Maria da Silva", []string{"maria@example.com"}, []string{"+5511987654321"})
@@ -249,7 +251,8 @@ func TestPlansConfirmedThroughMCP(t *testing.T) {
 // that clears the charge stops its enrollment in the payment's own
 // transaction, as cancelling and archiving a charge do.
 func TestCollectionThroughTheCharge(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// Tuesday 10 March 2026, 12:00 in São Paulo.
 		pe := newPlansEnv(t, db, utcAt(time.March, 10, 15))

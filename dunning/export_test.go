@@ -48,7 +48,8 @@ func csvColumn(t *testing.T, header, rec []string, name string) string {
 // refused; another organization sees nothing; the resource reads as the
 // CSV.
 func TestExports(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		ctx := context.Background()
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
@@ -181,10 +182,11 @@ func TestExports(t *testing.T) {
 // detector, largeExportRows) export and parse back row by row, accents
 // intact, on both engines; the download streams the parts as stored.
 func TestExportHundredThousandRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100 000 rows")
 	}
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newFileEnv(t, db)
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
 		const n = largeExportRows

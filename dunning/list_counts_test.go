@@ -83,7 +83,8 @@ func wantCountsMatch(t *testing.T, ce *coreEnv, db *store.DB, orgID string) {
 // in_agreement, installments created), a debtor archived and upserted
 // back — the counters equal COUNT(*), on both engines.
 func TestListingCountsMatch(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		org := ee.Mine.ID
 		check := func(what string) {
@@ -133,7 +134,8 @@ func TestListingCountsMatch(t *testing.T) {
 // both engines (PostgreSQL's transactions run truly in parallel; SQLite's
 // one writer serializes them).
 func TestListingCountsConcurrent(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		const writers, each = 6, 8
@@ -187,7 +189,8 @@ func TestListingCountsConcurrent(t *testing.T) {
 // they are, and a run with nothing to mend changes nothing. Its reads use
 // the partial indexes of exactly those rows (SQLite's plan).
 func TestCountMender(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ctx := context.Background()
 		org := ee.Mine.ID

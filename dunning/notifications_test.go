@@ -27,7 +27,8 @@ type ntView struct {
 // the outbox — the message is kept in the log and marked sent, exactly as
 // the debtor would have read it — and the log lists and filters it.
 func TestOutboxNotificationLog(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
@@ -147,7 +148,8 @@ func TestOutboxNotificationLog(t *testing.T) {
 // Viewers read the log; only admins send (every send is destructive), and
 // an MCP client that cannot confirm is refused without anything sent.
 func TestNotificationRolesAndConfirmation(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
@@ -212,7 +214,8 @@ func toolOf(t *testing.T, id string) ntTool {
 // sends once (the confirmation is spent in the transaction that queues
 // the message, so replaying the answer sends nothing more).
 func TestNotifyConfirmation(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})

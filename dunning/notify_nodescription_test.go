@@ -15,7 +15,7 @@ import (
 // {{charge.description}}").
 func TestNotifyChargeWithoutDescription(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}, Phones: []string{"+5511987654321"}})

@@ -35,7 +35,7 @@ func (ce *coreEnv) lateImputationCharge(t *testing.T, ext string) (string, strin
 // detail and the paid event show how each payment was applied.
 func TestPaymentImputationInterestFirst(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 
@@ -95,7 +95,7 @@ func TestPaymentImputationInterestFirst(t *testing.T) {
 // of fine and interest open, and only 1 040,33 clears it.
 func TestPaymentImputationPrincipalFirst(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		if st := ce.ok(200, "GET", "/v1/settings", nil); st["payment_imputation"] != "interest_first" {

@@ -23,7 +23,8 @@ func emailStep(offset int, at string) map[string]any {
 // UNPROCESSABLE naming both states), archive, delete only while draft —
 // roles, and another organization's ids answering NOT_FOUND.
 func TestCollectionPlans(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		pe := newPlansEnv(t, db, planT0)
 
 		p := pe.createPlan("Régua padrão")
@@ -169,7 +170,8 @@ func TestCollectionPlans(t *testing.T) {
 // own detail — and updated, disabled and deleted; the last active step of
 // an active plan stays.
 func TestPlanSteps(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		pe := newPlansEnv(t, db, planT0)
 		p := pe.createPlan("Régua")
 		path := "/v1/collection-plans/" + p.ID + "/steps"

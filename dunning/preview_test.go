@@ -18,7 +18,8 @@ import (
 // message rendered in Brazilian formats with the charge's updated amount
 // on the day it runs; nothing sent or stored.
 func TestPreview(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		// Wednesday 11 February 2026, 09:00 in São Paulo.
 		pe := newPlansEnv(t, db, time.Date(2026, time.February, 11, 12, 0, 0, 0, time.UTC))
 		planSeedSettings(t, db, pe.Mine.ID, "20:00", "08:00", []string{"2026-02-20"})

@@ -138,10 +138,11 @@ func (ne *notifyEnv) settle(t testing.TB) {
 // needs approval waits for a person and sends only if approved; and a
 // charge paid in the middle gets nothing after its payment.
 func TestRegua60DaysTwoWorkers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("drives two months of scheduler ticks")
 	}
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{}
 		tw := ntNewTwilio(t)
 		start := sp(2026, 3, 2, 10, 0)
@@ -342,7 +343,8 @@ func (ne *notifyEnv) decideApprovals(t *testing.T, approved map[string]bool, wan
 // has passed); a step found due in the quiet hours waits for the window
 // to open.
 func TestMissedWindowsAndQuietHours(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		// Due Monday 16 March 2026.
@@ -404,7 +406,8 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 // ends, in each organization's own time zone and grace days, once, with
 // dunning.charge.overdue; paid, archived and still-in-grace charges stay.
 func TestDailySweep(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 13, 23, 0))
 		mine, theirs := ne.Mine.ID, ne.Theirs.ID
 		ntSettings(t, db, theirs, nil, 2)
@@ -479,6 +482,7 @@ func TestDailySweep(t *testing.T) {
 // SQLite's plans; PostgreSQL's planner chooses by table size (the
 // benchmarks log its plans).
 func TestSchedulerIndexes(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.SQLite, Migrations)
 	for _, c := range []struct{ query, index string }{
 		{sweepOrganizationsQuery, "dunning_charges_sweep"},
@@ -506,7 +510,8 @@ const (
 // approving refused; a payment expires what is still pending; another
 // organization sees none of it.
 func TestStepApprovals(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		plan, steps := ntPlan(t, ne, []ntStep{
@@ -586,6 +591,7 @@ func TestStepApprovals(t *testing.T) {
 // The served product schedules the step runner and the sweep; the sweep's
 // hourly schedule depends on the clock only.
 func TestSchedules(t *testing.T) {
+	t.Parallel()
 	if n := newNotifier(&service{}, &channels{}, "", nil); !n.periodic {
 		t.Error("the scheduler's periodic jobs are off by default")
 	}
@@ -607,7 +613,8 @@ func TestSchedules(t *testing.T) {
 // sending after its payment committed — a message queued just before is
 // skipped by the payment's own transaction or by the send's check.
 func TestPaymentsRacingTheRunner(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		ne.secondQueue(t)
 		org := ne.Mine.ID

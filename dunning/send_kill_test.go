@@ -98,11 +98,13 @@ func runSenderProcess(raw []byte) int {
 // unknown without calling Twilio again: the debtor may have the message,
 // so only a person's resend (a new notification) sends it again.
 func TestSenderKilledMidSend(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills a worker process")
 	}
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 			tw := ntNewTwilio(t)
