@@ -23,7 +23,7 @@ func installmentsOf(a obj) (amounts []float64, dates []string, charges []string)
 	return amounts, dates, charges
 }
 
-func (ee *escEnv) chargeStatus(ref string) (string, float64) {
+func (ee *dunEnv) chargeStatus(ref string) (string, float64) {
 	c := ee.ok(200, "GET", "/v1/charges/"+ref, nil)
 	return c["status"].(string), c["open_amount"].(float64)
 }

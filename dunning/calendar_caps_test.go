@@ -14,7 +14,7 @@ import (
 
 // payOnTime pays the whole R$ 1 000 of charge id on day (noon in
 // Brasília) after checking it costs nothing extra then.
-func (ce *coreEnv) payOnTime(t *testing.T, id string, day time.Time) {
+func (ce *dunEnv) payOnTime(t *testing.T, id string, day time.Time) {
 	t.Helper()
 	ce.clock.Set(day)
 	got := ce.ok(200, "GET", "/v1/charges/"+id, nil)

@@ -12,7 +12,7 @@ import (
 )
 
 // rpcAnswer decodes a JSON-RPC answer: its result, or its error.
-func rpcAnswer(t *testing.T, raw string) (obj, obj) {
+func rpcAnswer(t testing.TB, raw string) (obj, obj) {
 	t.Helper()
 	var out struct {
 		Result obj `json:"result"`
@@ -25,7 +25,7 @@ func rpcAnswer(t *testing.T, raw string) (obj, obj) {
 }
 
 // readResource reads uri as user and answers its text, or fails.
-func (ce *coreEnv) readResource(uri string) string {
+func (ce *dunEnv) readResource(uri string) string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(ce.Owner, "resources/read", obj{"uri": uri}))
 	if rpcErr != nil {
@@ -43,7 +43,7 @@ func (ce *coreEnv) readResource(uri string) string {
 }
 
 // promptText renders a prompt as the owner and answers its one message.
-func (ce *coreEnv) promptText(name string, args obj) string {
+func (ce *dunEnv) promptText(name string, args obj) string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(ce.Owner, "prompts/get", obj{"name": name, "arguments": args}))
 	if rpcErr != nil {
@@ -57,7 +57,7 @@ func (ce *coreEnv) promptText(name string, args obj) string {
 }
 
 // complete asks for completions as user and answers the values.
-func (ce *coreEnv) complete(user accounts.User, ref obj, arg, value string) []string {
+func (ce *dunEnv) complete(user accounts.User, ref obj, arg, value string) []string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(user, "completion/complete", obj{"ref": ref, "argument": obj{"name": arg, "value": value}}))
 	if rpcErr != nil {

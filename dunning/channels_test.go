@@ -32,15 +32,15 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "João", Emails: []string{"joao@example.com", "gone@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10", Description: "Aluguel"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"joao@example.com", "gone@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10", Description: "Aluguel"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
 		if n.Provider != ProviderSMTP {
 			t.Fatalf("provider %s", n.Provider)
 		}
-		sent := ntWaitStatus(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, NotificationSent)
 		msgs := relay.messages()
 		if len(msgs) != 1 {
 			t.Fatalf("the relay got %d messages", len(msgs))
@@ -111,15 +111,15 @@ func TestEmailPermanentRefusal(t *testing.T) {
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "João", Emails: []string{"gone@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"gone@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10"})
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
-		failed := ntWaitStatus(t, db, n.ID, NotificationFailed)
+		failed := waitNotification(t, db, n.ID, NotificationFailed)
 		if failed.Error == nil || !strings.Contains(*failed.Error, "5.1.1") || failed.FailedAt == nil {
 			t.Errorf("failed row %+v", failed)
 		}
-		ntEventually(t, "dunning.notification.failed", func() bool {
+		eventually(t, "dunning.notification.failed", func() bool {
 			return strings.Contains(strings.Join(ntEvents(t, db, org), ","), EventNotificationFailed)
 		})
 	})
@@ -139,12 +139,12 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		ntSettings(t, db, org, map[string]ChannelSetting{
 			ChannelSMS:      {Enabled: true, Provider: ProviderTwilio},
 			ChannelWhatsApp: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321", "+5511900000500", "+5511900000400"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321", "+5511900000500", "+5511900000400"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms"})
 		n := data[ntView](t, code, body, 202)
-		sent := ntWaitStatus(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, NotificationSent)
 		reqs := tw.requests()
 		if len(reqs) != 1 {
 			t.Fatalf("twilio got %d requests", len(reqs))
@@ -192,7 +192,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		// WhatsApp, read receipt.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "whatsapp"})
 		wa := data[ntView](t, code, body, 202)
-		waSent := ntWaitStatus(t, db, wa.ID, NotificationSent)
+		waSent := waitNotification(t, db, wa.ID, NotificationSent)
 		reqs = tw.requests()
 		if f := reqs[len(reqs)-1]; f.Get("To") != "whatsapp:+5511987654321" || f.Get("From") != "whatsapp:"+ntTwilioWA {
 			t.Fatalf("whatsapp form %v", f)
@@ -215,8 +215,8 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		retried := data[ntView](t, code, body, 202)
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms", "to": "+5511900000400"})
 		refused := data[ntView](t, code, body, 202)
-		ntWaitStatus(t, db, retried.ID, NotificationSent)
-		if got := ntWaitStatus(t, db, refused.ID, NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
+		waitNotification(t, db, retried.ID, NotificationSent)
+		if got := waitNotification(t, db, refused.ID, NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
 			t.Errorf("refused: %+v", got)
 		}
 		attempts := 0
@@ -257,8 +257,8 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		tw.mu.Lock()
 		tw.script["+5511987654321"] = []string{"hang"}
 		tw.mu.Unlock()
@@ -267,7 +267,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		n := data[ntView](t, code, body, 202)
 		select {
 		case <-tw.arrived:
-		case <-time.After(ntWait):
+		case <-time.After(testWait):
 			t.Fatal("the provider never got the request")
 		}
 		if got := ntNotification(t, db, n.ID); got.Status != NotificationSending || got.SendingAt == nil {
@@ -279,7 +279,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		if err := ne.Jobs.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Stop = %v, want the grace to run out", err)
 		}
-		got := ntWaitStatus(t, db, n.ID, NotificationUnknown)
+		got := waitNotification(t, db, n.ID, NotificationUnknown)
 		if got.Error == nil || !strings.Contains(*got.Error, "not sent again") {
 			t.Errorf("unknown row %+v", got)
 		}
@@ -295,7 +295,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		// A person decides: resend is a new notification.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/notifications/"+n.ID+"/resend", map[string]any{})
 		re := data[ntView](t, code, body, 202)
-		ntWaitStatus(t, db, re.ID, NotificationSent)
+		waitNotification(t, db, re.ID, NotificationSent)
 		if reqs := tw.requests(); len(reqs) != 2 {
 			t.Fatalf("after the resend twilio got %d requests, want 2", len(reqs))
 		}
@@ -367,8 +367,8 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		ctx := context.Background()
 		leave := func(callStarted bool) string {
 			t.Helper()
@@ -405,7 +405,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			return id
 		}
 		started := leave(true)
-		got := ntWaitStatus(t, db, started, NotificationUnknown)
+		got := waitNotification(t, db, started, NotificationUnknown)
 		if !strings.Contains(deref(got.Error), "never recorded an outcome") {
 			t.Errorf("unknown row's error: %s", deref(got.Error))
 		}
@@ -413,7 +413,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			t.Fatalf("the provider was called %d times for a send whose outcome is unknown", n)
 		}
 		notStarted := leave(false)
-		ntWaitStatus(t, db, notStarted, NotificationSent)
+		waitNotification(t, db, notStarted, NotificationSent)
 		if n := len(tw.requests()); n != 1 {
 			t.Fatalf("the provider was called %d times, want once for the send that never started", n)
 		}

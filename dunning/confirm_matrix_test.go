@@ -44,7 +44,7 @@ type cancelCall struct {
 	tool string
 }
 
-func (ce *coreEnv) cancelTool(c cancelCall) matrixReply {
+func (ce *dunEnv) cancelTool(c cancelCall) matrixReply {
 	ce.t.Helper()
 	tool := c.tool
 	if tool == "" {

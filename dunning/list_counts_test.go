@@ -16,7 +16,7 @@ import (
 // wantCountsMatch fails unless every counter row of the organization is
 // what COUNT(*) over its rows answers, and the listings' meta.total is
 // COUNT(*) for the filters served by the counters.
-func wantCountsMatch(t *testing.T, ce *coreEnv, db *store.DB, orgID string) {
+func wantCountsMatch(t *testing.T, ce *dunEnv, db *store.DB, orgID string) {
 	t.Helper()
 	ctx := context.Background()
 	type row struct {
@@ -89,7 +89,7 @@ func TestListingCountsMatch(t *testing.T) {
 		org := ee.Mine.ID
 		check := func(what string) {
 			t.Helper()
-			t.Run(what, func(t *testing.T) { wantCountsMatch(t, ee.coreEnv, db, org) })
+			t.Run(what, func(t *testing.T) { wantCountsMatch(t, ee, db, org) })
 		}
 		ee.debtor("maria", "Maria da Silva", cpfOK)
 		ee.debtor("jose", "José Souza", "11144477735")
@@ -199,7 +199,7 @@ func TestCountMender(t *testing.T) {
 		for i, due := range []string{"2026-02-20", "2026-03-20", "2026-03-25"} {
 			ee.charge(obj{"debtor_id": "maria", "external_id": fmt.Sprintf("m%d", i), "amount": 100, "due_date": due, "description": "Mensalidade"})
 		}
-		wantCountsMatch(t, ee.coreEnv, db, org)
+		wantCountsMatch(t, ee, db, org)
 		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
 			t.Fatalf("nothing to mend: %d %v", n, err)
 		}

@@ -16,7 +16,7 @@ var imputationDay = time.Date(2026, 12, 1, 12, 0, 0, 0, brasilia)
 
 // lateImputationCharge creates that charge for a CPF debtor with the
 // clock on 2026-12-01 and answers its payments path.
-func (ce *coreEnv) lateImputationCharge(t *testing.T, ext string) (string, string) {
+func (ce *dunEnv) lateImputationCharge(t *testing.T, ext string) (string, string) {
 	t.Helper()
 	ce.clock.Set(time.Date(2026, 9, 20, 12, 0, 0, 0, brasilia))
 	c := ce.charge(obj{"debtor_id": "maria", "external_id": ext, "amount": 1000, "due_date": "2026-10-01", "fine_percent": 2, "interest_percent": 1})
