@@ -11,6 +11,7 @@ import (
 // TestSplitCentsAwkwardTotals: installments are whole cents, add up
 // exactly, differ by at most the remainder, which lands on the first.
 func TestSplitCentsAwkwardTotals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		total money.Cents
 		n     int
@@ -44,6 +45,7 @@ func TestSplitCentsAwkwardTotals(t *testing.T) {
 }
 
 func TestPercentOfHalfUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		amount money.Cents
 		pct    latefee.Percent
@@ -63,6 +65,7 @@ func TestPercentOfHalfUp(t *testing.T) {
 // TestMonthlyDueDates: on the chosen day, the month's last day when it is
 // shorter, moved to the next business day (weekends, bank holidays).
 func TestMonthlyDueDates(t *testing.T) {
+	t.Parallel()
 	cal := calendar.New()
 	from := calendar.NewDate(2026, 1, 15)
 	got := monthlyDueDates(from, 31, 4, cal)

@@ -23,7 +23,7 @@ func installmentsOf(a obj) (amounts []float64, dates []string, charges []string)
 	return amounts, dates, charges
 }
 
-func (ee *escEnv) chargeStatus(ref string) (string, float64) {
+func (ee *dunEnv) chargeStatus(ref string) (string, float64) {
 	c := ee.ok(200, "GET", "/v1/charges/"+ref, nil)
 	return c["status"].(string), c["open_amount"].(float64)
 }
@@ -36,7 +36,8 @@ func (ee *escEnv) chargeStatus(ref string) (string, float64) {
 // charges; paying them through the charges' payments settles it on the
 // monitor's next run, and the charges become paid.
 func TestAgreementSettled(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		a := ee.overdueCharge("fatura-a", 60)
 		b := ee.charge(obj{"debtor_id": "maria", "external_id": "fatura-b", "amount": 40, "due_date": "2026-02-25", "description": "Taxa"})["id"].(string)
@@ -163,7 +164,8 @@ func TestAgreementSettled(t *testing.T) {
 // the charges go back to overdue owing what the paid one did not cover,
 // oldest first.
 func TestAgreementBroken(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-a", 60)
 		ee.charge(obj{"debtor_id": "maria", "external_id": "fatura-b", "amount": 40, "due_date": "2026-02-25", "description": "Taxa"})
@@ -219,7 +221,8 @@ func TestAgreementBroken(t *testing.T) {
 // again changes nothing; bad input is refused naming the field and stores
 // nothing.
 func TestAgreementCancelAndInput(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-a", 60)
 		ee.debtor("joao", "João Souza", "111.444.777-35")

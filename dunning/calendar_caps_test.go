@@ -14,7 +14,7 @@ import (
 
 // payOnTime pays the whole R$ 1 000 of charge id on day (noon in
 // Brasília) after checking it costs nothing extra then.
-func (ce *coreEnv) payOnTime(t *testing.T, id string, day time.Time) {
+func (ce *dunEnv) payOnTime(t *testing.T, id string, day time.Time) {
 	t.Helper()
 	ce.clock.Set(day)
 	got := ce.ok(200, "GET", "/v1/charges/"+id, nil)
@@ -33,7 +33,7 @@ func (ce *coreEnv) payOnTime(t *testing.T, id string, day time.Time) {
 // day, owes no fine and no interest (it owed R$ 20 + R$ 1,33 before).
 func TestBankClosingDueDate(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		c := ce.charge(obj{"debtor_id": "maria", "external_id": "dez", "amount": 1000, "due_date": "2026-12-31", "fine_percent": 2, "interest_percent": 1})
@@ -48,7 +48,7 @@ func TestBankClosingDueDate(t *testing.T) {
 // from the due date.
 func TestGraceEndsOnBusinessDay(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.ok(200, "PATCH", "/v1/settings", obj{"grace_days": 5})
 		ce.debtor("maria", "Maria", cpfOK)
@@ -70,7 +70,7 @@ func TestGraceEndsOnBusinessDay(t *testing.T) {
 // 22.626/1933 art. 1º), and the setting survives a reload.
 func TestCompanyInterestCap(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("acme", "ACME Ltda", cnpjOK)
 		ce.debtor("maria", "Maria", cpfOK)
@@ -110,7 +110,7 @@ func TestCompanyInterestCap(t *testing.T) {
 // the table lacks, or one without its state, is refused naming the field.
 func TestOrganizationPlaceHolidays(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		st := ce.ok(200, "PATCH", "/v1/settings", obj{"state": "sp", "city": "São Paulo"})
 		if st["state"] != "SP" || st["city"] != "3550308" || st["city_name"] != "São Paulo" {

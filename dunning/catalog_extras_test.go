@@ -12,7 +12,7 @@ import (
 )
 
 // rpcAnswer decodes a JSON-RPC answer: its result, or its error.
-func rpcAnswer(t *testing.T, raw string) (obj, obj) {
+func rpcAnswer(t testing.TB, raw string) (obj, obj) {
 	t.Helper()
 	var out struct {
 		Result obj `json:"result"`
@@ -25,7 +25,7 @@ func rpcAnswer(t *testing.T, raw string) (obj, obj) {
 }
 
 // readResource reads uri as user and answers its text, or fails.
-func (ce *coreEnv) readResource(uri string) string {
+func (ce *dunEnv) readResource(uri string) string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(ce.Owner, "resources/read", obj{"uri": uri}))
 	if rpcErr != nil {
@@ -43,7 +43,7 @@ func (ce *coreEnv) readResource(uri string) string {
 }
 
 // promptText renders a prompt as the owner and answers its one message.
-func (ce *coreEnv) promptText(name string, args obj) string {
+func (ce *dunEnv) promptText(name string, args obj) string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(ce.Owner, "prompts/get", obj{"name": name, "arguments": args}))
 	if rpcErr != nil {
@@ -57,7 +57,7 @@ func (ce *coreEnv) promptText(name string, args obj) string {
 }
 
 // complete asks for completions as user and answers the values.
-func (ce *coreEnv) complete(user accounts.User, ref obj, arg, value string) []string {
+func (ce *dunEnv) complete(user accounts.User, ref obj, arg, value string) []string {
 	ce.t.Helper()
 	res, rpcErr := rpcAnswer(ce.t, ce.RPC(user, "completion/complete", obj{"ref": ref, "argument": obj{"name": arg, "value": value}}))
 	if rpcErr != nil {
@@ -76,7 +76,8 @@ func (ce *coreEnv) complete(user accounts.User, ref obj, arg, value string) []st
 // notice; another organization's ids and unknown ones are not found, and
 // completions suggest only the caller's own ids by prefix.
 func TestResourceTemplatesReadThroughTheRoutes(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		debtor := ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.debtor("mario", "Mário Souza", "111.444.777-35")
@@ -163,6 +164,9 @@ func TestOverduePortfolioReview(t *testing.T) {
 	// is summed over its four largest, and says so.
 	defer func(pages, perPage int) { reviewPages, reviewPerPage = pages, perPage }(reviewPages, reviewPerPage)
 	reviewPages, reviewPerPage = 2, 2
+	// Not parallel (nor its engines): it sets the package's bounds, which
+	// every other test's review reads; the serial tests run before the
+	// parallel ones start.
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
@@ -313,7 +317,8 @@ func TestOverduePortfolioReview(t *testing.T) {
 // the three steps and the tools, with the organization's sending window,
 // and warns about a channel the settings disable.
 func TestDesignCollectionPlanPrompt(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		text := ce.promptText("design_collection_plan", obj{"segment": "companies (CNPJ)", "tone": "firm"})
 		for _, want := range []string{`"companies (CNPJ)"`, `"firm"`, "offset_days -3, channel email", "offset_days 0, channel sms", "offset_days 5, channel whatsapp",
@@ -347,7 +352,8 @@ func TestDesignCollectionPlanPrompt(t *testing.T) {
 // and the messages it was sent; another organization's debtor is refused,
 // and the debtor_id completes from the caller's own debtors.
 func TestDebtorBriefing(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.debtor("mario", "Mário Souza", "111.444.777-35")

@@ -25,21 +25,22 @@ import (
 // does not unsubscribe by itself, its POST does (once, idempotent), and
 // from then on the debtor is never e-mailed again.
 func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "João", Emails: []string{"joao@example.com", "gone@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10", Description: "Aluguel"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"joao@example.com", "gone@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10", Description: "Aluguel"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
 		if n.Provider != ProviderSMTP {
 			t.Fatalf("provider %s", n.Provider)
 		}
-		sent := ntWaitStatus(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, NotificationSent)
 		msgs := relay.messages()
 		if len(msgs) != 1 {
 			t.Fatalf("the relay got %d messages", len(msgs))
@@ -103,21 +104,22 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 // The relay's permanent refusal fails the notification (with the event);
 // nothing is retried.
 func TestEmailPermanentRefusal(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
 		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "João", Emails: []string{"gone@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"gone@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10"})
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
-		failed := ntWaitStatus(t, db, n.ID, NotificationFailed)
+		failed := waitNotification(t, db, n.ID, NotificationFailed)
 		if failed.Error == nil || !strings.Contains(*failed.Error, "5.1.1") || failed.FailedAt == nil {
 			t.Errorf("failed row %+v", failed)
 		}
-		ntEventually(t, "dunning.notification.failed", func() bool {
+		eventually(t, "dunning.notification.failed", func() bool {
 			return strings.Contains(strings.Join(ntEvents(t, db, org), ","), EventNotificationFailed)
 		})
 	})
@@ -129,19 +131,20 @@ func TestEmailPermanentRefusal(t *testing.T) {
 // in, with their events; an unsigned or foreign callback changes
 // nothing; Twilio's permanent error fails the message, a 5xx is retried.
 func TestTwilioChannelsAndCallbacks(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{
 			ChannelSMS:      {Enabled: true, Provider: ProviderTwilio},
 			ChannelWhatsApp: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321", "+5511900000500", "+5511900000400"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321", "+5511900000500", "+5511900000400"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms"})
 		n := data[ntView](t, code, body, 202)
-		sent := ntWaitStatus(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, NotificationSent)
 		reqs := tw.requests()
 		if len(reqs) != 1 {
 			t.Fatalf("twilio got %d requests", len(reqs))
@@ -189,7 +192,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		// WhatsApp, read receipt.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "whatsapp"})
 		wa := data[ntView](t, code, body, 202)
-		waSent := ntWaitStatus(t, db, wa.ID, NotificationSent)
+		waSent := waitNotification(t, db, wa.ID, NotificationSent)
 		reqs = tw.requests()
 		if f := reqs[len(reqs)-1]; f.Get("To") != "whatsapp:+5511987654321" || f.Get("From") != "whatsapp:"+ntTwilioWA {
 			t.Fatalf("whatsapp form %v", f)
@@ -212,8 +215,8 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		retried := data[ntView](t, code, body, 202)
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms", "to": "+5511900000400"})
 		refused := data[ntView](t, code, body, 202)
-		ntWaitStatus(t, db, retried.ID, NotificationSent)
-		if got := ntWaitStatus(t, db, refused.ID, NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
+		waitNotification(t, db, retried.ID, NotificationSent)
+		if got := waitNotification(t, db, refused.ID, NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
 			t.Errorf("refused: %+v", got)
 		}
 		attempts := 0
@@ -248,13 +251,14 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 // the provider may have it. Another worker never sends it again by
 // itself; a resend is a person's decision and a new notification.
 func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		tw.mu.Lock()
 		tw.script["+5511987654321"] = []string{"hang"}
 		tw.mu.Unlock()
@@ -263,7 +267,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		n := data[ntView](t, code, body, 202)
 		select {
 		case <-tw.arrived:
-		case <-time.After(ntWait):
+		case <-time.After(testWait):
 			t.Fatal("the provider never got the request")
 		}
 		if got := ntNotification(t, db, n.ID); got.Status != NotificationSending || got.SendingAt == nil {
@@ -275,7 +279,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		if err := ne.Jobs.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Stop = %v, want the grace to run out", err)
 		}
-		got := ntWaitStatus(t, db, n.ID, NotificationUnknown)
+		got := waitNotification(t, db, n.ID, NotificationUnknown)
 		if got.Error == nil || !strings.Contains(*got.Error, "not sent again") {
 			t.Errorf("unknown row %+v", got)
 		}
@@ -291,7 +295,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		// A person decides: resend is a new notification.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/notifications/"+n.ID+"/resend", map[string]any{})
 		re := data[ntView](t, code, body, 202)
-		ntWaitStatus(t, db, re.ID, NotificationSent)
+		waitNotification(t, db, re.ID, NotificationSent)
 		if reqs := tw.requests(); len(reqs) != 2 {
 			t.Fatalf("after the resend twilio got %d requests, want 2", len(reqs))
 		}
@@ -301,6 +305,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 // The settings of the deployment's providers: unset keeps the outbox;
 // half a configuration is refused with the setting's name.
 func TestChannelSettings(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) (ChannelConfig, error) {
 		var c ChannelConfig
 		s := &productkit.Settings{}
@@ -356,13 +361,14 @@ func TestChannelSettings(t *testing.T) {
 // committing sending but before starting the call left no call record:
 // that one is sent, once.
 func TestDeadWorkerLeftovers(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
 		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
 		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		ctx := context.Background()
 		leave := func(callStarted bool) string {
 			t.Helper()
@@ -399,7 +405,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			return id
 		}
 		started := leave(true)
-		got := ntWaitStatus(t, db, started, NotificationUnknown)
+		got := waitNotification(t, db, started, NotificationUnknown)
 		if !strings.Contains(deref(got.Error), "never recorded an outcome") {
 			t.Errorf("unknown row's error: %s", deref(got.Error))
 		}
@@ -407,7 +413,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			t.Fatalf("the provider was called %d times for a send whose outcome is unknown", n)
 		}
 		notStarted := leave(false)
-		ntWaitStatus(t, db, notStarted, NotificationSent)
+		waitNotification(t, db, notStarted, NotificationSent)
 		if n := len(tw.requests()); n != 1 {
 			t.Fatalf("the provider was called %d times, want once for the send that never started", n)
 		}
@@ -418,7 +424,8 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 // smtp only with a relay, twilio only with an account and a sender for
 // the channel.
 func TestSettingsOfferOnlyConfiguredProviders(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		bare := startNotify(t, db, ChannelConfig{}, ntMonday)
 		for _, ch := range []map[string]any{{"email": map[string]any{"provider": "smtp"}}, {"sms": map[string]any{"provider": "twilio"}}} {
 			code, body := bare.Do(bare.Owner, "PATCH", "/v1/settings", map[string]any{"channels": ch})

@@ -16,7 +16,7 @@ import (
 // "Boletos").
 func TestChargeBarcodeSegment(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		for _, seg := range []byte{'0', '8'} {

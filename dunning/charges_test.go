@@ -30,6 +30,7 @@ import (
 //   - With 10 grace days, on time until 20 Mar; on 21 Mar 11 days late.
 //   - A paid or canceled charge grows no more.
 func TestChargeBreakdown(t *testing.T) {
+	t.Parallel()
 	st := DefaultSettings("org")
 	d := func(y int, m time.Month, day int) calendar.Date { return calendar.NewDate(y, m, day) }
 	c := func(cents money.Cents, due calendar.Date) Charge {
@@ -72,7 +73,8 @@ func TestChargeBreakdown(t *testing.T) {
 
 // TestCharges drives every charge route on both engines.
 func TestCharges(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.debtor("acme", "ACME Ltda", cnpjOK)
@@ -268,7 +270,8 @@ func TestCharges(t *testing.T) {
 // TestChargeIllegalTransitions: every refused change of status is
 // UNPROCESSABLE naming both states.
 func TestChargeIllegalTransitions(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		paid := ce.charge(obj{"debtor_id": "maria", "amount": 10, "due_date": "2026-04-01"})

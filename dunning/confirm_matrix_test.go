@@ -44,7 +44,7 @@ type cancelCall struct {
 	tool string
 }
 
-func (ce *coreEnv) cancelTool(c cancelCall) matrixReply {
+func (ce *dunEnv) cancelTool(c cancelCall) matrixReply {
 	ce.t.Helper()
 	tool := c.tool
 	if tool == "" {
@@ -78,7 +78,8 @@ func (ce *coreEnv) cancelTool(c cancelCall) matrixReply {
 // answered confirmation_required — the endpoint's indented JSON, saying a
 // retry will not help — and nothing changes.
 func TestCancelConfirmationMatrix(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		ce.charge(obj{"debtor_id": "maria", "external_id": "inv-1", "amount": 100, "due_date": "2026-03-20"})

@@ -15,7 +15,8 @@ import (
 // answer is refused); and is refused with confirmation_required to a
 // client that cannot confirm.
 func TestChargeCancelConfirmation(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		c := ce.charge(obj{"debtor_id": "maria", "external_id": "inv-7", "amount": 1234.5, "due_date": "2026-03-20"})

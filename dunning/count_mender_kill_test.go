@@ -47,12 +47,14 @@ func runMenderProcess(raw []byte) int {
 // mends exactly the rest: the listings' totals come out exact
 // (docs/decisions.md, "Listings at scale").
 func TestCountMenderKilled(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills a process")
 	}
 	const rows = 5000
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 			org, err := accounts.New(db, accounts.Options{}).CreateOrganization(ctx, "Credora")

@@ -19,7 +19,8 @@ import (
 // UNPROCESSABLE naming it, and a report that passes them all is requested,
 // sent to the bureau over HTTP and confirmed, with its events.
 func TestCreditReportRules(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		id := ee.overdueCharge("fatura-1", 100)
 		ee.charge(obj{"debtor_id": "maria", "external_id": "futura", "amount": 50, "due_date": "2026-04-20"})
@@ -92,7 +93,8 @@ func TestCreditReportRules(t *testing.T) {
 // answer already finds it removal_requested, with a deadline five
 // business days later), and the bureau removes it.
 func TestCreditReportRemovedOnPayment(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 100)
 		ee.ok(200, "PATCH", "/v1/settings", obj{"prior_notice_days": 0})
@@ -129,7 +131,8 @@ func TestCreditReportRemovedOnPayment(t *testing.T) {
 // with a bad signature is refused and changes nothing; a slow bureau
 // (past the client's timeout) is retried until it answers in time.
 func TestCreditReportRetriesAndLaterCallback(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 300*time.Millisecond)
 		ee.overdueCharge("fatura-1", 100)
 		ee.ok(200, "PATCH", "/v1/settings", obj{"prior_notice_days": 0})
@@ -181,7 +184,8 @@ func TestCreditReportRetriesAndLaterCallback(t *testing.T) {
 // its fifth business day raises dunning.credit_report.removal_overdue,
 // once, on the test clock.
 func TestCreditReportRemovalWatch(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 100)
 		ee.ok(200, "PATCH", "/v1/settings", obj{"prior_notice_days": 0})

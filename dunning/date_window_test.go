@@ -15,7 +15,7 @@ import (
 // takes a payment dated before its creation.
 func TestDateWindow(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		for _, due := range []string{"0000-01-01", "1989-12-31", "2101-01-01", "9999-12-31"} {

@@ -18,7 +18,7 @@ import (
 // applied at computation too (lowered to 5 %, the fine follows).
 func TestCapsFollowDebtorKind(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.ok(200, "PATCH", "/v1/settings", obj{"company_interest_cap_percent": 3})
 		ce.debtor("acme", "ACME Ltda", cnpjOK)

@@ -22,6 +22,7 @@ const (
 )
 
 func TestDocumentsCheckDigits(t *testing.T) {
+	t.Parallel()
 	for doc, want := range map[string]bool{cpfOK: true, "52998224725": true, cpfBad: false, "111.111.111-11": false, cnpjOK: true, cnpjBad: false, "12.ABC.345/01DE-35": true} {
 		if _, ok := brazil.DocumentKind(doc); ok != want {
 			t.Errorf("%s: valid %v, want %v", doc, ok, want)
@@ -35,7 +36,8 @@ func TestDocumentsCheckDigits(t *testing.T) {
 // update, opt-outs with when and why, archive, validation naming fields,
 // roles, and the other organization's debtors answering NOT_FOUND.
 func TestDebtors(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		d := ce.ok(201, "PUT", "/v1/debtors/cust-1", obj{"name": " Maria da Silva ", "document": "52998224725",
 			"emails": []string{"maria@Example.COM", "maria@example.com"}, "phones": []string{"(11) 98765-4321", "11 3333-4444"},
@@ -203,7 +205,7 @@ type listed struct {
 	totalPages int
 }
 
-func (ce *coreEnv) list(path string) listed {
+func (ce *dunEnv) list(path string) listed {
 	ce.t.Helper()
 	code, out := ce.call(ce.Owner, "GET", path, nil)
 	if code != 200 {

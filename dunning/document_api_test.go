@@ -9,48 +9,15 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/money"
-	"github.com/kobana/kobana-mcp/platform/accounts"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
-	"github.com/kobana/kobana-mcp/productkit/producttest"
 )
-
-// fileEnv is the core harness with the service at hand, for the seams
-// other parts of Dunning call (requestDocumentTx).
-type fileEnv struct {
-	*coreEnv
-	svc *service
-}
-
-func newFileEnv(t *testing.T, db *store.DB) *fileEnv {
-	t.Helper()
-	fe := &fileEnv{coreEnv: &coreEnv{t: t, clock: &coreClock{t: coreStart}}}
-	fe.Env = producttest.Start(t, db, specWith(func(s *service) {
-		s.now = fe.clock.Now
-		if s.db != nil { // the catalog is built without a database too
-			fe.svc = s
-		}
-	}), producttest.Options{})
-	for _, u := range []struct {
-		dst  *accounts.User
-		role identity.Role
-	}{{&fe.Viewer, identity.RoleViewer}, {&fe.Member, identity.RoleMember}, {&fe.Admin, identity.RoleAdmin}} {
-		var err error
-		*u.dst, err = fe.Acc.CreateUser(context.Background(), accounts.NewUser{Email: string(u.role) + "@mine.example", Password: "a long enough password",
-			OrganizationID: fe.Mine.ID, Role: u.role})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return fe
-}
 
 // waitFile polls path (a document or an export) until it is no longer
 // generating, and answers it.
-func (ce *coreEnv) waitFile(path string) obj {
+func (ce *dunEnv) waitFile(path string) obj {
 	ce.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testWait)
 	for {
 		d := ce.ok(200, "GET", path, nil)
 		if d["status"] != FileGenerating {
@@ -59,13 +26,13 @@ func (ce *coreEnv) waitFile(path string) obj {
 		if time.Now().After(deadline) {
 			ce.t.Fatalf("%s still generating: %v", path, d)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a request each time: less often than testPoll
 	}
 }
 
 // download GETs a file as the owner and answers the status, headers'
 // type and disposition, and the body.
-func (ce *coreEnv) download(path string) (int, string, string, []byte) {
+func (ce *dunEnv) download(path string) (int, string, string, []byte) {
 	ce.t.Helper()
 	code, h, body := ce.DoFull(ce.Token(ce.Owner, "api"), "GET", path, nil)
 	return code, h.Get("Content-Type"), h.Get("Content-Disposition"), []byte(body)
@@ -79,8 +46,9 @@ func (ce *coreEnv) download(path string) (int, string, string, []byte) {
 // UNPROCESSABLE; another organization sees none of it; the agreement term
 // waits for the agreements (NOT_FOUND through its seam, so failed).
 func TestDocuments(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
 		admin, member := fe.Admin, fe.Member
 
 		// The creditor: admins set it, with a valid CNPJ.
@@ -213,7 +181,7 @@ func TestDocuments(t *testing.T) {
 }
 
 // pdf0 downloads a document's bytes.
-func pdf0(t *testing.T, fe *fileEnv, id string) []byte {
+func pdf0(t *testing.T, fe *dunEnv, id string) []byte {
 	t.Helper()
 	code, _, _, b := fe.download("/v1/documents/" + id + "/download")
 	if code != 200 {

@@ -83,8 +83,8 @@ func documentJobState(t *testing.T, db *store.DB, docID string) (state string, a
 // event emitted.
 func TestDocumentBounds(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 
 		// At the bound: it renders.

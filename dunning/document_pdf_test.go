@@ -93,6 +93,7 @@ func day(s string) calendar.Date {
 }
 
 func TestRenderStatementReadsBack(t *testing.T) {
+	t.Parallel()
 	doc := statementDoc{Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
 		Lines: []statementLine{
 			{Description: "Mensalidade de fevereiro", Reference: "MENS-02", DueDate: day("2026-02-10"), DaysLate: 28,
@@ -129,6 +130,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 }
 
 func TestRenderSettlementLetterReadsBack(t *testing.T) {
+	t.Parallel()
 	data, err := renderSettlementLetter(settlementDoc{Creditor: docCreditor, Debtor: docDebtor, Description: "Mensalidade de fevereiro",
 		Reference: "MENS-02", Amount: 123456, DueDate: day("2026-02-10"), PaidOn: day("2026-03-09"), Paid: 127077, On: day("2026-03-10"), IssuedAt: docIssued})
 	if err != nil {
@@ -143,6 +145,7 @@ func TestRenderSettlementLetterReadsBack(t *testing.T) {
 }
 
 func TestRenderAgreementTermReadsBack(t *testing.T) {
+	t.Parallel()
 	term := agreementTerm{AgreementID: "acordo-1", Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
 		Charges: []agreementTermCharge{
 			{Description: "Mensalidade de janeiro", Reference: "MENS-01", DueDate: day("2026-01-10"), AmountCents: 6000},

@@ -16,7 +16,7 @@ import (
 // e-mail. For a charge due Tuesday 10 March 2026 they run (São Paulo,
 // UTC−3) on 5 March 12:00Z, 10 March 12:00Z, 13 March 13:00Z and 20 March
 // 12:00Z.
-func (pe *plansEnv) reguaPlan(name string) (planDetailJSON, []stepJSON) {
+func (pe *dunEnv) reguaPlan(name string) (planDetailJSON, []stepJSON) {
 	p := pe.createPlan(name)
 	steps := []stepJSON{
 		pe.addStep(p.ID, emailStep(-5, "09:00")),
@@ -44,12 +44,13 @@ func enrollPath(chargeID, planID string) string {
 // collection stop it (the charge-closed hook, in the caller's
 // transaction); each change emits its dunning.enrollment event.
 func TestEnrollments(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		pe := newPlansEnv(t, db, utcAt(time.March, 8, 15))
+		pe := newEnv(t, db, envOptions{start: utcAt(time.March, 8, 15)})
 		p, steps := pe.reguaPlan("Régua")
-		debtor := planSeedDebtor(t, db, pe.Mine.ID, "Maria da Silva", []string{"maria@example.com"}, []string{"+5511987654321"})
-		charge := planSeedCharge(t, db, pe.Mine.ID, debtor, planChargeSeed{ExternalID: "fat-1", Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: pe.Mine.ID, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, ExternalID: "fat-1", Due: "2026-03-10", NoFees: true})
 
 		// Enrolled on Sunday 8 March: D−5 is past.
 		ans := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(charge, p.ID), nil))
@@ -120,9 +121,9 @@ func TestEnrollments(t *testing.T) {
 		// Who may enroll what.
 		draft := pe.createPlan("Rascunho")
 		pe.addStep(draft.ID, emailStep(0, "09:00"))
-		paid := planSeedCharge(t, db, pe.Mine.ID, debtor, planChargeSeed{Due: "2026-03-10", Status: "paid"})
-		theirDebtor := planSeedDebtor(t, db, pe.Theirs.ID, "Outro", nil, nil)
-		theirs := planSeedCharge(t, db, pe.Theirs.ID, theirDebtor, planChargeSeed{Due: "2026-03-10"})
+		paid := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, Due: "2026-03-10", Status: "paid", NoFees: true})
+		theirDebtor := seedDebtor(t, db, debtorSeed{OrgID: pe.Theirs.ID, Name: "Outro"})
+		theirs := seedCharge(t, db, chargeSeed{OrgID: pe.Theirs.ID, DebtorID: theirDebtor, Due: "2026-03-10", NoFees: true})
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(charge, draft.ID), nil, "only an active collection plan takes charges", "draft")
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(paid, p.ID), nil, "A paid charge cannot be enrolled")
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "PUT", enrollPath(theirs, p.ID), nil, "charge")
@@ -130,7 +131,7 @@ func TestEnrollments(t *testing.T) {
 		pe.wantError(pe.Other, 404, "NOT_FOUND", "DELETE", enrollPath(charge, p.ID), nil)
 		pe.wantError(pe.Other, 404, "NOT_FOUND", "POST", enrollPath(charge, p.ID)+"/preview", nil)
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "DELETE", enrollPath(paid, p.ID), nil, "not enrolled")
-		pe.wantError(pe.member, 403, "FORBIDDEN", "PUT", enrollPath(charge, p.ID), nil)
+		pe.wantError(pe.Member, 403, "FORBIDDEN", "PUT", enrollPath(charge, p.ID), nil)
 		text, isErr := pe.Call(pe.Owner, "dunning_charges_enroll", map[string]any{"id": charge, "cp_id": p.ID})
 		if !isErr || !strings.Contains(text, "confirmation_required") {
 			t.Fatalf("enroll through MCP: %s", text)
@@ -138,7 +139,7 @@ func TestEnrollments(t *testing.T) {
 
 		// Enrolled late: every step is past, nothing is ever sent and the
 		// enrollment completes at once.
-		old := planSeedCharge(t, db, pe.Mine.ID, debtor, planChargeSeed{Due: "2026-01-10", Status: "overdue"})
+		old := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, Due: "2026-01-10", Status: "overdue", NoFees: true})
 		late := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(old, p.ID), nil))
 		if late.Status != "completed" || late.SkippedPast != 4 || len(late.SkippedPastSteps) != 4 || late.NextStep != nil || late.NextRunAt != nil {
 			t.Fatalf("late %+v", late)
@@ -181,7 +182,7 @@ func TestEnrollments(t *testing.T) {
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(charge, p.ID), nil, "A paid charge cannot be enrolled")
 
 		// Archiving the plan stops the charges running through it.
-		other := planSeedCharge(t, db, pe.Mine.ID, debtor, planChargeSeed{Due: "2026-03-30"})
+		other := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, Due: "2026-03-30", NoFees: true})
 		pe.must(pe.Owner, 201, "PUT", enrollPath(other, p.ID), nil)
 		pe.must(pe.Owner, 200, "POST", "/v1/collection-plans/"+p.ID+"/archive", nil)
 		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, other, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "plan_archived" {
@@ -206,11 +207,12 @@ func TestEnrollments(t *testing.T) {
 // with form elicitation, naming what will happen, run once on accept, and
 // refuse a replayed confirmation.
 func TestPlansConfirmedThroughMCP(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		pe := newPlansEnv(t, db, utcAt(time.March, 8, 15))
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		pe := newEnv(t, db, envOptions{start: utcAt(time.March, 8, 15)})
 		p, _ := pe.reguaPlan("Régua")
-		debtor := planSeedDebtor(t, db, pe.Mine.ID, "Maria da Silva", []string{"maria@example.com"}, []string{"+5511987654321"})
-		charge := planSeedCharge(t, db, pe.Mine.ID, debtor, planChargeSeed{ExternalID: "fat-1", Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: pe.Mine.ID, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, ExternalID: "fat-1", Due: "2026-03-10", NoFees: true})
 		args := map[string]any{"id": "fat-1", "cp_id": p.ID}
 
 		msg, text, isErr, state := pe.planConfirmedCall(pe.Owner, "dunning_charges_enroll", args)
@@ -249,10 +251,11 @@ func TestPlansConfirmedThroughMCP(t *testing.T) {
 // that clears the charge stops its enrollment in the payment's own
 // transaction, as cancelling and archiving a charge do.
 func TestCollectionThroughTheCharge(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// Tuesday 10 March 2026, 12:00 in São Paulo.
-		pe := newPlansEnv(t, db, utcAt(time.March, 10, 15))
+		pe := newEnv(t, db, envOptions{start: utcAt(time.March, 10, 15)})
 		pe.must(pe.Owner, 201, "PUT", "/v1/debtors/maria", map[string]any{"name": "Maria da Silva", "document": "529.982.247-25",
 			"emails": []string{"maria@example.com"}, "phones": []string{"(11) 98765-4321"}})
 		charge := func(ext string) string {

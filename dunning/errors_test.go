@@ -20,7 +20,8 @@ import (
 // overload guard and the drain (503) in front of the listener, as serve
 // puts them — and its MCP endpoint keeps JSON-RPC errors.
 func TestEveryAnswerSpeaksUpperCase(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, nil, func(t *testing.T, db *store.DB) {
 		guard := httpx.NewGuard(1, time.Second)
 		release, inside := make(chan struct{}), make(chan struct{}, 1)
 		unauth := ratelimit.NewUnauthenticated(ratelimit.MustParseRate("2-M"))
@@ -80,7 +81,8 @@ func TestEveryAnswerSpeaksUpperCase(t *testing.T) {
 // TestValidationDetails: a Dunning validation error is 422
 // VALIDATION_ERROR with one detail per field.
 func TestValidationDetails(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, nil, func(t *testing.T, db *store.DB) {
 		e := producttest.Start(t, db, Spec(), producttest.Options{})
 		code, body := e.Do(e.Owner, "POST", "/v1/webhooks", map[string]any{"label": "", "url": "https://x.example/h", "subscribed_events": []string{"*"}, "status": "paused"})
 		c, fields := errorOf(body)
@@ -103,7 +105,7 @@ func TestValidationDetails(t *testing.T) {
 // parameter, not the transport's plain text.
 func TestUnknownArgumentIsAValidationError(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, nil, func(t *testing.T, db *store.DB) {
 		e := producttest.Start(t, db, Spec(), producttest.Options{})
 		text, isErr := e.Call(e.Owner, "dunning_charges_list", map[string]any{"statuz": "open"})
 		c, fields := errorOf(text)

@@ -17,7 +17,8 @@ import (
 // (and left pending) while the prior notice is missing, made once it was
 // sent.
 func TestEscalatingStepParksAndRunsUnderTheRules(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 100)
 		ee.ok(201, "POST", "/v1/collection-plans", obj{"name": "Régua dura", "external_id": "dura"})

@@ -58,7 +58,7 @@ func seedCharges(tb testing.TB, db *store.DB, orgID, debtorExt string, n int) {
 }
 
 // httpGet GETs path as the owner and answers the body to read.
-func httpGet(fe *fileEnv, path string) (io.ReadCloser, error) {
+func httpGet(fe *dunEnv, path string) (io.ReadCloser, error) {
 	req, err := http.NewRequest("GET", fe.URL+path, nil)
 	if err != nil {
 		return nil, err

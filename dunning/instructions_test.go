@@ -14,6 +14,7 @@ import (
 // Dunning seed's "The server instructions" lists, so none can be dropped
 // by an edit unnoticed.
 func TestInstructionsSayEveryPoint(t *testing.T) {
+	t.Parallel()
 	p, err := productkit.Assemble(Spec(), productkit.Deps{PublicURL: "https://dunning.example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // wantCountsMatch fails unless every counter row of the organization is
 // what COUNT(*) over its rows answers, and the listings' meta.total is
 // COUNT(*) for the filters served by the counters.
-func wantCountsMatch(t *testing.T, ce *coreEnv, db *store.DB, orgID string) {
+func wantCountsMatch(t *testing.T, ce *dunEnv, db *store.DB, orgID string) {
 	t.Helper()
 	ctx := context.Background()
 	type row struct {
@@ -83,12 +83,13 @@ func wantCountsMatch(t *testing.T, ce *coreEnv, db *store.DB, orgID string) {
 // in_agreement, installments created), a debtor archived and upserted
 // back — the counters equal COUNT(*), on both engines.
 func TestListingCountsMatch(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		org := ee.Mine.ID
 		check := func(what string) {
 			t.Helper()
-			t.Run(what, func(t *testing.T) { wantCountsMatch(t, ee.coreEnv, db, org) })
+			t.Run(what, func(t *testing.T) { wantCountsMatch(t, ee, db, org) })
 		}
 		ee.debtor("maria", "Maria da Silva", cpfOK)
 		ee.debtor("jose", "José Souza", "11144477735")
@@ -133,7 +134,8 @@ func TestListingCountsMatch(t *testing.T) {
 // both engines (PostgreSQL's transactions run truly in parallel; SQLite's
 // one writer serializes them).
 func TestListingCountsConcurrent(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria da Silva", cpfOK)
 		const writers, each = 6, 8
@@ -187,7 +189,8 @@ func TestListingCountsConcurrent(t *testing.T) {
 // they are, and a run with nothing to mend changes nothing. Its reads use
 // the partial indexes of exactly those rows (SQLite's plan).
 func TestCountMender(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ctx := context.Background()
 		org := ee.Mine.ID
@@ -196,7 +199,7 @@ func TestCountMender(t *testing.T) {
 		for i, due := range []string{"2026-02-20", "2026-03-20", "2026-03-25"} {
 			ee.charge(obj{"debtor_id": "maria", "external_id": fmt.Sprintf("m%d", i), "amount": 100, "due_date": due, "description": "Mensalidade"})
 		}
-		wantCountsMatch(t, ee.coreEnv, db, org)
+		wantCountsMatch(t, ee, db, org)
 		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
 			t.Fatalf("nothing to mend: %d %v", n, err)
 		}

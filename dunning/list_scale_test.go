@@ -76,7 +76,8 @@ var listingPlans = []struct{ name, query, index string }{
 // organizations, each reads its index in order and stops at the page, and
 // each total is a counter row (docs/decisions.md, "Listings at scale").
 func TestListingPlans(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := producttest.Start(t, db, Spec(), producttest.Options{})
 		seedListing(t, db, "mine", e.Mine.ID, 3000)
 		seedListing(t, db, "theirs", e.Theirs.ID, 3000)

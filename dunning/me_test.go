@@ -13,7 +13,8 @@ import (
 // settings, a member may not; bad values name their field; reads are
 // strict; the other organization keeps its own settings.
 func TestMeAndSettings(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		me := ce.ok(200, "GET", "/v1/me", nil)
 		org := me["organization"].(obj)

@@ -22,6 +22,7 @@ func TestLedgerMigrationOnPopulatedData(t *testing.T) {
 	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := storetest.URL(t, engine)
 			open := func() *store.DB {

@@ -12,7 +12,8 @@ import (
 // TestMigrationsUpAndDown: Dunning's tables apply on both engines after
 // the platform's, and each step rolls back.
 func TestMigrationsUpAndDown(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		for _, table := range []string{"dunning_settings", "dunning_debtors", "dunning_opt_outs", "dunning_charges", "dunning_payments",
 			"dunning_plans", "dunning_plan_steps", "dunning_enrollments", "dunning_notifications", "dunning_step_approvals",

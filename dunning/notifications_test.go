@@ -27,11 +27,12 @@ type ntView struct {
 // the outbox — the message is kept in the log and marked sent, exactly as
 // the debtor would have read it — and the log lists and filters it.
 func TestOutboxNotificationLog(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 123456, Due: "2026-03-10", Description: "Mensalidade de março", PaymentLink: "https://pague.example/c/1"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 123456, Due: "2026-03-10", Description: "Mensalidade de março", PaymentLink: "https://pague.example/c/1"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
@@ -46,7 +47,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		if n.Subject == nil || *n.Subject != "Lembrete de pagamento: Mensalidade de março" {
 			t.Errorf("subject %v", n.Subject)
 		}
-		sent := ntWaitStatus(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, NotificationSent)
 		if sent.ProviderMessageID == nil || *sent.ProviderMessageID != "outbox-"+n.ID || sent.SentAt == nil || sent.SendingAt == nil {
 			t.Errorf("sent row %+v", sent)
 		}
@@ -57,7 +58,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		if sms.Body != "Maria da Silva, pague R$ 1.234,56" || sms.To != "+5511987654321" || sms.Subject != nil {
 			t.Fatalf("sms %+v", sms)
 		}
-		ntWaitStatus(t, db, sms.ID, NotificationSent)
+		waitNotification(t, db, sms.ID, NotificationSent)
 
 		all := list[ntView](t, ne.Env, "/v1/notifications")
 		if all.Meta.Total != 2 || len(all.Data) != 2 || all.Data[0].ID != sms.ID {
@@ -119,7 +120,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		if re.ResendOf == nil || *re.ResendOf != n.ID || re.Kind != KindResend || re.Body != n.Body || re.ID == n.ID {
 			t.Fatalf("resend %+v", re)
 		}
-		ntWaitStatus(t, db, re.ID, NotificationSent)
+		waitNotification(t, db, re.ID, NotificationSent)
 
 		// A paid charge is not collected: nothing more is sent about it.
 		ne.closeCharge(t, charge)
@@ -147,11 +148,12 @@ func TestOutboxNotificationLog(t *testing.T) {
 // Viewers read the log; only admins send (every send is destructive), and
 // an MCP client that cannot confirm is refused without anything sent.
 func TestNotificationRolesAndConfirmation(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})
 		text, isErr := ne.Call(ne.Owner, "dunning_charges_notify", map[string]any{"id": charge})
 		if !isErr || !strings.Contains(text, "confirmation_required") {
 			t.Fatalf("unconfirmed notify: %v %s", isErr, text)
@@ -212,11 +214,12 @@ func toolOf(t *testing.T, id string) ntTool {
 // sends once (the confirmation is spent in the transaction that queues
 // the message, so replaying the answer sends nothing more).
 func TestNotifyConfirmation(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10", Description: "Aluguel"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10", Description: "Aluguel"})
 		call := func(state, responses string) (reply struct {
 			Result struct {
 				ResultType    string         `json:"resultType"`

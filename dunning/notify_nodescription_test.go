@@ -15,11 +15,11 @@ import (
 // {{charge.description}}").
 func TestNotifyChargeWithoutDescription(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
-		debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}, Phones: []string{"+5511987654321"}})
-		charge := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})
+		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}, Phones: []string{"+5511987654321"}})
+		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})
 		// The fixture gives every charge a description; this one has none,
 		// as a charge created through the API without one.
 		if _, err := db.Exec(context.Background(), `UPDATE dunning_charges SET description = '' WHERE id = ?`, charge); err != nil {

@@ -16,7 +16,7 @@ var imputationDay = time.Date(2026, 12, 1, 12, 0, 0, 0, brasilia)
 
 // lateImputationCharge creates that charge for a CPF debtor with the
 // clock on 2026-12-01 and answers its payments path.
-func (ce *coreEnv) lateImputationCharge(t *testing.T, ext string) (string, string) {
+func (ce *dunEnv) lateImputationCharge(t *testing.T, ext string) (string, string) {
 	t.Helper()
 	ce.clock.Set(time.Date(2026, 9, 20, 12, 0, 0, 0, brasilia))
 	c := ce.charge(obj{"debtor_id": "maria", "external_id": ext, "amount": 1000, "due_date": "2026-10-01", "fine_percent": 2, "interest_percent": 1})
@@ -35,7 +35,7 @@ func (ce *coreEnv) lateImputationCharge(t *testing.T, ext string) (string, strin
 // detail and the paid event show how each payment was applied.
 func TestPaymentImputationInterestFirst(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 
@@ -95,7 +95,7 @@ func TestPaymentImputationInterestFirst(t *testing.T) {
 // of fine and interest open, and only 1 040,33 clears it.
 func TestPaymentImputationPrincipalFirst(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		if st := ce.ok(200, "GET", "/v1/settings", nil); st["payment_imputation"] != "interest_first" {

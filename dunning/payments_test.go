@@ -16,7 +16,8 @@ import (
 // than the charge costs, a payment from the future and bad fields are
 // refused.
 func TestPayments(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		c := ce.charge(obj{"debtor_id": "maria", "external_id": "inv-9", "amount": 1000, "due_date": "2026-03-10", "fine_percent": 2, "interest_percent": 1})
@@ -95,7 +96,8 @@ func TestPayments(t *testing.T) {
 // replays its first answer and does nothing again; the key with another
 // body is CONFLICT.
 func TestCoreIdempotency(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		body := obj{"name": "Maria", "document": cpfOK}
 		c1, b1 := ce.Do(ce.Owner, "PUT", "/v1/debtors/maria", body, "X-Idempotency-Key", "d-1")
@@ -142,7 +144,8 @@ func TestCoreIdempotency(t *testing.T) {
 // destructive tool refused to a client that cannot confirm, and the
 // annotations of the catalog.
 func TestCoreTools(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		text, isErr := ce.Call(ce.Owner, "dunning_me", map[string]any{})
 		var me struct {

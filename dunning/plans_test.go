@@ -23,8 +23,9 @@ func emailStep(offset int, at string) map[string]any {
 // UNPROCESSABLE naming both states), archive, delete only while draft —
 // roles, and another organization's ids answering NOT_FOUND.
 func TestCollectionPlans(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		pe := newPlansEnv(t, db, planT0)
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		pe := newEnv(t, db, envOptions{start: planT0})
 
 		p := pe.createPlan("Régua padrão")
 		if p.Status != "draft" || p.Name != "Régua padrão" || len(p.Steps) != 0 || p.ExternalID != nil || !p.CreatedAt.Equal(planT0) {
@@ -57,7 +58,7 @@ func TestCollectionPlans(t *testing.T) {
 			t.Fatalf("status=active: %+v", pg)
 		}
 		pe.wantError(pe.Owner, 422, "VALIDATION_ERROR", "GET", "/v1/collection-plans?sttus=draft", nil)
-		got := planData[planDetailJSON](t, pe.must(pe.viewer, 200, "GET", "/v1/collection-plans/pj", nil))
+		got := planData[planDetailJSON](t, pe.must(pe.Viewer, 200, "GET", "/v1/collection-plans/pj", nil))
 		if got.ID != other.ID || got.Description != "Clientes PJ" {
 			t.Fatalf("get by external_id: %+v", got)
 		}
@@ -69,19 +70,19 @@ func TestCollectionPlans(t *testing.T) {
 			"without an active step")
 		pe.addStep(p.ID, emailStep(-3, "09:00"))
 		pe.clock.Set(planT0.Add(time.Hour))
-		upd := planData[planDetailJSON](t, pe.must(pe.member, 200, "PATCH", "/v1/collection-plans/"+p.ID,
+		upd := planData[planDetailJSON](t, pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID,
 			map[string]any{"status": "active", "name": "Régua PF", "description": "Pessoas físicas"}))
 		if upd.Status != "active" || upd.Name != "Régua PF" || upd.Description != "Pessoas físicas" || len(upd.Steps) != 1 ||
 			!upd.UpdatedAt.Equal(planT0.Add(time.Hour)) {
 			t.Fatalf("activated %+v", upd)
 		}
-		pe.must(pe.member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "active"}) // no change
+		pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "active"}) // no change
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "draft"},
 			"an active collection plan cannot become draft")
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "archived"},
 			"dunning_plans_archive")
-		pe.must(pe.member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "paused"})
-		pe.must(pe.member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "active"})
+		pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "paused"})
+		pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"status": "active"})
 		pe.wantError(pe.Owner, 409, "CONFLICT", "PATCH", "/v1/collection-plans/"+p.ID, map[string]any{"external_id": "pj"})
 
 		// Delete only while draft; archive only once active.
@@ -108,9 +109,9 @@ func TestCollectionPlans(t *testing.T) {
 		pe.must(pe.Owner, 201, "POST", "/v1/collection-plans", map[string]any{"name": "PJ 2", "external_id": "pj"})
 
 		// Roles: viewers read, members write, admins archive and delete.
-		pe.wantError(pe.viewer, 403, "FORBIDDEN", "POST", "/v1/collection-plans", map[string]any{"name": "v"})
-		pe.wantError(pe.member, 403, "FORBIDDEN", "DELETE", "/v1/collection-plans/pj", nil)
-		pe.wantError(pe.member, 403, "FORBIDDEN", "POST", "/v1/collection-plans/pj/archive", nil)
+		pe.wantError(pe.Viewer, 403, "FORBIDDEN", "POST", "/v1/collection-plans", map[string]any{"name": "v"})
+		pe.wantError(pe.Member, 403, "FORBIDDEN", "DELETE", "/v1/collection-plans/pj", nil)
+		pe.wantError(pe.Member, 403, "FORBIDDEN", "POST", "/v1/collection-plans/pj/archive", nil)
 
 		// Another organization sees none of it.
 		for _, r := range []struct{ method, path string }{
@@ -169,8 +170,9 @@ func TestCollectionPlans(t *testing.T) {
 // own detail — and updated, disabled and deleted; the last active step of
 // an active plan stays.
 func TestPlanSteps(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		pe := newPlansEnv(t, db, planT0)
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		pe := newEnv(t, db, envOptions{start: planT0})
 		p := pe.createPlan("Régua")
 		path := "/v1/collection-plans/" + p.ID + "/steps"
 
@@ -227,7 +229,7 @@ func TestPlanSteps(t *testing.T) {
 
 		// Update: e-mail → WhatsApp drops the subject; a bad template is
 		// refused with its position.
-		upd := planData[stepJSON](t, pe.must(pe.member, 200, "PATCH", path+"/"+st.ID, map[string]any{"channel": "whatsapp", "offset_days": -5}))
+		upd := planData[stepJSON](t, pe.must(pe.Member, 200, "PATCH", path+"/"+st.ID, map[string]any{"channel": "whatsapp", "offset_days": -5}))
 		if upd.Channel != "whatsapp" || upd.Subject != nil || upd.OffsetDays != -5 || upd.Template != st.Template {
 			t.Fatalf("updated %+v", upd)
 		}
@@ -246,7 +248,7 @@ func TestPlanSteps(t *testing.T) {
 		pe.activate(p.ID)
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PATCH", path+"/"+st.ID, map[string]any{"status": "disabled"}, "must keep an active step")
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "DELETE", path+"/"+st.ID, nil, "must keep an active step")
-		pe.wantError(pe.member, 403, "FORBIDDEN", "DELETE", path+"/"+sms.ID, nil)
+		pe.wantError(pe.Member, 403, "FORBIDDEN", "DELETE", path+"/"+sms.ID, nil)
 		pe.must(pe.Owner, 204, "DELETE", path+"/"+sms.ID, nil)
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "DELETE", path+"/"+sms.ID, nil)
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "PATCH", path+"/"+sms.ID, map[string]any{"offset_days": 1})
@@ -256,7 +258,7 @@ func TestPlanSteps(t *testing.T) {
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "PATCH", "/v1/collection-plans/"+p2.ID+"/steps/"+st.ID, map[string]any{"offset_days": 1})
 		pe.wantError(pe.Other, 404, "NOT_FOUND", "PATCH", path+"/"+st.ID, map[string]any{"offset_days": 1})
 		pe.wantError(pe.Other, 404, "NOT_FOUND", "DELETE", path+"/"+st.ID, nil)
-		pe.wantError(pe.viewer, 403, "FORBIDDEN", "POST", path, emailStep(0, "09:00"))
+		pe.wantError(pe.Viewer, 403, "FORBIDDEN", "POST", path, emailStep(0, "09:00"))
 	})
 }
 

@@ -18,15 +18,16 @@ import (
 // message rendered in Brazilian formats with the charge's updated amount
 // on the day it runs; nothing sent or stored.
 func TestPreview(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		// Wednesday 11 February 2026, 09:00 in São Paulo.
-		pe := newPlansEnv(t, db, time.Date(2026, time.February, 11, 12, 0, 0, 0, time.UTC))
+		pe := newEnv(t, db, envOptions{start: time.Date(2026, time.February, 11, 12, 0, 0, 0, time.UTC)})
 		planSeedSettings(t, db, pe.Mine.ID, "20:00", "08:00", []string{"2026-02-20"})
-		maria := planSeedDebtor(t, db, pe.Mine.ID, "Maria da Silva", []string{"maria@example.com"}, []string{"+5511987654321"})
+		maria := seedDebtor(t, db, debtorSeed{OrgID: pe.Mine.ID, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
 		planSeedOptOut(t, db, pe.Mine.ID, maria, "whatsapp", "STOP reply")
 		// Due Friday 13 February, the last business day before Carnival:
 		// R$ 1.000,00 with a 2 % fine and 1 % a month.
-		charge := planSeedCharge(t, db, pe.Mine.ID, maria, planChargeSeed{ExternalID: "fat-carnaval", Due: "2026-02-13", AmountCents: 100000,
+		charge := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: maria, ExternalID: "fat-carnaval", Due: "2026-02-13", Amount: 100000,
 			Fine: 20000, Interest: 10000, PaymentLink: "https://pague.example/c/1"})
 
 		p := pe.createPlan("Régua") // a draft can be previewed
@@ -40,7 +41,7 @@ func TestPreview(t *testing.T) {
 			"template": "{{debtor.name}}, devido hoje: {{charge.updated_amount}} ({{charge.days_late}} dias)", "requires_approval": true})
 		before := planCount(t, db, `SELECT COUNT(*) FROM system_events`) + planCount(t, db, `SELECT COUNT(*) FROM dunning_enrollments`)
 
-		out := planData[previewJSON](t, pe.must(pe.viewer, 200, "POST", enrollPath("fat-carnaval", p.ID)+"/preview", nil))
+		out := planData[previewJSON](t, pe.must(pe.Viewer, 200, "POST", enrollPath("fat-carnaval", p.ID)+"/preview", nil))
 		if out.Timezone != "America/Sao_Paulo" || out.Plan.Status != "draft" || out.Enrollment != nil || out.Charge.ID != charge ||
 			out.Debtor.Name != "Maria da Silva" || len(out.Steps) != 4 {
 			t.Fatalf("preview %+v", out)
@@ -108,8 +109,8 @@ func TestPreview(t *testing.T) {
 		}
 
 		// Good Friday, and a debtor with no e-mail and only a fixed line.
-		joao := planSeedDebtor(t, db, pe.Mine.ID, "João", nil, []string{"+551133334444"})
-		easter := planSeedCharge(t, db, pe.Mine.ID, joao, planChargeSeed{Due: "2026-03-31"})
+		joao := seedDebtor(t, db, debtorSeed{OrgID: pe.Mine.ID, Name: "João", Phones: []string{"+551133334444"}})
+		easter := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: joao, Due: "2026-03-31", NoFees: true})
 		out = planData[previewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath(easter, p.ID)+"/preview", nil))
 		// The WhatsApp step (Sunday 5 April at 21:30, calendar days) now
 		// runs on Monday's opening, before the SMS moved from Good Friday
@@ -132,7 +133,7 @@ func TestPreview(t *testing.T) {
 		if after != before || planCount(t, db, `SELECT COUNT(*) FROM dunning_notifications`) != 0 {
 			t.Fatalf("the preview stored something: %d → %d", before, after)
 		}
-		text, isErr := pe.Call(pe.viewer, "dunning_charges_preview", map[string]any{"id": "fat-carnaval", "cp_id": p.ID})
+		text, isErr := pe.Call(pe.Viewer, "dunning_charges_preview", map[string]any{"id": "fat-carnaval", "cp_id": p.ID})
 		if isErr || !strings.Contains(text, `"skip_reason": "opted_out"`) || !strings.Contains(text, "R$ 1.021,67") {
 			t.Fatalf("preview through MCP: %v %s", isErr, text)
 		}

@@ -15,7 +15,8 @@ import (
 // arguments are invalid params; another organization's debtor is not
 // found.
 func TestProposeAgreementPrompt(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-a", 60)
 		ee.charge(obj{"debtor_id": "maria", "external_id": "fatura-b", "amount": 40, "due_date": "2026-04-25"})

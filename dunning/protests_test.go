@@ -16,7 +16,8 @@ import (
 // protest is not found; a cancellation by hand of a protest already
 // canceled answers it as it is.
 func TestProtest(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 250)
 		ee.charge(obj{"debtor_id": "maria", "external_id": "futura", "amount": 50, "due_date": "2026-04-20"})
@@ -80,7 +81,8 @@ func TestProtest(t *testing.T) {
 // notary's reason and dunning.protest.failed; the charge may be
 // protested again.
 func TestProtestRefusedByNotary(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 80)
 		ee.fake.Set(func(f *bureau.Fake) { f.Refuse["52998224725"] = "endereço do devedor incompleto" })

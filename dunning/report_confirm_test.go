@@ -16,7 +16,8 @@ import (
 // the charge and the debtor), a decline reports nothing, an accept
 // reports once, and the used answer never reports again.
 func TestReportConfirmationMatrix(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ee := newEscEnv(t, db, 0)
 		ee.overdueCharge("fatura-1", 100)
 		ee.ok(200, "PATCH", "/v1/settings", obj{"prior_notice_days": 0})
@@ -84,6 +85,7 @@ func TestReportConfirmationMatrix(t *testing.T) {
 // TestEscalationAnnotations: the tools of reports, protests and
 // agreements carry the annotations the product documents.
 func TestEscalationAnnotations(t *testing.T) {
+	t.Parallel()
 	l, err := productCatalog()
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func benchEnrollments(b *testing.B, db *store.DB, org, planID, stepID string, du
 			if _, err := tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, amount_cents, open_amount_cents, due_date,
 				description, fine, interest, origin, tags, custom_data, status, created_at, updated_at)
 				VALUES (?, ?, ?, 10000, 10000, ?, 'Parcela', 0, 0, 'external', '[]', '{}', 'pending', ?, ?)`,
-				c, org, d, due.In(saoPaulo).Format("2006-01-02"), now, now); err != nil {
+				c, org, d, due.In(brasilia).Format("2006-01-02"), now, now); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO dunning_enrollments (id, organization_id, charge_id, plan_id, status, next_step_id, next_run_at,
@@ -159,7 +159,7 @@ func BenchmarkSweep(b *testing.B) {
 func benchCharges(b *testing.B, db *store.DB, org string, n int) {
 	b.Helper()
 	ctx := context.Background()
-	d := ntDebtor(b, db, ntDebtorFixture{OrgID: org, Name: "Bench"})
+	d := seedDebtor(b, db, debtorSeed{OrgID: org, Name: "Bench"})
 	now := store.Now()
 	first := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const chunk = 500

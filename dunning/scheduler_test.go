@@ -13,18 +13,9 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
-// saoPaulo is the organizations' default zone (UTC−3, no daylight time).
-var saoPaulo = func() *time.Location {
-	l, err := time.LoadLocation("America/Sao_Paulo")
-	if err != nil {
-		panic(err)
-	}
-	return l
-}()
-
 // sp is a São Paulo wall-clock instant.
 func sp(y int, m time.Month, d, h, min int) time.Time {
-	return time.Date(y, m, d, h, min, 0, 0, saoPaulo)
+	return time.Date(y, m, d, h, min, 0, 0, brasilia)
 }
 
 type ntStep struct {
@@ -39,7 +30,7 @@ type ntStep struct {
 
 // ntPlan creates an active plan with steps through the API and returns
 // its id and the steps' ids in order.
-func ntPlan(t *testing.T, ne *notifyEnv, steps []ntStep) (string, []string) {
+func ntPlan(t *testing.T, ne *dunEnv, steps []ntStep) (string, []string) {
 	t.Helper()
 	code, body := ne.Do(ne.Owner, "POST", "/v1/collection-plans", map[string]any{"name": "Régua " + store.NewID()[:8]})
 	plan := data[struct{ ID string }](t, code, body, 201)
@@ -64,7 +55,7 @@ func ntPlan(t *testing.T, ne *notifyEnv, steps []ntStep) (string, []string) {
 	return plan.ID, ids
 }
 
-func ntEnroll(t *testing.T, ne *notifyEnv, charge, plan string) {
+func ntEnroll(t *testing.T, ne *dunEnv, charge, plan string) {
 	t.Helper()
 	code, body := ne.Do(ne.Owner, "PUT", "/v1/charges/"+charge+"/collection-plans/"+plan, nil)
 	if code != 201 && code != 200 {
@@ -75,7 +66,7 @@ func ntEnroll(t *testing.T, ne *notifyEnv, charge, plan string) {
 // tick moves the clock to at and lets the scheduler work as a deployment
 // would at that instant: one step-runner job per worker queue, then every
 // send they queued.
-func (ne *notifyEnv) tick(t *testing.T, at time.Time, runners int) {
+func (ne *dunEnv) tick(t *testing.T, at time.Time, runners int) {
 	t.Helper()
 	ne.clock.Set(at)
 	ctx := context.Background()
@@ -87,7 +78,7 @@ func (ne *notifyEnv) tick(t *testing.T, at time.Time, runners int) {
 		}
 		ids = append(ids, id)
 	}
-	ntEventually(t, "the step runners at "+at.Format(time.RFC3339), func() bool {
+	eventually(t, "the step runners at "+at.Format(time.RFC3339), func() bool {
 		for _, id := range ids {
 			var st struct {
 				State  string  `db:"state"`
@@ -109,7 +100,7 @@ func (ne *notifyEnv) tick(t *testing.T, at time.Time, runners int) {
 }
 
 // dueCount is how many enrollments are due at at.
-func (ne *notifyEnv) dueCount(t testing.TB, at time.Time) int {
+func (ne *dunEnv) dueCount(t testing.TB, at time.Time) int {
 	t.Helper()
 	var n int
 	if err := ne.DB.Get(context.Background(), &n, `SELECT COUNT(*) FROM dunning_enrollments WHERE status = 'active' AND next_run_at <= ?`, at.UTC()); err != nil {
@@ -119,9 +110,9 @@ func (ne *notifyEnv) dueCount(t testing.TB, at time.Time) int {
 }
 
 // settle waits until no notification is queued or sending.
-func (ne *notifyEnv) settle(t testing.TB) {
+func (ne *dunEnv) settle(t testing.TB) {
 	t.Helper()
-	ntEventually(t, "the sends to finish", func() bool {
+	eventually(t, "the sends to finish", func() bool {
 		var n int
 		if err := ne.DB.Get(context.Background(), &n, `SELECT COUNT(*) FROM dunning_notifications WHERE status IN ('queued', 'sending')`); err != nil {
 			t.Fatal(err)
@@ -138,10 +129,11 @@ func (ne *notifyEnv) settle(t testing.TB) {
 // needs approval waits for a person and sends only if approved; and a
 // charge paid in the middle gets nothing after its payment.
 func TestRegua60DaysTwoWorkers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("drives two months of scheduler ticks")
 	}
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{}
 		tw := ntNewTwilio(t)
 		start := sp(2026, 3, 2, 10, 0)
@@ -165,9 +157,9 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		const charges = 24
 		var chargeIDs, debtorIDs []string
 		for i := 0; i < charges; i++ {
-			d := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: fmt.Sprintf("Devedor %d", i),
+			d := seedDebtor(t, db, debtorSeed{OrgID: org, Name: fmt.Sprintf("Devedor %d", i),
 				Emails: []string{fmt.Sprintf("devedor%d@example.com", i)}, Phones: []string{fmt.Sprintf("+55119876543%02d", i)}})
-			c := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: d, Amount: int64(10000 + i), Due: "2026-03-16", Description: fmt.Sprintf("Parcela %d", i)})
+			c := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: d, Amount: int64(10000 + i), Due: "2026-03-16", Description: fmt.Sprintf("Parcela %d", i)})
 			debtorIDs, chargeIDs = append(debtorIDs, d), append(chargeIDs, c)
 			ntEnroll(t, ne, c, plan)
 		}
@@ -181,14 +173,14 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		// Every day at 17:00 local, to 62 days after the due date: each
 		// tick runs the day's due steps (09:00, 10:00, 14:00).
 		for day := start; day.Before(sp(2026, 5, 18, 0, 0)); day = day.AddDate(0, 0, 1) {
-			if noon := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, saoPaulo); noon.Equal(paidAt) {
+			if noon := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, brasilia); noon.Equal(paidAt) {
 				ne.clock.Set(noon)
 				ne.closeCharge(t, chargeIDs[0])
 			} else if noon.Equal(decideAt) {
 				ne.clock.Set(noon)
 				ne.decideApprovals(t, approved, charges-1)
 			}
-			at := time.Date(day.Year(), day.Month(), day.Day(), 17, 0, 0, 0, saoPaulo)
+			at := time.Date(day.Year(), day.Month(), day.Day(), 17, 0, 0, 0, brasilia)
 			if ne.dueCount(t, at) == 0 {
 				continue // nothing for the runners to do: no need to wait for them
 			}
@@ -295,7 +287,7 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 
 // decideApprovals approves the first half of the pending approvals and
 // rejects the rest, through the API, noting the approved charges.
-func (ne *notifyEnv) decideApprovals(t *testing.T, approved map[string]bool, want int) {
+func (ne *dunEnv) decideApprovals(t *testing.T, approved map[string]bool, want int) {
 	t.Helper()
 	type approvalView struct {
 		ID, Status string
@@ -342,7 +334,8 @@ func (ne *notifyEnv) decideApprovals(t *testing.T, approved map[string]bool, wan
 // has passed); a step found due in the quiet hours waits for the window
 // to open.
 func TestMissedWindowsAndQuietHours(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		// Due Monday 16 March 2026.
@@ -353,8 +346,8 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 			{Offset: 4, At: "19:30", Channel: ChannelWhatsApp, Calendar: true}, // Fri 20
 			{Offset: 7, At: "09:00", Channel: ChannelSMS},                      // Mon 23
 		})
-		d := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: "Bia", Emails: []string{"bia@example.com"}, Phones: []string{"+5511987654321"}})
-		c := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: d, Amount: 10000, Due: "2026-03-16"})
+		d := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Bia", Emails: []string{"bia@example.com"}, Phones: []string{"+5511987654321"}})
+		c := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: d, Amount: 10000, Due: "2026-03-16"})
 		ntEnroll(t, ne, c, plan)
 		byStep := func() map[string]Notification {
 			out := map[string]Notification{}
@@ -404,23 +397,24 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 // ends, in each organization's own time zone and grace days, once, with
 // dunning.charge.overdue; paid, archived and still-in-grace charges stay.
 func TestDailySweep(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 13, 23, 0))
 		mine, theirs := ne.Mine.ID, ne.Theirs.ID
 		ntSettings(t, db, theirs, nil, 2)
 		if _, err := db.Exec(context.Background(), `UPDATE dunning_settings SET timezone = 'Asia/Tokyo' WHERE organization_id = ?`, theirs); err != nil {
 			t.Fatal(err)
 		}
-		dm := ntDebtor(t, db, ntDebtorFixture{OrgID: mine, Name: "M"})
-		dt := ntDebtor(t, db, ntDebtorFixture{OrgID: theirs, Name: "T"})
-		friday := ntCharge(t, db, ntChargeFixture{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-13"})
-		saturday := ntCharge(t, db, ntChargeFixture{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-14"}) // on time until Monday
-		paid := ntCharge(t, db, ntChargeFixture{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-01", Status: "paid"})
-		archived := ntCharge(t, db, ntChargeFixture{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-01"})
+		dm := seedDebtor(t, db, debtorSeed{OrgID: mine, Name: "M"})
+		dt := seedDebtor(t, db, debtorSeed{OrgID: theirs, Name: "T"})
+		friday := seedCharge(t, db, chargeSeed{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-13"})
+		saturday := seedCharge(t, db, chargeSeed{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-14"}) // on time until Monday
+		paid := seedCharge(t, db, chargeSeed{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-01", Status: "paid"})
+		archived := seedCharge(t, db, chargeSeed{OrgID: mine, DebtorID: dm, Amount: 100, Due: "2026-03-01"})
 		if _, err := db.Exec(context.Background(), `UPDATE dunning_charges SET archived_at = ? WHERE id = ?`, store.Now(), archived); err != nil {
 			t.Fatal(err)
 		}
-		tokyo := ntCharge(t, db, ntChargeFixture{OrgID: theirs, DebtorID: dt, Amount: 100, Due: "2026-03-10"}) // grace to the 12th, Tokyo
+		tokyo := seedCharge(t, db, chargeSeed{OrgID: theirs, DebtorID: dt, Amount: 100, Due: "2026-03-10"}) // grace to the 12th, Tokyo
 		status := func(id string) string {
 			var s string
 			if err := db.Get(context.Background(), &s, `SELECT status FROM dunning_charges WHERE id = ?`, id); err != nil {
@@ -479,6 +473,7 @@ func TestDailySweep(t *testing.T) {
 // SQLite's plans; PostgreSQL's planner chooses by table size (the
 // benchmarks log its plans).
 func TestSchedulerIndexes(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.SQLite, Migrations)
 	for _, c := range []struct{ query, index string }{
 		{sweepOrganizationsQuery, "dunning_charges_sweep"},
@@ -506,7 +501,8 @@ const (
 // approving refused; a payment expires what is still pending; another
 // organization sees none of it.
 func TestStepApprovals(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		plan, steps := ntPlan(t, ne, []ntStep{
@@ -515,8 +511,8 @@ func TestStepApprovals(t *testing.T) {
 		})
 		var charges []string
 		for i := 0; i < 3; i++ {
-			d := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: fmt.Sprintf("D%d", i), Emails: []string{fmt.Sprintf("d%d@example.com", i)}, Phones: []string{"+5511987654321"}})
-			c := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: d, Amount: 100, Due: "2026-03-16"})
+			d := seedDebtor(t, db, debtorSeed{OrgID: org, Name: fmt.Sprintf("D%d", i), Emails: []string{fmt.Sprintf("d%d@example.com", i)}, Phones: []string{"+5511987654321"}})
+			c := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: d, Amount: 100, Due: "2026-03-16"})
 			ntEnroll(t, ne, c, plan)
 			charges = append(charges, c)
 		}
@@ -557,7 +553,7 @@ func TestStepApprovals(t *testing.T) {
 		if a0.Status != ApprovalApproved || a0.NotificationID == nil {
 			t.Fatalf("approved %+v", a0)
 		}
-		ntWaitStatus(t, db, *a0.NotificationID, NotificationSent)
+		waitNotification(t, db, *a0.NotificationID, NotificationSent)
 		c1, _ := getCharge(context.Background(), db, org, charges[1])
 		if err := optOut(context.Background(), db, org, c1.DebtorID, ChannelEmail, "asked by phone", ne.Owner.ID, ne.clock.Now()); err != nil {
 			t.Fatal(err)
@@ -586,6 +582,7 @@ func TestStepApprovals(t *testing.T) {
 // The served product schedules the step runner and the sweep; the sweep's
 // hourly schedule depends on the clock only.
 func TestSchedules(t *testing.T) {
+	t.Parallel()
 	if n := newNotifier(&service{}, &channels{}, "", nil); !n.periodic {
 		t.Error("the scheduler's periodic jobs are off by default")
 	}
@@ -607,7 +604,8 @@ func TestSchedules(t *testing.T) {
 // sending after its payment committed — a message queued just before is
 // skipped by the payment's own transaction or by the send's check.
 func TestPaymentsRacingTheRunner(t *testing.T) {
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		ne.secondQueue(t)
 		org := ne.Mine.ID
@@ -615,8 +613,8 @@ func TestPaymentsRacingTheRunner(t *testing.T) {
 		const n = 30
 		var charges []string
 		for i := 0; i < n; i++ {
-			d := ntDebtor(t, db, ntDebtorFixture{OrgID: org, Name: fmt.Sprintf("D%d", i), Emails: []string{fmt.Sprintf("d%d@example.com", i)}, Phones: []string{"+5511987654321"}})
-			c := ntCharge(t, db, ntChargeFixture{OrgID: org, DebtorID: d, Amount: 1000, Due: "2026-03-16"})
+			d := seedDebtor(t, db, debtorSeed{OrgID: org, Name: fmt.Sprintf("D%d", i), Emails: []string{fmt.Sprintf("d%d@example.com", i)}, Phones: []string{"+5511987654321"}})
+			c := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: d, Amount: 1000, Due: "2026-03-16"})
 			ntEnroll(t, ne, c, plan)
 			charges = append(charges, c)
 		}
@@ -636,7 +634,7 @@ func TestPaymentsRacingTheRunner(t *testing.T) {
 				paid[c] = time.Now()
 			}
 		}
-		ntEventually(t, "every step decided", func() bool { return ne.dueCount(t, ne.clock.Now()) == 0 })
+		eventually(t, "every step decided", func() bool { return ne.dueCount(t, ne.clock.Now()) == 0 })
 		ne.settle(t)
 		// When each send job last started, on the same clock.
 		var runs []struct {

@@ -98,11 +98,13 @@ func runSenderProcess(raw []byte) int {
 // unknown without calling Twilio again: the debtor may have the message,
 // so only a person's resend (a new notification) sends it again.
 func TestSenderKilledMidSend(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills a worker process")
 	}
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 			tw := ntNewTwilio(t)
@@ -119,8 +121,8 @@ func TestSenderKilledMidSend(t *testing.T) {
 				t.Fatal(err)
 			}
 			ntSettings(t, db, org.ID, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
-			debtor := ntDebtor(t, db, ntDebtorFixture{OrgID: org.ID, Name: "Rita", Phones: []string{phone}})
-			charge := ntCharge(t, db, ntChargeFixture{OrgID: org.ID, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
+			debtor := seedDebtor(t, db, debtorSeed{OrgID: org.ID, Name: "Rita", Phones: []string{phone}})
+			charge := seedCharge(t, db, chargeSeed{OrgID: org.ID, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 
 			// The API replica: writes the notification and its job, works
 			// nothing.
@@ -184,7 +186,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 				defer cancel()
 				_ = survivor.Stop(sctx)
 			})
-			got := ntWaitStatus(t, db, id, NotificationUnknown, NotificationSent, NotificationFailed, NotificationQueued)
+			got := waitNotification(t, db, id, NotificationUnknown, NotificationSent, NotificationFailed, NotificationQueued)
 			if got.Status != NotificationUnknown || !bytes.Contains([]byte(deref(got.Error)), []byte("not sent again")) {
 				t.Fatalf("after the rescue: %s (%s), want unknown", got.Status, deref(got.Error))
 			}

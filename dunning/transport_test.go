@@ -12,6 +12,7 @@ import (
 // The Dunning endpoint as its seed describes it: 2 MB cap, only its own
 // origin, indented tool text.
 func TestDunningTransport(t *testing.T) {
+	t.Parallel()
 	p, err := productkit.Assemble(Spec(), productkit.Deps{PublicURL: "https://dunning.example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // nothing left to forgive is UNPROCESSABLE and a member is FORBIDDEN.
 func TestChargeWaiver(t *testing.T) {
 	t.Parallel()
-	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		ce := newCoreEnv(t, db)
 		ce.debtor("maria", "Maria", cpfOK)
 		id, _ := ce.lateImputationCharge(t, "w")

@@ -100,7 +100,8 @@ func waitDeliveries(t *testing.T, e *producttest.Env, id string, n int) []webhoo
 // deliveries, a retry, the secret's rotation, idempotent writes, delete,
 // and another organization that sees nothing.
 func TestDunningWebhooks(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	t.Parallel()
+	storetest.RunParallel(t, nil, func(t *testing.T, db *store.DB) {
 		e := hookEnv(t, db)
 		rcv := producttest.NewReceiver(t)
 

@@ -27,6 +27,7 @@ var req = Request{Reference: "cmd-1", Debtor: Debtor{Name: "Maria", Document: "5
 // Refusal, a timeout an error that may pass; the same Idempotency-Key
 // answers the first answer and registers nothing twice.
 func TestClientAgainstFake(t *testing.T) {
+	t.Parallel()
 	f, c := startFake(t)
 	ctx := context.Background()
 	f.Set(func(f *Fake) { f.Unavailable = 1 })
@@ -67,6 +68,7 @@ func TestClientAgainstFake(t *testing.T) {
 // outcome arrives at the callback URL, signed; ReadCallback verifies it
 // and refuses another secret's signature.
 func TestLaterCallbackIsSigned(t *testing.T) {
+	t.Parallel()
 	got := make(chan Callback, 1)
 	bad := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

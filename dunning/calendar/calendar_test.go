@@ -9,6 +9,7 @@ import (
 func d(y int, m time.Month, day int) Date { return NewDate(y, m, day) }
 
 func TestNationalClosures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		date Date
 		kind string // "" for a business day
@@ -67,6 +68,7 @@ func TestNationalClosures(t *testing.T) {
 func Closure(d Date) (ClosedDay, bool) { return (*Calendar)(nil).Closure(d) }
 
 func TestNextBusinessDay(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want Date
 	}{
@@ -90,6 +92,7 @@ func TestNextBusinessDay(t *testing.T) {
 }
 
 func TestOrganizationDays(t *testing.T) {
+	t.Parallel()
 	// São Paulo city: 25 January (anniversary) and 20 November were
 	// municipal before 20 November became national; a company day off.
 	c := New(
@@ -123,6 +126,7 @@ func TestOrganizationDays(t *testing.T) {
 }
 
 func TestHolidaysIn(t *testing.T) {
+	t.Parallel()
 	c := New(
 		ClosedDay{Date: d(2026, time.July, 9), Name: "Revolução Constitucionalista"},
 		ClosedDay{Date: d(2027, time.July, 9), Name: "next year"},
@@ -157,6 +161,7 @@ func TestHolidaysIn(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	c := New(ClosedDay{Date: d(2026, time.July, 9), Name: "x"})
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseDate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Date
@@ -31,6 +32,7 @@ func TestParseDate(t *testing.T) {
 }
 
 func TestDateArithmetic(t *testing.T) {
+	t.Parallel()
 	d := NewDate(2026, time.January, 31)
 	if got := d.AddDays(1); got != NewDate(2026, time.February, 1) {
 		t.Errorf("AddDays(1) = %v", got)
@@ -74,6 +76,7 @@ func TestDateArithmetic(t *testing.T) {
 }
 
 func TestDateFormats(t *testing.T) {
+	t.Parallel()
 	d := NewDate(2026, time.March, 10)
 	if d.String() != "2026-03-10" || d.BR() != "10/03/2026" || d.Weekday() != time.Tuesday {
 		t.Errorf("got %s %s %v", d, d.BR(), d.Weekday())
@@ -99,6 +102,7 @@ func TestDateFormats(t *testing.T) {
 }
 
 func TestDateOfAndAt(t *testing.T) {
+	t.Parallel()
 	sp, err := time.LoadLocation("America/Sao_Paulo")
 	if err != nil {
 		t.Fatal(err)

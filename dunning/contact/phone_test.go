@@ -7,6 +7,7 @@ import (
 )
 
 func TestParsePhone(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		e164 string
@@ -47,6 +48,7 @@ func TestParsePhone(t *testing.T) {
 }
 
 func TestPhoneMessages(t *testing.T) {
+	t.Parallel()
 	_, err := ParsePhone("(11) 8765-4321")
 	if err == nil || err.Error() != `not a valid Brazilian phone number (got "(11) 8765-4321"): a mobile number has nine digits after the area code, starting with 9` {
 		t.Errorf("eight-digit mobile: %v", err)
@@ -58,6 +60,7 @@ func TestPhoneMessages(t *testing.T) {
 }
 
 func TestParseMobile(t *testing.T) {
+	t.Parallel()
 	if p, err := ParseMobile("(11) 98765-4321"); err != nil || p.E164 != "+5511987654321" || !p.Mobile() {
 		t.Errorf("mobile: %+v, %v", p, err)
 	}

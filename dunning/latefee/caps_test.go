@@ -6,6 +6,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	caps := DefaultCaps()
 	tests := []struct {
 		kind     DebtorKind
@@ -40,6 +41,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateConfiguredCaps(t *testing.T) {
+	t.Parallel()
 	// An organization may raise its company caps, never the consumer fine.
 	caps := Caps{CompanyFine: 20 * OnePercent, CompanyInterest: 5 * OnePercent, NaturalPersonInterest: OnePercent}
 	if err := caps.Validate(Company, 20*OnePercent, 5*OnePercent); err != nil {

@@ -13,6 +13,7 @@ func date(y int, m time.Month, d int) calendar.Date { return calendar.NewDate(y,
 
 // Every row is computed by hand; the comment shows the arithmetic.
 func TestCompute(t *testing.T) {
+	t.Parallel()
 	due := date(2026, time.March, 10)
 	tests := []struct {
 		name     string
@@ -162,6 +163,7 @@ func TestCompute(t *testing.T) {
 }
 
 func TestComputeErrors(t *testing.T) {
+	t.Parallel()
 	due := date(2026, time.March, 10)
 	on := date(2026, time.April, 10)
 	tests := []struct {

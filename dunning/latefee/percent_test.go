@@ -8,6 +8,7 @@ import (
 )
 
 func TestPercentFromFloat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   float64
 		want Percent
@@ -37,6 +38,7 @@ func TestPercentFromFloat(t *testing.T) {
 }
 
 func TestParsePercent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Percent
@@ -59,6 +61,7 @@ func TestParsePercent(t *testing.T) {
 }
 
 func TestPercentFormat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   Percent
 		want string
@@ -77,6 +80,7 @@ func TestPercentFormat(t *testing.T) {
 }
 
 func TestPercentJSON(t *testing.T) {
+	t.Parallel()
 	var v struct {
 		Fine     Percent `json:"fine_percent"`
 		Interest Percent `json:"interest_percent"`

@@ -38,6 +38,7 @@ func checkTable[S ~string](t *testing.T, m *Machine[S], allowed [][2]S) {
 }
 
 func TestChargeTable(t *testing.T) {
+	t.Parallel()
 	checkTable(t, Charges, [][2]ChargeStatus{
 		{ChargePending, ChargeOverdue},
 		{ChargePending, ChargePaid},
@@ -54,6 +55,7 @@ func TestChargeTable(t *testing.T) {
 }
 
 func TestEnrollmentTable(t *testing.T) {
+	t.Parallel()
 	checkTable(t, Enrollments, [][2]EnrollmentStatus{
 		{EnrollmentActive, EnrollmentCompleted},
 		{EnrollmentActive, EnrollmentStopped},
@@ -61,6 +63,7 @@ func TestEnrollmentTable(t *testing.T) {
 }
 
 func TestPlanTable(t *testing.T) {
+	t.Parallel()
 	checkTable(t, Plans, [][2]PlanStatus{
 		{PlanDraft, PlanActive},
 		{PlanActive, PlanPaused},
@@ -71,6 +74,7 @@ func TestPlanTable(t *testing.T) {
 }
 
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want string
@@ -105,6 +109,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestFinalAndNext(t *testing.T) {
+	t.Parallel()
 	var finals []string
 	for _, s := range Charges.States() {
 		if Charges.Final(s) {
@@ -135,6 +140,7 @@ func TestFinalAndNext(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	if s, err := Charges.Parse("written_off"); err != nil || s != ChargeWrittenOff {
 		t.Errorf("Parse(written_off) = %v, %v", s, err)
 	}
@@ -148,6 +154,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestCollection(t *testing.T) {
+	t.Parallel()
 	for _, s := range Charges.States() {
 		reason, stops := StopReasonFor(s)
 		if stops == s.Collectible() {
@@ -163,6 +170,7 @@ func TestCollection(t *testing.T) {
 }
 
 func TestTableNamesOnlyItsStates(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Error("a table naming an unknown state should panic at init")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFromFloat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   float64
 		want Cents
@@ -50,6 +51,7 @@ func TestFromFloat(t *testing.T) {
 }
 
 func TestParseDecimal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Cents
@@ -93,6 +95,7 @@ func TestParseDecimal(t *testing.T) {
 }
 
 func TestErrorNamesInput(t *testing.T) {
+	t.Parallel()
 	_, err := FromFloat(-12.5)
 	if err == nil || err.Error() != "amount must not be negative (got -12.5)" {
 		t.Errorf("error = %v", err)
@@ -108,6 +111,7 @@ func TestErrorNamesInput(t *testing.T) {
 // reads back to the same cents. The cents below 100 000 are all checked,
 // plus a spread of large amounts up to Max.
 func TestFloatRoundTrip(t *testing.T) {
+	t.Parallel()
 	check := func(c Cents) {
 		f := c.Float64()
 		s := strconv.FormatFloat(f, 'f', -1, 64)
@@ -142,6 +146,7 @@ func trimDecimal(s string) string {
 }
 
 func TestDecimal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   Cents
 		want string

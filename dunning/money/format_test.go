@@ -6,6 +6,7 @@ import (
 )
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   Cents
 		want string
@@ -32,6 +33,7 @@ func TestString(t *testing.T) {
 }
 
 func TestNumber(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   Cents
 		want string

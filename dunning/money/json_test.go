@@ -7,6 +7,7 @@ import (
 )
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	type charge struct {
 		Amount Cents `json:"amount"`
 	}
@@ -46,6 +47,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestJSONNullLeavesValue(t *testing.T) {
+	t.Parallel()
 	c := Cents(500)
 	if err := json.Unmarshal([]byte(`null`), &c); err != nil || c != 500 {
 		t.Errorf("Unmarshal(null) = %d, %v; want 500 unchanged", c, err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestGSMAlphabet(t *testing.T) {
+	t.Parallel()
 	if n := utf8.RuneCountInString(gsmBasic); n != 127 {
 		t.Errorf("basic alphabet has %d characters, want 127 (128 codes less the escape)", n)
 	}
@@ -16,6 +17,7 @@ func TestGSMAlphabet(t *testing.T) {
 }
 
 func TestMeasureSMS(t *testing.T) {
+	t.Parallel()
 	a := func(n int) string { return strings.Repeat("a", n) }
 	ã := func(n int) string { return strings.Repeat("ã", n) }
 	tests := []struct {
@@ -59,6 +61,7 @@ func TestMeasureSMS(t *testing.T) {
 }
 
 func TestMeasureOtherChannels(t *testing.T) {
+	t.Parallel()
 	if l := Measure(WhatsApp, strings.Repeat("ã", 4096)); !l.Fits || l.Characters != 4096 || l.Segments != 0 {
 		t.Errorf("4096 characters on WhatsApp: %+v", l)
 	}
@@ -77,6 +80,7 @@ func TestMeasureOtherChannels(t *testing.T) {
 }
 
 func TestParseChannel(t *testing.T) {
+	t.Parallel()
 	for _, c := range Channels {
 		if got, err := ParseChannel(string(c)); err != nil || got != c {
 			t.Errorf("ParseChannel(%s) = %v, %v", c, got, err)

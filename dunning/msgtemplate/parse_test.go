@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidateAccepts(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{
 		"",
 		"Olá, sem variáveis.",
@@ -30,6 +31,7 @@ func TestValidateAccepts(t *testing.T) {
 }
 
 func TestValidateProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text string
 		want []Problem
@@ -76,6 +78,7 @@ func TestValidateProblems(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	err := Validate("Olá {{debtor.nome}}\n{{")
 	want := `template: line 1, column 5: unknown variable {{debtor.nome}} (did you mean {{debtor.name}}?); line 2, column 1: "{{" is not closed by "}}"`
 	if err == nil || err.Error() != want {
@@ -84,6 +87,7 @@ func TestErrorText(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	err := Validate(strings.Repeat("x", MaxTemplateBytes+1))
 	var te *Error
 	if !errors.As(err, &te) || te.Problems[0].Kind != KindTooLong {
@@ -99,6 +103,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestTemplateVariables(t *testing.T) {
+	t.Parallel()
 	tpl, err := Parse("{{debtor.name}} {{payment_link}} {{debtor.name}} {{charge.amount}}")
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +115,7 @@ func TestTemplateVariables(t *testing.T) {
 }
 
 func TestVariableSet(t *testing.T) {
+	t.Parallel()
 	want := []Variable{DebtorName, DebtorDocument, ChargeAmount, ChargeUpdatedAmount, ChargeDueDate,
 		ChargeDescription, ChargeDaysLate, ChargeBarcode, OrganizationName, PaymentLink}
 	var got []Variable

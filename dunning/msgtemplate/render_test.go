@@ -8,6 +8,7 @@ import (
 )
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	vals := Values{
 		DebtorName:       "João Souza",
 		DebtorDocument:   "12.345.678/0001-95",
@@ -43,6 +44,7 @@ func TestRender(t *testing.T) {
 
 // Values are data: template syntax inside them is printed, not run.
 func TestRenderDoesNotReparseValues(t *testing.T) {
+	t.Parallel()
 	vals := Sample
 	vals.DebtorName = "{{payment_link}} }} {{"
 	got, err := Render("Olá {{debtor.name}}", vals)
@@ -52,6 +54,7 @@ func TestRenderDoesNotReparseValues(t *testing.T) {
 }
 
 func TestRenderMissing(t *testing.T) {
+	t.Parallel()
 	vals := Sample
 	vals.PaymentLink = ""
 	vals.DueDate = calendar.Date{}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseClock(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Clock
@@ -34,6 +35,7 @@ func TestParseClock(t *testing.T) {
 }
 
 func TestClockJSON(t *testing.T) {
+	t.Parallel()
 	var s Step
 	if err := json.Unmarshal([]byte(`{"offset_days":-5,"send_time":"09:30","business_days":true}`), &s); err != nil {
 		t.Fatal(err)
@@ -54,6 +56,7 @@ func TestClockJSON(t *testing.T) {
 }
 
 func TestLoadZone(t *testing.T) {
+	t.Parallel()
 	loc, err := LoadZone("")
 	if err != nil || loc.String() != "America/Sao_Paulo" {
 		t.Errorf("LoadZone(\"\") = %v, %v", loc, err)
@@ -69,6 +72,7 @@ func TestLoadZone(t *testing.T) {
 }
 
 func TestWindowContains(t *testing.T) {
+	t.Parallel()
 	w := DefaultWindow
 	for c, want := range map[Clock]bool{At(7, 59): false, At(8, 0): true, At(19, 59): true, At(20, 0): false} {
 		if w.Contains(c) != want {

@@ -24,6 +24,7 @@ func zone(t *testing.T, name string) *time.Location {
 }
 
 func TestRunAt(t *testing.T) {
+	t.Parallel()
 	sp := zone(t, "America/Sao_Paulo")  // UTC−3 all year since 2019
 	manaus := zone(t, "America/Manaus") // UTC−4, no DST
 	noronha := zone(t, "America/Noronha")
@@ -93,6 +94,7 @@ func TestRunAt(t *testing.T) {
 }
 
 func TestPlanMoves(t *testing.T) {
+	t.Parallel()
 	r, err := Plan(d(2026, time.February, 13), Step{OffsetDays: 1, SendTime: At(21, 0), BusinessDays: true}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +118,7 @@ func TestPlanMoves(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
+	t.Parallel()
 	due := d(2026, time.March, 10)
 	tests := []struct {
 		due  calendar.Date

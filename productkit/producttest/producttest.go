@@ -64,14 +64,25 @@ type Env struct {
 	// Issuer signs the tokens the listener accepts.
 	Issuer *oauth.Issuer
 	spec   *productkit.Spec
+	// scopes are the product's scopes, derived once: Spec.Scopes builds
+	// the whole product, which per request was most of a test's CPU.
+	scopes []string
 }
+
+// testPasswordParams are the argon2id costs of the users Start creates
+// and of Env.Acc: the cheapest argon2id accepts. No product test signs
+// in with a password (tokens are minted), and the default costs, meant to
+// slow an attacker, cost every test a few hashes of 19 MiB each.
+var testPasswordParams = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 // Start serves spec on a loopback listener over db until the test ends.
 func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env {
 	t.Helper()
 	ctx := context.Background()
-	acc := accounts.New(db, accounts.Options{})
-	e := &Env{t: t, DB: db, Acc: acc, spec: spec}
+	acc := accounts.New(db, accounts.Options{Password: testPasswordParams})
+	// Derived before Assemble: Scopes builds the product once more, and a
+	// test's configure hook seeing that build must not see it last.
+	e := &Env{t: t, DB: db, Acc: acc, spec: spec, scopes: spec.Scopes()}
 	var err error
 	if e.Mine, err = acc.CreateOrganization(ctx, "Mine"); err != nil {
 		t.Fatal(err)
@@ -146,7 +157,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 func (e *Env) Token(user accounts.User, resource string, scopes ...string) string {
 	e.t.Helper()
 	if len(scopes) == 0 {
-		scopes = e.spec.Scopes()
+		scopes = e.scopes
 	}
 	org := e.Mine.ID
 	if user.ID == e.Other.ID {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Decimal
@@ -51,6 +52,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestScaled(t *testing.T) {
+	t.Parallel()
 	const max = 1_000_000_000_000_000
 	tests := []struct {
 		in    string
@@ -95,6 +97,7 @@ func TestScaled(t *testing.T) {
 }
 
 func TestFromFloat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   float64
 		want int64

@@ -78,6 +78,24 @@ func RunWith(t *testing.T, migrations fs.FS, fn func(t *testing.T, db *store.DB)
 	}
 }
 
+// RunParallel is RunWith whose engine subtests run in parallel, with each
+// other and with the package's other parallel tests: each subtest has a
+// database of its own (a SQLite file in its own directory, a PostgreSQL
+// schema of its own), so nothing is shared but the server. The subtests
+// call t.Parallel before their database is opened, so opening and
+// migrating it is parallel too. Call it from a test that is parallel
+// itself (t.Parallel first); the parent returns before fn runs, so it must
+// not defer anything fn needs.
+func RunParallel(t *testing.T, migrations fs.FS, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	for _, d := range Engines {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, Open(t, d, migrations))
+		})
+	}
+}
+
 // Open returns a migrated, empty database of the given engine, closed (and
 // for PostgreSQL its schema dropped) when the test ends. sources are
 // products' own migrations, applied with the platform's.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,171 +17,10 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
-	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit"
-	"github.com/kobana/kobana-mcp/productkit/producttest"
 )
-
-// ntWait bounds every wait of these tests: generous for a loaded CI
-// machine, reached only when something is broken.
-const ntWait = 60 * time.Second
-
-// ntLinkBase is the public URL the links of the tests carry: https, as
-// List-Unsubscribe requires, while the listener serves http on loopback.
-const ntLinkBase = "https://dunning.test"
-
-// ntClock is the service's clock in these tests: set and moved by the
-// test, read by every Dunning row, the step runner and the sweep.
-type ntClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func ntNewClock(at time.Time) *ntClock { return &ntClock{now: at.UTC()} }
-
-func (c *ntClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *ntClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t.UTC()
-}
-
-// notifyEnv is Dunning on loopback for the notification tests, its
-// notifier (the one serving, over the database) and the clock it runs on.
-type notifyEnv struct {
-	*producttest.Env
-	n     *notifier
-	clock *ntClock
-}
-
-// startNotify serves Dunning with the channel configuration cfg on a test
-// clock starting at start, links under ntLinkBase, fast send retries.
-func startNotify(t testing.TB, db *store.DB, cfg ChannelConfig, start time.Time) *notifyEnv {
-	t.Helper()
-	ne := &notifyEnv{clock: ntNewClock(start)}
-	cfg.linkBase = ntLinkBase
-	var mu sync.Mutex
-	spec := newSpec(&cfg, nil, func(n *notifier) {
-		n.now = ne.clock.Now
-		n.retryBase = 10 * time.Millisecond
-		// The tests run the step runner and the sweep when they choose.
-		n.periodic = false
-		if n.db != nil {
-			mu.Lock()
-			ne.n = n
-			mu.Unlock()
-		}
-	})
-	ne.Env = producttest.Start(t, db, spec, producttest.Options{Webhooks: productkit.WebhookSettings{
-		AllowPrivateTargets: true, Retries: []time.Duration{10 * time.Millisecond}}})
-	if ne.n == nil {
-		t.Fatal("the notifier was not built over the database")
-	}
-	return ne
-}
-
-// secondQueue starts another working queue over the same database with
-// the notifier's workers: a second worker process.
-func (ne *notifyEnv) secondQueue(t testing.TB) *jobs.Queue {
-	t.Helper()
-	q, err := jobs.New(context.Background(), ne.DB, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ne.n.registerJobs(q)
-	if err := q.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Stop(ctx)
-	})
-	return q
-}
-
-// fixtures: rows written the way the product's own writes leave them.
-
-type ntDebtorFixture struct {
-	Name          string
-	Emails        []string
-	Phones        []string
-	Document      string
-	Kind          string
-	OrgID, Status string
-}
-
-func ntDebtor(t testing.TB, db *store.DB, f ntDebtorFixture) string {
-	t.Helper()
-	if f.Document == "" {
-		f.Document, f.Kind = "52998224725", PersonNatural
-	}
-	if f.Status == "" {
-		f.Status = DebtorActive
-	}
-	if f.Emails == nil {
-		f.Emails = []string{}
-	}
-	if f.Phones == nil {
-		f.Phones = []string{}
-	}
-	id := store.NewID()
-	now := store.Now()
-	emails, _ := json.Marshal(f.Emails)
-	phones, _ := json.Marshal(f.Phones)
-	if _, err := db.Exec(context.Background(), `INSERT INTO dunning_debtors (id, organization_id, external_id, name, document, person_kind,
-		emails, phones, address, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
-		id, f.OrgID, "ext-"+id, f.Name, f.Document, f.Kind, string(emails), string(phones), f.Status, now, now); err != nil {
-		t.Fatal(err)
-	}
-	if err := syncDebtorCount(context.Background(), db, id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
-type ntChargeFixture struct {
-	OrgID, DebtorID string
-	Amount          int64
-	Due             string
-	Description     string
-	PaymentLink     string
-	Status          string
-}
-
-func ntCharge(t testing.TB, db *store.DB, f ntChargeFixture) string {
-	t.Helper()
-	if f.Status == "" {
-		f.Status = "pending"
-	}
-	if f.Description == "" {
-		f.Description = "Mensalidade"
-	}
-	var link *string
-	if f.PaymentLink != "" {
-		link = &f.PaymentLink
-	}
-	id := store.NewID()
-	now := store.Now()
-	if _, err := db.Exec(context.Background(), `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents,
-		open_amount_cents, due_date, description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status,
-		created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 20000, 10000, 'external', NULL, NULL, ?, '[]', '{}', ?, ?, ?)`,
-		id, f.OrgID, f.DebtorID, f.Amount, f.Amount, f.Due, f.Description, link, f.Status, now, now); err != nil {
-		t.Fatal(err)
-	}
-	if err := syncChargeCount(context.Background(), db, id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
 
 // ntSettings stores the organization's settings with these channels
 // (the rest at their defaults).
@@ -198,27 +36,6 @@ func ntSettings(t testing.TB, db *store.DB, orgID string, channels map[string]Ch
 		ON CONFLICT (organization_id) DO UPDATE SET channels = excluded.channels, grace_days = excluded.grace_days`,
 		orgID, st.Timezone, st.QuietStart, st.QuietEnd, graceDays, string(b), st.CompanyFineCap, store.Now()); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// closeCharge pays a charge in full through the API
-// (dunning_charges_payments_create): the payment that clears it marks it
-// paid and runs the charge-closed hooks — enrollments stop, queued
-// messages are skipped — in the same transaction.
-func (ne *notifyEnv) closeCharge(t testing.TB, chargeID string) {
-	t.Helper()
-	code, body := ne.Do(ne.Owner, "GET", "/v1/charges/"+chargeID, nil)
-	var got struct {
-		Data struct {
-			UpdatedAmount float64 `json:"updated_amount"`
-		}
-	}
-	if code != 200 || json.Unmarshal([]byte(body), &got) != nil {
-		t.Fatalf("GET charge: %d %s", code, body)
-	}
-	code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+chargeID+"/payments", map[string]any{"amount": got.Data.UpdatedAmount, "method": "pix"})
-	if code != 201 || !strings.Contains(body, `"paid"`) {
-		t.Fatalf("payment: %d %s", code, body)
 	}
 }
 
@@ -243,10 +60,10 @@ func ntNotification(t testing.TB, db *store.DB, id string) Notification {
 	return n
 }
 
-// ntWaitStatus waits until notification id is in one of statuses.
-func ntWaitStatus(t testing.TB, db *store.DB, id string, statuses ...string) Notification {
+// waitNotification waits until notification id is in one of statuses.
+func waitNotification(t testing.TB, db *store.DB, id string, statuses ...string) Notification {
 	t.Helper()
-	deadline := time.Now().Add(ntWait)
+	deadline := time.Now().Add(testWait)
 	for {
 		n := ntNotification(t, db, id)
 		for _, s := range statuses {
@@ -257,19 +74,7 @@ func ntWaitStatus(t testing.TB, db *store.DB, id string, statuses ...string) Not
 		if time.Now().After(deadline) {
 			t.Fatalf("notification %s is %s (error %v), want %v", id, n.Status, deref(n.Error), statuses)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// ntEventually polls cond until it holds.
-func ntEventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(ntWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(testPoll)
 	}
 }
 
@@ -459,7 +264,7 @@ func (f *ntTwilio) config() *messaging.TwilioConfig {
 // callback posts a signed status callback as Twilio does: to the
 // StatusCallback the message carried (its path, on the test listener),
 // signed over that URL.
-func (ne *notifyEnv) callback(t testing.TB, statusCallback string, form url.Values, token string) int {
+func (ne *dunEnv) callback(t testing.TB, statusCallback string, form url.Values, token string) int {
 	t.Helper()
 	u, err := url.Parse(statusCallback)
 	if err != nil {
@@ -475,6 +280,3 @@ func (ne *notifyEnv) callback(t testing.TB, statusCallback string, form url.Valu
 	_ = resp.Body.Close()
 	return resp.StatusCode
 }
-
-// productCatalog is the product as declared, without a database.
-func productCatalog() (*productkit.Listener, error) { return productkit.Catalog(Spec()) }
