@@ -91,8 +91,10 @@ func rescueConfig(log *slog.Logger, leaderless bool) Config {
 // at-least-once call is found unknown and sent again, the at-most-once
 // one is found unknown and not sent again.
 func TestJobsOfAKilledWorkerAreRescued(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dbURL := storetest.URL(t, engine)
 			db, err := store.Open(ctx, dbURL)
