@@ -17,6 +17,7 @@ import (
 // organization, only as success or failed, with an object as output; and
 // a run needs its e-mail.
 func TestAgentRunsStore(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		acc := accounts.New(db, accounts.Options{})

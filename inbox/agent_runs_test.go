@@ -28,6 +28,7 @@ func whAgent(t *testing.T, db *store.DB, orgID, workspaceID, externalID string) 
 // pagination to the end, every filter, one run with its usage and output,
 // and 404 for another organization's.
 func TestAgentRuns(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})

@@ -15,6 +15,7 @@ import (
 // id and external_id, another organization's 404, pagination to the end,
 // update, and deletion refused while live inboxes use the agent.
 func TestAgentsCRUD(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/agents", map[string]any{"label": "Boletos", "external_id": "boletos", "system_message": "Extract boletos.", "skills_repo": "https://github.com/kobana/skills"})
@@ -126,6 +127,7 @@ func TestAgentsCRUD(t *testing.T) {
 // TestAgentsTools: every agent tool through MCP, with an error each, and
 // the confirmed delete naming the agent.
 func TestAgentsTools(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		text, isErr := e.Call(e.Owner, "agents_create", map[string]any{"label": "Pix", "external_id": "pix"})

@@ -19,6 +19,7 @@ import (
 // table analyzed and sequential scans off, so a plan with no fitting index
 // shows as a Sort.
 func TestEmailsListPlans(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		a := mailInbox(t, e, e.Owner, "a@inbox.localhost", nil)
@@ -66,6 +67,7 @@ func TestEmailsListPlans(t *testing.T) {
 // emails_get shows of it, body aside — the listing reads every column its
 // view shows — and the listing does not read the bodies (both engines).
 func TestEmailListColumns(t *testing.T) {
+	t.Parallel()
 	if strings.Contains(emailListColumns, "body_") {
 		t.Fatalf("the listing reads the bodies: %q", emailListColumns)
 	}
@@ -111,6 +113,7 @@ func TestEmailListColumns(t *testing.T) {
 // ordered by received_at (an id alone) continues from the same place; a
 // cursor naming no e-mail of the workspace is refused (both engines).
 func TestEmailsListCursors(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		a := mailInbox(t, e, e.Owner, "a@inbox.localhost", nil)

@@ -102,6 +102,7 @@ func listIDs(t *testing.T, e *testEnv, query string) ([]string, emailsPage) {
 // TestEmailsList: newest first, every filter, strict arguments,
 // pagination to the end, and nothing of another organization.
 func TestEmailsList(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
@@ -198,6 +199,7 @@ func TestEmailsList(t *testing.T) {
 // TestEmailsGet: the whole e-mail JSON, 404 across organizations and for
 // nothing, and the tool.
 func TestEmailsGet(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
@@ -266,6 +268,7 @@ func TestEmailsGet(t *testing.T) {
 // TestEmailsEML: the download is the stored bytes, as an attachment;
 // another organization's is 404.
 func TestEmailsEML(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
@@ -317,6 +320,7 @@ func TestEmailsEML(t *testing.T) {
 // job in the same transaction; busy is 409; another organization's is
 // 404; the tool asks for a confirmation it cannot get.
 func TestEmailsReprocess(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		e := sd.e
@@ -369,6 +373,7 @@ func TestEmailsReprocess(t *testing.T) {
 
 // TestEmailsReprocessMessage: the confirmation names the e-mail.
 func TestEmailsReprocessMessage(t *testing.T) {
+	t.Parallel()
 	subject := `Boleto "março"`
 	r := emailRecord{ID: "0190-id", Subject: &subject, FromAddress: "cobranca@fornecedor.example", Status: emailFailed, ReceivedAt: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)}
 	msg := reprocessMessage(r)
@@ -386,6 +391,7 @@ func TestEmailsReprocessMessage(t *testing.T) {
 // TestEmailsStore covers what the processing job calls: org-scoped reads,
 // status updates and the raw message.
 func TestEmailsStore(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		s, e, ctx := sd.s, sd.e, context.Background()

@@ -3,6 +3,7 @@ package inbox
 import "testing"
 
 func TestApplyFilters(t *testing.T) {
+	t.Parallel()
 	msg := filterSubject{From: "News@Shop.example", Subject: "Weekly deals", Body: "Boleto em anexo", AttachmentNames: []string{"promo.exe"}}
 	cases := []struct {
 		name    string

@@ -11,6 +11,7 @@ import (
 // TestHarness checks the shared test environment itself: the same listing
 // through REST and MCP, and each organization sees only its workspace.
 func TestHarness(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "GET", "/api/v1/workspaces", nil)

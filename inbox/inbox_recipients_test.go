@@ -15,6 +15,7 @@ import (
 // through MCP both ask first, naming sender and inbox, and warn when the
 // allow-list opens to anyone.
 func TestInboxesRecipients(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		_, body := e.Do(e.Owner, "POST", "/api/v1/inboxes", map[string]any{"label": "Payables", "external_id": "pay"})

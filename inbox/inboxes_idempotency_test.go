@@ -87,6 +87,7 @@ func cfgCount(t *testing.T, db *store.DB, orgID string) int {
 // organization; an expired key runs again; identical requests at once run
 // once; and the MCP tool's idempotency_key replays too.
 func TestInboxesIdempotency(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		now := time.Now()

@@ -133,6 +133,7 @@ func (b cfgErrBody) hasField(field string) bool {
 // validation error with its field, conflicts, another organization's ids,
 // and soft deletion that frees the address.
 func TestInboxesCreateGetDelete(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/inboxes", map[string]any{"label": "Contas a Pagar — Março"})
@@ -275,6 +276,7 @@ func TestInboxesCreateGetDelete(t *testing.T) {
 // TestInboxesListPagesAndFilters pages to the end oldest first, and
 // filters by status, agent and text (a literal % included).
 func TestInboxesListPagesAndFilters(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		_, body := e.Do(e.Owner, "POST", "/api/v1/agents", map[string]any{"label": "Extractor", "external_id": "ext"})
@@ -351,6 +353,7 @@ func TestInboxesListPagesAndFilters(t *testing.T) {
 // replacing the allow-list needs an admin; PATCH changes only what it
 // names, has no allowed_recipients, and -1 removes a limit.
 func TestInboxesUpsertAndUpdate(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "PUT", "/api/v1/inboxes/erp-42", map[string]any{"label": "ERP", "allowed_recipients": []string{"a@x.com"}, "attachments_max_file_number": 2})
@@ -433,6 +436,7 @@ func TestInboxesUpsertAndUpdate(t *testing.T) {
 // errors, the annotations of docs/tools/inbox.md, inboxes_update without
 // allowed_recipients, and destructive tools that ask first.
 func TestInboxesTools(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		var listed struct {

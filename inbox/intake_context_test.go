@@ -17,6 +17,7 @@ import (
 // yet or they count an earlier month, and leaves out a deleted workspace;
 // a deleted inbox is not found.
 func TestMailContextReadsWhatTheLongWayReads(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})

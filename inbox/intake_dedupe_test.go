@@ -67,6 +67,7 @@ func intakeEvents(t *testing.T, db *store.DB, emailID string) int {
 // bytes under the same Message-ID, no Message-ID, another inbox) is
 // stored.
 func TestDedupeSMTP(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
@@ -144,6 +145,7 @@ func TestDedupeSMTP(t *testing.T) {
 // e-mail stored the first time, marked duplicate — also when the first
 // delivery came over SMTP.
 func TestDedupeHTTP(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
@@ -204,6 +206,7 @@ func TestDedupeHTTP(t *testing.T) {
 // over SMTP and twice over HTTP: every delivery succeeds, one e-mail is
 // stored, and every HTTP answer names it.
 func TestDedupeConcurrent(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
@@ -308,6 +311,7 @@ func TestDedupeConcurrent(t *testing.T) {
 // until the delivery is blocked on the index; on SQLite it waits for the
 // write lock instead and finds the e-mail on its first look.
 func TestDedupeRaceCommitsFirst(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "off"})
@@ -397,8 +401,10 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 // a message received twice (before there was deduplication), keeps both
 // rows, and deduplicates what arrives after it; and it migrates down.
 func TestDedupeMigration(t *testing.T) {
+	t.Parallel()
 	for _, d := range storetest.Engines {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := storetest.OpenUnmigrated(t, d)
 			if _, err := db.MigrateTo(ctx, 110, Migrations); err != nil {
@@ -448,6 +454,7 @@ func TestDedupeMigration(t *testing.T) {
 			}
 		})
 		t.Run(string(d)+"/down", func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := storetest.Open(t, d, Migrations)
 			// Down past 00120 (the later migrations first).

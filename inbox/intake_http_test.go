@@ -28,6 +28,7 @@ func httpDelivered(t *testing.T, body string) []intakeResultJSON {
 // TestIntakeHTTP delivers fixtures through POST /api/v1/intake/messages:
 // explicit and header recipients, the stored bytes, and every refusal.
 func TestIntakeHTTP(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off", MaxMessageBytes: 32 << 10})
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)

@@ -61,6 +61,7 @@ func smtpCode(err error) int {
 // loopback and checks what was stored: bytes identical to what was sent,
 // the parsed fields, screening, events; and what the listener refuses.
 func TestIntakeSMTP(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0", MaxMessageBytes: 64 << 10})
@@ -249,6 +250,7 @@ func TestIntakeSMTP(t *testing.T) {
 // TestIntakeSMTPOff: "off" starts nothing, and a port in use fails the
 // start instead of refusing mail silently.
 func TestIntakeSMTPOff(t *testing.T) {
+	t.Parallel()
 	s := &service{cfg: Config{SMTPAddr: "off"}.withDefaults()}
 	if err := s.start(context.Background()); err != nil || s.smtpAddr() != nil {
 		t.Fatalf("off: %v %v", err, s.smtpAddr())

@@ -153,6 +153,7 @@ func mailUsage(t *testing.T, s *service, orgID, workspaceID string) int {
 // screening outcome: the row, its reason, its events, its job and the
 // usage count.
 func TestIntakeReceiveScreening(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "off"})
@@ -282,6 +283,7 @@ func deref(s *string) string {
 // TestIntakeReceiveRecipients: one e-mail per recipient inbox, each
 // showing only its own organization's addresses, the raw bytes shared.
 func TestIntakeReceiveRecipients(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "off"})

@@ -183,6 +183,7 @@ func stored(t *testing.T, db *store.DB, raw []byte, inboxID string) {
 // served to new connections without a restart, and a broken one is
 // logged once while the last good certificate stays in use.
 func TestIntakeSMTPTLS(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		dir := t.TempDir()
@@ -289,6 +290,7 @@ func hostAddress() string {
 // peer delivers in plain text; without it the same peer delivers in plain
 // text too.
 func TestIntakeSMTPRequireTLS(t *testing.T) {
+	t.Parallel()
 	host := hostAddress()
 	if host == "" {
 		t.Skip("this host has no non-loopback IPv4 address to connect from")
@@ -334,6 +336,7 @@ func TestIntakeSMTPRequireTLS(t *testing.T) {
 // TestIntakeSMTPTLSConfig: a TLS configuration that cannot work fails the
 // start, and leaves nothing listening.
 func TestIntakeSMTPTLSConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := newTLSPair(t, 1)
 	certFile, keyFile := good.write(t, dir)
@@ -369,6 +372,7 @@ func TestIntakeSMTPTLSConfig(t *testing.T) {
 
 // TestIntakeTLSPeerOnLoopback: which peers SMTPRequireTLS exempts.
 func TestIntakeTLSPeerOnLoopback(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[net.Addr]bool{
 		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}:  true,
 		&net.TCPAddr{IP: net.IPv4(127, 8, 9, 10), Port: 1}: true,

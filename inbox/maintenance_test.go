@@ -13,6 +13,7 @@ import (
 // mail; the purge keeps it while the retention runs and removes it with
 // its e-mails, raw message and agent runs after, leaving live data alone.
 func TestPurgeRemovesWhatRetentionReleased(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
@@ -56,6 +57,7 @@ func TestPurgeRemovesWhatRetentionReleased(t *testing.T) {
 // TestUsageResetStartsANewMonth resets a workspace whose counters belong
 // to a past month and leaves the current month's alone.
 func TestUsageResetStartsANewMonth(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})

@@ -80,6 +80,7 @@ func waitEmail(t *testing.T, e *testEnv, id string, statuses ...string) map[stri
 // processed with the boleto decoded, an agent run recorded, and the
 // email.processed event stored.
 func TestProcessingDecodesBoleto(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		_, addr := createTestInbox(t, e, map[string]any{"label": "Suppliers"})
@@ -116,6 +117,7 @@ func TestProcessingDecodesBoleto(t *testing.T) {
 // beside the offline extraction. A provider refusal (400) fails the e-mail
 // with agent_run.failed and email.failed.
 func TestProcessingWithOpenAICompatibleProvider(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		refuse := make(chan bool, 10)
 		llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +175,7 @@ func TestProcessingWithOpenAICompatibleProvider(t *testing.T) {
 // one email.processed — and a run after the outcome records nothing, on
 // both engines.
 func TestProcessingRunsRecordOnce(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		ctx := context.Background()
@@ -222,6 +225,7 @@ func TestProcessingRunsRecordOnce(t *testing.T) {
 // inbox): processed, one run, and email.processed carrying the e-mail and
 // the tenant but no inbox.
 func TestProcessingAfterItsInboxIsGone(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
 		ctx := context.Background()

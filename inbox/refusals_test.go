@@ -19,6 +19,7 @@ import (
 // are upper case: its rate limiter's 429 rate_limited and the overload
 // guard's 503 unavailable.
 func TestRefusalsSpeakLowerCase(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		guard := httpx.NewGuard(1, time.Second)
 		release, inside := make(chan struct{}), make(chan struct{}, 1)

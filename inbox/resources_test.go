@@ -39,6 +39,7 @@ func resourceText(t *testing.T, res map[string]any) string {
 // a delivery, the current workspace — and another organization's e-mail,
 // which is not found, exactly as the route answers it.
 func TestResourcesReadThroughTheRoutes(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		inboxID, addr := createTestInbox(t, e, map[string]any{"label": "Res"})
@@ -101,6 +102,7 @@ func TestResourcesReadThroughTheRoutes(t *testing.T) {
 // TestPromptsAndCompletions renders the Inbox's prompts with the caller's
 // data and completes their ids from what the caller can see.
 func TestPromptsAndCompletions(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		inboxID, addr := createTestInbox(t, e, map[string]any{"label": "Prompted", "external_id": "prompted", "allowed_recipients": []string{"@ok.example"}})

@@ -10,6 +10,7 @@ import (
 // TestScreening walks screen() through each rule and its order, without a
 // database: the same inbox and settings, one thing changed per case.
 func TestScreening(t *testing.T) {
+	t.Parallel()
 	intp := func(n int) *int { return &n }
 	i64 := func(n int64) *int64 { return &n }
 	f64 := func(n float64) *float64 { return &n }
@@ -121,6 +122,7 @@ func TestScreening(t *testing.T) {
 }
 
 func TestScreeningReasonBounded(t *testing.T) {
+	t.Parallel()
 	v := reject(rejectFilter, "%s", strings.Repeat("é", 2000))
 	r := v.reason()
 	if len(*r) > rejectionReasonMaxBytes || !strings.HasPrefix(*r, "filter_rejected: é") || strings.ContainsRune(*r, '\uFFFD') {

@@ -14,6 +14,7 @@ import (
 // counters of an earlier month start at zero; another organization's
 // workspace is not found.
 func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		ctx := context.Background()

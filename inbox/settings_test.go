@@ -12,6 +12,7 @@ import (
 // TestInboxSettings reads the Inbox's own flags into its configuration and
 // refuses what cannot work, naming the flag.
 func TestInboxSettings(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) (Config, error) {
 		t.Helper()
 		var cfg Config

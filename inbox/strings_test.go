@@ -17,6 +17,7 @@ import (
 // Through tools/call an unpaired surrogate is the endpoint's own parse
 // error, as before.
 func TestHostileStringsSameOnBothEngines(t *testing.T) {
+	t.Parallel()
 	rest := []struct {
 		name, method, path, body, field string
 	}{

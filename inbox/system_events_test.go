@@ -16,6 +16,7 @@ import (
 // the end, each filter, one event with its payload, and nothing of
 // another organization.
 func TestSystemEvents(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, whConfig())

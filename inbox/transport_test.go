@@ -12,6 +12,7 @@ import (
 // The Inbox endpoint as its seed describes it: server identity, 1 MB cap,
 // browser origins from the allow-list only.
 func TestInboxTransport(t *testing.T) {
+	t.Parallel()
 	p, err := productkit.Assemble(Spec(Config{}), productkit.Deps{PublicURL: "https://inbox.example.com", AllowedOrigins: []string{"https://app.example.com"}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // the same event; deliveries are listed newest first and read one by one,
 // and a delivery is reachable only through its own webhook.
 func TestWebhookDeliveries(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := producttest.NewReceiver(t)

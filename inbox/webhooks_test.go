@@ -157,6 +157,7 @@ func whCreate(t *testing.T, e *testEnv, body map[string]any) (webhookJSON, strin
 // shows it or the credentials; external ids, inbox scopes, updates, soft
 // delete and pagination to the end.
 func TestWebhooksCRUD(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		inboxID := whInbox(t, db, e.Mine.ID, e.MineWS.ID, "billing")
@@ -263,6 +264,7 @@ func TestWebhooksCRUD(t *testing.T) {
 // for another organization's webhook, delivery, event or run, and changes
 // nothing.
 func TestWebhooksAcrossOrganizations(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := producttest.NewReceiver(t)
@@ -337,6 +339,7 @@ func whWaitDeliveries(t *testing.T, e *testEnv, webhookID string, n int) []webho
 // TestWebhooksMCP: the webhook tools mirror the routes; the destructive
 // ones need a confirmation this client cannot give.
 func TestWebhooksMCP(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		text, isErr := e.Call(e.Owner, "webhooks_create", map[string]any{"label": "Tool", "url": "https://tool.example/h", "external_id": "tool", "subscribed_events": []string{"email.received"}})
@@ -457,6 +460,7 @@ func whConfirmedCall(t *testing.T, e *testEnv, tool string, args map[string]any,
 // TestWebhooksConfirmedTools: a client that can confirm is asked with a
 // message naming the webhook, and the tool runs once accepted.
 func TestWebhooksConfirmedTools(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, whConfig())
 		rcv := producttest.NewReceiver(t)

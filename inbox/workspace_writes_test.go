@@ -15,6 +15,7 @@ import (
 // admins only, updates of each field (-1 removing a limit), and another
 // organization's workspace not found.
 func TestWorkspacesCreateUpdate(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		code, body := e.Do(e.Owner, "POST", "/api/v1/workspaces", map[string]any{"label": "Filial São Paulo", "external_id": "sp", "source": "kobana_billing",
@@ -113,6 +114,7 @@ func TestWorkspacesCreateUpdate(t *testing.T) {
 // TestWorkspacesWriteTools: workspaces_create and workspaces_update
 // through MCP, with an error each.
 func TestWorkspacesWriteTools(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		text, isErr := e.Call(e.Owner, "workspaces_create", map[string]any{"label": "Tools", "external_id": "tools", "monthly_emails_limit": 10})

@@ -102,6 +102,7 @@ func (c deleteCall) do(t *testing.T, url string) mcpReply {
 // answers -32602); runs nothing on decline; and is refused with
 // confirmation_required to clients that cannot confirm.
 func TestWorkspaceDeleteNeedsConfirmation(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})

@@ -16,6 +16,7 @@ import (
 // tokens and a real database: the tools mirror the routes, and another
 // organization's workspace is not found, through MCP and REST alike.
 func TestWorkspaceTools(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})

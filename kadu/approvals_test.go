@@ -20,6 +20,7 @@ import (
 // serves the approval pages (behind sign-in) and has background work to
 // stop at shutdown; without the sign-in it serves no approval page.
 func TestApprovalLinkWired(t *testing.T) {
+	t.Parallel()
 	const public = "http://127.0.0.1:8083"
 	db := storetest.Open(t, store.SQLite)
 	keys, err := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})

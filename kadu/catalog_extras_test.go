@@ -128,6 +128,7 @@ func (e *kaduEnv) endedExecution(user accounts.User, taskID, status, code string
 // unknown ones are not found, and completions suggest only the caller's
 // own ids, by prefix of the id or the task's name.
 func TestResourcesReadThroughTheRoutes(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		body := workflow("Boletos do mês")
@@ -233,6 +234,8 @@ func TestResourcesReadThroughTheRoutes(t *testing.T) {
 // succeeded ones, another organization's, older ones and other tasks'
 // stay out, and a reading cut by its bound says so.
 func TestDiagnoseFailedExecutions(t *testing.T) {
+	// Not parallel: it sets the package's diagnosePerStatus, which every
+	// diagnosis reads.
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		a := e.createTask(e.Owner, workflow("Boletos do mês"))
@@ -329,6 +332,7 @@ func TestDiagnoseFailedExecutions(t *testing.T) {
 // average (rounded up), share and ceiling (the task's or the plan's), all
 // from the routes; a bad month is refused.
 func TestCostReviewPrompt(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		body := workflow("Caro")
@@ -408,6 +412,7 @@ func TestCostReviewPrompt(t *testing.T) {
 // the user sees it, an existing one paused and updated; another
 // organization's task is refused; a viewer is not offered the prompt.
 func TestScheduleTaskPrompt(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		task := e.createTask(e.member, workflow("Boletos do mês"))

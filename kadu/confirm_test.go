@@ -186,6 +186,7 @@ func (e *approvalEnv) executions() int {
 // elicitation; nothing is queued until the person agrees, and an approved
 // call queues exactly one execution however often it is retried.
 func TestRunConfirmationMatrix(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startApprovalEnv(t, db)
 

@@ -10,6 +10,7 @@ import (
 // cached input and output, per million tokens, rounded up to the cent —
 // and no price, no call.
 func TestStepCost(t *testing.T) {
+	t.Parallel()
 	s := &service{cfg: Config{}.withDefaults()}
 	for _, c := range []struct {
 		model string
@@ -49,6 +50,7 @@ func TestStepCost(t *testing.T) {
 // TestRemainingBudget: the least of the execution's ceiling, the task's
 // ceiling now, and what is left of the month; never negative.
 func TestRemainingBudget(t *testing.T) {
+	t.Parallel()
 	s := &service{cfg: Config{Plan: PlanLimits{MonthlyCostLimitCents: 1000}}.withDefaults()}
 	e := &executionRecord{MaxCostCents: 300, CostCents: 100}
 	ceiling := int64(250)
@@ -70,6 +72,7 @@ func TestRemainingBudget(t *testing.T) {
 
 // TestSettings: the plan, prices and model API from Kadu's settings.
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	var c Config
 	var set productkit.Settings
 	check := c.settings(&set)

@@ -16,6 +16,7 @@ import (
 // nothing for a transition that lost the race; waits are delivered too,
 // and timed_out as failed.
 func TestDeliveryFollowsDestinations(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, testModelConfig)
 		hook, _, err := e.svc.hooks.Create(e.ctx, webhooks.NewWebhook{OrganizationID: e.Mine.ID, WorkspaceID: e.MineWS.ID, Label: "ERP",

@@ -57,6 +57,7 @@ func seedExecutions(t testing.TB, db *store.DB, tag, orgID, ownerID string, n, s
 // matching rows. PostgreSQL plans with the table analyzed and sequential
 // scans off, so a plan with no fitting index shows as a Sort.
 func TestExecutionsListPlans(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		org := e.Mine.ID

@@ -15,6 +15,7 @@ import (
 // TestRunRefusals: every refusal of kadu_tasks_run is synchronous, has
 // its own code, and queues nothing — neither an execution nor a job.
 func TestRunRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, testModelConfig)
 		w := e.createTask(e.member, workflow("Workflow"))
@@ -75,6 +76,7 @@ func TestRunRefusals(t *testing.T) {
 // TestModelNotConfigured: without a model API an agent task is refused
 // with model_not_configured saying what to set; a workflow still runs.
 func TestModelNotConfigured(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		a := e.createTask(e.Owner, map[string]any{"name": "Agente", "mode": "agent"})
@@ -100,6 +102,7 @@ func TestModelNotConfigured(t *testing.T) {
 // filters and pages, get, steps by cursor, continue, cancel, and another
 // organization that sees none of it.
 func TestExecutions(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, testModelConfig)
 		a := e.createTask(e.member, map[string]any{"name": "Agente", "mode": "agent", "cost_ceiling": 3})
@@ -247,6 +250,7 @@ func TestExecutions(t *testing.T) {
 // TestMeAndUsage: the plan as configured and the month's cost; usage by
 // day and by task with server-computed totals.
 func TestMeAndUsage(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, testModelConfig)
 		a := e.createTask(e.Owner, map[string]any{"name": "Agente", "mode": "agent"})
@@ -295,6 +299,7 @@ func TestMeAndUsage(t *testing.T) {
 // execution it started; only its person or an admin reads it; another
 // organization's is not_found.
 func TestApprovalsGet(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		w := e.createTask(e.member, workflow("Workflow"))

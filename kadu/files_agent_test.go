@@ -16,6 +16,7 @@ import (
 // offered the file tools, and reads the text through files_read_text;
 // a file not ready, or unknown, is refused when the run is asked for.
 func TestAgentReadsInputFiles(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		m.script(

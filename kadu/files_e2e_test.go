@@ -149,6 +149,7 @@ func httpGet(t *testing.T, u string) (int, http.Header, string) {
 // a link that downloads the output. Another organization cannot run on
 // the file.
 func TestFilesSeedPath(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"file", "s3"} {
 		t.Run(kind, func(t *testing.T) {
 			storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {

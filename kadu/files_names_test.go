@@ -18,6 +18,7 @@ import (
 //
 // Not parallel: fileBuckets' S3 bucket sets environment variables.
 func TestFilesNamesRefused(t *testing.T) {
+	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, b *blob.Bucket) {
 		for _, bad := range []string{"\u202ecsv.exe", "..", "../x", "a/b", `a\b.csv`, "a\x00.csv", "a\r\nb.csv", "nota\u2067.csv", "..."} {
 			body := csvSlot(receivablesCSV)

@@ -12,6 +12,7 @@ import (
 // cannot read it; run_task_with_files names the task, the ids to run with
 // and what is not ready.
 func TestFileResourceAndPrompt(t *testing.T) {
+	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, _ *blob.Bucket) {
 		ready := e.createSlot(e.member, csvSlot(receivablesCSV))
 		upload(t, ready, receivablesCSV)

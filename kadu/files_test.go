@@ -115,6 +115,7 @@ func (e *kaduEnv) stored(b *blob.Bucket, id string) bool {
 // URL with the name in Content-Disposition, delete (bytes gone, then
 // not_found everywhere); another organization sees none of it.
 func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
+	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, b *blob.Bucket) {
 		slot := e.createSlot(e.member, csvSlot(receivablesCSV))
 		if slot.Status != filePending || slot.UploadMethod != "PUT" || slot.UploadURL == "" || slot.UploadHeaders["Content-Type"] != "text/csv" ||
@@ -187,6 +188,7 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 // declared type, a type off the allow-list — each rejected with the
 // reason and its bytes deleted.
 func TestFilesConfirmRejects(t *testing.T) {
+	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, b *blob.Bucket) {
 		reject := func(name string, slotBody map[string]any, content, reason string) {
 			t.Helper()
@@ -235,6 +237,7 @@ func TestFilesConfirmRejects(t *testing.T) {
 // streams chunked), a second upload and an upload after confirmation —
 // each with a clear status, nothing stored.
 func TestFilesLocalUploadURLRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		b := blobtest.Dir(t)
 		cfg := testModelConfig
@@ -308,6 +311,7 @@ func TestFilesLocalUploadURLRefusals(t *testing.T) {
 // TestFilesExpire: a slot not confirmed in time ends expired and the
 // sweep deletes the bytes that arrived; confirming it then is refused.
 func TestFilesExpire(t *testing.T) {
+	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, b *blob.Bucket) {
 		slot := e.createSlot(e.member, csvSlot(receivablesCSV))
 		upload(t, slot, receivablesCSV)

@@ -15,6 +15,7 @@ import (
 // TestMigrationsUpAndDown: Kadu's tables apply on both engines after the
 // platform's, and each step rolls back.
 func TestMigrationsUpAndDown(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		for _, table := range []string{"kadu_tasks", "kadu_executions", "kadu_execution_steps", "kadu_monthly_usage", "kadu_schedule_ticks", "kadu_files"} {
@@ -43,6 +44,7 @@ func TestMigrationsUpAndDown(t *testing.T) {
 // TestTransitionTable: every pair of statuses is allowed exactly when the
 // table says so, the error names both states, and ends are final.
 func TestTransitionTable(t *testing.T) {
+	t.Parallel()
 	all := []string{execQueued, execRunning, execWaitingInput, execWaitingApproval, execSucceeded,
 		execFailed, execCanceled, execTimedOut, execCostExceeded}
 	allowed := map[string]bool{
@@ -101,6 +103,7 @@ func newRecordsFixture(t *testing.T, db *store.DB) (*service, *executionRecord) 
 // stale status; steps number themselves and their cost lands on the
 // execution and the month in one transaction.
 func TestTransitionAndSteps(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s, e := newRecordsFixture(t, db)

@@ -35,6 +35,7 @@ func functionsOffered(req map[string]any) []string {
 // cost and the month's usage are their sum. A model error is retried, a
 // slow answer times out and is retried.
 func TestAgentLoop(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		m.script(
@@ -127,6 +128,7 @@ func TestAgentLoop(t *testing.T) {
 // bounds its cost; the step that could cross the ceiling is never made,
 // and the execution ends cost_exceeded with its cost within the ceiling.
 func TestAgentStopsBeforeTheCeiling(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		// Each step reports a 100 000-token prompt and 10 000 tokens out:
@@ -171,6 +173,7 @@ func TestAgentStopsBeforeTheCeiling(t *testing.T) {
 // refused in code, recorded, answered to the model as an error, and the
 // execution goes on.
 func TestPromptInjection(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		m.script(
@@ -213,6 +216,7 @@ func TestPromptInjection(t *testing.T) {
 // waits for the person's approval, then runs once, and the model reads
 // its answer and finishes.
 func TestAgentDestructiveCallWaits(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		m.script(

@@ -32,6 +32,7 @@ func askSteps() map[string]any {
 // refused. A kadu_ask step without a question is refused when saved, and
 // kadu_ask is never an allowed tool nor granted a scope.
 func TestWorkflowWaitsForInput(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		task := e.task(askSteps())

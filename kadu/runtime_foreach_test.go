@@ -41,6 +41,7 @@ func stepLines(e *runtimeEnv, id string) []string {
 // skips that item, its result nil); each item is a step of its own; the
 // step's result is the list of the items' results; later steps read it.
 func TestForEachRuns(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		e.cat.listAnswer = threeBoletos
@@ -91,6 +92,7 @@ func TestForEachRuns(t *testing.T) {
 // the bound, with nothing called (never cut); a value that is not a list
 // fails it too; each item counts against the execution's step limit.
 func TestForEachBounds(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{MaxSteps: 3})
 		items := make([]string, 101)
@@ -125,6 +127,7 @@ func TestForEachBounds(t *testing.T) {
 // execution at the first failing item, naming it; continue calls every
 // item, each failed item's result its error body.
 func TestForEachOnError(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		e.cat.listAnswer = threeBoletos
@@ -162,6 +165,7 @@ func TestForEachOnError(t *testing.T) {
 // TestForEachValidation: a for_each that cannot run is refused when the
 // task is saved, naming the step and the field.
 func TestForEachValidation(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		for _, c := range []struct {
@@ -192,6 +196,7 @@ func TestForEachValidation(t *testing.T) {
 // repeated (the execution fails, tool_outcome_unknown); an item's read
 // left started is made again, alone.
 func TestForEachResumeAfterACrash(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		e.cat.listAnswer = threeBoletos
@@ -279,6 +284,7 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 // approval per item; each approved item is called once, with its own
 // approval, and the loop goes on to the next.
 func TestForEachDestructive(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		task := e.task(map[string]any{"name": "Limpar todos", "allowed_tools": []string{"alpha_list", "alpha_delete"},

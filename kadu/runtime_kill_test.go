@@ -111,11 +111,13 @@ func runWorkerProcess(raw []byte) int {
 // its checkpoint: the interrupted model step is marked unknown and made
 // again, and the execution completes. Every tool call ran exactly once.
 func TestWorkerKilledMidExecution(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills a worker process")
 	}
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db, dbURL := storetest.OpenShared(t, engine, Migrations)
 

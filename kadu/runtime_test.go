@@ -34,6 +34,7 @@ func threeSteps() map[string]any {
 // read the input and earlier results; a false condition skips a step;
 // every step is recorded; the execution succeeds with the results.
 func TestWorkflowRuns(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		task := e.task(threeSteps())
@@ -79,6 +80,7 @@ func TestWorkflowRuns(t *testing.T) {
 // demoted after saving the task runs with the new role (checked at the
 // call), and nothing is called.
 func TestWorkflowFailures(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		e.cat.fail["alpha_list"] = true
@@ -146,6 +148,7 @@ func (e *runtimeEnv) runAs(taskID, userID string) *executionRecord {
 // with the approval's confirmation; Cancelar ends it canceled; a target
 // that does not exist fails the step without asking.
 func TestDestructiveStepWaitsForApproval(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		body := map[string]any{"name": "Limpar", "allowed_tools": []string{"alpha_list", "alpha_delete"},
@@ -222,6 +225,7 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 // TestApprovalExpiry: an approval nobody decides expires, and the
 // execution fails saying so, with nothing called.
 func TestApprovalExpiry(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{WaitTimeout: 300 * time.Millisecond})
 		task := e.task(map[string]any{"name": "Apagar", "allowed_tools": []string{"alpha_delete"},
@@ -266,6 +270,7 @@ func TestApprovalExpiry(t *testing.T) {
 // saying so, without calling it again. A job that does not own the
 // running execution leaves it alone.
 func TestResumeAfterACrash(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
 		task, err := getTask(e.ctx, db, e.Mine.ID, e.task(threeSteps()).ID)

@@ -77,6 +77,7 @@ func scheduledTask(t *testing.T, db *store.DB, cron, tz string, since time.Time)
 // that execution is active; a paused task ticks not at all; a tick older
 // than the lookback is dropped.
 func TestScheduleOneExecutionPerTick(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		a, b := newReplica(t, db, Config{}), newReplica(t, db, Config{})
@@ -175,6 +176,7 @@ func TestScheduleOneExecutionPerTick(t *testing.T) {
 // recorded as skipped with the refusal's code (two ticks: 10:00, the
 // instant the schedule counts from, and 10:05).
 func TestScheduleRefusalsAreSkips(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.SQLite, Migrations)
 	r := newReplica(t, db, Config{})
 	tk := scheduledTask(t, db, "*/5 * * * *", "UTC", mustTime("2026-03-10T10:00:00Z"))
@@ -195,6 +197,7 @@ func TestScheduleRefusalsAreSkips(t *testing.T) {
 // TestTimeouts: running past its deadline ends timed_out; waiting past
 // its deadline ends failed with the reason; before it, nothing changes.
 func TestTimeouts(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		r := newReplica(t, db, Config{ExecutionTimeout: time.Hour, WaitTimeout: 2 * time.Hour})

@@ -14,6 +14,7 @@ import (
 // update, triggerers and destinations (admins only), pause, resume,
 // delete; roles; another organization's ids answer not_found.
 func TestTasks(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, testModelConfig)
 
@@ -173,6 +174,8 @@ func TestTasks(t *testing.T) {
 // the person saving the task must be allowed to use them, and the task
 // is granted exactly the scopes they need, per product.
 func TestTaskScopesGranted(t *testing.T) {
+	// Not parallel: it sets the package's lookupTool, which every test
+	// saving a task reads.
 	old := lookupTool
 	t.Cleanup(func() { lookupTool = old })
 	lookupTool = func(name string) (toolInfo, bool) {
@@ -205,6 +208,8 @@ func TestTaskScopesGranted(t *testing.T) {
 // TestValidateWorkflowHook: the runtime's validator, when set, is what
 // saving a workflow answers.
 func TestValidateWorkflowHook(t *testing.T) {
+	// Not parallel: it sets the package's validateWorkflow, which every test
+	// saving a task reads.
 	old := validateWorkflow
 	t.Cleanup(func() { validateWorkflow = old })
 	var seen []workflowStep
@@ -223,6 +228,7 @@ func TestValidateWorkflowHook(t *testing.T) {
 // X-Idempotency-Key replays the first answer (one task); reads refuse
 // arguments they do not declare, naming them.
 func TestTaskIdempotencyAndStrictReads(t *testing.T) {
+	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startKadu(t, db, Config{})
 		body := workflow("Idem")
@@ -267,6 +273,7 @@ func TestTaskIdempotencyAndStrictReads(t *testing.T) {
 // TestCronValidation: five fields and descriptors, in a named zone; the
 // zone never inside the expression; @every and impossible dates refused.
 func TestCronValidation(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []struct{ expr, tz string }{
 		{"0 8 * * 1-5", "America/Sao_Paulo"}, {"*/15 * * * *", "UTC"}, {"@daily", "UTC"}, {"@monthly", "America/Manaus"}, {"0 0 29 2 *", "UTC"},
 	} {

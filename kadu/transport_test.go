@@ -12,6 +12,7 @@ import (
 // The Kadu endpoint as its seed describes it: 1 MB cap, its own origin or
 // localhost.
 func TestKaduTransport(t *testing.T) {
+	t.Parallel()
 	p, err := productkit.Assemble(Spec(), productkit.Deps{PublicURL: "https://kadu.example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ func waitDeliveries(t *testing.T, e *producttest.Env, id string, n int) []webhoo
 // signed test delivery, the deliveries, a replay, rotate-secret, another
 // organization that sees nothing, and delete.
 func TestKaduWebhooks(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := producttest.Start(t, db, Spec(), producttest.Options{Webhooks: productkit.WebhookSettings{
 			AllowPrivateTargets: true, Retries: []time.Duration{10 * time.Millisecond}}})
@@ -195,6 +196,7 @@ func formMessage(res map[string]any) string {
 // destructive in Kadu, so its tools ask the person first, naming where
 // the data would go; a client that cannot confirm runs neither.
 func TestKaduWebhookWritesAreConfirmed(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := producttest.Start(t, db, Spec(), producttest.Options{Webhooks: productkit.WebhookSettings{AllowPrivateTargets: true}})
 		args := map[string]any{"label": "Ops", "url": "http://127.0.0.1:9/hook", "subscribed_events": []string{"kadu.execution.failed"}}

@@ -123,6 +123,7 @@ func names(t *testing.T, w *httptest.ResponseRecorder, list, key string) string 
 }
 
 func TestOnePredicateListsAndGuards(t *testing.T) {
+	t.Parallel()
 	auth := &roleAuthorizer{}
 	h := MustNewHandler(Options{Name: "t", Version: "1", Authorizer: auth}, accessCatalog())
 	member := map[string]string{"Authorization": "Bearer x", "X-Scopes": "emails"}
@@ -180,6 +181,7 @@ func TestOnePredicateListsAndGuards(t *testing.T) {
 }
 
 func TestRateLimitHook(t *testing.T) {
+	t.Parallel()
 	d := RateDecision{Allowed: true, Limit: 100, Remaining: 99, ResetUnix: 1_900_000_000}
 	h := MustNewHandler(Options{Name: "t", Version: "1", RateLimiter: fixedLimiter{d}}, accessCatalog())
 	w := post(h, nil, "tools/list", "", "", nil)

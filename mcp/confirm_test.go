@@ -315,6 +315,7 @@ func (s *confirmServer) wantRuns(t *testing.T, n int32) {
 // "form"; {"url":{}} alone is URL only) is asked; all others are refused
 // with confirmation_required. Nothing runs on a first call.
 func TestConfirmMatrix(t *testing.T) {
+	t.Parallel()
 	capsList := []string{
 		`{}`,
 		`{"elicitation":{}}`,
@@ -354,6 +355,7 @@ func TestConfirmMatrix(t *testing.T) {
 
 // Tools that are not destructive run at once for every client.
 func TestConfirmOnlyDestructiveTools(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	for _, version := range []string{mcp.Version20260728, mcp.Version20250618, mcp.Version20250326} {
 		for _, tool := range []string{"rename_item", "read_item"} {
@@ -369,6 +371,7 @@ func TestConfirmOnlyDestructiveTools(t *testing.T) {
 
 // The destructive tools stay listed, with their annotations.
 func TestConfirmToolsStayListed(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	for _, version := range []string{mcp.Version20250618, mcp.Version20260728} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
@@ -388,6 +391,7 @@ func TestConfirmToolsStayListed(t *testing.T) {
 }
 
 func TestConfirmDeclineCancelUntickedRunNothing(t *testing.T) {
+	t.Parallel()
 	for name, answer := range map[string]string{
 		"decline":     `{"confirm":{"action":"decline"}}`,
 		"cancel":      `{"confirm":{"action":"cancel"}}`,
@@ -413,6 +417,7 @@ func TestConfirmDeclineCancelUntickedRunNothing(t *testing.T) {
 // message sealed in the state (no second lookup) and a fresh state; the
 // state it replaces is spent.
 func TestConfirmRetryWithoutAnswerAsksAgain(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{}.ask(t, s.h, wantConfirmMessage)
 	again := cc{requestState: state}.ask(t, s.h, wantConfirmMessage)
@@ -435,12 +440,14 @@ func TestConfirmRetryWithoutAnswerAsksAgain(t *testing.T) {
 
 // An answer without a state (the client skipping the question) is asked.
 func TestConfirmAnswerWithoutStateAsks(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	cc{inputResponses: accept}.ask(t, s.h, wantConfirmMessage)
 	s.wantRuns(t, 0)
 }
 
 func TestConfirmTamperedState(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{}.ask(t, s.h, wantConfirmMessage)
 	b := []byte(state)
@@ -475,6 +482,7 @@ func mustSealer(t *testing.T, secret []byte, clock *fakeClock) *mcp.StateSealer 
 }
 
 func TestConfirmExpiredState(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{}.ask(t, s.h, wantConfirmMessage)
 	s.clock.Advance(5*time.Minute + time.Second)
@@ -488,6 +496,7 @@ func TestConfirmExpiredState(t *testing.T) {
 }
 
 func TestConfirmForeignPrincipal(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{principal: "alice"}.ask(t, s.h, wantConfirmMessage)
 	wantError(t, cc{principal: "mallory", requestState: state, inputResponses: accept}.do(t, s.h), http.StatusOK, -32602, "another caller")
@@ -496,6 +505,7 @@ func TestConfirmForeignPrincipal(t *testing.T) {
 }
 
 func TestConfirmOtherArgumentsOrTool(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{arguments: `{"id":"1"}`}.ask(t, s.h, wantConfirmMessage)
 	wantError(t, cc{arguments: `{"id":"2"}`, requestState: state, inputResponses: accept}.do(t, s.h), http.StatusOK, -32602, "other arguments")
@@ -508,6 +518,7 @@ func TestConfirmOtherArgumentsOrTool(t *testing.T) {
 
 // A target that does not exist is answered at once: nothing is asked.
 func TestConfirmMissingTarget(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	rep := cc{arguments: `{"id":"404"}`}.do(t, s.h)
 	wantComplete(t, rep, "not_found", true)
@@ -517,6 +528,7 @@ func TestConfirmMissingTarget(t *testing.T) {
 // A tool without Confirm is asked with a generic message naming it and its
 // arguments.
 func TestConfirmGenericMessage(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	state := cc{tool: "purge", arguments: `{}`}.ask(t, s.h,
 		"Run purge with arguments {}? It is marked destructive: it may delete, change or send something, and cannot be undone.")
@@ -527,6 +539,7 @@ func TestConfirmGenericMessage(t *testing.T) {
 // one runs, the others answer -32602. Both ways of consuming: by the
 // server before the tool runs, and by the tool in its own transaction.
 func TestConfirmConcurrentRetriesRunOnce(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"delete_item", "delete_item_tx"} {
 		t.Run(tool, func(t *testing.T) {
 			s := newConfirmServer(t, nil)
@@ -571,6 +584,7 @@ func TestConfirmConcurrentRetriesRunOnce(t *testing.T) {
 // so (it failed early): the server consumes it afterwards, so the state
 // cannot run anything later.
 func TestConfirmUnreportedNonceIsConsumedAfter(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, nil)
 	cat := s.shelf.catalog()
 	nonces := mcp.NewMemoryNonceStore(nil) // the table the tool shares with the server
@@ -610,6 +624,7 @@ func (failingNonces) Consume(context.Context, string, time.Time) error {
 
 // When the nonce store fails, nothing runs and the caller sees -32603.
 func TestConfirmNonceStoreFailure(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, func(o *mcp.Options) { o.Confirm.Nonces = failingNonces{} })
 	state := cc{}.ask(t, s.h, wantConfirmMessage)
 	wantError(t, cc{requestState: state, inputResponses: accept}.do(t, s.h), http.StatusOK, -32603, "")
@@ -647,6 +662,7 @@ func (p *approvalPolicy) Unconfirmable(ctx context.Context, call *mcp.Unconfirma
 }
 
 func TestConfirmPolicyHook(t *testing.T) {
+	t.Parallel()
 	p := &approvalPolicy{}
 	s := newConfirmServer(t, func(o *mcp.Options) { o.Confirm.Unconfirmable = p })
 
@@ -687,6 +703,7 @@ func TestConfirmPolicyHook(t *testing.T) {
 
 // Disabled confirmation and tools that confirm themselves run as before.
 func TestConfirmOptOuts(t *testing.T) {
+	t.Parallel()
 	s := newConfirmServer(t, func(o *mcp.Options) { o.Confirm.Disabled = true })
 	wantLegacyText(t, cc{version: mcp.Version20250618}.do(t, s.h), "deleted 1", false)
 
@@ -700,6 +717,7 @@ func TestConfirmOptOuts(t *testing.T) {
 }
 
 func TestMemoryNonceStore(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	m := mcp.NewMemoryNonceStore(func() time.Time { return now })
 	ctx := context.Background()

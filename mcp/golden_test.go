@@ -274,6 +274,7 @@ func checkInvariants(t *testing.T, rec *httptest.ResponseRecorder) {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
@@ -344,6 +345,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestArchiveRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := "comment\n-- request --\nPOST /mcp\n\n{}\n-- response --\nHTTP/1.1 202 Accepted\n\n"
 	a := parseArchive(in)
 	if a.comment != "comment\n" || len(a.files) != 2 || a.files[0].data != "POST /mcp\n\n{}\n" {

@@ -38,6 +38,7 @@ func (a *classedAuthorizer) AccessClass(ctx context.Context) (string, bool) {
 // class gets its own; a caller without a class is filtered on each
 // request; each page of a paginated list is its own answer.
 func TestToolsListBuiltOncePerClass(t *testing.T) {
+	t.Parallel()
 	auth := &classedAuthorizer{}
 	h := MustNewHandler(Options{Name: "t", Version: "1", Authorizer: auth}, accessCatalog())
 	member := map[string]string{"Authorization": "Bearer x", "X-Scopes": "emails"}

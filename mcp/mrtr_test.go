@@ -227,6 +227,7 @@ func wantError(t *testing.T, rep mrtrReply, status, code int, msgPart string) {
 }
 
 func TestMRTRFirstCallAsksForConfirmation(t *testing.T) {
+	t.Parallel()
 	for _, caps := range []string{
 		`{"elicitation":{}}`,
 		`{"elicitation":{"form":{}}}`,
@@ -287,6 +288,7 @@ func roundTrip(t *testing.T, v any) any {
 }
 
 func TestMRTRStatesAreFresh(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	a := firstCall(t, h, mrtrCall{})
 	b := firstCall(t, h, mrtrCall{})
@@ -296,6 +298,7 @@ func TestMRTRStatesAreFresh(t *testing.T) {
 }
 
 func TestMRTRAcceptRuns(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{})
 	rep := mrtrCall{id: 2, requestState: state, inputResponses: accept}.do(t, h)
@@ -309,6 +312,7 @@ func TestMRTRAcceptRuns(t *testing.T) {
 }
 
 func TestMRTRSameArgumentsOtherSpelling(t *testing.T) {
+	t.Parallel()
 	// The binding hashes the canonical arguments: white space and key order
 	// do not matter, the values do.
 	h := mrtrServer(t, testSecret, newClock())
@@ -318,6 +322,7 @@ func TestMRTRSameArgumentsOtherSpelling(t *testing.T) {
 }
 
 func TestMRTRAnotherReplicaOpensTheState(t *testing.T) {
+	t.Parallel()
 	clock := newClock()
 	one, two := mrtrServer(t, testSecret, clock), mrtrServer(t, testSecret, clock)
 	state := firstCall(t, one, mrtrCall{})
@@ -328,6 +333,7 @@ func TestMRTRAnotherReplicaOpensTheState(t *testing.T) {
 }
 
 func TestMRTRDeclineAndCancelRunNothing(t *testing.T) {
+	t.Parallel()
 	for name, responses := range map[string]string{
 		"decline":                `{"confirm":{"action":"decline"}}`,
 		"cancel":                 `{"confirm":{"action":"cancel"}}`,
@@ -342,6 +348,7 @@ func TestMRTRDeclineAndCancelRunNothing(t *testing.T) {
 }
 
 func TestMRTRTamperedState(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{})
 	rep := mrtrCall{id: "t", requestState: state + "-TAMPERED", inputResponses: accept}.do(t, h)
@@ -373,6 +380,7 @@ func TestMRTRTamperedState(t *testing.T) {
 }
 
 func TestMRTRStateBoundToArguments(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{arguments: `{"id":"1"}`})
 	rep := mrtrCall{arguments: `{"id":"2"}`, requestState: state, inputResponses: accept}.do(t, h)
@@ -380,6 +388,7 @@ func TestMRTRStateBoundToArguments(t *testing.T) {
 }
 
 func TestMRTRStateBoundToTool(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{})
 	rep := mrtrCall{tool: "echo", arguments: `{"text":"1"}`, requestState: state, inputResponses: accept}.do(t, h)
@@ -387,6 +396,7 @@ func TestMRTRStateBoundToTool(t *testing.T) {
 }
 
 func TestMRTRStateBoundToPrincipal(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{principal: "alice"})
 	rep := mrtrCall{principal: "mallory", requestState: state, inputResponses: accept}.do(t, h)
@@ -396,6 +406,7 @@ func TestMRTRStateBoundToPrincipal(t *testing.T) {
 }
 
 func TestMRTRStateExpires(t *testing.T) {
+	t.Parallel()
 	clock := newClock()
 	h := mrtrServer(t, testSecret, clock)
 
@@ -413,6 +424,7 @@ func TestMRTRStateExpires(t *testing.T) {
 }
 
 func TestMRTRMissingFormCapability(t *testing.T) {
+	t.Parallel()
 	for _, caps := range []string{
 		`{}`,
 		`{"elicitation":{"url":{}}}`,
@@ -434,6 +446,7 @@ func TestMRTRMissingFormCapability(t *testing.T) {
 }
 
 func TestMRTRLegacyEraRefuses(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	rep := mrtrCall{legacy: true}.do(t, h)
 	if rep.status != http.StatusOK || rep.msg.Error != nil {
@@ -454,6 +467,7 @@ func TestMRTRLegacyEraRefuses(t *testing.T) {
 }
 
 func TestMRTRMalformedInputResponses(t *testing.T) {
+	t.Parallel()
 	for name, responses := range map[string]string{
 		"unknown action":          `{"confirm":{"action":"maybe"}}`,
 		"missing action":          `{"confirm":{"content":{"confirm":true}}}`,
@@ -473,6 +487,7 @@ func TestMRTRMalformedInputResponses(t *testing.T) {
 }
 
 func TestMRTRUnaskedResponsesIgnored(t *testing.T) {
+	t.Parallel()
 	// Keys the state did not ask for are ignored, even malformed ones
 	// (mcp-protocol §5.3 "Ignore unknown inputResponses keys").
 	h := mrtrServer(t, testSecret, newClock())
@@ -482,6 +497,7 @@ func TestMRTRUnaskedResponsesIgnored(t *testing.T) {
 }
 
 func TestMRTRRetryWithoutAnswerAsksAgain(t *testing.T) {
+	t.Parallel()
 	h := mrtrServer(t, testSecret, newClock())
 	state := firstCall(t, h, mrtrCall{})
 	again := firstCall(t, h, mrtrCall{requestState: state})
@@ -493,6 +509,7 @@ func TestMRTRRetryWithoutAnswerAsksAgain(t *testing.T) {
 }
 
 func TestMRTRAnswerWithoutStateDoesNotRun(t *testing.T) {
+	t.Parallel()
 	// A client cannot skip the confirmation by sending an answer with no
 	// state: the tool asks again.
 	h := mrtrServer(t, testSecret, newClock())

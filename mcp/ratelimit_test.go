@@ -47,6 +47,7 @@ func limiterCatalog() Catalog {
 // caller in their context; one that takes the operation directly is never
 // asked through Limit (docs/decisions.md, "Handler CPU per request").
 func TestOperationLimiter(t *testing.T) {
+	t.Parallel()
 	for _, direct := range []bool{false, true} {
 		rec := &recordingLimiter{}
 		var limiter RateLimiter = rec
@@ -82,6 +83,7 @@ func TestOperationLimiter(t *testing.T) {
 // The rate-limit headers are keyed as Header.Set keys them, hold one value
 // each, and share nothing a later Add could overwrite.
 func TestRateHeaders(t *testing.T) {
+	t.Parallel()
 	hdr := http.Header{}
 	setRateHeaders(hdr, RateDecision{Limit: 120, Remaining: -3, ResetUnix: 1_900_000_000})
 	want := map[string]string{"X-RateLimit-Limit": "120", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1900000000"}

@@ -9,6 +9,7 @@ import (
 // A state may be sealed for longer than the default (an approval granted
 // later), but never past half a rotation period, so its key still opens it.
 func TestStateTTL(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	s, err := NewStateSealer([][]byte{[]byte("0123456789abcdef0123456789abcdef")}, StateOptions{Now: clock})

@@ -68,6 +68,7 @@ func toolsOnly() mcp.Catalog {
 // prompts, resources and completions does not advertise them, and their
 // methods are -32601 (404 in 2026, 200 in 2025).
 func TestCapabilitiesFollowTheCatalog(t *testing.T) {
+	t.Parallel()
 	h := mcp.MustNewHandler(goldenOptions(), toolsOnly())
 
 	status, body := post(t, h, "server/discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+envelope+`}}`, true)
@@ -103,6 +104,7 @@ func TestCapabilitiesFollowTheCatalog(t *testing.T) {
 // Internal failures answer -32603 in a 200 (docs/decisions.md, "Protocol" "Errors
 // after routing (...; -32603) travel in a 200") and never leak details.
 func TestInternalErrors(t *testing.T) {
+	t.Parallel()
 	h := mcp.MustNewHandler(goldenOptions(), toolsOnly())
 	for _, tool := range []string{"boom", "panics", "nil_result"} {
 		for _, modern := range []bool{true, false} {
@@ -122,6 +124,7 @@ func TestInternalErrors(t *testing.T) {
 // Every answer of the fixture server, whatever the request, is one of the
 // statuses the seeds name, and never opens a stream or a session.
 func TestNoStreamNoSession(t *testing.T) {
+	t.Parallel()
 	h := goldenHandler()
 	for _, accept := range []string{"text/event-stream", "application/json, text/event-stream", ""} {
 		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

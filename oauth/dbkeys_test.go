@@ -12,6 +12,7 @@ import (
 )
 
 func TestDBKeyStoreSharesSealedKeys(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		secret := []byte(strings.Repeat("s", 32))
 		ks1, err := NewDBKeyStore(db, secret)

@@ -13,6 +13,7 @@ import (
 // An external issuer: its JWKS is fetched over HTTP, refetched when it
 // rotates, and unknown key ids do not cause a fetch each.
 func TestRemoteJWKSFollowsRotation(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, ks, _ := newTestIssuer(t, c)
 	var fetches atomic.Int32

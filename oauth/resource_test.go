@@ -63,6 +63,7 @@ func rpc(h http.Handler, token, method, name string, params map[string]any) *htt
 }
 
 func TestChallengesThroughTheMCPEndpoint(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Now()}
 	rs, is := testResourceServer(t, c, testResource, map[string]identity.Role{"member": identity.RoleMember, "admin": identity.RoleAdmin})
 	h := mcp.MustNewHandler(mcp.Options{Name: "t", Version: "1", Authorizer: rs}, mcpCatalog())
@@ -122,6 +123,7 @@ func TestChallengesThroughTheMCPEndpoint(t *testing.T) {
 }
 
 func TestProtectedResourceMetadata(t *testing.T) {
+	t.Parallel()
 	if got := WellKnownURL("https://mcp.example.com/mcp"); got != "https://mcp.example.com/.well-known/oauth-protected-resource/mcp" {
 		t.Fatal(got)
 	}
@@ -145,6 +147,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 // Access answers the same for them — same role, same scopes — and a
 // request without an identity has none.
 func TestAccessClassIsRoleAndScopes(t *testing.T) {
+	t.Parallel()
 	rs := &ResourceServer{}
 	class := func(id *identity.Identity) string {
 		c, ok := rs.AccessClass(identity.With(context.Background(), id))

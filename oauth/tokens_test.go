@@ -41,6 +41,7 @@ func grant() Grant {
 }
 
 func TestIssuedTokenVerifies(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, _, v := newTestIssuer(t, c)
 	tok, exp, err := is.Issue(grant())
@@ -73,6 +74,7 @@ func expectInvalid(t *testing.T, v *JWTVerifier, tok, why string) {
 }
 
 func TestTokenValidationEdgeCases(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, ks, v := newTestIssuer(t, c)
 
@@ -120,6 +122,7 @@ func TestTokenValidationEdgeCases(t *testing.T) {
 }
 
 func TestKeyRotation(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	store := &MemoryKeyStore{}
 	ks, err := NewKeySet(store, KeySetOptions{Rotation: 24 * time.Hour, MaxTokenLifetime: time.Hour, Now: c.now})
@@ -169,6 +172,7 @@ func TestKeyRotation(t *testing.T) {
 // lookup can refuse it once the grant is revoked; a developer token names
 // none and carries no such claim.
 func TestGrantClaim(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, _, v := newTestIssuer(t, c)
 	g := grant()
@@ -194,6 +198,7 @@ func TestGrantClaim(t *testing.T) {
 // TestExpiryLeeway pins the documented leeway (README, "Sign-in, tokens and
 // scopes"): a token is accepted up to 30 seconds after its exp, not after.
 func TestExpiryLeeway(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, _, v := newTestIssuer(t, c)
 	tok, exp, _ := is.Issue(grant())

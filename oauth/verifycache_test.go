@@ -13,6 +13,7 @@ import (
 // of its own, and at the token's expiry the cache lets go and the token is
 // verified — and refused — again.
 func TestCachedVerifierVerifiesOnceUntilExpiry(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, _, v := newTestIssuer(t, c)
 	cv := &CachedVerifier{Next: v, Now: c.now, MaxAge: time.Hour}
@@ -54,6 +55,7 @@ func TestCachedVerifierVerifiesOnceUntilExpiry(t *testing.T) {
 // stops being honoured then), failures are not kept, and the cache never
 // holds more than Max tokens.
 func TestCachedVerifierBounds(t *testing.T) {
+	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	is, _, v := newTestIssuer(t, c)
 	cv := &CachedVerifier{Next: v, Now: c.now, MaxAge: time.Minute, Max: 3}

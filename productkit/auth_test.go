@@ -26,6 +26,7 @@ func annotations(readOnly bool) mcp.ToolAnnotations {
 // TestAPIAndMCPEachAcceptTheirOwnTokens runs a product's API and MCP
 // endpoint on one loopback listener, as serve does.
 func TestAPIAndMCPEachAcceptTheirOwnTokens(t *testing.T) {
+	t.Parallel()
 	keys, err := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
 	if err != nil {
 		t.Fatal(err)

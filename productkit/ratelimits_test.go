@@ -26,6 +26,7 @@ type none struct{}
 // are refused in the API's error shape; an MCP tool call counts once,
 // though it runs the API route in-process; writes and reads count apart.
 func TestAPIAndMCPShareTheLimits(t *testing.T) {
+	t.Parallel()
 	keys, err := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,7 @@ var argumentCases = []struct{ tool, args string }{
 // arguments object answers exactly as it answers the query string and
 // body the bridge would otherwise build from them.
 func TestArgumentsDecodeLikeTheirRequest(t *testing.T) {
+	t.Parallel()
 	a := echoAPI()
 	b := restbridge.New(a, restbridge.Options{})
 	for _, c := range argumentCases {
@@ -186,6 +187,7 @@ func queryHoldsAnObject(args string, query []string) bool {
 // (so a REST retry of a tool call replays it), and other arguments change
 // it.
 func TestToolCallsFingerprintLikeTheirRequest(t *testing.T) {
+	t.Parallel()
 	var got []string
 	capture := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		args := restbridge.ArgumentsFrom(r)

@@ -84,6 +84,7 @@ func formMessage(res map[string]any) string {
 // A destructive operation declared with HandleConfirmed describes the call
 // itself, through the same route in-process, without running it.
 func TestConfirmedOperationDescribesItself(t *testing.T) {
+	t.Parallel()
 	n := &notes{items: map[string]string{"n1": "first"}}
 	var archived []string
 	api := n.archivingAPI(&archived)

@@ -214,6 +214,7 @@ var diffCases = []struct{ id, query, body string }{
 // former map-and-validator decoding: same error messages and field
 // details, same decoded input.
 func TestDecodeAnswersLikeTheValidator(t *testing.T) {
+	t.Parallel()
 	spec, o := diffSpec(t)
 	for _, c := range diffCases {
 		if msg := compareDecoders(t, spec, o, c.id, c.query, c.body); msg != "" {
@@ -241,6 +242,7 @@ func FuzzDecodeAnswersLikeTheValidator(f *testing.F) {
 // purpose otherwise than the former decoding: each is a validation error
 // naming the field.
 func TestDecodeRefusesUnsoundValues(t *testing.T) {
+	t.Parallel()
 	spec, _ := diffSpec(t)
 	for _, c := range []struct{ query, body, field, msg string }{
 		{"", `{"title":"a","title":"b"}`, "title", "appears more than once"},
@@ -269,6 +271,7 @@ func TestDecodeRefusesUnsoundValues(t *testing.T) {
 // arrays are empty, not nil; null leaves pointers nil; interfaces hold
 // float64, map[string]any and []any.
 func TestDecodeFillsLikeEncodingJSON(t *testing.T) {
+	t.Parallel()
 	spec, _ := diffSpec(t)
 	body := `{"title":"a","ints":[],"maybe":[],"meta":{"n":1,"l":[],"o":{}},"any":[1,"x",null,true],"note":"n"}`
 	var got diffIn
@@ -309,6 +312,7 @@ func (bodyReader) Close() error { return nil }
 func httptestBody(b []byte) bodyReader { return bodyReader{bytes.NewReader(b)} }
 
 func TestNumberLiterals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		lit      string
 		i        int64
@@ -338,6 +342,7 @@ func TestNumberLiterals(t *testing.T) {
 // Types that read themselves (json.Unmarshaler) get the JSON their schema
 // allows, and their refusal names the field.
 func TestDecodeUnmarshalers(t *testing.T) {
+	t.Parallel()
 	spec, _ := diffSpec(t)
 	var in diffIn
 	if e := spec.decode(diffRequest("a1", "since=2026-03-01T12:00:00Z", `{"title":"a","at":"2026-03-01T12:00:00+03:00","span":{"from":1,"to":2}}`), true, &in); e != nil {

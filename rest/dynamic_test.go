@@ -24,6 +24,7 @@ type renameIn struct {
 // the schema, validation and confirmation step a Handle declaration of
 // the same struct has.
 func TestHandleTypeIsHandleForRunTimeTypes(t *testing.T) {
+	t.Parallel()
 	dyn := reflect.StructOf([]reflect.StructField{
 		{Name: "ID", Type: reflect.TypeFor[string](), Tag: `json:"id" in:"path" jsonschema:"The note's id."`},
 		{Name: "Title", Type: reflect.TypeFor[string](), Tag: `json:"heading" maxLength:"20" jsonschema:"The note's new heading."`},
@@ -77,6 +78,7 @@ func TestHandleTypeIsHandleForRunTimeTypes(t *testing.T) {
 // validation's and its router's (the idempotency layer's:
 // platform/idempotency's tests, on a real database).
 func TestErrorCodesSpellEveryAnswer(t *testing.T) {
+	t.Parallel()
 	n := &notes{items: map[string]string{"n1": "first"}}
 	a := rest.New(rest.Config{BasePath: "/api/v1", ErrorCodes: strings.ToUpper})
 	rest.Handle(a, rest.Operation{ID: "notes_get", Method: "GET", Path: "/notes/{id}", Annotations: ro()},

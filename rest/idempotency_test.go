@@ -60,6 +60,7 @@ type boomIn struct {
 // A handler that panics releases its claim (a retry may run), writes with
 // no scope ignore the key, and DELETE ignores it altogether.
 func TestIdempotencyHookEdges(t *testing.T) {
+	t.Parallel()
 	m := &memIdem{claims: map[string]string{}, stored: map[string]rest.StoredResponse{}}
 	a := rest.New(rest.Config{BasePath: "/v1", Idempotency: m})
 	an := mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(false), OpenWorldHint: mcp.Bool(false)}

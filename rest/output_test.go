@@ -60,6 +60,7 @@ func cardsAPI() *rest.API {
 // success status in the OpenAPI document; its tool still answers one text
 // block, with no outputSchema or structuredContent.
 func TestOutputDescribesTheSuccessResponse(t *testing.T) {
+	t.Parallel()
 	a := cardsAPI()
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -119,6 +120,7 @@ func TestOutputDescribesTheSuccessResponse(t *testing.T) {
 
 // An Output type with no JSON Schema fails the declaration.
 func TestOutputMustHaveASchema(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), "cards_bad") {
 			t.Fatalf("recovered %v", r)

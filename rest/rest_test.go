@@ -111,6 +111,7 @@ func details(out map[string]any) string {
 }
 
 func TestRESTValidatesWithTheDeclaredSchema(t *testing.T) {
+	t.Parallel()
 	n := &notes{items: map[string]string{"n1": "first"}}
 	srv := httptest.NewServer(n.api())
 	defer srv.Close()
@@ -197,6 +198,7 @@ func toolCall(t *testing.T, url, tool string, args map[string]any) (string, bool
 }
 
 func TestToolsMirrorTheirRoutes(t *testing.T) {
+	t.Parallel()
 	n := &notes{items: map[string]string{"n1": "first"}}
 	api := n.api()
 	h := mcp.MustNewHandler(mcp.Options{Name: "notes", Version: "1", TextIndent: "  ", Confirm: mcp.ConfirmOptions{Disabled: true}}, mcp.Catalog{Tools: api.Tools(restbridge.New(api, restbridge.Options{}))})

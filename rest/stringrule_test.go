@@ -151,6 +151,7 @@ func invalid(field, msg string) string {
 // (the package documentation, "Strings"). Such text would be stored by one database and
 // refused by the other, or silently changed.
 func TestStringRule(t *testing.T) {
+	t.Parallel()
 	api, restURL, mcpURL := labelsServers(t)
 	for _, c := range []struct {
 		name                string
@@ -225,6 +226,7 @@ func TestStringRule(t *testing.T) {
 // surrogates (an emoji), non-ASCII letters, in the path, the query and
 // the body.
 func TestStringRuleKeepsValidText(t *testing.T) {
+	t.Parallel()
 	_, restURL, mcpURL := labelsServers(t)
 	code, body := restRaw(t, restURL, "POST", "/api/v1/boards/caf%C3%A9/labels?mode=n%C3%A3o", `{"title":"a\"\\\n\u00e9\ud83d\ude00","tags":["日本"],"meta":{"ключ":"значение"}}`)
 	want := `{"data":{"id":"café","mode":"não","tags":["日本"],"meta":{"ключ":"значение"},"title":"a\"\\\né😀"}}`
@@ -240,6 +242,7 @@ func TestStringRuleKeepsValidText(t *testing.T) {
 // The string rule answers in the product's error shape, with the API's own
 // spelling of the validation code.
 func TestStringRuleSpeaksTheProductsShape(t *testing.T) {
+	t.Parallel()
 	a := rest.New(rest.Config{BasePath: "/api", Errors: func(e *rest.Error) any {
 		return map[string]any{"errors": []any{map[string]any{"code": strings.ToUpper(e.Code), "details": e.Details}}}
 	}})

@@ -23,8 +23,10 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestOperatorCommands(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dbURL := storetest.URL(t, engine)
 			db := []string{"--data-dir", t.TempDir(), "--database-url", dbURL}
@@ -122,6 +124,7 @@ func TestOperatorCommands(t *testing.T) {
 }
 
 func TestOperatorCommandsUseTheDataDirAndEnvironment(t *testing.T) {
+	// Not parallel: t.Setenv changes the whole process's environment.
 	dir := t.TempDir()
 	t.Setenv("KOBANA_DATA_DIR", dir)
 	t.Setenv("KOBANA_DATABASE_URL", "")
@@ -149,8 +152,10 @@ func TestOperatorCommandsUseTheDataDirAndEnvironment(t *testing.T) {
 // and no other, refuses to remove the last owner, and says so when the
 // person is not a member.
 func TestUsersRemove(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			dbURL := storetest.URL(t, engine)
 			db := []string{"--data-dir", t.TempDir(), "--database-url", dbURL}

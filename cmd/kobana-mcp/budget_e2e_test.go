@@ -25,6 +25,7 @@ import (
 // a build that is not bounded would show as a collector thrashing far
 // past it and a kill, not pass quietly.
 func TestExpressionBombThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

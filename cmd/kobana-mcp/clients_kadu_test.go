@@ -31,6 +31,7 @@ import (
 // 2026-07-28 without elicitation, the approval link as a result, the
 // handler never asked, nothing queued, the approval pending.
 func TestGoSDKClientOnKaduInEveryEra(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the server and drives it with the Go SDK client")
 	}

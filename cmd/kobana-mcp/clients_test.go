@@ -246,6 +246,7 @@ func sdkcText(res *sdk.CallToolResult) string {
 }
 
 func TestGoSDKClientOnTheInboxInEveryEra(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the server and drives it with the Go SDK client")
 	}
@@ -580,6 +581,7 @@ func sdkcDestructive(t *testing.T, cs *sdk.ClientSession, tools map[string]*sdk.
 // handler on 2026-07-28 (declined: nothing changes; accepted: archived),
 // refused with confirmation_required without asking on 2025.
 func TestGoSDKClientOnDunningInEveryEra(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the server and drives it with the Go SDK client")
 	}
@@ -729,6 +731,7 @@ func TestGoSDKClientOnDunningInEveryEra(t *testing.T) {
 // resources, templates, prompts and completions, sdkcResources and
 // sdkcPrompts must list, read, get and complete for real in every era.
 func TestGoSDKClientFeatureChecksOnTheFixture(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs examples/everything")
 	}

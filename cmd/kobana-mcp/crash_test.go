@@ -34,6 +34,7 @@ import (
 // replica held — stuck in a model call that never answers — rescued by the
 // survivor within the configured time; nothing stored twice.
 func TestReplicaKilledMidWrite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTuneGC(t *testing.T) {
+	// Not parallel: the GC percent is the whole process's.
 	was := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(was)
 	tuneGC(func(string) string { return "" })

@@ -85,8 +85,10 @@ func (h *hookReceiver) wait(t *testing.T, event, want string) receivedHook {
 // through MCP tools (inboxes_create, webhooks_create, emails_list,
 // emails_get, resources/read) with an MCP token.
 func TestInboxEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			dataDir := t.TempDir()
 			dbURL := ""
 			if engine == store.Postgres {

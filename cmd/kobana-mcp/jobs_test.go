@@ -10,6 +10,7 @@ import (
 // TestSharedJobAndWebhookSettings reads the binary's own job and webhook
 // settings and refuses what cannot work, naming the flag.
 func TestSharedJobAndWebhookSettings(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) (webhookFlags, jobFlags) {
 		t.Helper()
 		var s settings

@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,21 +26,6 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/ratelimit/ratelimittest"
 )
-
-// buildBinary builds kobana-mcp into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "kobana-mcp")
-	cmd := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // childEnv is the environment without the KOBANA_ settings of whoever runs
 // the tests.
@@ -144,6 +127,7 @@ func (r *replica) stop(t *testing.T) {
 // down from one replica to the other, and the refusal is 429 with
 // Retry-After and a JSON-RPC error -31029. Both exit 0 on SIGTERM.
 func TestRateLimitsSharedAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and starts the binary")
 	}
@@ -257,6 +241,7 @@ func TestRateLimitsSharedAcrossReplicas(t *testing.T) {
 // server's limits (sign-in, registration, token, metadata fetches) count
 // in it, so two replicas share one allowance.
 func TestOAuthLimitsShareTheStore(t *testing.T) {
+	t.Parallel()
 	redisURL, prefix := ratelimittest.Redis(t)
 	open := func() *limits {
 		var s settings
@@ -301,6 +286,7 @@ func TestOAuthLimitsShareTheStore(t *testing.T) {
 // TestLimitSettings: bad values are usage errors (exit 2); an unreachable
 // Redis is a failure to start (exit 1).
 func TestLimitSettings(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -325,6 +311,7 @@ func TestLimitSettings(t *testing.T) {
 // answer (200, or 503 from the drain), none was cut mid-response, and
 // serve returns 0.
 func TestServeShutdownUnderLoad(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

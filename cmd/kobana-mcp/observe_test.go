@@ -14,6 +14,7 @@ import (
 // listener answers /healthz and /readyz without a token, every answer
 // carries a request id, and /metrics counts what the endpoints served.
 func TestServeHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()

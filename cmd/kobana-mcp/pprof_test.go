@@ -12,6 +12,7 @@ import (
 // TestPprofAddrOnlyOnLoopback: the profiler may listen on loopback only;
 // any other address stops serve before it opens anything.
 func TestPprofAddrOnlyOnLoopback(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"127.0.0.1:0", "[::1]:6060", "localhost:6060"} {
 		if err := checkLoopback(addr); err != nil {
 			t.Errorf("%s refused: %v", addr, err)
@@ -32,6 +33,7 @@ func TestPprofAddrOnlyOnLoopback(t *testing.T) {
 // TestPprofMuxServesProfiles: the profiler's index and the command line
 // answer; nothing else of the process is on that listener.
 func TestPprofMuxServesProfiles(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(pprofMux())
 	defer srv.Close()
 	for path, want := range map[string]int{"/debug/pprof/": 200, "/debug/pprof/cmdline": 200, "/mcp": 404, "/metrics": 404} {

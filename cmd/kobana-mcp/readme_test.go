@@ -35,6 +35,9 @@ func walkthroughs(t *testing.T) map[string]string {
 // the default ports, the embedded defaults. What each should show is
 // checked in its output, so the README cannot drift from the product.
 func TestReadmeWalkthroughs(t *testing.T) {
+	// Not parallel, nor its walkthroughs: they use serve's default ports
+	// (8081–8083, 2525) and the receivers' (9000, 2526), and a test that is
+	// not parallel runs before the package's parallel ones, alone.
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

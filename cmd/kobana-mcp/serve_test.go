@@ -21,8 +21,10 @@ import (
 // twice on one database, on each engine: the first start creates the demo
 // account and prints its sign-in, the second prints nothing of it.
 func TestServeStartsEveryProductAndStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			dataDir := t.TempDir()
 			dbURL := "" // SQLite: the default file in the data dir
 			if engine == store.Postgres {
@@ -177,6 +179,7 @@ func (s *syncWriter) String() string {
 }
 
 func TestUnknownCommandAndHelp(t *testing.T) {
+	t.Parallel()
 	if code := run(context.Background(), []string{"nope"}, io.Discard, io.Discard); code != 2 {
 		t.Fatalf("unknown command: %d", code)
 	}

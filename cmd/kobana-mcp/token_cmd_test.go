@@ -12,6 +12,7 @@ import (
 )
 
 func TestTokenCommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dataDir := t.TempDir()
 	db, _, err := openMigrated(ctx, dataDir, "")
@@ -67,6 +68,7 @@ func TestTokenCommand(t *testing.T) {
 // issuer serve verifies, even on a port other than the default; a
 // different --inbox-addr still wins.
 func TestTokenFindsTheRunningServe(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	addr := freePort(t)
 	startCommand(t, []string{"serve", "--data-dir", dataDir, "--products", "inbox", "--inbox-addr", addr, "--inbox-smtp-addr", "off"}, "MCP endpoint")

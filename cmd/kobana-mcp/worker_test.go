@@ -115,9 +115,11 @@ func startProcess(t *testing.T, bin string, args []string, want string) string {
 // The e-mail sent to the API replica ends processed, which only the worker
 // can have done.
 func TestWorkerWorksForAnAPIReplica(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			dataDir := t.TempDir()
 			dbURL := ""
 			if engine == store.Postgres {

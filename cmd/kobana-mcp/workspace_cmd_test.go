@@ -12,6 +12,7 @@ import (
 // orgs add-workspace adds a workspace to an organization named by id or
 // name (the e2e tests use it to have something the Inbox may delete).
 func TestAddWorkspaceCommand(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	db := []string{"--data-dir", dataDir}
 	code, orgID, errOut := cli(t, append([]string{"orgs", "create", "--name", "Acme"}, db...)...)

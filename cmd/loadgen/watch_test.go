@@ -70,6 +70,7 @@ func (s *lagServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // server that applies changes 80 ms late: every change must be found, no
 // earlier than the lag, and the other person's stream never refused.
 func TestWatchMeasuresTheReplicasLag(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dbURL := storetest.URL(t, store.Postgres)
 	db, err := store.Open(ctx, dbURL)
@@ -194,6 +195,7 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 // sent after a change count as stale; a change no answer ever reflects is
 // not found.
 func TestAnalyzeStaleAndMissing(t *testing.T) {
+	t.Parallel()
 	cfg := []streamConfig{{Name: "watched", Needs: identity.PermRead, Watched: true}}
 	msd := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	changes := []roleChange{{0, "member"}, {msd(100), ""}, {msd(500), "member"}}

@@ -145,6 +145,7 @@ func firstText(t *testing.T, result map[string]any) string {
 }
 
 func TestModernDiscoverAndLists(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 
 	d := s.modern("server/discover", nil, map[string]any{}, nil).ok(t)
@@ -180,6 +181,7 @@ func TestModernDiscoverAndLists(t *testing.T) {
 }
 
 func TestModernToolsAndResources(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 
 	r := s.modern("tools/call", map[string]any{"name": "test_simple_text"}, map[string]any{}, nil).ok(t)
@@ -219,6 +221,7 @@ func TestModernToolsAndResources(t *testing.T) {
 }
 
 func TestModernCustomHeader(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	call := func(header string) response {
 		var extra map[string]string
@@ -236,6 +239,7 @@ func TestModernCustomHeader(t *testing.T) {
 }
 
 func TestModernMultiRound(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	call := func(responses map[string]any, state any) response {
 		p := map[string]any{"name": "test_input_required_result_multi_round", "arguments": map[string]any{}}
@@ -276,6 +280,7 @@ func TestModernMultiRound(t *testing.T) {
 }
 
 func TestLegacyEra(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	for _, v := range []string{"2025-06-18", "2025-03-26"} {
 		init := s.post(nil, map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
@@ -311,6 +316,7 @@ func TestLegacyEra(t *testing.T) {
 }
 
 func TestOriginPolicy(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	initialize := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"},

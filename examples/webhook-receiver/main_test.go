@@ -22,6 +22,7 @@ func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(
 // signature: a receiver with either secret (or both) accepts; one with
 // neither, or a changed body, answers 498.
 func TestReceiverVerifiesEitherSecret(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"event":{"slug":"kadu.execution.succeeded"}}`)
 	header := webhooks.Sign("whsec_new", body) + " " + webhooks.Sign("whsec_old", body)
 	for _, c := range []struct {

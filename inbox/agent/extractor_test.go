@@ -10,6 +10,7 @@ import (
 )
 
 func TestExtractorRunsTheOfflineExtractor(t *testing.T) {
+	t.Parallel()
 	p := Extractor()
 	if p.Name() != ExtractorName {
 		t.Errorf("name %q", p.Name())

@@ -94,6 +94,7 @@ func emailInput() extract.Input {
 }
 
 func TestOpenAIRunSendsTheEmailAsDataAndMetersUsage(t *testing.T) {
+	t.Parallel()
 	srv, requests := chatServer(t, func(w http.ResponseWriter, r *http.Request, seen seenRequest) {
 		completion(w, seen.Model+"-2026", `{"category":"boleto","amount":"1234.56"}`, 1200, 80, 200)
 	})
@@ -171,6 +172,7 @@ func TestOpenAIRunSendsTheEmailAsDataAndMetersUsage(t *testing.T) {
 }
 
 func TestOpenAITruncatesLongEmails(t *testing.T) {
+	t.Parallel()
 	srv, requests := chatServer(t, func(w http.ResponseWriter, r *http.Request, seen seenRequest) {
 		completion(w, seen.Model, `{}`, 10, 2, 0)
 	})
@@ -189,6 +191,7 @@ func TestOpenAITruncatesLongEmails(t *testing.T) {
 }
 
 func TestOpenAIHTTPErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status    int
 		body      string
@@ -218,6 +221,7 @@ func TestOpenAIHTTPErrors(t *testing.T) {
 }
 
 func TestOpenAIUnusableAnswers(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(w http.ResponseWriter){
 		"non-JSON content": func(w http.ResponseWriter) {
 			completion(w, "m", "Claro! Aqui está o resumo: é um boleto.", 100, 20, 0)
@@ -251,6 +255,7 @@ func TestOpenAIUnusableAnswers(t *testing.T) {
 }
 
 func TestOpenAITimeoutAndCancel(t *testing.T) {
+	t.Parallel()
 	arrived := make(chan struct{}, 4)
 	srv, _ := chatServer(t, func(w http.ResponseWriter, r *http.Request, seen seenRequest) {
 		arrived <- struct{}{}
@@ -275,6 +280,7 @@ func TestOpenAITimeoutAndCancel(t *testing.T) {
 }
 
 func TestOpenAINetworkAndConfigErrors(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()

@@ -6,6 +6,7 @@ import (
 )
 
 func TestFindAmounts(t *testing.T) {
+	t.Parallel()
 	text := "Total: R$ 1.234,56\nR$1234,56 de novo; R$ 0,99; R$  12.345.678,90\n" +
 		"Valor do documento 3.500,00\nvalor a pagar: 89,90\n" +
 		"Quantidade 1.234,56 sem palavra-chave? não: 7,50 unidades\n" +
@@ -22,6 +23,7 @@ func TestFindAmounts(t *testing.T) {
 }
 
 func TestExtractMergesAmounts(t *testing.T) {
+	t.Parallel()
 	r := Extract(Input{Subject: "Fatura R$ 1.234,56", Text: "Total R$1234,56\nOutro R$ 10,00", ReferenceDate: day("2026-01-01")})
 	if len(r.Amounts) != 2 {
 		t.Fatalf("amounts: %+v", r.Amounts)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFindBoletosInText(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-01-01")
 	bc := braziltest.BankBarcode(t, "033", "9", 1400, 15000, "9000001234567890123456101")
 	line := braziltest.BankLine(bc)
@@ -30,6 +31,7 @@ func TestFindBoletosInText(t *testing.T) {
 }
 
 func TestFindBoletosReportsInvalidOnlyWhenShaped(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-01-01")
 	bad := braziltest.FlipDigit(braziltest.ItauLine, 20)
 	text := "Pague: " + bad + "\nProtocolo 123456789012345678901234567890, CNPJ 11.222.333/0001-81, 2 3 4 e telefone 11 99999-0000"
@@ -43,6 +45,7 @@ func TestFindBoletosReportsInvalidOnlyWhenShaped(t *testing.T) {
 }
 
 func TestFindBoletosSkipsNFeAccessKey(t *testing.T) {
+	t.Parallel()
 	// A 44-digit number that happens to pass the bank barcode DV, labelled
 	// as an NF-e access key, is not a boleto.
 	bc := braziltest.BankBarcode(t, "352", "9", 1381, 100, "1234567890123456789012345")

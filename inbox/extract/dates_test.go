@@ -6,6 +6,7 @@ import (
 )
 
 func TestFindDates(t *testing.T) {
+	t.Parallel()
 	text := "Emissão: 01/03/2026   Vencimento: 10/03/2026\n" +
 		"Pagamento efetuado em 2026-03-09. Vence em 5/4/26\n" +
 		"São Paulo, 10 de março de 2026. Em 1º de Abril de 2026 há reajuste.\n" +
@@ -29,6 +30,7 @@ func TestFindDates(t *testing.T) {
 }
 
 func TestExtractKeepsLabelledDateOnly(t *testing.T) {
+	t.Parallel()
 	r := Extract(Input{Text: "Vencimento: 10/03/2026\nSão Paulo, 10 de março de 2026\n2026-03-11", ReferenceDate: day("2026-01-01")})
 	var got []string
 	for _, d := range r.Dates {

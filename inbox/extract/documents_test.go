@@ -6,6 +6,7 @@ import (
 )
 
 func TestFindDocuments(t *testing.T) {
+	t.Parallel()
 	text := "Emitente: ACME LTDA, CNPJ 11.222.333/0001-81\n" +
 		"Novo CNPJ: 12.ABC.345/01DE-35 e cnpj 12ABC34501DE35 (repetido sem máscara)\n" +
 		"Código ABCDEFGHIJKL35 não é CNPJ sem rótulo.\n" +

@@ -17,6 +17,7 @@ import (
 var day = braziltest.Day
 
 func TestExtractEmptyInputHasArraysInOrder(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(Extract(Input{}))
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestExtractEmptyInputHasArraysInOrder(t *testing.T) {
 }
 
 func TestExtractAllSourcesAndMerging(t *testing.T) {
+	t.Parallel()
 	latin1, err := charmap.ISO8859_1.NewEncoder().String("Cobrança de água\nValor: R$ 158,90\nVencimento: 20/03/2026\n" + braziltest.EnergyLine)
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +101,7 @@ func TestExtractAllSourcesAndMerging(t *testing.T) {
 // block of an arrecadação line, printed with spaces, is itself a valid
 // CPF.
 func TestBoletoDigitsAreNotDocuments(t *testing.T) {
+	t.Parallel()
 	var line string
 	// The value's first 7 digits sit in block 1: step by 10 000 cents.
 	for cents := int64(10_000); cents < 100_000_000_000 && line == ""; cents += 10_000 {
@@ -121,6 +124,7 @@ func TestBoletoDigitsAreNotDocuments(t *testing.T) {
 }
 
 func TestOversizedTextIsCutWithAWarning(t *testing.T) {
+	// Not parallel: it lowers the package's maxSourceBytes for every test.
 	defer func(old int) { maxSourceBytes = old }(maxSourceBytes)
 	maxSourceBytes = 4096
 	r := Extract(Input{Text: strings.Repeat("x", maxSourceBytes+10) + braziltest.ItauLine})

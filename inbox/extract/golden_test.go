@@ -63,6 +63,7 @@ func goldenInput(t *testing.T) Input {
 // that changes a field's name, order or value fails here. Run with
 // -update only when the output is meant to change.
 func TestExtractJSONMatchesGolden(t *testing.T) {
+	t.Parallel()
 	got, err := json.MarshalIndent(Extract(goldenInput(t)), "", "  ")
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package extract
 import "testing"
 
 func TestHTMLToText(t *testing.T) {
+	t.Parallel()
 	in := `<!DOCTYPE html><html><head><title>Fatura</title><style>p{color:red}</style></head>
 <body><script>var x = "R$ 999,99";</script>
 <p>Ol&aacute;, <b>Maria</b>!</p><div>Valor:&nbsp;R$&nbsp;1.234,56</div>

@@ -51,6 +51,7 @@ func pdfFromObjects(objects []string) []byte {
 }
 
 func TestPDFAttachmentBoletoIsFound(t *testing.T) {
+	t.Parallel()
 	data := minimalPDF("Banco Itau S.A. - Boleto", "Linha digitavel: "+braziltest.ItauLine, "Vencimento: 10/03/2026  Valor: R$ 1.234,56", "Beneficiario CNPJ 11.222.333/0001-81")
 	if got := data[len(data)-6:]; string(got) != "%%EOF\n" {
 		t.Fatalf("fixture trailer %q", got)
@@ -82,6 +83,7 @@ func TestPDFAttachmentBoletoIsFound(t *testing.T) {
 }
 
 func TestMalformedPDFBecomesAWarning(t *testing.T) {
+	t.Parallel()
 	good := minimalPDF("Linha: " + braziltest.ItauLine)
 	inputs := map[string][]byte{
 		"garbage":           []byte("%PDF-1.4\nthis is not a pdf"),
@@ -107,6 +109,7 @@ func TestMalformedPDFBecomesAWarning(t *testing.T) {
 // A page tree that contains itself must not hang the reader (the PDF
 // library's own page lookup loops forever on it).
 func TestCyclicPDFPageTreeTerminates(t *testing.T) {
+	t.Parallel()
 	objs := pageObjects("Linha: " + braziltest.ItauLine)
 	objs[1] = "<< /Type /Pages /Kids [2 0 R 3 0 R 2 0 R] /Count 3 >>"
 	r := Extract(Input{Attachments: []Attachment{{Filename: "loop.pdf", ContentType: "application/pdf", Data: pdfFromObjects(objs)}},

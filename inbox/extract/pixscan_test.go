@@ -8,6 +8,7 @@ import (
 )
 
 func TestFindPixInTextWrappedAndInvalid(t *testing.T) {
+	t.Parallel()
 	good := braziltest.BCBExample
 	wrapped := good[:40] + "\r\n" + good[40:90] + "\n" + good[90:]
 	bad := strings.Replace(good, "Fulano", "Fulana", 1)

@@ -31,6 +31,7 @@ func mustParse(t *testing.T, raw []byte) *Message {
 }
 
 func TestParseMixedWithPDF(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "mixed_pdf.eml"))
 	if m.MessageID != "boleto-0001@fornecedor.example" || m.Subject != "Boleto fevereiro/2026" {
 		t.Fatalf("id %q subject %q", m.MessageID, m.Subject)
@@ -67,6 +68,7 @@ func TestParseMixedWithPDF(t *testing.T) {
 }
 
 func TestParseLatin1(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "latin1.eml"))
 	if m.Subject != "Cobrança de março - prestação" {
 		t.Fatalf("subject %q", m.Subject)
@@ -80,6 +82,7 @@ func TestParseLatin1(t *testing.T) {
 }
 
 func TestParseForwardedAsAttachment(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "forwarded_rfc822.eml"))
 	if !m.Forwarded || m.ForwardedFor != "cobranca@fornecedor.example" {
 		t.Fatalf("forwarded %v %q", m.Forwarded, m.ForwardedFor)
@@ -107,6 +110,7 @@ func TestParseForwardedAsAttachment(t *testing.T) {
 }
 
 func TestParseForwardedInline(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "forwarded_inline.eml"))
 	if !m.Forwarded || m.ForwardedFor != "boletos@imobiliaria.example" {
 		t.Fatalf("forwarded %v %q", m.Forwarded, m.ForwardedFor)
@@ -123,6 +127,7 @@ func TestParseForwardedInline(t *testing.T) {
 }
 
 func TestParseHTMLOnly(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "html_only.eml"))
 	if m.Subject != "Seu boleto de março" || m.Text != "" {
 		t.Fatalf("subject %q text %q", m.Subject, m.Text)
@@ -137,6 +142,7 @@ func TestParseHTMLOnly(t *testing.T) {
 }
 
 func TestParseNestedRelated(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, fixture(t, "nested_related.eml"))
 	if m.Text != "Seu pedido 42 foi faturado." || !strings.Contains(m.HTML, `src="cid:logo@loja"`) {
 		t.Fatalf("text %q html %q", m.Text, m.HTML)
@@ -159,6 +165,7 @@ func TestParseNestedRelated(t *testing.T) {
 // TestParseEveryFixture: every message the Inbox's tests send parses, and
 // whatever it yields is clean text.
 func TestParseEveryFixture(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "mail", "*.eml"))
 	if len(files) < 6 {
 		t.Fatalf("fixtures: %v", files)
@@ -177,6 +184,7 @@ func TestParseEveryFixture(t *testing.T) {
 }
 
 func TestParseMalformed(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		raw  string
 		want error
@@ -200,6 +208,7 @@ func TestParseMalformed(t *testing.T) {
 }
 
 func TestParseLimits(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("From: a@b.example\r\n")
 	for i := 0; i <= MaxDepth+1; i++ {
@@ -231,6 +240,7 @@ func itoa(i int) string { return string(rune('a'+i/26)) + string(rune('a'+i%26))
 
 // TestParseTolerated: defects real mailers produce keep the message.
 func TestParseTolerated(t *testing.T) {
+	t.Parallel()
 	raw := "From: Loja <loja@x.example>\r\nSubject: Cobran\xe7a\x00\r\nContent-Type: multipart/mixed; boundary=q\r\n\r\n" +
 		"--q\r\nContent-Type: text/plain\r\n\r\nvalor: R$ 10,00 \xe0 vista\r\n" +
 		"--q\r\nContent-Type: application/octet-stream; name=\"a.bin\"\r\nContent-Transfer-Encoding: base64\r\n\r\nSGVs!bG8=\r\nIHdvcmxk\r\n" +
@@ -249,6 +259,7 @@ func TestParseTolerated(t *testing.T) {
 }
 
 func TestParseHeaderOnly(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, []byte("From: a@b.example\r\nSubject: only a header"))
 	if m.Subject != "only a header" || m.Text != "" || m.From.Address != "a@b.example" {
 		t.Fatalf("%+v", m)
@@ -256,6 +267,7 @@ func TestParseHeaderOnly(t *testing.T) {
 }
 
 func TestParseLooseAddresses(t *testing.T) {
+	t.Parallel()
 	m := mustParse(t, []byte("From: Silva, Jose <jose@x.example>\r\nTo: undisclosed-recipients:;\r\nCc: a@x.example, [broken <b@y.example>\r\nDate: not a date\r\n\r\nhi\r\n"))
 	if m.From == nil || m.From.Address != "jose@x.example" {
 		t.Fatalf("from %+v", m.From)
@@ -269,6 +281,7 @@ func TestParseLooseAddresses(t *testing.T) {
 }
 
 func TestDecodeTransfer(t *testing.T) {
+	t.Parallel()
 	qp := map[string]string{
 		"caf=C3=A9":             "café",
 		"soft=\r\nbreak":        "softbreak",
@@ -300,6 +313,7 @@ func TestDecodeTransfer(t *testing.T) {
 }
 
 func TestInlineForward(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text, from string
 	}{

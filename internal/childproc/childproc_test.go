@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 // The child receives its configuration, runs until killed, and its
 // output reaches the parent.
 func TestStartAndKill(t *testing.T) {
+	t.Parallel()
 	c := Start(t, env, map[string]string{"Word": "olá"})
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(c.Output(), "child says olá") {

@@ -28,6 +28,7 @@ func members(t *testing.T, in string) (map[string]string, error) {
 }
 
 func TestScanner(t *testing.T) {
+	t.Parallel()
 	got, err := members(t, ` {"a":1, "b":{"x":[1,2]}, "\u0063":"z"} `)
 	if err != nil || got["a"] != "1" || got["b"] != `{"x":[1,2]}` || got["c"] != `"z"` {
 		t.Fatalf("%v %v", got, err)
@@ -53,6 +54,7 @@ func TestScanner(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{`"plain"`: "plain", `"tab\there"`: "tab\there", `"\u00e9"`: "é"} {
 		if got, ok := String(jsontext.Value(in)); !ok || got != want {
 			t.Errorf("String(%s) = %q %v", in, got, ok)
@@ -64,6 +66,7 @@ func TestString(t *testing.T) {
 }
 
 func TestUnquoted(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{`"plain"`: "plain", `""`: "", `"tab\there"`: "tab\there", `"\u00e9"`: "é"} {
 		if got, ok := Unquoted(jsontext.Value(in)); !ok || string(got) != want {
 			t.Errorf("Unquoted(%s) = %q %v", in, got, ok)
@@ -89,6 +92,7 @@ func TestUnquoted(t *testing.T) {
 
 // A pooled scanner keeps nothing of the last input.
 func TestPutForgetsInput(t *testing.T) {
+	t.Parallel()
 	s := Get()
 	if err := s.Start([]byte(`{"a":1}`)); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // TestImportRules checks the real package graph of the module (go list)
 // against the floors: a new import that points the wrong way fails here.
 func TestImportRules(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("go", "list", "-test", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", Module+"/...")
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
@@ -46,6 +47,7 @@ func TestImportRules(t *testing.T) {
 
 // TestCheckRefusesEachKindOfViolation: each rule, broken once, is named.
 func TestCheckRefusesEachKindOfViolation(t *testing.T) {
+	t.Parallel()
 	m := func(p string) string { return Module + "/" + p }
 	cases := []struct {
 		from, to, want string

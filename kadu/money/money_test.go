@@ -7,6 +7,7 @@ import (
 )
 
 func TestFromFloat(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   float64
 		want Cents
@@ -36,6 +37,7 @@ func TestFromFloat(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[Cents]string{0: "R$ 0,00", 5: "R$ 0,05", 123456: "R$ 1.234,56", 100000000: "R$ 1.000.000,00", -250: "-R$ 2,50"} {
 		if got := c.BRL(); got != want {
 			t.Errorf("%d: %q, want %q", c, got, want)

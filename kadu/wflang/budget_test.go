@@ -15,6 +15,7 @@ import (
 // bounded time. Before the budget, the first case built a terabyte string
 // and the second a 512 MB one.
 func TestHostileExpressions(t *testing.T) {
+	// Not parallel: runtime.MemStats counts every goroutine's allocations.
 	cases := []struct{ name, src string }{
 		{"probe reduce doubling n=40", `reduce(1..40, #acc + #acc, "ab")`},
 		{"probe reduce doubling n=28", `reduce(1..28, #acc + #acc, "ab")`},

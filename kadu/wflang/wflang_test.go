@@ -15,6 +15,7 @@ func env() Env {
 }
 
 func TestTemplates(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ args, want string }{
 		{`{"month":"{{input.month}}"}`, `{"month":"2026-03"}`},
 		{`{"id":"{{steps.list_overdue.data[0].id}}"}`, `{"id":"c1"}`},
@@ -46,6 +47,7 @@ func TestTemplates(t *testing.T) {
 }
 
 func TestConditions(t *testing.T) {
+	t.Parallel()
 	for src, want := range map[string]bool{
 		`len(steps.list_overdue.data) > 0`:           true,
 		`input.month == "2026-04"`:                   false,
@@ -67,6 +69,7 @@ func TestConditions(t *testing.T) {
 
 // Mistakes are found when the task is saved, naming the step and where.
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	ok := []StepSpec{
 		{ID: "list_overdue", Tool: "dunning_charges_list", Arguments: json.RawMessage(`{"status":"overdue"}`)},
 		{Tool: "inbox_emails_list", Arguments: json.RawMessage(`{"q":"{{steps.list_overdue.data[0].id}}"}`), If: `len(steps.list_overdue.data) > 0`, OnError: "continue"},
@@ -111,6 +114,7 @@ func TestValidate(t *testing.T) {
 
 // Evaluation is bounded: a loop over a huge range stops with an error.
 func TestBounded(t *testing.T) {
+	t.Parallel()
 	a, err := CompileArguments(json.RawMessage(`{"n":"{{ len(filter(1..1000000, # % 2 == 0)) }}"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +135,7 @@ func TestBounded(t *testing.T) {
 }
 
 func TestForEach(t *testing.T) {
+	t.Parallel()
 	steps, err := Validate([]StepSpec{
 		{ID: "list_overdue", Tool: "t"},
 		{ID: "each", Tool: "t", ForEach: "{{ steps.list_overdue.data }}",

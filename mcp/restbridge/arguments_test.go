@@ -15,6 +15,7 @@ import (
 // parameters in the path and the key in its header, and neither a query
 // string nor a body; the arguments stay with that one request.
 func TestPassArgumentsHandsTheObjectOver(t *testing.T) {
+	t.Parallel()
 	var b *restbridge.Bridge
 	type seenReq struct {
 		path, rawPath, rawQuery, body, key string
@@ -72,6 +73,7 @@ func TestPassArgumentsHandsTheObjectOver(t *testing.T) {
 // The bridge still refuses what cannot make a request, before the API
 // sees anything.
 func TestPassArgumentsRefusesBadPathParameters(t *testing.T) {
+	t.Parallel()
 	reached := false
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true })
 	b := restbridge.New(api, restbridge.Options{})

@@ -81,6 +81,7 @@ func call(t *testing.T, b *restbridge.Bridge, route restbridge.Route, args strin
 func text(r *mcp.CallToolResult) string { return r.Content[0].Text }
 
 func TestBridgeMapsArgumentsOntoTheRoute(t *testing.T) {
+	t.Parallel()
 	var got seen
 	b := restbridge.New(testAPI(&got), restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Authorization"}})
 
@@ -112,6 +113,7 @@ func TestBridgeMapsArgumentsOntoTheRoute(t *testing.T) {
 }
 
 func TestBridgeMapsStatusesOntoResults(t *testing.T) {
+	t.Parallel()
 	var got seen
 	b := restbridge.New(testAPI(&got), restbridge.Options{})
 	res := call(t, b, restbridge.Route{Method: "GET", Path: "/api/items/{id}"}, `{"id":"missing"}`, "")
@@ -125,6 +127,7 @@ func TestBridgeMapsStatusesOntoResults(t *testing.T) {
 }
 
 func TestBridgeKeepsIdentifiersInsideTheirRoute(t *testing.T) {
+	t.Parallel()
 	var got seen
 	b := restbridge.New(testAPI(&got), restbridge.Options{})
 	for _, id := range []string{"../admin", "..", ".", "a/../../admin", ""} {

@@ -14,6 +14,7 @@ import (
 // one path segment, the query and the forwarded header arrive, and the
 // request is marked in-process.
 func TestGetForwardsAndEscapes(t *testing.T) {
+	t.Parallel()
 	var seen *http.Request
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = r

@@ -44,6 +44,7 @@ func shapeAPI(got *shape) http.Handler {
 // URI, the in-process address, a body that reads and closes (http.NoBody
 // when there is none) and its length.
 func TestInProcessRequestShape(t *testing.T) {
+	t.Parallel()
 	var got shape
 	b := restbridge.New(shapeAPI(&got), restbridge.Options{})
 	base := shape{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, RemoteAddr: "in-process", Accept: "application/json", InProcess: true}
@@ -74,6 +75,7 @@ func TestInProcessRequestShape(t *testing.T) {
 // request (a resource its handler reads) is describing too, as the
 // context it is made with says.
 func TestDescribingReachesNestedReads(t *testing.T) {
+	t.Parallel()
 	var got shape
 	b := restbridge.New(shapeAPI(&got), restbridge.Options{})
 	var nested shape
@@ -102,6 +104,7 @@ func TestDescribingReachesNestedReads(t *testing.T) {
 // TestRouteMethodCheckedOnce: a method net/http would refuse fails the
 // route when it is mirrored, not every call.
 func TestRouteMethodCheckedOnce(t *testing.T) {
+	t.Parallel()
 	b := restbridge.New(http.NotFoundHandler(), restbridge.Options{})
 	if _, err := b.Handler(restbridge.Route{Method: "GE T", Path: "/api/items"}); err == nil {
 		t.Fatal("an invalid method was accepted")

@@ -75,6 +75,7 @@ func serve(edit func(map[string]any), header ...string) func(string) (int, http.
 func insecureCIMD(c *server.Config) { c.AllowInsecureCIMD = true }
 
 func TestClientMetadataDocument(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		docs := newDocServer(t, false)
 		docs.docs["/oauth/client.json"] = serve(nil, "Cache-Control", "public, max-age=3600")
@@ -108,6 +109,7 @@ func TestClientMetadataDocument(t *testing.T) {
 }
 
 func TestClientMetadataDocumentRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, insecureCIMD)
 	docs := newDocServer(t, false)
 	cases := map[string]func(string) (int, http.Header, string){
@@ -159,6 +161,7 @@ func TestClientMetadataDocumentRefused(t *testing.T) {
 // metadata document URL that resolves to loopback is never fetched, and a
 // plain-HTTP client id is not a metadata document at all.
 func TestClientMetadataDocumentSSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	tlsDocs := newDocServer(t, true)
 	tlsDocs.docs["/client.json"] = serve(nil)
@@ -177,6 +180,7 @@ func TestClientMetadataDocumentSSRF(t *testing.T) {
 }
 
 func TestClientMetadataFetchLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, insecureCIMD, func(c *server.Config) { c.MetadataFetchPerIP = server.Limit{Every: time.Hour, Burst: 2} })
 	docs := newDocServer(t, false)
 	for _, p := range []string{"/a", "/b", "/c"} {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestMetadata(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	var docs []map[string]any
 	for _, p := range []string{server.PathMetadata, server.PathOpenIDMetadata} {
@@ -91,6 +92,7 @@ func TestMetadata(t *testing.T) {
 // TestCodeFlow is the whole flow a client and a person go through, on
 // both engines: registration, sign-in, consent, code, token, refresh.
 func TestCodeFlow(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		clientID := e.publicClient()
 		p := newPKCE()
@@ -160,6 +162,7 @@ func TestCodeFlow(t *testing.T) {
 }
 
 func TestSessionCookie(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	resp, err := http.Get(e.issuer + server.PathSignIn)
 	if err != nil {
@@ -180,6 +183,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestAudienceBinding(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		// A token for the API: good there, refused by the MCP endpoint.
 		_, tr := e.grant("resource", e.api+"/")
@@ -198,6 +202,7 @@ func TestAudienceBinding(t *testing.T) {
 }
 
 func TestResourceRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	b := e.browser()
@@ -239,6 +244,7 @@ func TestResourceRefused(t *testing.T) {
 }
 
 func TestPKCERequired(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	p := newPKCE()
@@ -276,6 +282,7 @@ func TestPKCERequired(t *testing.T) {
 }
 
 func TestCodeReuse(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		clientID := e.publicClient()
 		p := newPKCE()
@@ -300,6 +307,7 @@ func TestCodeReuse(t *testing.T) {
 }
 
 func TestRefreshRotationAndReuse(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		clientID, tr := e.grant()
 		r1 := tr.RefreshToken
@@ -338,6 +346,7 @@ func TestRefreshRotationAndReuse(t *testing.T) {
 }
 
 func TestRevocation(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		clientID, tr := e.grant()
 		status, body := e.postForm(server.PathRevoke, url.Values{"token": {tr.RefreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {clientID}}, "", "")
@@ -374,6 +383,7 @@ func TestRevocation(t *testing.T) {
 }
 
 func TestDenyAndIss(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	b := e.browser()
@@ -390,6 +400,7 @@ func TestDenyAndIss(t *testing.T) {
 }
 
 func TestBadRequestsGetAPage(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	b := e.browser()
@@ -410,6 +421,7 @@ func TestBadRequestsGetAPage(t *testing.T) {
 }
 
 func TestOrganizationChoice(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	ctx := context.Background()
 	second, err := e.acc.CreateOrganization(ctx, "Beta SA")
@@ -445,6 +457,7 @@ func TestOrganizationChoice(t *testing.T) {
 }
 
 func TestCORSPreflight(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	req, _ := http.NewRequest(http.MethodOptions, e.issuer+server.PathToken, nil)
 	req.Header.Set("Origin", "http://localhost:6274")
@@ -463,6 +476,7 @@ func TestCORSPreflight(t *testing.T) {
 // TestConcurrentUse: of several simultaneous exchanges of one code, or
 // refreshes with one refresh token, exactly one succeeds.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	runEnvs(t, func(t *testing.T, e *env) {
 		const n = 5
 		run := func(f func() tokenResponse) (ok int, statuses []int) {
@@ -506,6 +520,7 @@ func TestConcurrentUse(t *testing.T) {
 // TestStateOptional: PKCE is mandatory, so state may be absent or short
 // (OAuth 2.1); it is echoed when present.
 func TestStateOptional(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	for _, state := range []string{"", "x"} {

@@ -23,6 +23,7 @@ import (
 // the discovery chain a client follows: 401 → protected resource metadata
 // → authorization server metadata → sign-in → token → accepted.
 func TestWithResourceServers(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	ctx := context.Background()
 	acc := accounts.New(db, accounts.Options{Password: cheapArgon})

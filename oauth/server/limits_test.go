@@ -16,6 +16,7 @@ import (
 // TestTokenEndpointIsRateLimited: the token endpoint has its own limit per
 // address; past it, 429 with Retry-After before fosite sees the request.
 func TestTokenEndpointIsRateLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, func(c *server.Config) { c.TokenPerIP = server.Limit{Every: time.Hour, Burst: 2} })
 	post := func() *http.Response {
 		resp, err := http.PostForm(e.issuer+server.PathToken, url.Values{"grant_type": {"authorization_code"}, "code": {"nope"}, "client_id": {"x"}})
@@ -67,6 +68,7 @@ func (r refuseAll) Exhausted(context.Context, string) bool { return true }
 // TestNewLimiterReplacesTheBuckets: every limit of the server comes from
 // Config.NewLimiter when it is set, so a shared store can hold them.
 func TestNewLimiterReplacesTheBuckets(t *testing.T) {
+	t.Parallel()
 	c := &countingLimiter{names: map[string]server.Limit{}, calls: map[string]int{}}
 	e := newEnvSQLite(t, func(cfg *server.Config) {
 		cfg.NewLimiter = func(name string, l server.Limit) server.Limiter {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRegistration(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, func(c *server.Config) { c.RegistrationPerIP = server.Limit{Every: time.Second, Burst: 100} })
 	good := map[string]string{
 		"https":               "https://app.example.com/oauth/callback",
@@ -74,6 +75,7 @@ func TestRegistration(t *testing.T) {
 // TestConfidentialClient registers a client with a secret and authenticates
 // with it at the token endpoint, by header and by body.
 func TestConfidentialClient(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	for _, method := range []string{"", "client_secret_basic", "client_secret_post"} {
 		meta := map[string]any{"client_name": "Server App", "redirect_uris": []string{callback}, "grant_types": []string{"authorization_code", "refresh_token"}}
@@ -124,6 +126,7 @@ func TestConfidentialClient(t *testing.T) {
 }
 
 func TestRegistrationDefaults(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	// RFC 7591's default grant is authorization_code alone: no refresh
 	// token.
@@ -139,6 +142,7 @@ func TestRegistrationDefaults(t *testing.T) {
 }
 
 func TestRegistrationRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, func(c *server.Config) { c.RegistrationPerIP = server.Limit{Every: time.Hour, Burst: 2} })
 	meta := map[string]any{"redirect_uris": []string{callback}, "token_endpoint_auth_method": "none"}
 	for i := range 2 {

@@ -203,6 +203,7 @@ func (r *replicas) untouched(otherGrant tokenResponse) {
 
 // (a) /revoke of the access token.
 func TestRevokedAccessTokenIsRefused(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		_, other := r.grant()
 		clientID, first, second := r.refreshed()
@@ -219,6 +220,7 @@ func TestRevokedAccessTokenIsRefused(t *testing.T) {
 // (a') /revoke of an access token a refresh has already replaced: it
 // still verifies, so revoking it revokes its grant rather than nothing.
 func TestRevokingARetiredAccessTokenRevokesItsGrant(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		clientID, first, second := r.refreshed()
 		r.revoke(clientID, first.AccessToken, "access_token")
@@ -229,6 +231,7 @@ func TestRevokingARetiredAccessTokenRevokesItsGrant(t *testing.T) {
 
 // (b) /revoke of the refresh token.
 func TestRevokedRefreshTokenRefusesTheAccessTokens(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		_, other := r.grant()
 		clientID, first, second := r.refreshed()
@@ -242,6 +245,7 @@ func TestRevokedRefreshTokenRefusesTheAccessTokens(t *testing.T) {
 // (c) a code exchanged twice: fosite revokes what the first exchange
 // issued, and the resource servers refuse it.
 func TestReusedCodeRefusesTheAccessTokens(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		_, other := r.grant()
 		clientID := r.publicClient()
@@ -269,6 +273,7 @@ func TestReusedCodeRefusesTheAccessTokens(t *testing.T) {
 // (d) a retired refresh token presented again: fosite's reuse detection
 // revokes the grant, and the resource servers refuse its access tokens.
 func TestReusedRefreshTokenRefusesTheAccessTokens(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		_, other := r.grant()
 		clientID, first, second := r.refreshed()
@@ -288,6 +293,7 @@ func TestReusedRefreshTokenRefusesTheAccessTokens(t *testing.T) {
 // not the grant, so the access token issued before keeps working until it
 // expires, on every replica.
 func TestRotationIsNotRevocation(t *testing.T) {
+	t.Parallel()
 	runReplicas(t, func(t *testing.T, r *replicas) {
 		clientID, first, second := r.refreshed()
 		third := r.refresh(clientID, second.RefreshToken)

@@ -35,6 +35,7 @@ func pageError(p page) string {
 }
 
 func TestSignInCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	next := server.PathAuthorize + "?" + authParams(e.publicClient(), newPKCE()).Encode()
 	b := e.browser()
@@ -73,6 +74,7 @@ func TestSignInCSRF(t *testing.T) {
 }
 
 func TestConsentCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	clientID := e.publicClient()
 	b := e.browser()
@@ -119,6 +121,7 @@ func TestConsentCSRF(t *testing.T) {
 }
 
 func TestSignInMessagesAndRedirects(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	next := server.PathAuthorize + "?" + authParams(e.publicClient(), newPKCE()).Encode()
 	b := e.browser()
@@ -156,6 +159,7 @@ func TestSignInMessagesAndRedirects(t *testing.T) {
 }
 
 func TestSignInRateLimit(t *testing.T) {
+	t.Parallel()
 	t.Run("per email", func(t *testing.T) {
 		e := newEnvSQLite(t, func(c *server.Config) {
 			c.SignInPerEmail = server.Limit{Every: time.Hour, Burst: 3}
@@ -216,6 +220,7 @@ func TestSignInRateLimit(t *testing.T) {
 // TestNoOrganization: a person who belongs to no organization has nothing
 // to grant.
 func TestNoOrganization(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	if _, err := e.acc.CreateUser(context.Background(), accounts.NewUser{Email: "lonely@example.com", Password: anaPassword}); err != nil {
 		t.Fatal(err)

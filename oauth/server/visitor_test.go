@@ -14,6 +14,7 @@ import (
 // page's form tokens are bound to the session and never pass as the
 // server's own forms' tokens. Other return targets are dropped.
 func TestProductPageSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t, func(c *server.Config) { c.ReturnPaths = []string{"/approvals/"} })
 	visitor := func(b *browser) *server.Visitor {
 		t.Helper()
@@ -86,6 +87,7 @@ func TestProductPageSignIn(t *testing.T) {
 // TestReturnPathsOff: without ReturnPaths, sign-in returns only to
 // /authorize, as before.
 func TestReturnPathsOff(t *testing.T) {
+	t.Parallel()
 	e := newEnvSQLite(t)
 	b := e.browser()
 	p := b.get(e.issuer + e.as.SignInURL("/approvals/abc"))

@@ -32,6 +32,7 @@ func must[T any](t *testing.T) func(v T, err error) T {
 }
 
 func TestOrganizationsGetADefaultWorkspace(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		org := must[accounts.Organization](t)(a.CreateOrganization(ctx, "  Açúcar & Cia  "))
 		if org.Name != "Açúcar & Cia" || org.ID == "" || org.CreatedAt.IsZero() {
@@ -63,6 +64,7 @@ func TestOrganizationsGetADefaultWorkspace(t *testing.T) {
 }
 
 func TestWorkspacesAreScopedByOrganization(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		orgA := must[accounts.Organization](t)(a.CreateOrganization(ctx, "A"))
 		orgB := must[accounts.Organization](t)(a.CreateOrganization(ctx, "B"))
@@ -113,6 +115,7 @@ func TestWorkspacesAreScopedByOrganization(t *testing.T) {
 }
 
 func TestUsersAndPasswords(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		u := must[accounts.User](t)(a.CreateUser(ctx, accounts.NewUser{Email: " Ana@Example.COM ", Password: "first password"}))
 		if u.Email != "ana@example.com" || u.Name != "ana" {
@@ -175,6 +178,7 @@ func TestUsersAndPasswords(t *testing.T) {
 }
 
 func TestRolesAndMemberships(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		orgA := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Alpha"))
 		orgB := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Beta"))
@@ -234,6 +238,7 @@ func TestRolesAndMemberships(t *testing.T) {
 // TestConcurrentCreateUserSameEmail races several sign-ups for one address
 // (in different cases): the unique index lets exactly one through.
 func TestConcurrentCreateUserSameEmail(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		const n = 8
 		var (
@@ -268,6 +273,7 @@ func TestConcurrentCreateUserSameEmail(t *testing.T) {
 }
 
 func TestEnsureDemoRunsOnceOnAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// Two replicas start at once on the same empty database.
@@ -313,6 +319,7 @@ func TestEnsureDemoRunsOnceOnAnEmptyDatabase(t *testing.T) {
 // TestInTxRollsBackIdentityWithTheCallersWork composes identity writes
 // with a failing step of the caller's: nothing is left.
 func TestInTxRollsBackIdentityWithTheCallersWork(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		a := accounts.New(db, fast)
@@ -335,6 +342,7 @@ func TestInTxRollsBackIdentityWithTheCallersWork(t *testing.T) {
 // An organization keeps at least one workspace, also when its last two are
 // deleted at the same time (the deletion locks the organization's row).
 func TestLastWorkspaceIsKept(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		org := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Solo"))
 		def := must[[]accounts.Workspace](t)(a.ListWorkspaces(ctx, org.ID))[0]

@@ -7,6 +7,7 @@ import (
 )
 
 func TestPasswordHashFormatAndCheck(t *testing.T) {
+	t.Parallel()
 	h := HashPassword("correct horse", DefaultPasswordParams)
 	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") || strings.Count(h, "$") != 5 {
 		t.Fatalf("hash %q is not a PHC argon2id string with the default costs", h)
@@ -28,6 +29,7 @@ func TestPasswordHashFormatAndCheck(t *testing.T) {
 }
 
 func TestMalformedHashesAreErrorsNotMismatches(t *testing.T) {
+	t.Parallel()
 	good := HashPassword("pw", PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
 	parts := strings.Split(good, "$")
 	bad := []string{
@@ -46,6 +48,7 @@ func TestMalformedHashesAreErrorsNotMismatches(t *testing.T) {
 }
 
 func TestGeneratedPasswordsAreLongAndDistinct(t *testing.T) {
+	t.Parallel()
 	a, b := GeneratePassword(), GeneratePassword()
 	if len(a) < 20 || a == b || validatePassword(a) != nil {
 		t.Fatalf("generated %q, %q", a, b)
@@ -59,6 +62,7 @@ func TestGeneratedPasswordsAreLongAndDistinct(t *testing.T) {
 }
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Demo Company":            "demo-company",
 		"  Açúcar & Cia. ":        "acucar-cia",
@@ -74,6 +78,7 @@ func TestSlug(t *testing.T) {
 // TestSlugBounded: the exported Slug cuts at its own bound without leaving
 // a trailing hyphen, and gives "" (not a default) when nothing is left.
 func TestSlugBounded(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		max  int

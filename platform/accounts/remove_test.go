@@ -15,6 +15,7 @@ import (
 // trusts, docs/decisions.md "Identity read cache"), never removes the last
 // owner, and answers not found for someone who is not a member.
 func TestRemoveMember(t *testing.T) {
+	t.Parallel()
 	run(t, func(t *testing.T, ctx context.Context, a *accounts.Store) {
 		orgA := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Alpha"))
 		orgB := must[accounts.Organization](t)(a.CreateOrganization(ctx, "Beta"))

@@ -15,6 +15,7 @@ import (
 // pick, a pick that failed is not kept, and a transaction reads its own
 // writes.
 func TestWorkspaceCache(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := NewChangeWatch(ctx, db, 0)
@@ -100,6 +101,7 @@ func TestWorkspaceCache(t *testing.T) {
 // another replica (another handle with its own watch) is seen here within
 // the notice's delivery, well inside a second.
 func TestWorkspaceCacheOtherReplica(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.Postgres)
 	ctx := context.Background()
 	other, err := store.Open(ctx, db.String())

@@ -13,6 +13,7 @@ import (
 // answers are the same, and a workspace added after a pick changes the next
 // one at once.
 func TestSelectWorkspace(t *testing.T) {
+	t.Parallel()
 	t.Run("uncached", func(t *testing.T) { testSelectWorkspace(t, false) })
 	t.Run("cached", func(t *testing.T) { testSelectWorkspace(t, true) })
 }

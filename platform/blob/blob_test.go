@@ -23,6 +23,7 @@ func eachBucket(t *testing.T, f func(t *testing.T, b *blob.Bucket)) {
 }
 
 func TestPutOpenDelete(t *testing.T) {
+	t.Parallel()
 	eachBucket(t, func(t *testing.T, b *blob.Bucket) {
 		ctx := context.Background()
 		body := strings.Repeat("vencimento;valor\n", 1000)
@@ -68,6 +69,7 @@ func TestPutOpenDelete(t *testing.T) {
 }
 
 func TestPutOverLimitKeepsNothing(t *testing.T) {
+	t.Parallel()
 	eachBucket(t, func(t *testing.T, b *blob.Bucket) {
 		ctx := context.Background()
 		_, err := b.Put(ctx, "big", bytes.NewReader(make([]byte, 2048)), "application/octet-stream", 1024)
@@ -85,6 +87,7 @@ func TestPutOverLimitKeepsNothing(t *testing.T) {
 }
 
 func TestPresignOnlyOnS3(t *testing.T) {
+	t.Parallel()
 	if _, _, err := blobtest.Dir(t).PresignPut(context.Background(), "k", "text/csv", 3, time.Minute); err == nil {
 		t.Fatal("the local bucket presigned a URL")
 	}
@@ -126,6 +129,7 @@ func TestPresignOnlyOnS3(t *testing.T) {
 }
 
 func TestOpenURL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b, err := blob.Open(context.Background(), "", dir)
 	if err != nil || b.Kind() != "file" {

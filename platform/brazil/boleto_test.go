@@ -13,6 +13,7 @@ var day = braziltest.Day
 // layouts with lines whose check digits were computed on paper
 // (braziltest.ItauLine, braziltest.EnergyLine), not by code.
 func TestDecodeBoletoHandVerifiedLines(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-02-01")
 	b, err := DecodeBoleto(braziltest.ItauLine, ref)
 	if err != nil {
@@ -53,6 +54,7 @@ func TestDecodeBoletoHandVerifiedLines(t *testing.T) {
 }
 
 func TestDecodeBoletoGeneratedBankLines(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-01-15")
 	cases := []struct {
 		bank   string
@@ -87,6 +89,7 @@ func TestDecodeBoletoGeneratedBankLines(t *testing.T) {
 }
 
 func TestDecodeBoletoGeneratedCollectionLines(t *testing.T) {
+	t.Parallel()
 	for _, vid := range []byte{'6', '7', '8', '9'} {
 		for _, rest := range []string{"00010000000000000000000000000", "12345678901234567890123456789", "98765432109876543210987654321"} {
 			bc := braziltest.CollectionBarcode(t, '2', vid, 4321, rest)
@@ -115,6 +118,7 @@ func TestDecodeBoletoGeneratedCollectionLines(t *testing.T) {
 // Every single-digit corruption of a line or barcode must be caught: the
 // check digits are what make a finding trustworthy.
 func TestDecodeBoletoRejectsEverySingleDigitChange(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-01-01")
 	inputs := []string{
 		onlyDigits(braziltest.ItauLine), braziltest.ItauBarcode,
@@ -135,6 +139,7 @@ func TestDecodeBoletoRejectsEverySingleDigitChange(t *testing.T) {
 }
 
 func TestDecodeBoletoReasons(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-01-01")
 	line := onlyDigits(braziltest.ItauLine)
 	_, err := DecodeBoleto(braziltest.FlipDigit(line, 12), ref) // inside field 2

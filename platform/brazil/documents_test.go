@@ -3,6 +3,7 @@ package brazil
 import "testing"
 
 func TestValidCNPJAndCPF(t *testing.T) {
+	t.Parallel()
 	validCNPJs := []string{"11.222.333/0001-81", "11222333000181", "11.444.777/0001-61",
 		"12.ABC.345/01DE-35", "12ABC34501DE35", "12.abc.345/01de-35", "A1B2C3D4E5F668"}
 	for _, s := range validCNPJs {
@@ -30,6 +31,7 @@ func TestValidCNPJAndCPF(t *testing.T) {
 }
 
 func TestNormalizeDocument(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"529.982.247-25":       "52998224725",
 		" 11.222.333/0001-81 ": "11222333000181",
@@ -46,6 +48,7 @@ func TestNormalizeDocument(t *testing.T) {
 }
 
 func TestDocumentKind(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		kind string
@@ -71,6 +74,7 @@ func TestDocumentKind(t *testing.T) {
 }
 
 func TestFormatDocument(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"12345678909":        "123.456.789-09",
 		"123.456.789-09":     "123.456.789-09",

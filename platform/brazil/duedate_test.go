@@ -6,6 +6,7 @@ import (
 )
 
 func TestDueDateFromFactorAcrossThe2025Rollover(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		factor int
 		ref    string
@@ -36,6 +37,7 @@ func TestDueDateFromFactorAcrossThe2025Rollover(t *testing.T) {
 }
 
 func TestFactorForDateRoundTrips(t *testing.T) {
+	t.Parallel()
 	ref := day("2026-06-01")
 	for d := day("2018-04-01"); d.Before(day("2041-01-01")); d = d.AddDate(0, 0, 97) {
 		f, ok := FactorForDate(d)

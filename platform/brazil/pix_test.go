@@ -8,6 +8,7 @@ import (
 )
 
 func TestDecodePixBCBExample(t *testing.T) {
+	t.Parallel()
 	p, err := DecodePix(braziltest.BCBExample)
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +20,7 @@ func TestDecodePixBCBExample(t *testing.T) {
 }
 
 func TestCRC16MatchesTheBitwiseReference(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "123456789", braziltest.BCBExample[:len(braziltest.BCBExample)-4], "ação"} {
 		if got, want := crc16CCITT([]byte(s)), braziltest.CRC(s); strings.ToUpper(hex4(got)) != want {
 			t.Errorf("%q: table %04X, bitwise %s", s, got, want)
@@ -35,6 +37,7 @@ func hex4(v uint16) string {
 }
 
 func TestDecodePixFieldsAndKeyTypes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		account []string
 		keyType string
@@ -62,6 +65,7 @@ func TestDecodePixFieldsAndKeyTypes(t *testing.T) {
 }
 
 func TestDecodePixRejects(t *testing.T) {
+	t.Parallel()
 	valid := braziltest.Pix(braziltest.TLV("00", "01"), braziltest.TLV("26", braziltest.TLV("00", "br.gov.bcb.pix")+braziltest.TLV("01", "+5511999990000")), braziltest.TLV("52", "0000"),
 		braziltest.TLV("53", "986"), braziltest.TLV("58", "BR"), braziltest.TLV("59", "FULANO"), braziltest.TLV("60", "RECIFE"), braziltest.TLV("62", braziltest.TLV("05", "***")))
 	if _, err := DecodePix(valid); err != nil {
@@ -101,6 +105,7 @@ func TestDecodePixRejects(t *testing.T) {
 // text, stops at its CRC whatever follows, and tells a broken structure
 // (end 0) from a well-formed code that fails validation (end set).
 func TestReadPixInsideText(t *testing.T) {
+	t.Parallel()
 	text := []rune("Pague: " + braziltest.BCBExample + " obrigado")
 	start := len([]rune("Pague: "))
 	end, p, err := ReadPix(text, start)
@@ -123,6 +128,7 @@ func TestReadPixInsideText(t *testing.T) {
 }
 
 func TestFormatCents(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[int64]string{0: "0.00", 5: "0.05", 99: "0.99", 123456: "1234.56", -150: "-1.50", 9999999999: "99999999.99"} {
 		if got := FormatCents(c); got != want {
 			t.Errorf("FormatCents(%d) = %q, want %q", c, got, want)

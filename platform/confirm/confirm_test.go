@@ -29,6 +29,7 @@ func newNonces(t *testing.T, db *store.DB, opts confirm.Options) *confirm.Nonces
 }
 
 func TestConsumeOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		n := newNonces(t, db, confirm.Options{})
@@ -50,6 +51,7 @@ func TestConsumeOnce(t *testing.T) {
 
 // Of many concurrent consumptions of one nonce, exactly one succeeds.
 func TestConsumeConcurrently(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		n := newNonces(t, db, confirm.Options{})
 		var ok, used atomic.Int32
@@ -76,6 +78,7 @@ func TestConsumeConcurrently(t *testing.T) {
 // ConsumeIn belongs to the caller's transaction: rolled back, the
 // confirmation is still unused; committed, it is used.
 func TestConsumeInFollowsTheTransaction(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		n := newNonces(t, db, confirm.Options{})
 		conf := &mcp.Confirmation{Nonce: "tx", Expires: time.Now().Add(time.Minute)}
@@ -99,6 +102,7 @@ func TestConsumeInFollowsTheTransaction(t *testing.T) {
 }
 
 func TestPurgeDropsExpiredOnly(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		now := time.Now()
@@ -126,6 +130,7 @@ func TestPurgeDropsExpiredOnly(t *testing.T) {
 
 // The background purge runs after consumptions, at most once per period.
 func TestBackgroundPurge(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		var mu sync.Mutex
@@ -160,6 +165,7 @@ func TestBackgroundPurge(t *testing.T) {
 // — for a tool whose nonce the endpoint consumes, and for one that consumes
 // it in the same transaction as its write (a workspace deletion).
 func TestConcurrentConfirmedRetries(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		n := newNonces(t, db, confirm.Options{})

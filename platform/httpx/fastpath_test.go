@@ -24,6 +24,7 @@ func serveOne(h http.Handler, method, target string) *httptest.ResponseRecorder 
 }
 
 func TestFastPath(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", namedHandler("mcp"))
 	mux.Handle("/api/v1/", namedHandler("api"))
@@ -55,6 +56,7 @@ func TestFastPath(t *testing.T) {
 // Where one method of the path goes to another handler, or the pattern is
 // not the one the mux uses, the mux is kept as it is.
 func TestFastPathDeclines(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", namedHandler("mcp"))
 	mux.Handle("DELETE /mcp", namedHandler("delete"))
@@ -76,6 +78,8 @@ func TestFastPathDeclines(t *testing.T) {
 
 // The point of it: the MCP endpoint's requests skip the mux's matching.
 func TestFastPathAllocations(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts every goroutine's
+	// allocations and sets GOMAXPROCS to 1 while it measures.
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	mux.Handle("/api/v1/", http.NotFoundHandler())

@@ -49,6 +49,8 @@ type rpcError struct {
 // JSON-RPC error (-31003, id null); the others all succeed when released,
 // and no goroutine is left behind.
 func TestGuardRefusesPastTheBound(t *testing.T) {
+	// Not parallel: it counts the process's goroutines, which parallel tests
+	// would change.
 	const bound, extra = 8, 5
 	before := runtime.NumGoroutine()
 	g := httpx.NewGuard(bound, 2*time.Second)
@@ -125,6 +127,7 @@ func TestGuardRefusesPastTheBound(t *testing.T) {
 // TestRefuseShapes: the MCP endpoint gets a JSON-RPC error with the MCP
 // headers; other paths the APIs' JSON error.
 func TestRefuseShapes(t *testing.T) {
+	t.Parallel()
 	base, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		status := http.StatusServiceUnavailable
 		if r.URL.Query().Get("s") == "429" {
@@ -172,6 +175,7 @@ func TestRefuseShapes(t *testing.T) {
 // overload and drain refusals carry the listener's spelling of the code
 // (the MCP endpoint keeps JSON-RPC); without it, the canonical code.
 func TestRefusalsSpeakTheListenersCodes(t *testing.T) {
+	t.Parallel()
 	g := httpx.NewGuard(1, time.Second)
 	release := make(chan struct{})
 	inside := make(chan struct{}, 1)
@@ -225,6 +229,7 @@ func TestRefusalsSpeakTheListenersCodes(t *testing.T) {
 // answer — 200 from the handler or 503 from the drain — and none was cut
 // mid-response; the requests in flight at the signal all finished.
 func TestShutdownUnderLoadLosesNoAcceptedRequest(t *testing.T) {
+	t.Parallel()
 	g := httpx.NewGuard(64, time.Second)
 	var started, finished atomic.Int32
 	base, srv := serve(t, g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -313,6 +318,7 @@ func TestShutdownUnderLoadLosesNoAcceptedRequest(t *testing.T) {
 // connection kept alive from before gets 503 with Retry-After and
 // Connection: close, and the server closes that connection.
 func TestDrainClosesKeptAliveConnections(t *testing.T) {
+	t.Parallel()
 	g := httpx.NewGuard(4, 3*time.Second)
 	base, _ := serve(t, g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
@@ -351,6 +357,7 @@ func TestDrainClosesKeptAliveConnections(t *testing.T) {
 // TestDefaultTimeoutsAreSensible: every bound is set, headers come well
 // before the body, the answer may take longer than reading the request.
 func TestDefaultTimeoutsAreSensible(t *testing.T) {
+	t.Parallel()
 	d := httpx.DefaultTimeouts
 	if d.ReadHeader <= 0 || d.ReadHeader > 15*time.Second || d.Read < d.ReadHeader || d.Read > time.Minute ||
 		d.Write <= d.Read || d.Write > 2*time.Minute || d.Idle <= 0 || d.Idle > 5*time.Minute ||
@@ -367,6 +374,7 @@ func TestDefaultTimeoutsAreSensible(t *testing.T) {
 // clients they guard against: headers sent a byte at a time, a body that
 // never ends, a connection left idle, headers too large.
 func TestTimeoutsCutSlowClients(t *testing.T) {
+	t.Parallel()
 	short := httpx.Timeouts{ReadHeader: 300 * time.Millisecond, Read: 600 * time.Millisecond, Write: 2 * time.Second, Idle: 400 * time.Millisecond, MaxHeaderBytes: 4 << 10}
 	base, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := io.ReadAll(r.Body)

@@ -78,6 +78,7 @@ func post(t *testing.T, url, body string, header ...string) (int, http.Header, s
 // conflict; keys are per organization; 5xx and 403 are not kept; 4xx
 // validation errors are; the header is validated; no key, no effect.
 func TestIdempotencyThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)
 		var runs atomic.Int32
@@ -140,6 +141,7 @@ func TestIdempotencyThroughTheAPI(t *testing.T) {
 // is told the key is in use (nothing stored for it), and a later retry
 // gets the replay.
 func TestIdempotencyConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)
 		var runs atomic.Int32
@@ -173,6 +175,7 @@ func TestIdempotencyConcurrentRequests(t *testing.T) {
 // conflicts in it too: a key reused with another request and a key still
 // in use are both CONFLICT for an API spelling codes as Dunning does.
 func TestIdempotencyConflictsInTheAPIsCodeStyle(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)
 		var runs atomic.Int32

@@ -36,6 +36,7 @@ func newStore(db *store.DB) (*Store, *clock) {
 // replays its answer; once completed, another request with the key is a
 // conflict, and another organization's key space is its own.
 func TestIdempotencyClaimCompleteReplay(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s, _ := newStore(db)
@@ -82,6 +83,7 @@ func TestIdempotencyClaimCompleteReplay(t *testing.T) {
 // commits them with the answer. An in-flight row committed by an older
 // version, whose lease ran out, is taken over.
 func TestIdempotencyWritesCommitWithTheKey(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s, c := newStore(db)
@@ -158,6 +160,7 @@ func TestIdempotencyWritesCommitWithTheKey(t *testing.T) {
 // A response is replayed for 24 hours; afterwards the key is new again,
 // and the purge removes expired rows only.
 func TestIdempotencyExpiryAndPurge(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s, c := newStore(db)
@@ -193,6 +196,7 @@ func TestIdempotencyExpiryAndPurge(t *testing.T) {
 // others wait for it and replay its answer (replicas agree through the
 // database); none runs twice.
 func TestIdempotencyConcurrentClaims(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s, _ := newStore(db)
 		var claimed, replayed atomic.Int32

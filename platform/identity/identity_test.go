@@ -6,6 +6,7 @@ import (
 )
 
 func TestRolesAllow(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		role Role
 		perm string
@@ -25,6 +26,7 @@ func TestRolesAllow(t *testing.T) {
 }
 
 func TestIdentityInContext(t *testing.T) {
+	t.Parallel()
 	if From(context.Background()) != nil {
 		t.Fatal("no identity expected")
 	}

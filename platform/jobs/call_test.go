@@ -192,6 +192,7 @@ func sameInts(a, b []int) bool {
 
 // What each policy does with each outcome, when the job runs again.
 func TestCallOutcomesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tg := newTarget(t)
@@ -252,6 +253,7 @@ func TestCallOutcomesAcrossRuns(t *testing.T) {
 // finishes them — sending the at-least-once call again, never the
 // at-most-once one.
 func TestHardStopLeavesCallsInFlightUnknown(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tg := newTarget(t)
@@ -311,6 +313,7 @@ func TestHardStopLeavesCallsInFlightUnknown(t *testing.T) {
 }
 
 func TestCallRefusesMisuse(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, false)
 		called := false

@@ -10,6 +10,7 @@ import (
 )
 
 func TestConfigDefaultsAndLimits(t *testing.T) {
+	t.Parallel()
 	c, err := Config{}.withDefaults()
 	if err != nil || c.Concurrency != DefaultConcurrency || c.PollInterval != DefaultPollInterval || c.Logger == nil ||
 		c.JobTimeout != DefaultJobTimeout || c.RescueAfter != DefaultRescueAfter {
@@ -56,6 +57,7 @@ func TestConfigDefaultsAndLimits(t *testing.T) {
 // longer) and every second on SQLite, where a fetch takes the writer's
 // lock; one given is kept on both, and reaches River.
 func TestPollIntervalPerEngine(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q, err := New(context.Background(), db, Config{Work: true, Logger: quiet})
 		if err != nil {

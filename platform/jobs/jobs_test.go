@@ -16,6 +16,7 @@ import (
 )
 
 func TestEnqueueTxRollbackNeverRunsCommitRunsOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, true)
@@ -83,6 +84,7 @@ type unmarshalableWorker struct {
 func (unmarshalableWorker) Work(context.Context, *river.Job[unmarshalable]) error { return nil }
 
 func TestEnqueueRejectsBadArgs(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, false)
@@ -131,6 +133,7 @@ func (w *failWorker) Work(_ context.Context, job *river.Job[failArgs]) error {
 }
 
 func TestFailedJobIsRetriedAndCounted(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, true)
@@ -165,6 +168,7 @@ func TestFailedJobIsRetriedAndCounted(t *testing.T) {
 }
 
 func TestInsertOnlyQueueLeavesJobsToAWorkingReplica(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		// The API replica: registers the same workers, but never runs them.

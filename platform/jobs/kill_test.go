@@ -91,7 +91,11 @@ func rescueConfig(log *slog.Logger, leaderless bool) Config {
 // at-least-once call is found unknown and sent again, the at-most-once
 // one is found unknown and not sent again.
 func TestJobsOfAKilledWorkerAreRescued(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
+		// Not parallel: the kill, the rescue and the checks between them
+		// are timed (RescueAfter), and under a loaded run the other
+		// engine's children pushed a check past the rescue.
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			dbURL := storetest.URL(t, engine)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestStopWaitsForARunningJob(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, true)
@@ -71,6 +72,7 @@ func TestStopWaitsForARunningJob(t *testing.T) {
 // context; the job, which honours it, goes back to the queue untouched and
 // is finished by another worker.
 func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, true)
@@ -121,6 +123,7 @@ func TestStopCancelsJobsWhenItsContextEnds(t *testing.T) {
 // never started, starting a working queue nobody registered a worker on
 // (River itself refuses to), periodic jobs on an insert-only queue.
 func TestQueueEdgeCases(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		never := newQueue(t, db, true)

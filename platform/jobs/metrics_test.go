@@ -13,6 +13,7 @@ import (
 )
 
 func TestCollectorReportsDepthByState(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, false)
@@ -65,6 +66,7 @@ func TestCollectorReportsDepthByState(t *testing.T) {
 // A database that stops answering: not ready, and the scrape goes on
 // without the depth.
 func TestClosedDatabase(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, false)
 		AddWorker(q, newRecordWorker())

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		first, err := Migrate(ctx, db, quiet)
@@ -36,6 +37,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 // Replicas that start together: every migration succeeds, and each River
 // version is applied exactly once between them.
 func TestConcurrentMigrations(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		const n = 4
@@ -73,6 +75,7 @@ func TestConcurrentMigrations(t *testing.T) {
 // selects, as the project's own do, so parallel test schemas (and
 // side-by-side deployments) never share a job table.
 func TestRiverTablesLandInTheSearchPathSchema(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.Postgres)
 	ctx := context.Background()
 	q := newQueue(t, db, false)

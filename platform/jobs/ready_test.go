@@ -12,6 +12,7 @@ import (
 )
 
 func TestReadyFollowsTheLifecycle(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, true)
@@ -33,6 +34,7 @@ func TestReadyFollowsTheLifecycle(t *testing.T) {
 }
 
 func TestReadyChecksRiversSchema(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := newQueue(t, db, false) // insert-only: ready without Start

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPeriodicJobRunsOnTheLeader(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, true)
 		w := newRecordWorker()
@@ -28,6 +29,7 @@ func TestPeriodicJobRunsOnTheLeader(t *testing.T) {
 }
 
 func TestAddWorkerMistakesPanic(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		q := newQueue(t, db, true)
 		AddWorker(q, newRecordWorker())
@@ -69,6 +71,7 @@ func (timedWorker) Work(context.Context, *river.Job[timedArgs]) error { return n
 // the rescue time: otherwise a job still working could be taken for the
 // job of a dead process, or a dead process's job never be rescued.
 func TestStartChecksEveryTimeoutAgainstTheRescueTime(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		for _, c := range []struct {
 			timeout time.Duration

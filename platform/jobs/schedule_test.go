@@ -6,6 +6,7 @@ import (
 )
 
 func TestMonthlyUTC(t *testing.T) {
+	t.Parallel()
 	s := MonthlyUTC()
 	for _, c := range []struct{ now, want string }{
 		{"2025-01-15T10:00:00Z", "2025-02-01T00:00:00Z"},
@@ -22,6 +23,7 @@ func TestMonthlyUTC(t *testing.T) {
 }
 
 func TestDailyUTC(t *testing.T) {
+	t.Parallel()
 	s := DailyUTC(3, 30)
 	for _, c := range []struct{ now, want string }{
 		{"2025-01-15T01:00:00Z", "2025-01-15T03:30:00Z"},

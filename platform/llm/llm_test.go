@@ -19,6 +19,7 @@ const testKey = "sk-test-0123456789abcdef"
 // and the output bound; the answer's tool calls and usage, cached tokens
 // included, come back.
 func TestChatToolCallsAndUsage(t *testing.T) {
+	t.Parallel()
 	var body map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+testKey {
@@ -68,6 +69,7 @@ func TestChatToolCallsAndUsage(t *testing.T) {
 }
 
 func TestChatErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		status    int
 		body      string

@@ -52,6 +52,7 @@ func mailErr(t *testing.T, err error) *messaging.Error {
 // TestSendOverLoopback sends in clear to a local relay and reads back the
 // raw message it received: envelope, headers and both bodies.
 func TestSendOverLoopback(t *testing.T) {
+	t.Parallel()
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, nil)
@@ -160,6 +161,7 @@ func checkReminder(t *testing.T, raw []byte, extra bool) {
 // certificate trusted through RootCAs, AUTH PLAIN over the encrypted
 // connection.
 func TestSendSTARTTLSWithAuth(t *testing.T) {
+	t.Parallel()
 	serverTLS, pool := selfSigned(t)
 	b := &backend{users: map[string]string{"kobana": "s3cret"}}
 	r := startRelay(t, b, relayOptions{tls: serverTLS})
@@ -186,6 +188,7 @@ func TestSendSTARTTLSWithAuth(t *testing.T) {
 }
 
 func TestSendImplicitTLS(t *testing.T) {
+	t.Parallel()
 	serverTLS, pool := selfSigned(t)
 	b := &backend{users: map[string]string{"kobana": "s3cret"}}
 	r := startRelay(t, b, relayOptions{tls: serverTLS, implicit: true, host: "127.0.0.1"})
@@ -205,6 +208,7 @@ func TestSendImplicitTLS(t *testing.T) {
 // TestTLSRequiredNeverSpeaksInClear: a relay that offers AUTH but no
 // STARTTLS gets neither the password nor the message.
 func TestTLSRequiredNeverSpeaksInClear(t *testing.T) {
+	t.Parallel()
 	b := &backend{users: map[string]string{"kobana": "s3cret"}}
 	r := startRelay(t, b, relayOptions{insecureAuth: true})
 	c := newTestClient(t, r, func(cfg *Config) {
@@ -224,6 +228,7 @@ func TestTLSRequiredNeverSpeaksInClear(t *testing.T) {
 // STARTTLS required and not offered, which go-mail reports without
 // closing) hangs up instead of leaving the relay a connection.
 func TestFailedConnectionIsClosed(t *testing.T) {
+	t.Parallel()
 	b := &backend{ended: make(chan struct{}, 8)}
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, func(cfg *Config) { cfg.TLS = TLSRequired })
@@ -243,6 +248,7 @@ func TestFailedConnectionIsClosed(t *testing.T) {
 // any loopback address (New allows the policy nowhere else), not only to
 // the names the SMTP library exempts by itself.
 func TestAuthInClearOnLoopback(t *testing.T) {
+	t.Parallel()
 	b := &backend{users: map[string]string{"kobana": "s3cret"}}
 	if l, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
 		t.Skipf("127.0.0.2 is not usable here: %v", err)
@@ -260,6 +266,7 @@ func TestAuthInClearOnLoopback(t *testing.T) {
 }
 
 func TestConnectionRefused(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +282,7 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestUntrustedCertificate(t *testing.T) {
+	t.Parallel()
 	serverTLS, _ := selfSigned(t)
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{tls: serverTLS})
@@ -290,6 +298,7 @@ func TestUntrustedCertificate(t *testing.T) {
 }
 
 func TestOpportunisticFallsBackToClear(t *testing.T) {
+	t.Parallel()
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, func(cfg *Config) { cfg.TLS = TLSOpportunistic })
@@ -303,6 +312,7 @@ func TestOpportunisticFallsBackToClear(t *testing.T) {
 
 // TestRepliesClassified: the relay's refusals, by step and class.
 func TestRepliesClassified(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name                     string
 		b                        *backend
@@ -342,6 +352,7 @@ func TestRepliesClassified(t *testing.T) {
 }
 
 func TestAuthRefused(t *testing.T) {
+	t.Parallel()
 	serverTLS, pool := selfSigned(t)
 	b := &backend{users: map[string]string{"kobana": "s3cret"}}
 	r := startRelay(t, b, relayOptions{tls: serverTLS})
@@ -361,6 +372,7 @@ func TestAuthRefused(t *testing.T) {
 // TestSilentRelayTimesOut: a relay that accepts the connection and never
 // greets is given up on after Timeout, as a temporary failure.
 func TestSilentRelayTimesOut(t *testing.T) {
+	t.Parallel()
 	r := silentRelay(t)
 	c := newTestClient(t, r, func(cfg *Config) { cfg.Timeout = 300 * time.Millisecond })
 	_, err := c.Send(context.Background(), reminder())
@@ -374,6 +386,7 @@ func TestSilentRelayTimesOut(t *testing.T) {
 // TestNoAnswerToTheMessage: the relay read the whole message and never
 // answered. It may have queued it: temporary, MaybeSent.
 func TestNoAnswerToTheMessage(t *testing.T) {
+	t.Parallel()
 	b := &backend{hold: make(chan struct{})}
 	r := startRelay(t, b, relayOptions{})
 	// Each step before the end must finish within Timeout: generous, for
@@ -390,6 +403,7 @@ func TestNoAnswerToTheMessage(t *testing.T) {
 }
 
 func TestCallerCancels(t *testing.T) {
+	t.Parallel()
 	r := silentRelay(t)
 	c := newTestClient(t, r, func(cfg *Config) { cfg.Timeout, cfg.SendTimeout = time.Minute, time.Minute })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -408,6 +422,7 @@ func TestCallerCancels(t *testing.T) {
 
 // TestComposeRefuses: messages that are not valid never reach the relay.
 func TestComposeRefuses(t *testing.T) {
+	t.Parallel()
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, nil)
@@ -451,6 +466,7 @@ func TestComposeRefuses(t *testing.T) {
 }
 
 func TestGeneratedMessageIDAndMailto(t *testing.T) {
+	t.Parallel()
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{})
 	c := newTestClient(t, r, func(cfg *Config) { cfg.EnvelopeFrom = "bounces+0190f3a2@kobana.example" })
@@ -489,6 +505,7 @@ func TestGeneratedMessageIDAndMailto(t *testing.T) {
 
 // TestSenderAdapter: the Email channel's messaging.Sender.
 func TestSenderAdapter(t *testing.T) {
+	t.Parallel()
 	b := &backend{}
 	r := startRelay(t, b, relayOptions{})
 	s := newTestClient(t, r, nil).Sender()
@@ -524,6 +541,7 @@ func TestSenderAdapter(t *testing.T) {
 }
 
 func TestNewChecksConfig(t *testing.T) {
+	t.Parallel()
 	ok := Config{Host: "smtp.example.com", From: "cobranca@kobana.example"}
 	for name, change := range map[string]func(*Config){
 		"no host":                   func(c *Config) { c.Host = "" },
@@ -561,6 +579,7 @@ func TestNewChecksConfig(t *testing.T) {
 }
 
 func TestParseTLSPolicy(t *testing.T) {
+	t.Parallel()
 	for p := TLSRequired; p <= TLSNone; p++ {
 		got, err := ParseTLSPolicy(p.String())
 		if err != nil || got != p {

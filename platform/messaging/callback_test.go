@@ -33,6 +33,7 @@ func vendorForm() url.Values {
 }
 
 func TestCallbackSignatureVendorVectors(t *testing.T) {
+	t.Parallel()
 	if got := CallbackSignature(vendorToken, vendorURL, vendorForm()); got != vendorSig {
 		t.Fatalf("signature %q, want %q", got, vendorSig)
 	}
@@ -52,6 +53,7 @@ func TestCallbackSignatureVendorVectors(t *testing.T) {
 //	printf '%s' '<signed below>' | openssl dgst -sha1 -hmac kobana-test-auth-token-0123456789 -binary | base64
 //	cpEJCHh2Bx5aBZFIqsO86A9Ja6I=
 func TestCallbackSignatureByHand(t *testing.T) {
+	t.Parallel()
 	fullURL := "https://dunning.example.com/v1/twilio/status?outbox=0190f3a2-7c4e-7b1a-9d2e-5f6a7b8c9d0e"
 	form := statusForm()
 	signed := fullURL +
@@ -84,6 +86,7 @@ func statusForm() url.Values {
 }
 
 func TestVerifyCallbackRefusesTampering(t *testing.T) {
+	t.Parallel()
 	fullURL := "https://dunning.example.com/v1/twilio/status?outbox=0190f3a2-7c4e-7b1a-9d2e-5f6a7b8c9d0e"
 	sig := CallbackSignature(testAuthToken, fullURL, statusForm())
 	tamper := map[string]func(u *string, f url.Values, s *string, token *string){
@@ -127,6 +130,7 @@ func TestVerifyCallbackRefusesTampering(t *testing.T) {
 // Callers apply statuses idempotently (Status.Supersedes) and read only
 // the fields they need.
 func TestSignatureSchemeLimits(t *testing.T) {
+	t.Parallel()
 	fullURL := "https://dunning.example.com/v1/twilio/status"
 	sig := CallbackSignature(testAuthToken, fullURL, statusForm())
 	moved := statusForm()
@@ -147,6 +151,7 @@ func TestSignatureSchemeLimits(t *testing.T) {
 //	printf '%s' 'https://mycompany.com:443/myapp.php?foo=1&bar=2CallSid…To+18005551212' | openssl dgst -sha1 -hmac 12345 -binary | base64
 //	kvajT1Ptam85bY51eRf/AJRuM3w=
 func TestVerifyCallbackPortVariants(t *testing.T) {
+	t.Parallel()
 	const with443 = "kvajT1Ptam85bY51eRf/AJRuM3w="
 	if got := CallbackSignature(vendorToken, strings.Replace(vendorURL, ".com", ".com:443", 1), vendorForm()); got != with443 {
 		t.Fatalf("signature with :443 %q", got)
@@ -169,6 +174,7 @@ func TestVerifyCallbackPortVariants(t *testing.T) {
 }
 
 func TestParseCallback(t *testing.T) {
+	t.Parallel()
 	c, err := ParseCallback(statusForm())
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +219,7 @@ func TestParseCallback(t *testing.T) {
 // TestVerifyRequest drives the helper through a real HTTP server behind a
 // "proxy": Twilio called the public URL, the server sees another host.
 func TestVerifyRequest(t *testing.T) {
+	t.Parallel()
 	const public = "https://dunning.example.com"
 	type outcome struct {
 		c   Callback

@@ -189,6 +189,7 @@ func newTestTwilio(t *testing.T, base string, change func(*TwilioConfig)) *Twili
 }
 
 func TestTwilioSendsSMS(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, nil)
 	r, err := tw.Send(context.Background(), Message{Channel: SMS, To: numOK, Text: "Sua fatura de R$ 123,45 vence amanhã."})
@@ -212,6 +213,7 @@ func TestTwilioSendsSMS(t *testing.T) {
 }
 
 func TestTwilioSendsWhatsApp(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, nil)
 	cb := "https://dunning.example.com/v1/twilio/status?outbox=42"
@@ -248,6 +250,7 @@ func TestTwilioSendsWhatsApp(t *testing.T) {
 }
 
 func TestTwilioMessagingServiceAndAPIKey(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) {
 		c.From, c.WhatsAppFrom, c.MessagingServiceSID = "", "", testService
@@ -283,6 +286,7 @@ func sendErr(t *testing.T, tw *Twilio, m Message) *Error {
 }
 
 func TestTwilioClassifiesErrorAnswers(t *testing.T) {
+	t.Parallel()
 	_, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, nil)
 	cases := []struct {
@@ -323,6 +327,7 @@ func TestTwilioClassifiesErrorAnswers(t *testing.T) {
 // TestTwilioAmbiguousOutcomes: when Twilio may have created the message
 // without our knowing its SID, the error is temporary and says MaybeSent.
 func TestTwilioAmbiguousOutcomes(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) { c.Timeout = 500 * time.Millisecond })
 
@@ -349,6 +354,7 @@ func TestTwilioAmbiguousOutcomes(t *testing.T) {
 }
 
 func TestTwilioHonoursCallerCancel(t *testing.T) {
+	t.Parallel()
 	_, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) { c.Timeout = time.Minute })
 	ctx, cancel := context.WithCancel(context.Background())
@@ -360,6 +366,7 @@ func TestTwilioHonoursCallerCancel(t *testing.T) {
 }
 
 func TestTwilioCredentialsRefused(t *testing.T) {
+	t.Parallel()
 	_, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, func(c *TwilioConfig) { c.AuthToken = "wrong" })
 	e := sendErr(t, tw, Message{Channel: SMS, To: numOK, Text: "x"})
@@ -376,6 +383,7 @@ func TestTwilioCredentialsRefused(t *testing.T) {
 // TestTwilioRefusesLocally: what Twilio would refuse is refused without
 // a request, as permanent (or, with no sender configured, misconfigured).
 func TestTwilioRefusesLocally(t *testing.T) {
+	t.Parallel()
 	fake, srv := newFakeTwilio(t)
 	tw := newTestTwilio(t, srv.URL, nil)
 	for _, m := range []Message{
@@ -402,6 +410,7 @@ func TestTwilioRefusesLocally(t *testing.T) {
 }
 
 func TestNewTwilioChecksConfig(t *testing.T) {
+	t.Parallel()
 	ok := TwilioConfig{AccountSID: testAccountSID, AuthToken: testAuthToken, From: testSMSFrom}
 	for name, change := range map[string]func(*TwilioConfig){
 		"no account":          func(c *TwilioConfig) { c.AccountSID = "" },
@@ -428,6 +437,7 @@ func TestNewTwilioChecksConfig(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	e := &Error{Provider: "twilio", Permanent: true, Status: 400, Code: "21211", Message: "The 'To' number is not valid."}
 	if got := e.Error(); got != "twilio: permanent: 400 21211: The 'To' number is not valid." {
 		t.Fatal(got)
@@ -446,6 +456,7 @@ func TestErrorText(t *testing.T) {
 }
 
 func TestStatusSupersedes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		next, old Status
 		want      bool

@@ -44,6 +44,7 @@ func handlerLine(t *testing.T, newHandler func(io.Writer) slog.Handler, tm time.
 }
 
 func TestAppendJSONLineMatchesSlog(t *testing.T) {
+	t.Parallel()
 	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("", -3*3600), time.FixedZone("", 5*3600+45*60)}
 	times := []time.Time{
 		time.Date(2026, 7, 28, 12, 34, 56, 789_000_000, time.UTC),
@@ -98,6 +99,7 @@ func TestAppendJSONLineMatchesSlog(t *testing.T) {
 }
 
 func TestAppendJSONLineRefusesWhatSlogWritesAnErrorFor(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	for _, attrs := range [][]slog.Attr{
 		{slog.Any("any", struct{}{})},
@@ -141,6 +143,7 @@ func serveLogger(out io.Writer) (*slog.Logger, *LogWriter) {
 }
 
 func TestJSONLineOutTakesOnlyTheHandlerItCanMatch(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	log, lw := serveLogger(&out)
 	if d := lineOut(log); d == nil || d.out != lw {
@@ -192,6 +195,7 @@ func TestJSONLineOutTakesOnlyTheHandlerItCanMatch(t *testing.T) {
 }
 
 func TestLogWriterCaptureKeepsOnlyTheMarkedLine(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	w := NewLogWriter(&out, time.Hour)
 	got := w.capture([]byte("MARK"), func() {
@@ -276,6 +280,7 @@ func parseOrdered(t *testing.T, line string) orderedLine {
 }
 
 func TestInstrumentDirectLineIsSlogsLine(t *testing.T) {
+	t.Parallel()
 	paths := append([]string{"/mcp", "/mcp", "/healthz", "/api/x"}, hostile...)
 	for _, status := range []int{200, 404, 503} {
 		var viaSlog bytes.Buffer
@@ -326,6 +331,7 @@ func TestInstrumentDirectLineIsSlogsLine(t *testing.T) {
 }
 
 func TestRequestStateIsTheRequestsContext(t *testing.T) {
+	t.Parallel()
 	type key struct{}
 	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "kept"))
 	var seen context.Context

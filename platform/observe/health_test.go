@@ -10,6 +10,8 @@ import (
 // paths, their wrong methods, unclean paths redirected — while what goes to
 // next skips the mux's matching.
 func TestHealthRouting(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts every goroutine's
+	// allocations and sets GOMAXPROCS to 1 while it measures.
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("next " + r.URL.Path)) })
 	h := Health(nil, next)
 	reference := http.NewServeMux()

@@ -36,6 +36,7 @@ func (l *lockedBuffer) read() (string, int) {
 // order; Close writes what is left; a burst past the limit is written
 // without waiting.
 func TestLogWriter(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuffer{}
 	w := NewLogWriter(out, time.Hour) // the timer never fires in this test
 	log := slog.New(LogHandler{Handler: slog.NewJSONHandler(w, nil), Buffer: w})
@@ -72,6 +73,7 @@ func TestLogWriter(t *testing.T) {
 // TestLogWriterInterval: without a warning, lines still go out within the
 // interval.
 func TestLogWriterInterval(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuffer{}
 	w := NewLogWriter(out, 10*time.Millisecond)
 	defer w.Close()
@@ -91,6 +93,7 @@ func TestLogWriterInterval(t *testing.T) {
 // TestAccessLineRequestIDOnce: the access line carries the request id once,
 // though LogHandler adds it to every other line of the request.
 func TestAccessLineRequestIDOnce(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	log := slog.New(LogHandler{Handler: slog.NewJSONHandler(&logs, nil)})
 	st := &requestState{id: "abc"}

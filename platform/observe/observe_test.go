@@ -33,6 +33,7 @@ func testEndpoint(t *testing.T) http.Handler {
 }
 
 func TestInstrumentLogsAndCountsWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	log := slog.New(LogHandler{Handler: slog.NewJSONHandler(&logs, nil)})
 	m := NewMetrics()
@@ -91,6 +92,7 @@ func TestInstrumentLogsAndCountsWithoutSecrets(t *testing.T) {
 }
 
 func TestHealthEndpoints(t *testing.T) {
+	t.Parallel()
 	failing := errors.New("dial tcp 10.0.0.5:5432: password=secret")
 	ok := true
 	h := Health([]Check{{Name: "database", Ping: func(context.Context) error {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestNewRequestIDFormatAndUniqueness(t *testing.T) {
+	t.Parallel()
 	const perGoroutine, goroutines = 2000, 8
 	ids := make(chan string, perGoroutine*goroutines)
 	var wg sync.WaitGroup
@@ -36,6 +37,7 @@ func TestNewRequestIDFormatAndUniqueness(t *testing.T) {
 }
 
 func TestNewRequestIDGeneratorsAreSeededApart(t *testing.T) {
+	t.Parallel()
 	// Two generators made one after the other must not give the same ids:
 	// each is seeded from crypto/rand, not from a shared or fixed seed.
 	a := idSources.New()

@@ -27,6 +27,7 @@ func slogTextLine(t *testing.T, tm time.Time, level slog.Level, msg string, attr
 }
 
 func TestAppendTextLineMatchesSlog(t *testing.T) {
+	t.Parallel()
 	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("", -3*3600), time.FixedZone("", 5*3600+45*60), time.FixedZone("", -30)}
 	times := []time.Time{
 		time.Date(2026, 7, 28, 12, 34, 56, 789_000_000, time.UTC),
@@ -92,6 +93,7 @@ func TestAppendTextLineMatchesSlog(t *testing.T) {
 }
 
 func TestAppendTextLineRefusesWhatItDoesNotWrite(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	for _, attrs := range [][]slog.Attr{
 		{slog.Any("any", struct{}{})},
@@ -130,6 +132,7 @@ func FuzzAppendTextStringMatchesSlog(f *testing.F) {
 var textAccessLine = regexp.MustCompile(`^time=(\S+) (level=.* status=\d+ duration_ms=)(\S+)( .*\n)$`)
 
 func TestInstrumentDirectTextLineIsSlogsLine(t *testing.T) {
+	t.Parallel()
 	paths := append([]string{"/mcp", "/mcp", "/healthz", "/api/x"}, textHostile...)
 	madeID := regexp.MustCompile(` request_id=[0-9a-f]{24}\n$`)
 	for _, status := range []int{200, 404, 503} {

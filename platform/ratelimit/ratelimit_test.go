@@ -19,6 +19,7 @@ import (
 )
 
 func TestParseRates(t *testing.T) {
+	t.Parallel()
 	def := ratelimit.DefaultRates.String()
 	if def != "reads=600-M,writes=120-M,org-reads=3000-M,org-writes=600-M" {
 		t.Fatalf("default spec %q", def)
@@ -66,6 +67,7 @@ func person(org, subject, client string) *identity.Identity {
 // TestTokenAndOrganizationLimits: both limits must pass, the headers
 // describe the tighter, reads and writes and products count apart.
 func TestTokenAndOrganizationLimits(t *testing.T) {
+	t.Parallel()
 	stores(t, func(t *testing.T, s *ratelimit.Store) {
 		ctx := context.Background()
 		rates := ratelimit.Rates{
@@ -132,6 +134,7 @@ func TestTokenAndOrganizationLimits(t *testing.T) {
 
 // TestWindowResets uses a one-second window.
 func TestWindowResets(t *testing.T) {
+	t.Parallel()
 	stores(t, func(t *testing.T, s *ratelimit.Store) {
 		ctx := context.Background()
 		one := ratelimit.MustParseRate("1-S")
@@ -154,6 +157,7 @@ func TestWindowResets(t *testing.T) {
 // TestStoreFailureLetsRequestsThrough: a Redis outage must not become an
 // outage of the product.
 func TestStoreFailureLetsRequestsThrough(t *testing.T) {
+	t.Parallel()
 	url, prefix := ratelimittest.Redis(t)
 	s, err := ratelimit.Open(context.Background(), url, prefix)
 	if err != nil {
@@ -200,6 +204,7 @@ func (fakeAuth) Principal(ctx context.Context) string { return identity.From(ctx
 // write; lists, read-only tools, unknown tools, tools hidden from the
 // caller and malformed bodies are reads.
 func TestMCPEndpointCountsReadsAndWrites(t *testing.T) {
+	t.Parallel()
 	ran := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.TextResult("ran"), nil
 	}
@@ -297,6 +302,7 @@ func TestMCPEndpointCountsReadsAndWrites(t *testing.T) {
 // with 429 for the rest of the window, in the endpoint's shape; other
 // addresses are not.
 func TestUnauthenticatedLimit(t *testing.T) {
+	t.Parallel()
 	u := ratelimit.NewUnauthenticated(ratelimit.MustParseRate("3-M"))
 	srv := httptest.NewServer(u.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {
@@ -349,6 +355,8 @@ func TestUnauthenticatedLimit(t *testing.T) {
 // address is not even formatted); once one is, every request peeks for
 // the window, and an address over its allowance is refused.
 func TestUnauthenticatedPeeksOnlyAfterA401(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts every goroutine's
+	// allocations and sets GOMAXPROCS to 1 while it measures.
 	u := ratelimit.NewUnauthenticated(ratelimit.MustParseRate("2-M"))
 	h := u.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {

@@ -18,6 +18,7 @@ import (
 // refused address is never contacted. (Tests never dial a private
 // address; this is how they show one would not be.)
 func TestControlRefusesBeforeConnecting(t *testing.T) {
+	t.Parallel()
 	var p Policy
 	refused := []string{
 		"10.0.0.1:443", "10.255.255.255:80", "172.16.0.1:443", "192.168.1.1:443", "127.0.0.1:443", "127.1.2.3:8080",
@@ -57,6 +58,7 @@ func TestControlRefusesBeforeConnecting(t *testing.T) {
 // TestDialerRunsControl checks that the client's dialer consults the
 // policy: a loopback server is never reached.
 func TestDialerRunsControl(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -79,6 +81,7 @@ func TestDialerRunsControl(t *testing.T) {
 }
 
 func TestClientLimits(t *testing.T) {
+	// Not parallel: t.Setenv changes the whole process's environment.
 	// Proxies from the environment are never used: the fetch below would
 	// otherwise go to this dead one.
 	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")

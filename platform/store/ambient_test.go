@@ -16,6 +16,7 @@ import (
 // violation, which on PostgreSQL would abort the transaction) roll back
 // alone; after finish, the context reaches the pool again.
 func TestAmbientTransaction(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		count := func(q store.Querier, c context.Context) int {

@@ -11,6 +11,7 @@ import (
 // lower() and upper() change accented letters the same way on both
 // engines, so a case-insensitive search finds the same rows.
 func TestCaseMappingIsTheSameOnBothEngines(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		var got struct {

@@ -13,8 +13,10 @@ import (
 // instead of goose refusing to migrate because a step is "missing".
 // 00070_oauth_revoked_grants.sql was such a step: it came after 00110.
 func TestMigrationBelowTheNewest(t *testing.T) {
+	t.Parallel()
 	for _, d := range storetest.Engines {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := storetest.Open(t, d)
 			// The database as the binary before 00070 left it.

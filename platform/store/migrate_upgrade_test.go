@@ -22,8 +22,10 @@ var productFiles = fstest.MapFS{
 // the same files split into sources, and takes a product's new step and
 // a step numbered below ones already applied, each once.
 func TestUpgradeFromOneFlatDirectory(t *testing.T) {
+	t.Parallel()
 	for _, d := range storetest.Engines {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := storetest.OpenUnmigrated(t, d)
 			// The old layout: one directory, one goose provider.

@@ -28,6 +28,7 @@ type scanItem struct {
 // struct lacks, scalars (sqlx's own), a transaction, the
 // same query after the table changed under it — on both engines.
 func TestScanPlans(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		if _, err := db.Exec(ctx, `CREATE TABLE scan_items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, size INTEGER, note TEXT NOT NULL DEFAULT '', when_at TEXT)`); err != nil {

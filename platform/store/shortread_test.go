@@ -11,6 +11,7 @@ import (
 // A short read runs after its request's context has ended, and inside the
 // request's ambient transaction it still sees what that transaction wrote.
 func TestShortRead(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx, finish, err := db.BeginAmbient(context.Background())
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 // whole. SQLite only: PostgreSQL's driver reads one result at a time on a
 // connection, and keeps its statements itself.
 func TestTextQueriesKeptPreparedNest(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		if db.Dialect() != store.SQLite {
 			t.Skip("nested results on one connection are SQLite's")

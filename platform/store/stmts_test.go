@@ -13,6 +13,7 @@ import (
 // what the table holds now, from many goroutines at once, after a change
 // of the table's schema and inside a transaction, on both engines.
 func TestPreparedReadsFollowTheData(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		if _, err := db.Exec(ctx, `CREATE TABLE prep_items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestParseURL(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		dialect store.Dialect
@@ -83,9 +84,11 @@ func migrationCount(t *testing.T) int64 {
 }
 
 func TestMigrateFromEmptyIsIdempotent(t *testing.T) {
+	t.Parallel()
 	n := migrationCount(t)
 	for _, d := range storetest.Engines {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := storetest.OpenUnmigrated(t, d)
 			cur, latest, err := db.SchemaVersion(ctx)
@@ -118,6 +121,7 @@ func TestMigrateFromEmptyIsIdempotent(t *testing.T) {
 // schema at once: the advisory lock lets one migrate and the rest find the
 // schema current, and none fails.
 func TestConcurrentMigrations(t *testing.T) {
+	t.Parallel()
 	if !slices.Contains(storetest.Engines, store.Postgres) {
 		t.Skip("KOBANA_TEST_ENGINES leaves PostgreSQL out")
 	}
@@ -164,6 +168,7 @@ func insertOrg(ctx context.Context, q store.Querier, id, name string) error {
 }
 
 func TestTransactions(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		count := func() int {
@@ -221,6 +226,7 @@ func TestTransactions(t *testing.T) {
 }
 
 func TestErrorsAreTheSameOnBothEngines(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		var o org
@@ -254,6 +260,7 @@ func TestErrorsAreTheSameOnBothEngines(t *testing.T) {
 }
 
 func TestTimesRoundTripInUTC(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		id := store.NewID()
@@ -294,6 +301,7 @@ func TestTimesRoundTripInUTC(t *testing.T) {
 }
 
 func TestSQLiteConnectionSettings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "new", "dir", store.DefaultFile)
 	db, err := store.Open(ctx, "sqlite:"+path)
@@ -321,6 +329,7 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 }
 
 func TestIDsAreTimeOrderedUUIDs(t *testing.T) {
+	t.Parallel()
 	a, b := store.NewID(), store.NewID()
 	if len(a) != 36 || a[14] != '7' || a >= b {
 		t.Fatalf("ids %s, %s", a, b)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestReplaySendsAgain(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -37,6 +37,7 @@ func decodeBody(t *testing.T, b []byte) body {
 }
 
 func TestDeliveryIsSignedAndCaptured(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -113,6 +114,7 @@ func TestDeliveryIsSignedAndCaptured(t *testing.T) {
 }
 
 func TestDeliveryAuthHeadersAreMasked(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -147,6 +149,7 @@ func TestDeliveryAuthHeadersAreMasked(t *testing.T) {
 }
 
 func TestRetriesFollowTheScheduleThenSucceed(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -215,6 +218,7 @@ func TestRetriesFollowTheScheduleThenSucceed(t *testing.T) {
 }
 
 func TestGivesUpAfterTheLastAttempt(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig()) // 3 retries: 4 attempts
@@ -249,6 +253,7 @@ func TestGivesUpAfterTheLastAttempt(t *testing.T) {
 }
 
 func TestStatusesThatFailAtOnceOrRetry(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -286,6 +291,7 @@ func TestStatusesThatFailAtOnceOrRetry(t *testing.T) {
 }
 
 func TestTimeoutIsRetryable(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -318,6 +324,7 @@ func TestTimeoutIsRetryable(t *testing.T) {
 // or that names a loopback address, is refused when connecting: the
 // delivery fails at once with a clear error and the receiver sees nothing.
 func TestPrivateTargetsAreRefusedAtConnect(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		rcv := newReceiver(t)
@@ -361,6 +368,7 @@ func TestPrivateTargetsAreRefusedAtConnect(t *testing.T) {
 }
 
 func TestDeletedOrInactiveWebhookGetsNoRequest(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -17,6 +17,7 @@ import (
 // another scope in the same call get their own look-up; nothing is stored
 // when one of them is invalid.
 func TestEmitAllAsManyEmits(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -117,6 +118,7 @@ func TestEmitAllAsManyEmits(t *testing.T) {
 // for byte, whatever the data (a map, raw JSON with blanks, HTML
 // characters, none).
 func TestEnvelopeEncoding(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 3, 1, 12, 30, 0, 123456000, time.UTC)
 	for _, data := range []any{
 		nil,

@@ -41,6 +41,7 @@ func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
 func TestTransportErrorsNeverNameAddresses(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err       error
 		want      string
@@ -72,6 +73,7 @@ func TestTransportErrorsNeverNameAddresses(t *testing.T) {
 // Real failures against loopback targets (private targets allowed, as in
 // development): the delivery says what went wrong, never the address.
 func TestDeliveryErrorsSayWhatFailedWithoutTheAddress(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEmitFansOutToMatchingWebhooks(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -73,6 +74,7 @@ func TestEmitFansOutToMatchingWebhooks(t *testing.T) {
 }
 
 func TestEmitStoresTheEnvelope(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -109,6 +111,7 @@ func TestEmitStoresTheEnvelope(t *testing.T) {
 }
 
 func TestEmitJoinsTheCallersTransaction(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -134,6 +137,7 @@ func TestEmitJoinsTheCallersTransaction(t *testing.T) {
 }
 
 func TestTestEventGoesOnlyToThatWebhook(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCreateGetAndSecrecy(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -66,6 +67,7 @@ func TestCreateGetAndSecrecy(t *testing.T) {
 }
 
 func TestCreateValidation(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -108,6 +110,7 @@ func TestCreateValidation(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -171,6 +174,7 @@ func TestUpdate(t *testing.T) {
 // Another organization's (or workspace's) ids answer store.ErrNotFound
 // everywhere.
 func TestOtherTenantsIDsAreNotFound(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())
@@ -217,6 +221,7 @@ func TestOtherTenantsIDsAreNotFound(t *testing.T) {
 }
 
 func TestListingPaginatesToTheEnd(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

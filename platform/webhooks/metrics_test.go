@@ -10,6 +10,7 @@ import (
 )
 
 func TestMetricsCountOutcomes(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		s := New(db, nil, testConfig())
 		tn := newTenant(t, db)

@@ -12,6 +12,7 @@ import (
 // with the total, filters applied to both; another product's rows are not
 // counted.
 func TestNumberedPages(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRotationGraceSignsWithBothSecrets(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -50,6 +51,7 @@ func TestRotationGraceSignsWithBothSecrets(t *testing.T) {
 }
 
 func TestRotationGraceEnds(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	stored := joinSecrets("whsec_new", "whsec_old", now.Add(time.Hour))
 	if cur, prev := parseSecrets(stored, now.Add(59*time.Minute)); cur != "whsec_new" || prev != "whsec_old" {
@@ -68,6 +70,7 @@ func TestRotationGraceEnds(t *testing.T) {
 }
 
 func TestRotationWithoutGraceDropsTheOldSecret(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

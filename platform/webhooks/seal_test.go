@@ -13,6 +13,7 @@ import (
 var testSealingSecret = bytes.Repeat([]byte("k"), 32)
 
 func TestSealRoundTripAndBinding(t *testing.T) {
+	t.Parallel()
 	s := &Service{aead: newSealer(testSealingSecret)}
 	sealed := s.seal("p4ss", "credentials:1")
 	if !strings.HasPrefix(sealed, sealedPrefix) || strings.Contains(sealed, "p4ss") {
@@ -37,6 +38,7 @@ func TestSealRoundTripAndBinding(t *testing.T) {
 }
 
 func TestSealedAtRest(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSignIsHexHMACOfRawBody(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"event":{"id":"1","slug":"email.processed"}}`)
 	m := hmac.New(sha256.New, []byte("whsec_k"))
 	m.Write(body)
@@ -19,6 +20,7 @@ func TestSignIsHexHMACOfRawBody(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"a":1}`)
 	sig := Sign("whsec_one", body)
 	cases := []struct {
@@ -43,6 +45,7 @@ func TestVerify(t *testing.T) {
 }
 
 func TestNewSecretIs32RandomBytes(t *testing.T) {
+	t.Parallel()
 	a, b := newSecret(), newSecret()
 	if a == b {
 		t.Fatal("two secrets are equal")

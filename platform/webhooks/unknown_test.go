@@ -68,6 +68,7 @@ func checkSentTwice(t *testing.T, rcv *receiver, deliveryID string) {
 // the stopped run records its outcome as unknown, the job goes back to
 // the queue, and another replica's queue sends the retry.
 func TestAnAttemptCutOffByAHardStopIsUnknownAndRetried(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
@@ -126,6 +127,7 @@ func TestAnAttemptCutOffByAHardStopIsUnknownAndRetried(t *testing.T) {
 // records the outcome as unknown and retries; the old run, should it ever
 // wake, cannot overwrite what came after.
 func TestAnAttemptLeftInFlightIsUnknownAndRetried(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -185,6 +187,7 @@ func TestAnAttemptLeftInFlightIsUnknownAndRetried(t *testing.T) {
 
 // An unknown outcome on the last attempt fails the delivery, saying so.
 func TestAnUnknownLastAttemptFailsTheDelivery(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

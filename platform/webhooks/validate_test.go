@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckURL(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url          string
 		allowPrivate bool
@@ -114,6 +115,7 @@ var acceptedHosts = []string{
 // The dialer refuses the metadata addresses the SSRF ranges do not cover,
 // whatever name led to them.
 func TestControlRefusesMetadataAddresses(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"168.63.129.16:443", "[::ffff:168.63.129.16]:443", "169.254.169.254:80", "127.0.0.1:443"} {
 		if err := controlTarget("tcp", addr, nil); !errors.Is(err, safehttp.ErrForbiddenAddress) {
 			t.Errorf("%s: %v, want refused", addr, err)
@@ -125,6 +127,7 @@ func TestControlRefusesMetadataAddresses(t *testing.T) {
 }
 
 func TestCleanEvents(t *testing.T) {
+	t.Parallel()
 	got, err := cleanEvents([]string{"email.processed", " * ", "email.*", "email.processed"})
 	if err != nil || !slices.Equal(got, []string{"email.processed", "*", "email.*"}) {
 		t.Fatalf("cleanEvents = %v, %v", got, err)
@@ -137,6 +140,7 @@ func TestCleanEvents(t *testing.T) {
 }
 
 func TestMatches(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		subscribed []string
 		slug       string
@@ -159,6 +163,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestCheckCredentials(t *testing.T) {
+	t.Parallel()
 	ok := []struct {
 		auth string
 		c    Credentials

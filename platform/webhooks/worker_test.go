@@ -52,6 +52,7 @@ func startQueue(t *testing.T, db *store.DB, fn func(q *jobs.Queue)) {
 // the worker, retried after 5xx answers no sooner than the schedule says,
 // and two products' services share the one queue.
 func TestDeliveriesRunThroughTheQueue(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		cfg := testConfig()
@@ -128,6 +129,7 @@ func TestDeliveriesRunThroughTheQueue(t *testing.T) {
 
 // Two runs racing on the same attempt record it once.
 func TestAnAttemptIsRecordedOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := New(db, nil, testConfig())

@@ -24,6 +24,7 @@ var alphaMessage = approvaltest.ConfirmMessage("Alpha", "alpha")
 // is stored with the caller's identity and the canonical arguments;
 // nothing runs.
 func TestLinkResult(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		for _, c := range []call{
@@ -65,6 +66,7 @@ func TestLinkResult(t *testing.T) {
 // TestNothingStoredForMissingTarget: a call whose target does not exist
 // gets the tool's own error and no approval.
 func TestNothingStoredForMissingTarget(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{})
 	r := e.do(call{arguments: `{"project":"nope"}`})
 	if !r.isError() || !strings.Contains(r.text(), "not_found") {
@@ -81,6 +83,7 @@ func TestNothingStoredForMissingTarget(t *testing.T) {
 // as the owner, and the outcome is recorded and shown. Pressing again runs
 // nothing.
 func TestContinuarRunsOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		l := e.createLink(`{"project":"alpha","reason":"fim do contrato"}`)
@@ -141,6 +144,7 @@ func TestContinuarRunsOnce(t *testing.T) {
 
 // TestConcurrentContinuar: many clicks at once run the call once.
 func TestConcurrentContinuar(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		l := e.createLink(`{"project":"beta"}`)
@@ -161,6 +165,7 @@ func TestConcurrentContinuar(t *testing.T) {
 // another — gets the same 404 as for an id that does not exist, and can
 // decide nothing.
 func TestAnotherPerson(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		l := e.createLink(`{"project":"alpha"}`)
@@ -188,6 +193,7 @@ func TestAnotherPerson(t *testing.T) {
 
 // TestExpired: an approval past its expiry runs nothing and says so.
 func TestExpired(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		l := e.createLink(`{"project":"gama"}`)
@@ -215,6 +221,7 @@ func TestExpired(t *testing.T) {
 
 // TestCancel: Cancelar runs nothing, and Continuar afterwards neither.
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		l := e.createLink(`{"project":"delta"}`)
@@ -234,6 +241,7 @@ func TestCancel(t *testing.T) {
 // TestCSRF: a decision without the page's token, with another approval's
 // token, or sent from another site, is refused and runs nothing.
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{})
 	l := e.createLink(`{"project":"alpha"}`)
 	other := e.createLink(`{"project":"beta"}`)
@@ -270,6 +278,7 @@ func TestCSRF(t *testing.T) {
 // Continuar runs nothing; one removed from the organization no longer
 // sees the page.
 func TestRoleCheckedWhenRunning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{})
 	ctx := context.Background()
 	l := e.createLink(`{"project":"alpha"}`)

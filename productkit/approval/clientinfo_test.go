@@ -44,6 +44,7 @@ func declaredOn(t *testing.T, body string) (registered, declared string) {
 // bidirectional override, thousands of characters — is stored cleaned
 // and bounded and shown escaped.
 func TestPageNamesTheDeclaredClient(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		open := func(c call) (string, string, string) {

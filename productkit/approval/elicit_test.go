@@ -64,6 +64,7 @@ func (e *env) wantToolError(r reply, code string) {
 // pending; the retry after the approval runs the call once; a further
 // retry answers the recorded outcome and runs nothing again.
 func TestURLElicitation(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		first := call{modern: true, caps: urlOnly}
@@ -117,6 +118,7 @@ func TestURLElicitation(t *testing.T) {
 // TestURLElicitationContinuar: Continuar on the page runs the call in the
 // background; the client's retry answers that run's outcome.
 func TestURLElicitationContinuar(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		first := call{modern: true, caps: urlOnly}
@@ -138,6 +140,7 @@ func TestURLElicitationContinuar(t *testing.T) {
 // TestURLElicitationDeclined: declining (or cancelling) the URL request
 // cancels the approval; nothing runs, and the page cannot run it later.
 func TestURLElicitationDeclined(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		for _, action := range []string{"decline", "cancel"} {
@@ -162,6 +165,7 @@ func TestURLElicitationDeclined(t *testing.T) {
 // TestURLElicitationExpired: the retry of an approval nobody approved in
 // time answers isError, and nothing runs.
 func TestURLElicitationExpired(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		first := call{modern: true, caps: urlOnly}
@@ -180,6 +184,7 @@ func TestURLElicitationExpired(t *testing.T) {
 // TestClickAndRetryRace: the background run of a click and a client's
 // retry race for an approved call; it runs once, and both see its outcome.
 func TestClickAndRetryRace(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		gate := make(chan struct{})
@@ -213,6 +218,7 @@ func TestClickAndRetryRace(t *testing.T) {
 // TestRetryWhileRunning: a retry that finds the run still going after
 // RetryWait is asked to come back, and runs nothing itself.
 func TestRetryWhileRunning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{RetryWait: 200 * time.Millisecond})
 	gate := make(chan struct{})
 	e.srv.Projects.Gate = gate
@@ -244,6 +250,7 @@ func TestRetryWhileRunning(t *testing.T) {
 // caller, tool and arguments (the framework's binding), so it cannot run
 // anything else.
 func TestStateBinding(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{})
 	first := call{modern: true, caps: urlOnly}
 	id, state := e.prompted(e.do(first), "")

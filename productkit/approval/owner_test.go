@@ -44,6 +44,7 @@ func (d *decisions) list() []approval.Status {
 // exact tool and arguments on the same page; Continuar and Cancelar go
 // back to its owner, and nothing of the policy's own catalog runs.
 func TestOwnedApproval(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		d := &decisions{}
 		e := newEnv(t, db, approvaltest.Options{Owners: map[string]approval.Owner{"test.execution": d.owner()}})

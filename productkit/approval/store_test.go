@@ -17,6 +17,7 @@ import (
 // TestStoreTransitions: every step is conditional, so racing steps change
 // the row once, and a status never moves back.
 func TestStoreTransitions(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, approvaltest.Options{})
 		ctx := context.Background()
@@ -76,6 +77,7 @@ func TestStoreTransitions(t *testing.T) {
 // TestInterruptedRun: a run whose process died is given up as failed once
 // twice the run timeout has passed, saying its outcome is unknown.
 func TestInterruptedRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, storetest.Open(t, store.SQLite), approvaltest.Options{})
 	ctx := context.Background()
 	st := e.srv.Policy.Store()

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCursorRoundTrip(t *testing.T) {
+	t.Parallel()
 	id := "0194f0a2-7c4e-7d1a-9b1e-2f3c4d5e6f70"
 	got, err := DecodeCursor(EncodeCursor(id))
 	if err != nil || got != id {
@@ -24,6 +25,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 func TestCursorPage(t *testing.T) {
+	t.Parallel()
 	rows := []string{"a", "b", "c"}
 	id := func(s string) string { return s }
 	body := func(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -42,6 +44,7 @@ func TestCursorPage(t *testing.T) {
 }
 
 func TestNumberedPage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in                    NumberedParams
 		page, perPage, offset int
@@ -66,6 +69,7 @@ func TestNumberedPage(t *testing.T) {
 }
 
 func TestAnnotationPresets(t *testing.T) {
+	t.Parallel()
 	hints := func(a mcp.ToolAnnotations) [4]bool {
 		return [4]bool{*a.ReadOnlyHint, *a.DestructiveHint, *a.IdempotentHint, *a.OpenWorldHint}
 	}

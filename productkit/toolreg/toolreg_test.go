@@ -35,6 +35,7 @@ func testTools(got *[]seen) []mcp.Tool {
 }
 
 func TestCallChecksAtTheMomentOfTheCall(t *testing.T) {
+	t.Parallel()
 	var got []seen
 	r := New()
 	if err := r.Add("alpha", testTools(&got)); err != nil {

@@ -67,6 +67,7 @@ func fieldError(body, field string) bool {
 // TestValidation: bad input answers 422 naming the field, whatever the
 // product; subscriptions are checked against the product's own catalog.
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := start(t, db, webhookapi.Options{}, true)
 		base := func(kv ...any) map[string]any {
@@ -132,6 +133,7 @@ func TestValidation(t *testing.T) {
 // TestPrivateTargetRefused: with the default configuration a webhook
 // cannot point at this machine or a private network.
 func TestPrivateTargetRefused(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		e := start(t, db, webhookapi.Options{}, false)
 		for _, u := range []string{"https://127.0.0.1/hook", "https://10.1.2.3/hook", "https://localhost/hook", "http://erp.example/hook"} {
@@ -156,6 +158,7 @@ func TestPrivateTargetRefused(t *testing.T) {
 // product's webhook is neither listed nor found, nor does an event of its
 // own product reach it.
 func TestProductsKeepTheirOwnWebhooks(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := start(t, db, webhookapi.Options{}, true)
@@ -227,6 +230,7 @@ func catalog(t *testing.T, o webhookapi.Options) (map[string]tool, []string) {
 // TestOptionsShapeTheTools: names, paths, list arguments, descriptions
 // and annotations follow the options.
 func TestOptionsShapeTheTools(t *testing.T) {
+	t.Parallel()
 	tools, names := catalog(t, webhookapi.Options{Prefix: "w_", ReplayVerb: "retry", Lists: restkit.NumberedList,
 		Ops:         []webhookapi.Op{webhookapi.List, webhookapi.Create, webhookapi.Update, webhookapi.RotateSecret, webhookapi.ListDeliveries, webhookapi.Replay},
 		Annotations: map[webhookapi.Op]mcp.ToolAnnotations{webhookapi.Create: restkit.Destructive(false), webhookapi.Update: restkit.Destructive(true)}})
@@ -274,6 +278,7 @@ func TestOptionsShapeTheTools(t *testing.T) {
 // TestListStyles: the same listing pages by cursor, by cursor with the
 // limit in meta, or by number, as the product chose.
 func TestListStyles(t *testing.T) {
+	t.Parallel()
 	for name, style := range map[string]restkit.ListStyle{"cursor": restkit.CursorList, "cursor+limit": restkit.CursorListWithLimit, "numbered": restkit.NumberedList} {
 		t.Run(name, func(t *testing.T) { listStyle(t, style) })
 	}

@@ -248,6 +248,7 @@ func resultText(res *sdk.CallToolResult) string {
 // answers -32602); declining deletes nothing. On 2025-06-18 the same call is
 // refused with confirmation_required and the handler is never asked.
 func TestGoSDKConfirmsDestructiveInboxTool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the server")
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestConsentPage(t *testing.T) {
+	t.Parallel()
 	for _, verified := range []bool{true, false} {
 		w := httptest.NewRecorder()
 		Render(w, 200, Consent{
@@ -37,6 +38,7 @@ func TestConsentPage(t *testing.T) {
 }
 
 func TestSignInPage(t *testing.T) {
+	t.Parallel()
 	w := httptest.NewRecorder()
 	Render(w, 401, SignIn{Product: "Kadu", Action: "/oauth/sign-in", CSRF: "tok", Next: "/authorize?x=1", Email: "a@b.c", Error: "The email or password is incorrect."})
 	body := w.Body.String()

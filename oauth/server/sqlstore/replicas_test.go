@@ -25,8 +25,10 @@ import (
 // revoked grant on a second token (docs/decisions.md, "Performance of the
 // signed-in path").
 func TestChangesReachEveryReplicaWithinASecond(t *testing.T) {
+	t.Parallel()
 	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := storetest.URL(t, engine)
 			open := func() *store.DB {

@@ -56,6 +56,7 @@ func frozen() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 // made through this process are seen by the next lookup, with no clock
 // moving.
 func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
@@ -97,6 +98,7 @@ func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
 // at most (what SQL by hand, or another process on one SQLite file, relies
 // on).
 func TestRoleCacheTTL(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
@@ -124,6 +126,7 @@ func TestRoleCacheTTL(t *testing.T) {
 // process's generation moving — drops the entries within the notice's
 // delivery, with no clock moving.
 func TestRoleCacheNotice(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.Postgres)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)
@@ -155,6 +158,7 @@ func TestRoleCacheNotice(t *testing.T) {
 // read before are not trusted again (notices may have been missed) and
 // nothing is cached until it is back.
 func TestRoleCacheLostListener(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.Postgres)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)

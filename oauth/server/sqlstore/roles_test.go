@@ -19,6 +19,7 @@ import (
 // transaction it is written in, and it is purged once no token of the
 // grant can still be accepted.
 func TestRoleLookupAndRevokedGrants(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)

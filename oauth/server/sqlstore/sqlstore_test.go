@@ -17,6 +17,7 @@ import (
 )
 
 func TestRecords(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
@@ -89,6 +90,7 @@ func TestRecords(t *testing.T) {
 }
 
 func TestTransactions(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
@@ -129,6 +131,7 @@ func TestTransactions(t *testing.T) {
 }
 
 func TestClientsAndSessions(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)

@@ -7,6 +7,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -36,8 +38,14 @@ type Server struct {
 	Endpoint string
 }
 
+// fakeCredentials sets the AWS SDK's credentials in the environment, once
+// for the test process and never unset: every S3 server here takes the
+// same fake ones (gofakes3 does not check them), and t.Setenv would keep
+// the tests that use S3 from running in parallel.
+var fakeCredentials sync.Once
+
 // S3 starts gofakes3 with one bucket and opens it. Credentials are set
-// in the environment for the AWS SDK (gofakes3 does not check them).
+// in the environment for the AWS SDK (fakeCredentials).
 func S3(t testing.TB) *Server {
 	t.Helper()
 	backend := s3mem.New()
@@ -46,8 +54,10 @@ func S3(t testing.TB) *Server {
 	}
 	srv := httptest.NewServer(gofakes3.New(backend).Server())
 	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	fakeCredentials.Do(func() {
+		_ = os.Setenv("AWS_ACCESS_KEY_ID", "test")
+		_ = os.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	})
 	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"},
 		"response_checksum_validation": {"when_required"}}
 	raw := "s3://kobana-files?" + q.Encode()

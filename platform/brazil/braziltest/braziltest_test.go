@@ -6,6 +6,7 @@ import "testing"
 // of the codes verified on paper, give those codes back, so fixtures
 // built by them are right by an account that is not code.
 func TestBuildersReproduceHandVerifiedCodes(t *testing.T) {
+	t.Parallel()
 	if got := BankBarcode(t, "341", "9", 1381, 123456, "1091234567880123456789000"); got != ItauBarcode {
 		t.Errorf("Itaú barcode %s, want %s", got, ItauBarcode)
 	}
