@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit/producttest"

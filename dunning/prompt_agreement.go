@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 

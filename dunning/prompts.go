@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 

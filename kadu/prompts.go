@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -331,14 +331,14 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		return nil, err
 	}
 	u := usage.Data
-	monthCents, err := money.FromFloat(u.Totals.Cost)
+	monthCents, err := money.FromFloatAtMost(u.Totals.Cost, maxAmount)
 	if err != nil {
 		return nil, err
 	}
 	var lines []taskCost
 	for _, tu := range u.ByTask {
 		line := taskCost{TaskID: tu.TaskID, Name: tu.Name, Executions: tu.Executions, Cost: tu.Cost, Tokens: tu.Tokens, CeilingFrom: "plan"}
-		cents, err := money.FromFloat(tu.Cost)
+		cents, err := money.FromFloatAtMost(tu.Cost, maxAmount)
 		if err != nil {
 			return nil, err
 		}
@@ -381,11 +381,11 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		"plan":    map[string]any{"max_cost_per_execution": plan.MaxCostPerExecution, "max_concurrent_executions": plan.MaxConcurrentExecutions},
 	}
 	if current {
-		limit, err := money.FromFloat(plan.MonthlyCostLimit)
+		limit, err := money.FromFloatAtMost(plan.MonthlyCostLimit, maxAmount)
 		if err != nil {
 			return nil, err
 		}
-		used, err := money.FromFloat(plan.CostUsedThisMonth)
+		used, err := money.FromFloatAtMost(plan.CostUsedThisMonth, maxAmount)
 		if err != nil {
 			return nil, err
 		}

@@ -7,9 +7,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
@@ -127,8 +127,8 @@ func readUsage(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceR
 	if err != nil {
 		return nil, err
 	}
-	limit, err1 := money.FromFloat(who.Plan.MonthlyCostLimit)
-	used, err2 := money.FromFloat(who.Plan.CostUsedThisMonth)
+	limit, err1 := money.FromFloatAtMost(who.Plan.MonthlyCostLimit, maxAmount)
+	used, err2 := money.FromFloatAtMost(who.Plan.CostUsedThisMonth, maxAmount)
 	if err1 != nil || err2 != nil {
 		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
 	}

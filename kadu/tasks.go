@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -441,7 +441,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 		}
 	}
 	if t.CostCeilingCents != nil && *t.CostCeilingCents > s.cfg.Plan.MaxCostPerExecutionCents {
-		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).BRL()})
+		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).String()})
 	}
 	if len(details) > 0 {
 		return rest.Validation("the task is invalid", details...)
@@ -488,7 +488,7 @@ func ceilingCents(v *float64) (*int64, error) {
 	if v == nil || *v < 0 {
 		return nil, nil
 	}
-	c, err := money.FromFloat(*v)
+	c, err := money.FromFloatAtMost(*v, maxAmount)
 	if err != nil {
 		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cost_ceiling", Message: err.Error()})
 	}
