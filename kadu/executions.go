@@ -101,7 +101,7 @@ func toExecutionJSON(e *executionRecord) executionJSON {
 		TickAt: e.TickAt, StartedAt: e.StartedAt, FinishedAt: e.FinishedAt, Deadline: e.Deadline,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if e.ErrorCode != nil {
-		j.Error = &errorJSON{Code: *e.ErrorCode, Message: deref(e.ErrorMessage)}
+		j.Error = &errorJSON{Code: *e.ErrorCode, Message: restkit.Deref(e.ErrorMessage)}
 	}
 	return j
 }
@@ -425,7 +425,7 @@ func registerExecutions(api *rest.API, s *service) {
 		}
 		what := fmt.Sprintf("a workflow of %d step(s)", len(t.Steps))
 		if t.Mode == modeAgent {
-			what = "an agent on " + deref(p.model)
+			what = "an agent on " + restkit.Deref(p.model)
 		}
 		tools := "no tools"
 		if len(t.AllowedTools) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // Agent mode: the task's instructions are the system prompt, its allowed
@@ -57,7 +58,7 @@ const perMessageTokens = 8
 func (r *run) agent(ctx context.Context) error {
 	s, e := r.s, r.e
 	provider := s.rt.provider
-	model := deref(e.Model)
+	model := restkit.Deref(e.Model)
 	if provider == nil || model == "" {
 		return s.fail(ctx, e, codeModelNotConfigured, "no model API is configured for agent tasks: set --kadu-model-url (and --kadu-model-key, --kadu-model)")
 	}

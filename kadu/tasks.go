@@ -145,7 +145,7 @@ func (s *service) toTaskJSON(t *taskRecord) taskJSON {
 		j.CostCeiling = &v
 	}
 	if t.ScheduleCron != nil {
-		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: deref(t.ScheduleTimezone)}
+		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: restkit.Deref(t.ScheduleTimezone)}
 		if t.Status == taskActive {
 			if sched, err := parseSchedule(sj.Cron, sj.Timezone); err == nil {
 				next := sched.Next(s.clock())
@@ -155,13 +155,6 @@ func (s *service) toTaskJSON(t *taskRecord) taskJSON {
 		j.Schedule = sj
 	}
 	return j
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // workflowStepIn is one workflow step as a caller writes it.
@@ -476,7 +469,7 @@ func setSchedule(t *taskRecord, in *scheduleIn, now time.Time) error {
 		return err
 	}
 	c := strings.TrimSpace(in.Cron)
-	if deref(t.ScheduleCron) != c || deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
+	if restkit.Deref(t.ScheduleCron) != c || restkit.Deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
 		t.ScheduleSince = &now
 	}
 	t.ScheduleCron, t.ScheduleTimezone = &c, &tz
@@ -719,7 +712,7 @@ func registerTasks(api *rest.API, s *service) {
 		}
 		sched := ""
 		if t.ScheduleCron != nil {
-			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, deref(t.ScheduleTimezone))
+			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
 		}
 		return fmt.Sprintf("Delete task '%s'?%s This cannot be undone.", t.Name, sched), nil
 	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
