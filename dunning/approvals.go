@@ -167,7 +167,7 @@ func registerApprovals(api *rest.API, n *notifier) {
 			return "", rest.Unprocessable(*j.Message.Refusal)
 		}
 		return fmt.Sprintf("Approve and send %s to %s (%s) about charge %s? The message reaches the debtor and cannot be recalled.",
-			channelWord(j.Message.Channel), deref(j.Message.To), j.DebtorName, a.ChargeID), nil
+			channelWord(j.Message.Channel), restkit.Deref(j.Message.To), j.DebtorName, a.ChargeID), nil
 	}, func(ctx context.Context, in *approvalDecisionIn) (*rest.Response, error) {
 		var out approvalJSON
 		err := n.withTx(ctx, func(tx *store.Tx) error {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )

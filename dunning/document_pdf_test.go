@@ -12,7 +12,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // pdfText opens a PDF with github.com/ledongthuc/pdf, a reader of its

@@ -48,20 +48,12 @@ func fileTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 // readFile reads a file resource through its route at path (and its
 // download at path/download).
 func readFile(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceRequest, path, member string) (*mcp.ReadResourceResult, error) {
-	status, body := b.Get(ctx, &req.Request, APIBase+path, nil)
-	switch {
-	case status == http.StatusNotFound:
-		return nil, mcp.ErrResourceNotFound
-	case status >= 400 && status < 500:
-		return nil, mcp.InvalidParams("%s", restkit.APIMessage(body))
-	case status != http.StatusOK:
-		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
-	}
-	var doc struct {
-		Data json.RawMessage `json:"data"`
+	data, err := restkit.ResourceData(ctx, b, &req.Request, APIBase+path, nil)
+	if err != nil {
+		return nil, err
 	}
 	var f fileJSON
-	if err := json.Unmarshal(body, &doc); err != nil || json.Unmarshal(doc.Data, &f) != nil {
+	if json.Unmarshal(data, &f) != nil {
 		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
 	}
 	if f.Status == FileReady && f.ByteSize != nil && *f.ByteSize <= resourceBlobLimit {
@@ -73,9 +65,9 @@ func readFile(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceRe
 			return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.BlobResource(req.URI, mime, base64.StdEncoding.EncodeToString(data))}}, nil
 		}
 	}
-	text, err := withNotice(member, doc.Data)
+	text, err := restkit.WithNotice(untrustedNotice, member, data)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResource(req.URI, "application/json", text)}}, nil
+	return restkit.JSONResource(req.URI, text), nil
 }

@@ -295,7 +295,7 @@ func (n *notifier) draftResend(ctx context.Context, q store.Querier, id string) 
 		return resendDraft{}, rest.Conflict("the notification is still " + orig.Status + ": wait for its outcome before sending it again")
 	}
 	if orig.Body == "" {
-		return resendDraft{}, rest.Unprocessable("the notification was skipped before a message was written (" + deref(orig.Error) + "): notify the charge instead")
+		return resendDraft{}, rest.Unprocessable("the notification was skipped before a message was written (" + restkit.Deref(orig.Error) + "): notify the charge instead")
 	}
 	d, err := getDebtor(ctx, q, t.OrgID, orig.DebtorID)
 	if err != nil {
@@ -359,11 +359,4 @@ func clip(s string, max int) string {
 		return s
 	}
 	return string(r[:max]) + "…"
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

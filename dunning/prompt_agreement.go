@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
@@ -53,20 +53,14 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 	if m.Settings.AgreementMaxDiscount < maxPct {
 		maxPct = m.Settings.AgreementMaxDiscount
 	}
-	debtor, err := fetchData(ctx, b, &req.Request, "/debtors/"+url.PathEscape(id), nil)
+	debtor, debtorID, err := readDebtor(ctx, b, &req.Request, id)
 	if err != nil {
 		return nil, err
 	}
-	var d struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal([]byte(debtor), &d)
 	var open struct {
 		Data []listedCharge `json:"data"`
 	}
-	if err := getJSON(ctx, b, &req.Request, "/charges", url.Values{"debtor_id": {d.Data.ID}, "status": {"pending,overdue"}, "per_page": {"50"}}, &open); err != nil {
+	if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/charges", url.Values{"debtor_id": {debtorID}, "status": {"pending,overdue"}, "per_page": {"50"}}, &open); err != nil {
 		return nil, err
 	}
 	if len(open.Data) == 0 {
@@ -96,7 +90,7 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 		parts := splitCents(net, n)
 		options = append(options, fmt.Sprintf("- %d installments: the first %s, then %s each", n, parts[0], parts[len(parts)-1]))
 	}
-	args, _ := json.Marshal(map[string]any{"debtor_id": d.Data.ID, "charge_ids": ids, "discount_percent": maxPct, "installments": maxN})
+	args, _ := json.Marshal(map[string]any{"debtor_id": debtorID, "charge_ids": ids, "discount_percent": maxPct, "installments": maxN})
 	text := "Help the user propose a renegotiation (acordo) to this Kobana Dunning debtor. The server computed every figure below: quote them, never compute or add amounts yourself. " +
 		fmt.Sprintf("Their open charges add up to %s today (updated amounts with fine and interest). With a discount of %s (%s) they would pay %s, in one of these ways:\n", total, pct, discount, net) +
 		strings.Join(options, "\n") +

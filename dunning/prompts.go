@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
@@ -59,7 +59,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return portfolioReview(ctx, b, req)
 			},
-			Complete: completeFixed(map[string][]string{"days_overdue_min": {"1", "15", "30", "60", "90", "180"}, "min_amount": {"100", "500", "1000", "5000", "10000"}}),
+			Complete: restkit.CompleteFixed(map[string][]string{"days_overdue_min": {"1", "15", "30", "60", "90", "180"}, "min_amount": {"100", "500", "1000", "5000", "10000"}}),
 		},
 		{
 			Name: "design_collection_plan", Title: "Design a collection plan",
@@ -72,7 +72,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return designPlan(ctx, b, req)
 			},
-			Complete: completeFixed(map[string][]string{"tone": toneChoices, "segment": segmentChoices}),
+			Complete: restkit.CompleteFixed(map[string][]string{"tone": toneChoices, "segment": segmentChoices}),
 		},
 		{
 			Name: "debtor_briefing", Title: "Brief me on a debtor",
@@ -82,7 +82,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return debtorBriefing(ctx, b, req)
 			},
-			Complete: completeIDs(b, map[string]idSource{"debtor_id": debtorIDs}),
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"debtor_id": debtorIDs}),
 		},
 		{
 			Name: "propose_agreement", Title: "Propose an agreement to a debtor",
@@ -96,17 +96,9 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return proposeAgreement(ctx, b, req)
 			},
-			Complete: completeIDs(b, map[string]idSource{"debtor_id": debtorIDs}),
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"debtor_id": debtorIDs}),
 		},
 	}
-}
-
-// getJSON GETs a route in-process and decodes its whole answer into out;
-// 4xx answers become invalid-params errors carrying the API's message (a
-// prompt argument naming something the caller cannot see), others an
-// internal error.
-func getJSON(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values, out any) error {
-	return restkit.GetJSON(ctx, b, req, APIBase+path, q, out)
 }
 
 // fetchData GETs a route in-process and answers its data member, and its
@@ -116,7 +108,7 @@ func fetchData(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path
 		Data json.RawMessage `json:"data"`
 		Meta json.RawMessage `json:"meta,omitempty"`
 	}
-	if err := getJSON(ctx, b, req, path, q, &doc); err != nil {
+	if err := restkit.GetJSON(ctx, b, req, APIBase+path, q, &doc); err != nil {
 		return "", err
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -147,7 +139,7 @@ func readMe(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (me, er
 	var doc struct {
 		Data me `json:"data"`
 	}
-	err := getJSON(ctx, b, req, "/me", nil, &doc)
+	err := restkit.GetJSON(ctx, b, req, APIBase+"/me", nil, &doc)
 	return doc.Data, err
 }
 
@@ -241,7 +233,7 @@ func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetProm
 				Data []listedCharge `json:"data"`
 				Meta listMeta       `json:"meta"`
 			}
-			if err := getJSON(ctx, b, &req.Request, "/charges", q, &doc); err != nil {
+			if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/charges", q, &doc); err != nil {
 				return nil, err
 			}
 			if page == 1 {
@@ -284,7 +276,7 @@ func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetProm
 		"buckets":             buckets,
 		"total":               total,
 		"organization_counts": who.Counts,
-		"largest_charges":     orEmpty(largest),
+		"largest_charges":     restkit.OrEmpty(largest),
 	}
 	data, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
@@ -371,33 +363,42 @@ func templateVariables() string {
 	return strings.Join(parts, "; ")
 }
 
+// readDebtor is the debtor a prompt names by id or external_id, as the
+// prompt shows it, and its own id, for the listings' filters.
+func readDebtor(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, id string) (text, debtorID string, err error) {
+	text, err = fetchData(ctx, b, req, "/debtors/"+url.PathEscape(id), nil)
+	if err != nil {
+		return "", "", err
+	}
+	var d struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal([]byte(text), &d)
+	return text, d.Data.ID, nil
+}
+
 // debtorBriefing renders debtor_briefing from the debtor's routes.
 func debtorBriefing(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	id := strings.TrimSpace(req.Arguments["debtor_id"])
 	if id == "" {
 		return nil, mcp.InvalidParams("debtor_id must not be blank")
 	}
-	debtor, err := fetchData(ctx, b, &req.Request, "/debtors/"+url.PathEscape(id), nil)
+	debtor, debtorID, err := readDebtor(ctx, b, &req.Request, id)
 	if err != nil {
 		return nil, err
 	}
-	// The debtor's own id, for the listings' filters.
-	var d struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal([]byte(debtor), &d)
-	open, err := fetchData(ctx, b, &req.Request, "/charges", url.Values{"debtor_id": {d.Data.ID}, "status": {"pending,overdue"}, "sort_by": {"due_date"}, "per_page": {"100"}})
+	open, err := fetchData(ctx, b, &req.Request, "/charges", url.Values{"debtor_id": {debtorID}, "status": {"pending,overdue"}, "sort_by": {"due_date"}, "per_page": {"100"}})
 	if err != nil {
 		return nil, err
 	}
-	closed, err := fetchData(ctx, b, &req.Request, "/charges", url.Values{"debtor_id": {d.Data.ID}, "status": {"paid,canceled,written_off,in_agreement"},
+	closed, err := fetchData(ctx, b, &req.Request, "/charges", url.Values{"debtor_id": {debtorID}, "status": {"paid,canceled,written_off,in_agreement"},
 		"sort_by": {"updated_at"}, "sort_order": {"desc"}, "per_page": {"10"}})
 	if err != nil {
 		return nil, err
 	}
-	sent, err := fetchData(ctx, b, &req.Request, "/notifications", url.Values{"debtor_id": {d.Data.ID}, "per_page": {"50"}})
+	sent, err := fetchData(ctx, b, &req.Request, "/notifications", url.Values{"debtor_id": {debtorID}, "per_page": {"50"}})
 	if err != nil {
 		return nil, err
 	}
@@ -411,26 +412,4 @@ func debtorBriefing(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		"\n\nRecently closed charges (paid, canceled, written off, in agreement; newest first, at most 10):\n" + closed +
 		"\n\nMessages sent to the debtor (newest first, at most 50):\n" + sent
 	return restkit.UserPrompt("Debtor briefing", text), nil
-}
-
-// completeFixed suggests, for each argument it names, the choices that
-// start with what was typed.
-func completeFixed(choices map[string][]string) mcp.CompleteHandler {
-	return func(_ context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
-		values := []string{}
-		typed := strings.ToLower(req.Value)
-		for _, c := range choices[req.Argument] {
-			if strings.HasPrefix(strings.ToLower(c), typed) {
-				values = append(values, c)
-			}
-		}
-		return &mcp.Completion{Values: values}, nil
-	}
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/dunning/money"
 	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // The records as the API, the MCP tools and the webhook events show them:

@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // The Inbox's MCP resources (docs/tools/inbox.md). Each is read in-process
@@ -42,7 +43,7 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return readThrough(ctx, b, req, "/emails/"+url.PathEscape(req.Variables["id"]), "email", clipEmail)
 			},
-			Complete: completeIDs(b, map[string]string{"id": "/emails"}),
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": listingIDs("/emails")}),
 		},
 		{
 			URITemplate: "kobana://inbox/inboxes/{id}", Name: "inbox", Title: "Inbox",
@@ -51,7 +52,7 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return readThrough(ctx, b, req, "/inboxes/"+url.PathEscape(req.Variables["id"]), "inbox", nil)
 			},
-			Complete: completeIDs(b, map[string]string{"id": "/inboxes"}),
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": inboxIDs}),
 		},
 		{
 			URITemplate: "kobana://inbox/agent-runs/{id}", Name: "agent_run", Title: "Agent run",
@@ -60,7 +61,7 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return readThrough(ctx, b, req, "/agent-runs/"+url.PathEscape(req.Variables["id"]), "agent_run", nil)
 			},
-			Complete: completeIDs(b, map[string]string{"id": "/agent-runs"}),
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": listingIDs("/agent-runs")}),
 		},
 		{
 			URITemplate: "kobana://inbox/webhooks/{id}/deliveries/{delivery_id}", Name: "webhook_delivery", Title: "Webhook delivery",
@@ -72,27 +73,29 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			Complete: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
 				if req.Argument == "delivery_id" {
 					if hook := req.Context["id"]; hook != "" {
-						return completeFrom(ctx, b, &req.Request, "/webhooks/"+url.PathEscape(hook)+"/deliveries", req.Value)
+						return restkit.CompleteFrom(ctx, b, &req.Request, listingIDs("/webhooks/"+url.PathEscape(hook)+"/deliveries"), req.Value), nil
 					}
 					return &mcp.Completion{Values: []string{}}, nil
 				}
-				return completeIDs(b, map[string]string{"id": "/webhooks"})(ctx, req)
+				return restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": webhookIDs})(ctx, req)
 			},
 		},
 	}
 }
 
-// completeIDs suggests ids for template variables from the listing route
-// each variable names.
-func completeIDs(b *restbridge.Bridge, routes map[string]string) mcp.CompleteHandler {
-	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
-		route, ok := routes[req.Argument]
-		if !ok {
-			return &mcp.Completion{Values: []string{}}, nil
-		}
-		return completeFrom(ctx, b, &req.Request, route, req.Value)
-	}
+// listingIDs is the completion source of an Inbox listing: the first 200
+// items of the route (it does not search), suggested by external_id, else
+// id, matched on those and the label; a refused read answers no total.
+func listingIDs(path string) restkit.IDSource {
+	return restkit.IDSource{Path: APIBase + path, Label: "label", Page: url.Values{"limit": {"200"}}, QuietRefusal: true}
 }
+
+// The inboxes and webhooks, which both the resources and the prompts
+// complete.
+var (
+	inboxIDs   = listingIDs("/inboxes")
+	webhookIDs = listingIDs("/webhooks")
+)
 
 // fixedResources are the resources with a fixed URI.
 func fixedResources(b *restbridge.Bridge, acc *accounts.Store) []mcp.Resource {
@@ -141,40 +144,30 @@ func listWorkspacesResource(ctx context.Context, b *restbridge.Bridge, req *mcp.
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResource(req.URI, "application/json", string(out))}}, nil
+	return restkit.JSONResource(req.URI, string(out)), nil
 }
 
-// readThrough GETs an API route in-process and wraps its data member as
-// the resource's JSON: 404 becomes the era's resource-not-found, other
-// refusals an invalid-params error carrying the API's message.
+// readThrough is a resource that mirrors one route: its data, reshaped by
+// shape when given, under member beside the notice, re-encoded compact
+// with members sorted (the Inbox's resource text); the read and its
+// refusals are restkit.ResourceData's.
 func readThrough(ctx context.Context, b *restbridge.Bridge, req *mcp.ReadResourceRequest, path, member string, shape func(map[string]any)) (*mcp.ReadResourceResult, error) {
-	status, body := b.Get(ctx, &req.Request, APIBase+path, nil)
-	switch {
-	case status == http.StatusNotFound:
-		return nil, mcp.ErrResourceNotFound
-	case status >= 400 && status < 500:
-		var e struct {
-			Error struct{ Message string } `json:"error"`
-		}
-		_ = json.Unmarshal(body, &e)
-		return nil, mcp.InvalidParams("%s", e.Error.Message)
-	case status != http.StatusOK:
-		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
-	}
-	var doc struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil || doc.Data == nil {
-		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
-	}
-	if shape != nil {
-		shape(doc.Data)
-	}
-	out, err := json.Marshal(map[string]any{"notice": untrustedNotice, member: doc.Data})
+	data, err := restkit.ResourceData(ctx, b, &req.Request, APIBase+path, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextResource(req.URI, "application/json", string(out))}}, nil
+	var item map[string]any
+	if err := json.Unmarshal(data, &item); err != nil {
+		return nil, mcp.NewError(mcp.CodeInternalError, "the resource could not be read", nil)
+	}
+	if shape != nil {
+		shape(item)
+	}
+	out, err := json.Marshal(map[string]any{"notice": untrustedNotice, member: item})
+	if err != nil {
+		return nil, err
+	}
+	return restkit.JSONResource(req.URI, string(out)), nil
 }
 
 // clipEmail keeps an e-mail resource readable: the text body clipped, the

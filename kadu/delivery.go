@@ -14,10 +14,10 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -279,7 +279,7 @@ func (s *service) sendResultEmail(ctx context.Context, a resultEmailArgs) error 
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Task: %s\nExecution: %s\nStatus: %s\nCost: %s\n", t.Name, e.ID, a.Status, money.Cents(e.CostCents).BRL())
+	fmt.Fprintf(&b, "Task: %s\nExecution: %s\nStatus: %s\nCost: %s\n", t.Name, e.ID, a.Status, money.Cents(e.CostCents).String())
 	if e.ErrorMessage != nil {
 		fmt.Fprintf(&b, "Error: %s\n", *e.ErrorMessage)
 	}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -101,7 +101,7 @@ func toExecutionJSON(e *executionRecord) executionJSON {
 		TickAt: e.TickAt, StartedAt: e.StartedAt, FinishedAt: e.FinishedAt, Deadline: e.Deadline,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 	if e.ErrorCode != nil {
-		j.Error = &errorJSON{Code: *e.ErrorCode, Message: deref(e.ErrorMessage)}
+		j.Error = &errorJSON{Code: *e.ErrorCode, Message: restkit.Deref(e.ErrorMessage)}
 	}
 	return j
 }
@@ -225,7 +225,7 @@ func (s *service) planRun(ctx context.Context, q store.Querier, t *taskRecord, m
 	if left <= 0 || left < need {
 		return p, refusal(http.StatusPaymentRequired, codePlanLimitReached, fmt.Sprintf(
 			"the organization's executions cost %s this month, and the plan allows %s: nothing more can run until next month",
-			money.Cents(usage.CostCents).BRL(), money.Cents(s.cfg.Plan.MonthlyCostLimitCents).BRL()))
+			money.Cents(usage.CostCents).String(), money.Cents(s.cfg.Plan.MonthlyCostLimitCents).String()))
 	}
 	p.ceiling = min(s.cfg.Plan.MaxCostPerExecutionCents, left)
 	if t.CostCeilingCents != nil {
@@ -237,7 +237,7 @@ func (s *service) planRun(ctx context.Context, q store.Querier, t *taskRecord, m
 	if p.ceiling < need {
 		return p, refusal(http.StatusUnprocessableEntity, codeCostCeilingTooLow, fmt.Sprintf(
 			"the execution's ceiling would be %s, less than one model step of %s costs (%s): raise max_cost or the task's cost_ceiling",
-			money.Cents(p.ceiling).BRL(), *p.model, money.Cents(need).BRL()))
+			money.Cents(p.ceiling).String(), *p.model, money.Cents(need).String()))
 	}
 	return p, nil
 }
@@ -326,7 +326,7 @@ func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Te
 	}
 	var maxCost *int64
 	if in.MaxCost != nil {
-		c, err := money.FromFloat(*in.MaxCost)
+		c, err := money.FromFloatAtMost(*in.MaxCost, maxAmount)
 		if err != nil {
 			return nil, runPlan{}, nil, rest.Validation("the request is invalid", rest.FieldError{Field: "max_cost", Message: err.Error()})
 		}
@@ -425,7 +425,7 @@ func registerExecutions(api *rest.API, s *service) {
 		}
 		what := fmt.Sprintf("a workflow of %d step(s)", len(t.Steps))
 		if t.Mode == modeAgent {
-			what = "an agent on " + deref(p.model)
+			what = "an agent on " + restkit.Deref(p.model)
 		}
 		tools := "no tools"
 		if len(t.AllowedTools) > 0 {
@@ -436,7 +436,7 @@ func registerExecutions(api *rest.API, s *service) {
 			b, _ := json.Marshal(in.Input)
 			input = " with input " + string(b)
 		}
-		return fmt.Sprintf("Run task '%s' (%s)%s? It may call %s and cost up to %s.", t.Name, what, input, tools, money.Cents(p.ceiling).BRL()), nil
+		return fmt.Sprintf("Run task '%s' (%s)%s? It may call %s and cost up to %s.", t.Name, what, input, tools, money.Cents(p.ceiling).String()), nil
 	}, func(ctx context.Context, in *runTaskIn) (*rest.Response, error) {
 		sc, err := s.tenancy(ctx)
 		if err != nil {
@@ -590,7 +590,7 @@ func registerExecutions(api *rest.API, s *service) {
 			return "", refusal(http.StatusConflict, codeFinished, "the execution already ended "+e.Status)
 		}
 		return fmt.Sprintf("Cancel the %s execution of task '%s' (started %s, cost so far %s)? It cannot be resumed.",
-			e.Status, t.Name, e.CreatedAt.Format(time.RFC3339), money.Cents(e.CostCents).BRL()), nil
+			e.Status, t.Name, e.CreatedAt.Format(time.RFC3339), money.Cents(e.CostCents).String()), nil
 	}, func(ctx context.Context, in *executionRefIn) (*rest.Response, error) {
 		sc, err := s.tenancy(ctx)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // allowedTypes are the content types Kadu accepts, each with how its
@@ -145,7 +146,7 @@ func (s *service) confirmFile(ctx context.Context, orgID, id string) (*fileRecor
 	case fileReady:
 		return f, nil
 	case fileRejected:
-		return nil, refusal(http.StatusConflict, "file_rejected", "the file was rejected: "+deref(f.RejectionReason)+"; create a new slot to upload it again")
+		return nil, refusal(http.StatusConflict, "file_rejected", "the file was rejected: "+restkit.Deref(f.RejectionReason)+"; create a new slot to upload it again")
 	case fileExpired:
 		return nil, refusal(http.StatusConflict, "upload_expired", "the upload slot expired before it was confirmed; create a new one")
 	}

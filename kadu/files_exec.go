@@ -20,6 +20,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -185,7 +186,7 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 		id = ids[i]
 	}
 	f, err := getFile(ctx, r.s.db, r.e.OrganizationID, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !slices.Contains(ids, id) && deref(f.ExecutionID) != r.e.ID) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !slices.Contains(ids, id) && restkit.Deref(f.ExecutionID) != r.e.ID) {
 		return errorAnswer("not_found", "no such file among this execution's input and output files"), nil
 	}
 	if err != nil {

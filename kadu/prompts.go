@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -67,7 +67,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return diagnoseFailed(ctx, b, req)
 			},
-			Complete: completeEither(completeIDs(b, map[string]idSource{"task_id": taskIDs}), completeDays(b, "since", 1, 7, 30)),
+			Complete: completeEither(restkit.CompleteIDs(b, map[string]restkit.IDSource{"task_id": taskIDs}), completeDays(b, "since", 1, 7, 30)),
 		},
 		{
 			Name: "cost_review", Title: "Review Kadu's costs",
@@ -95,17 +95,9 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return scheduleTask(ctx, b, req)
 			},
-			Complete: completeEither(completeIDs(b, map[string]idSource{"task_id": taskIDs}), completeFixed(map[string][]string{"cron": cronChoices, "timezone": timezoneChoices})),
+			Complete: completeEither(restkit.CompleteIDs(b, map[string]restkit.IDSource{"task_id": taskIDs}), restkit.CompleteFixed(map[string][]string{"cron": cronChoices, "timezone": timezoneChoices})),
 		},
 	}
-}
-
-// getJSON GETs a route in-process and decodes its whole answer into out;
-// 4xx answers become invalid-params errors carrying the API's message (a
-// prompt argument naming something the caller cannot see), others an
-// internal error.
-func getJSON(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values, out any) error {
-	return restkit.GetJSON(ctx, b, req, APIBase+path, q, out)
 }
 
 // today is the server's day (UTC), as kadu_usage_get counts it.
@@ -115,7 +107,7 @@ func today(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (time.Ti
 			To string `json:"to"`
 		} `json:"data"`
 	}
-	if err := getJSON(ctx, b, req, "/usage", nil, &doc); err != nil {
+	if err := restkit.GetJSON(ctx, b, req, APIBase+"/usage", nil, &doc); err != nil {
 		return time.Time{}, err
 	}
 	d, err := time.Parse(time.DateOnly, doc.Data.To)
@@ -162,7 +154,7 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		var doc struct {
 			Data taskJSON `json:"data"`
 		}
-		if err := getJSON(ctx, b, &req.Request, "/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
+		if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
 			return nil, err
 		}
 		taskID = doc.Data.ID
@@ -183,7 +175,7 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 				NextCursor *string `json:"next_cursor"`
 			} `json:"meta"`
 		}
-		if err := getJSON(ctx, b, &req.Request, "/executions", q, &doc); err != nil {
+		if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/executions", q, &doc); err != nil {
 			return nil, err
 		}
 		reachedSince := false
@@ -300,7 +292,7 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 	var who struct {
 		Data meJSON `json:"data"`
 	}
-	if err := getJSON(ctx, b, &req.Request, "/me", nil, &who); err != nil {
+	if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/me", nil, &who); err != nil {
 		return nil, err
 	}
 	plan := who.Data.Plan
@@ -327,18 +319,18 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 	var usage struct {
 		Data usageJSON `json:"data"`
 	}
-	if err := getJSON(ctx, b, &req.Request, "/usage", url.Values{"from": {start.Format(time.DateOnly)}, "to": {end.Format(time.DateOnly)}}, &usage); err != nil {
+	if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/usage", url.Values{"from": {start.Format(time.DateOnly)}, "to": {end.Format(time.DateOnly)}}, &usage); err != nil {
 		return nil, err
 	}
 	u := usage.Data
-	monthCents, err := money.FromFloat(u.Totals.Cost)
+	monthCents, err := money.FromFloatAtMost(u.Totals.Cost, maxAmount)
 	if err != nil {
 		return nil, err
 	}
 	var lines []taskCost
 	for _, tu := range u.ByTask {
 		line := taskCost{TaskID: tu.TaskID, Name: tu.Name, Executions: tu.Executions, Cost: tu.Cost, Tokens: tu.Tokens, CeilingFrom: "plan"}
-		cents, err := money.FromFloat(tu.Cost)
+		cents, err := money.FromFloatAtMost(tu.Cost, maxAmount)
 		if err != nil {
 			return nil, err
 		}
@@ -376,16 +368,16 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 	summary := map[string]any{
 		"month": month, "from": u.From, "to": u.To,
 		"totals":  u.Totals,
-		"by_task": orEmpty(lines),
+		"by_task": restkit.OrEmpty(lines),
 		"by_day":  u.ByDay,
 		"plan":    map[string]any{"max_cost_per_execution": plan.MaxCostPerExecution, "max_concurrent_executions": plan.MaxConcurrentExecutions},
 	}
 	if current {
-		limit, err := money.FromFloat(plan.MonthlyCostLimit)
+		limit, err := money.FromFloatAtMost(plan.MonthlyCostLimit, maxAmount)
 		if err != nil {
 			return nil, err
 		}
-		used, err := money.FromFloat(plan.CostUsedThisMonth)
+		used, err := money.FromFloatAtMost(plan.CostUsedThisMonth, maxAmount)
 		if err != nil {
 			return nil, err
 		}
@@ -446,7 +438,7 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 		var doc struct {
 			Data taskJSON `json:"data"`
 		}
-		if err := getJSON(ctx, b, &req.Request, "/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
+		if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/tasks/"+url.PathEscape(taskID), nil, &doc); err != nil {
 			return nil, err
 		}
 		task, _ := json.MarshalIndent(doc.Data, "", "  ")
@@ -478,21 +470,6 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 	return restkit.UserPrompt("Schedule a task", text), nil
 }
 
-// completeFixed suggests, for each argument it names, the choices that
-// start with what was typed.
-func completeFixed(choices map[string][]string) mcp.CompleteHandler {
-	return func(_ context.Context, req *mcp.CompleteRequest) (*mcp.Completion, error) {
-		values := []string{}
-		typed := strings.ToLower(req.Value)
-		for _, c := range choices[req.Argument] {
-			if strings.HasPrefix(strings.ToLower(c), typed) {
-				values = append(values, c)
-			}
-		}
-		return &mcp.Completion{Values: values}, nil
-	}
-}
-
 // completeEither asks the first handler, then the second when the first
 // suggests nothing (each knows its own arguments).
 func completeEither(first, second mcp.CompleteHandler) mcp.CompleteHandler {
@@ -517,12 +494,7 @@ func completeDays(b *restbridge.Bridge, arg string, ago ...int) mcp.CompleteHand
 		if err != nil {
 			return &mcp.Completion{Values: values}, nil
 		}
-		for _, n := range ago {
-			if d := day.AddDate(0, 0, -n).Format(time.DateOnly); strings.HasPrefix(d, req.Value) {
-				values = append(values, d)
-			}
-		}
-		return &mcp.Completion{Values: values}, nil
+		return &mcp.Completion{Values: restkit.RecentDays(day, req.Value, ago...)}, nil
 	}
 }
 
@@ -546,11 +518,4 @@ func completeMonths(b *restbridge.Bridge, arg string, n int) mcp.CompleteHandler
 		}
 		return &mcp.Completion{Values: values}, nil
 	}
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

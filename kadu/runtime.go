@@ -14,6 +14,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -440,7 +441,7 @@ func (r *run) recover(ctx context.Context) error {
 		case stepMessage:
 			out.Status = stepSucceeded
 		case stepToolCall:
-			tool := deref(st.ToolName)
+			tool := restkit.Deref(st.ToolName)
 			entry, known := r.s.rt.tools.Lookup(tool)
 			claimed := true
 			if r.cp.Awaiting != nil && r.cp.Awaiting.Tool == tool {

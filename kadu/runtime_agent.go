@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/platform/llm"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // Agent mode: the task's instructions are the system prompt, its allowed
@@ -57,7 +58,7 @@ const perMessageTokens = 8
 func (r *run) agent(ctx context.Context) error {
 	s, e := r.s, r.e
 	provider := s.rt.provider
-	model := deref(e.Model)
+	model := restkit.Deref(e.Model)
 	if provider == nil || model == "" {
 		return s.fail(ctx, e, codeModelNotConfigured, "no model API is configured for agent tasks: set --kadu-model-url (and --kadu-model-key, --kadu-model)")
 	}
@@ -209,7 +210,7 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 			worst, _ := priceStep(s.cfg.Prices, model, tokenUsage{In: inBound, Out: minOutputTokens})
 			return llm.Response{}, s.failAs(ctx, e, execCostExceeded, "cost_exceeded",
 				fmt.Sprintf("stopped before model step %d: it could cost up to %s (a prompt of up to %d tokens), and only %s remain of the ceiling",
-					r.cp.ModelSteps+1, money.Cents(worst).BRL(), inBound, money.Cents(remaining).BRL()))
+					r.cp.ModelSteps+1, money.Cents(worst).String(), inBound, money.Cents(remaining).String()))
 		}
 		req.MaxTokens = maxOut
 		st, err := s.beginStep(ctx, s.db, e, stepStart{Kind: stepLLM, Arguments: stepArgs(map[string]any{

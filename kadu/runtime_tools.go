@@ -15,6 +15,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/approval"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -126,7 +127,7 @@ func canonicalJSON(raw json.RawMessage) (string, error) {
 }
 
 func (r *run) toolCall(tool string, args json.RawMessage) toolreg.Call {
-	return toolreg.Call{Tool: tool, Arguments: args, OrganizationID: r.e.OrganizationID, UserID: deref(r.e.TriggeredBy),
+	return toolreg.Call{Tool: tool, Arguments: args, OrganizationID: r.e.OrganizationID, UserID: restkit.Deref(r.e.TriggeredBy),
 		Email: r.email, Allowed: r.t.AllowedTools, Granted: r.t.GrantedScopes, Client: "kadu-execution"}
 }
 
@@ -332,8 +333,8 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 		msg = m
 	}
 	now := r.s.clock()
-	a := &approval.Approval{OrganizationID: r.e.OrganizationID, UserID: deref(r.e.TriggeredBy), Email: r.email,
-		PrincipalHash: approval.PrincipalHash("kadu-execution\x00" + r.e.ID), Issuer: toolreg.Issuer, Subject: deref(r.e.TriggeredBy),
+	a := &approval.Approval{OrganizationID: r.e.OrganizationID, UserID: restkit.Deref(r.e.TriggeredBy), Email: r.email,
+		PrincipalHash: approval.PrincipalHash("kadu-execution\x00" + r.e.ID), Issuer: toolreg.Issuer, Subject: restkit.Deref(r.e.TriggeredBy),
 		Tool: tool, Arguments: canon, Message: msg, Owner: approvalOwner, OwnerRef: r.e.ID,
 		CreatedAt: now, ExpiresAt: now.Add(r.s.cfg.WaitTimeout)}
 	err = r.s.db.WithTx(ctx, func(tx *store.Tx) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -154,7 +155,7 @@ func (s *service) runSchedules(ctx context.Context, now time.Time) (tickResult, 
 			errs = append(errs, err)
 			continue
 		}
-		sched, err := parseSchedule(*t.ScheduleCron, deref(t.ScheduleTimezone))
+		sched, err := parseSchedule(*t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
 		if err != nil {
 			continue // saved before a stricter check: never ticks
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
@@ -66,7 +66,7 @@ func brlSetting(name, v string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("--%s must be an amount in BRL such as 10 or 2.50", name)
 	}
-	c, err := money.FromFloat(f)
+	c, err := money.FromFloatAtMost(f, maxAmount)
 	if err != nil || c == 0 {
 		return 0, fmt.Errorf("--%s must be a positive amount in BRL", name)
 	}
@@ -105,7 +105,7 @@ func parsePrices(v string) (map[string]ModelPrice, error) {
 			if f.v == nil {
 				continue
 			}
-			c, err := money.FromFloat(*f.v)
+			c, err := money.FromFloatAtMost(*f.v, maxAmount)
 			if err != nil {
 				return nil, fmt.Errorf("--kadu-model-prices: %s: %v", model, err)
 			}

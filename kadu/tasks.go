@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/kadu/money"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -145,7 +145,7 @@ func (s *service) toTaskJSON(t *taskRecord) taskJSON {
 		j.CostCeiling = &v
 	}
 	if t.ScheduleCron != nil {
-		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: deref(t.ScheduleTimezone)}
+		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: restkit.Deref(t.ScheduleTimezone)}
 		if t.Status == taskActive {
 			if sched, err := parseSchedule(sj.Cron, sj.Timezone); err == nil {
 				next := sched.Next(s.clock())
@@ -155,13 +155,6 @@ func (s *service) toTaskJSON(t *taskRecord) taskJSON {
 		j.Schedule = sj
 	}
 	return j
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // workflowStepIn is one workflow step as a caller writes it.
@@ -441,7 +434,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 		}
 	}
 	if t.CostCeilingCents != nil && *t.CostCeilingCents > s.cfg.Plan.MaxCostPerExecutionCents {
-		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).BRL()})
+		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).String()})
 	}
 	if len(details) > 0 {
 		return rest.Validation("the task is invalid", details...)
@@ -476,7 +469,7 @@ func setSchedule(t *taskRecord, in *scheduleIn, now time.Time) error {
 		return err
 	}
 	c := strings.TrimSpace(in.Cron)
-	if deref(t.ScheduleCron) != c || deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
+	if restkit.Deref(t.ScheduleCron) != c || restkit.Deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
 		t.ScheduleSince = &now
 	}
 	t.ScheduleCron, t.ScheduleTimezone = &c, &tz
@@ -488,7 +481,7 @@ func ceilingCents(v *float64) (*int64, error) {
 	if v == nil || *v < 0 {
 		return nil, nil
 	}
-	c, err := money.FromFloat(*v)
+	c, err := money.FromFloatAtMost(*v, maxAmount)
 	if err != nil {
 		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cost_ceiling", Message: err.Error()})
 	}
@@ -719,7 +712,7 @@ func registerTasks(api *rest.API, s *service) {
 		}
 		sched := ""
 		if t.ScheduleCron != nil {
-			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, deref(t.ScheduleTimezone))
+			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
 		}
 		return fmt.Sprintf("Delete task '%s'?%s This cannot be undone.", t.Name, sched), nil
 	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {

@@ -5,7 +5,7 @@ import (
 	"math/big"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // Terms are what a charge says about lateness.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 func date(y int, m time.Month, d int) calendar.Date { return calendar.NewDate(y, m, d) }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // Imputation is the order a payment pays a late charge's parts in.

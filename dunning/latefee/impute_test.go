@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // lateCharge is the charge: R$ 1 000 due 2026-10-01, 2 % fine,

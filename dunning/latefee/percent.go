@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kobana/kobana-mcp/dunning/internal/decimal"
+	"github.com/kobana/kobana-mcp/platform/decimal"
 )
 
 // Percent is a percentage in ten-thousandths of a percent: 2 % is

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // Values are what a message is filled in with, one field per Variable.

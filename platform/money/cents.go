@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/kobana/kobana-mcp/dunning/internal/decimal"
+	"github.com/kobana/kobana-mcp/platform/decimal"
 )
 
 // Cents is an amount of Brazilian reais in centavos. Integer cents keep
@@ -35,11 +35,20 @@ var (
 // rounding half-up from the shortest decimal text of v (what the client
 // wrote, for any amount with up to 15 significant digits).
 func FromFloat(v float64) (Cents, error) {
+	return FromFloatAtMost(v, Max)
+}
+
+// FromFloatAtMost is FromFloat for an API whose amounts have a lower
+// ceiling than Max (a product's costs and limits, far below any charge):
+// above max it is an error that wraps ErrTooLarge and names max, "amount
+// must be at most R$ 1.000.000.000.000,00 (got 5e+12)". A max above Max
+// is Max.
+func FromFloatAtMost(v float64, max Cents) (Cents, error) {
 	d, err := decimal.FromFloat(v)
 	if err != nil {
 		return 0, fmt.Errorf("%w (got %v)", ErrNotFinite, v)
 	}
-	return fromDecimal(d, strconv.FormatFloat(v, 'g', -1, 64))
+	return fromDecimal(d, strconv.FormatFloat(v, 'g', -1, 64), min(max, Max))
 }
 
 // FromNumber converts a json.Number (a decoder with UseNumber) into
@@ -55,24 +64,38 @@ func FromNumber(n json.Number) (Cents, error) {
 func ParseDecimal(s string) (Cents, error) {
 	d, err := decimal.Parse(s)
 	if errors.Is(err, decimal.ErrRange) {
-		return 0, fmt.Errorf("%w (got %.40q)", ErrTooLarge, s)
+		return 0, tooLarge{Max, fmt.Sprintf("%.40q", s)}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w (got %.40q)", ErrSyntax, s)
 	}
-	return fromDecimal(d, s)
+	return fromDecimal(d, s, Max)
 }
 
-func fromDecimal(d decimal.Decimal, shown string) (Cents, error) {
+func fromDecimal(d decimal.Decimal, shown string, max Cents) (Cents, error) {
 	if d.Neg && !d.IsZero() {
 		return 0, fmt.Errorf("%w (got %s)", ErrNegative, shown)
 	}
-	v, err := d.Scaled(2, int64(Max))
+	v, err := d.Scaled(2, int64(max))
 	if err != nil {
-		return 0, fmt.Errorf("%w (got %s)", ErrTooLarge, shown)
+		return 0, tooLarge{max, shown}
 	}
 	return Cents(v), nil
 }
+
+// tooLarge is an amount above the ceiling it was read against: its text
+// names that ceiling, and it is ErrTooLarge for errors.Is whatever the
+// ceiling.
+type tooLarge struct {
+	max   Cents
+	shown string
+}
+
+func (e tooLarge) Error() string {
+	return "amount must be at most " + e.max.String() + " (got " + e.shown + ")"
+}
+
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
 // Float64 is the amount in reais as the wire carries it. It is exact in
 // the sense that matters: strconv.FormatFloat(c.Float64(), 'f', -1, 64)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kobana/kobana-mcp/dunning/money"
+	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // A wire amount with more than two decimals is rounded half-up, from the

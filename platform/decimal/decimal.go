@@ -1,7 +1,7 @@
 // Package decimal reads decimal numbers exactly, as text, and scales them
-// to integers with half-up rounding. It is the one place Dunning turns a
-// wire number into a fixed-point integer, so money (cents) and
-// percentages (fine and interest rates) round the same way.
+// to integers with half-up rounding. It is the one place a wire number
+// becomes a fixed-point integer, so amounts (platform/money's cents) and
+// percentages (a product's rates) round the same way.
 //
 // Working on the text rather than on a float64 is what makes 1.005 round
 // to 1.01: the float64 nearest to 1.005 is 1.00499999999999989..., and
