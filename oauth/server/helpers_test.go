@@ -91,7 +91,7 @@ func newEnv(t *testing.T, db *store.DB, hooks ...func(*server.Config)) *env {
 		mcp: ts.URL + "/mcp", api: ts.URL + "/api/v1", scopes: testInboxScopes}
 	cfg := server.Config{
 		Issuer: ts.URL, ProductName: "Kobana Autonomous Inbox", Resources: []string{e.mcp, e.api},
-		Scopes: testInboxScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
+		Scopes: testInboxScopes, ScopeDescriptions: testScopeDescriptions, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	for _, h := range hooks {

@@ -71,9 +71,11 @@ func List(t testing.TB, spec *productkit.Spec, method string) string {
 
 // Golden compares every list of the spec's catalog with its snapshot in
 // dir, or rewrites the snapshots when update is set. A product that
-// serves no such list has no snapshot of it.
+// serves no such list has no snapshot of it. It also checks the spec's
+// scope descriptions (ScopeDescriptions).
 func Golden(t *testing.T, spec *productkit.Spec, dir string, update bool) {
 	t.Helper()
+	ScopeDescriptions(t, spec)
 	for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
 		got := List(t, spec, method)
 		name := filepath.Join(dir, Files[method])
