@@ -23,7 +23,7 @@ import (
 // the discovery chain a client follows: 401 → protected resource metadata
 // → authorization server metadata → sign-in → token → accepted.
 func TestWithResourceServers(t *testing.T) {
-	db := storetest.Open(t, store.SQLite)
+	db := storetest.Open(t, store.SQLite, sqlstore.Migrations)
 	ctx := context.Background()
 	acc := accounts.New(db, accounts.Options{Password: cheapArgon})
 	org, _ := acc.CreateOrganization(ctx, "Acme")

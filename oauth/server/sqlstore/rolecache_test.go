@@ -56,7 +56,7 @@ func frozen() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 // made through this process are seen by the next lookup, with no clock
 // moving.
 func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
 		c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})
@@ -97,7 +97,7 @@ func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
 // at most (what SQL by hand, or another process on one SQLite file, relies
 // on).
 func TestRoleCacheTTL(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
 		now := frozen()
@@ -124,7 +124,7 @@ func TestRoleCacheTTL(t *testing.T) {
 // process's generation moving — drops the entries within the notice's
 // delivery, with no clock moving.
 func TestRoleCacheNotice(t *testing.T) {
-	db := storetest.Open(t, store.Postgres)
+	db := storetest.Open(t, store.Postgres, sqlstore.Migrations)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)
 	c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})
@@ -155,7 +155,7 @@ func TestRoleCacheNotice(t *testing.T) {
 // read before are not trusted again (notices may have been missed) and
 // nothing is cached until it is back.
 func TestRoleCacheLostListener(t *testing.T) {
-	db := storetest.Open(t, store.Postgres)
+	db := storetest.Open(t, store.Postgres, sqlstore.Migrations)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)
 	c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})

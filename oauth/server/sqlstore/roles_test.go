@@ -19,7 +19,7 @@ import (
 // transaction it is written in, and it is purged once no token of the
 // grant can still be accepted.
 func TestRoleLookupAndRevokedGrants(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
 		acc := accounts.New(db, accounts.Options{Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}})
