@@ -115,6 +115,10 @@ func build(b *productkit.Builder, cfg Config) error {
 			return nil, err
 		}
 		approvals = p
+		if deps.AuthServer == nil {
+			// A worker's policy runs approved calls; it offers no links.
+			return nil, nil
+		}
 		return p, nil
 	})
 	b.Routes(func(mux *http.ServeMux) {
