@@ -39,8 +39,8 @@
 //     failed → the recorded outcome, never a second run; cancelled,
 //     expired, or a decline of the URL request → isError, nothing ran.
 //
-// The database (migrations/00040_approvals.sql and its successors) is the only state, so any
-// replica serves any step, and any replica's worker runs an approved call
-// (run.go, job.go). Without a queue, background runs are goroutines and
-// Close waits for them at shutdown.
+// The database (migrations/00040_approvals.sql and its successors) is
+// the only state, so any replica serves any step, and any replica's worker
+// runs an approved call (run.go, job.go). Without a queue, background runs
+// are goroutines and Close waits for them at shutdown.
 package approval

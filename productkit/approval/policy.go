@@ -55,7 +55,7 @@ type SignIn interface {
 
 // Options configure a Policy.
 type Options struct {
-	// DB holds the approvals (migration 00040).
+	// DB holds the approvals (Migrations).
 	DB *store.DB
 	// PublicURL is the product listener's public base URL; approval links
 	// are PublicURL + PathPrefix + id.
