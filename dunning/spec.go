@@ -38,16 +38,33 @@ func specWith(configure func(*service)) *productkit.Spec {
 // it a clock, an https link base, fast retries. nil adjusts nothing.
 func newSpec(cfg *ChannelConfig, configure func(*service), tune func(*notifier)) *productkit.Spec {
 	return &productkit.Spec{
-		Key:         "dunning",
-		Name:        ServerName,
-		Title:       ServerTitle,
-		Version:     ServerVersion,
-		DefaultAddr: "127.0.0.1:8082",
-		APIBase:     APIBase,
-		Migrations:  Migrations,
-		Settings:    cfg.settings,
-		Build:       func(b *productkit.Builder) error { return build(b, cfg, configure, tune) },
+		Key:               "dunning",
+		Name:              ServerName,
+		Title:             ServerTitle,
+		Version:           ServerVersion,
+		DefaultAddr:       "127.0.0.1:8082",
+		APIBase:           APIBase,
+		ScopeDescriptions: scopeDescriptions,
+		Migrations:        Migrations,
+		Settings:          cfg.settings,
+		Build:             func(b *productkit.Builder) error { return build(b, cfg, configure, tune) },
 	}
+}
+
+// scopeDescriptions say, in plain words, what a person allows when they
+// grant each of the Dunning's scopes; the consent page of the built-in
+// authorization server shows them (productkit.Spec.ScopeDescriptions).
+var scopeDescriptions = map[string]string{
+	"dunning.debtors":        "See and manage your debtors",
+	"dunning.charges":        "See and manage the charges owed to you",
+	"dunning.plans":          "See and manage your collection plans (what is sent, and when)",
+	"dunning.notifications":  "See and send reminders to your debtors",
+	"dunning.agreements":     "See and make payment agreements with debtors",
+	"dunning.credit_reports": "Report debtors to credit bureaus, and withdraw reports",
+	"dunning.protests":       "See and manage protests of unpaid bills",
+	"dunning.documents":      "See and generate documents",
+	"dunning.exports":        "Export your data",
+	"dunning.webhooks":       "See and manage the webhooks that notify your other systems",
 }
 
 // webhookEventSlugs are the events Dunning emits, the only slugs a webhook

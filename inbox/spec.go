@@ -20,17 +20,31 @@ import (
 func Spec(cfg Config) *productkit.Spec {
 	p := &cfg
 	return &productkit.Spec{
-		Key:            "inbox",
-		Name:           ServerName,
-		Title:          ServerTitle,
-		Version:        ServerVersion,
-		DefaultAddr:    "127.0.0.1:8081",
-		APIBase:        APIBase,
-		AllowedOrigins: true,
-		Migrations:     Migrations,
-		Settings:       p.settings,
-		Build:          func(b *productkit.Builder) error { return build(b, p.withDefaults()) },
+		Key:               "inbox",
+		Name:              ServerName,
+		Title:             ServerTitle,
+		Version:           ServerVersion,
+		DefaultAddr:       "127.0.0.1:8081",
+		APIBase:           APIBase,
+		AllowedOrigins:    true,
+		ScopeDescriptions: scopeDescriptions,
+		Migrations:        Migrations,
+		Settings:          p.settings,
+		Build:             func(b *productkit.Builder) error { return build(b, p.withDefaults()) },
 	}
+}
+
+// scopeDescriptions say, in plain words, what a person allows when they
+// grant each of the Inbox's scopes; the consent page of the built-in
+// authorization server shows them (productkit.Spec.ScopeDescriptions).
+var scopeDescriptions = map[string]string{
+	"inbox.workspaces":    "See and manage your workspaces",
+	"inbox.inboxes":       "See and manage your inboxes (the addresses that receive e-mail)",
+	"inbox.emails":        "Read the e-mails your inboxes received, and act on them",
+	"inbox.agents":        "See and configure the agents that process your e-mail",
+	"inbox.agent_runs":    "See what your agents did and start them again",
+	"inbox.webhooks":      "See and manage the webhooks that notify your other systems",
+	"inbox.system_events": "Read the activity log of your account",
 }
 
 // build declares the Inbox on b: every operation on the API, the catalog

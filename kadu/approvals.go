@@ -14,10 +14,16 @@ import (
 // exactly what will run and chooses Continuar or Cancelar
 // (productkit/approval). It needs the database (the approvals) and the
 // built-in authorization server (the page's sign-in); without either it is
-// nil and MCPOptions' Refuse stays.
+// nil and MCPOptions' Refuse stays. Approved calls run as jobs on
+// deps.Jobs; a process with the queue but no sign-in (the worker) gets a
+// policy that only runs them, and offers no links.
 func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Tool, owners map[string]approval.Owner) (*approval.Policy, error) {
-	if deps.DB == nil || deps.AuthServer == nil || auth == nil {
+	if deps.DB == nil || auth == nil || (deps.AuthServer == nil && deps.Jobs == nil) {
 		return nil, nil
+	}
+	var signIn approval.SignIn
+	if deps.AuthServer != nil {
+		signIn = deps.AuthServer
 	}
 	// Kadu is Brazilian first: times on the pages in Brasília time when
 	// the system knows the zone.
@@ -31,7 +37,7 @@ func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Too
 	}
 	return approval.New(approval.Options{
 		DB: deps.DB, PublicURL: deps.PublicURL, ProductName: ServerTitle, Tools: tools,
-		SignIn: deps.AuthServer, Roles: deps.Roles, Access: auth.MCP.Access, Location: loc, Logger: log,
+		SignIn: signIn, Jobs: deps.Jobs, Roles: deps.Roles, Access: auth.MCP.Access, Location: loc, Logger: log,
 		// An execution's destructive step is approved on the same page; the
 		// decision resumes the execution (runtime_tools.go).
 		Owners: owners,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -37,7 +38,7 @@ func startKadu(t *testing.T, db *store.DB, cfg Config) *kaduEnv {
 	cfg.Runtime.hold = true
 	spec := specWith(cfg)
 	e := &kaduEnv{Env: producttest.Start(t, db, spec, producttest.Options{}), t: t, ctx: context.Background()}
-	e.svc = newService(productkit.Deps{DB: db, Jobs: e.Jobs}, cfg)
+	e.svc = newService(productkit.Deps{DB: db, Jobs: e.Jobs, Roles: sqlstore.RoleLookup(db)}, cfg)
 	for _, u := range []struct {
 		dst  *accounts.User
 		role identity.Role

@@ -10,7 +10,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/oauth"
-	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -122,12 +121,10 @@ type runtime struct {
 }
 
 func newRuntime(deps productkit.Deps, cfg Config) *runtime {
+	// The role of each in-process call comes from the deployment's lookup
+	// (productkit.Deps.Roles, which serve and worker fill from the
+	// authorization server's store); nil skips it (tests).
 	rt := &runtime{tools: deps.Tools, roles: deps.Roles, publicURL: deps.PublicURL, cfg: cfg.Runtime.withDefaults()}
-	if rt.roles == nil && deps.DB != nil {
-		// The worker process has no resource servers; the role is read
-		// from the same table they read.
-		rt.roles = sqlstore.RoleLookup(deps.DB)
-	}
 	rt.provider = rt.cfg.Provider
 	if rt.provider == nil && cfg.ModelURL != "" {
 		rt.provider = llm.New(llm.Config{URL: cfg.ModelURL, APIKey: cfg.ModelKey, Timeout: rt.cfg.ModelTimeout})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -330,5 +331,5 @@ func agentConfig(m *fakeModel) Config {
 }
 
 func productkitDeps(db *store.DB, q *jobs.Queue, reg *toolreg.Registry) productkit.Deps {
-	return productkit.Deps{DB: db, Jobs: q, Tools: reg}
+	return productkit.Deps{DB: db, Jobs: q, Tools: reg, Roles: sqlstore.RoleLookup(db)}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -267,7 +268,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 // (the webhooks' worker, with its 30 s timeout, would not fit the short
 // rescue time of these tests).
 func runtimeOnly(db *store.DB, q *jobs.Queue, reg *toolreg.Registry, cfg Config) *service {
-	s := newService(productkit.Deps{DB: db, Tools: reg}, cfg)
+	s := newService(productkit.Deps{DB: db, Tools: reg, Roles: sqlstore.RoleLookup(db)}, cfg)
 	s.jobs = q
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -38,7 +39,7 @@ func newReplica(t *testing.T, db *store.DB, cfg Config) *replica {
 		t.Fatal(err)
 	}
 	r := &replica{queue: q}
-	r.svc = newService(productkit.Deps{DB: db, Jobs: q}, cfg)
+	r.svc = newService(productkit.Deps{DB: db, Jobs: q, Roles: sqlstore.RoleLookup(db)}, cfg)
 	r.svc.now = func() time.Time {
 		r.mu.Lock()
 		defer r.mu.Unlock()

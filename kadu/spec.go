@@ -29,16 +29,28 @@ func Spec() *productkit.Spec { return specWith(Config{}) }
 func specWith(start Config) *productkit.Spec {
 	cfg := &start
 	return &productkit.Spec{
-		Key:         "kadu",
-		Name:        ServerName,
-		Title:       ServerTitle,
-		Version:     ServerVersion,
-		DefaultAddr: "127.0.0.1:8083",
-		APIBase:     APIBase,
-		Migrations:  Migrations,
-		Settings:    cfg.settings,
-		Build:       func(b *productkit.Builder) error { return build(b, *cfg) },
+		Key:               "kadu",
+		Name:              ServerName,
+		Title:             ServerTitle,
+		Version:           ServerVersion,
+		DefaultAddr:       "127.0.0.1:8083",
+		APIBase:           APIBase,
+		ScopeDescriptions: scopeDescriptions,
+		Migrations:        Migrations,
+		Settings:          cfg.settings,
+		Build:             func(b *productkit.Builder) error { return build(b, *cfg) },
 	}
+}
+
+// scopeDescriptions say, in plain words, what a person allows when they
+// grant each of the Kadu's scopes; the consent page of the built-in
+// authorization server shows them (productkit.Spec.ScopeDescriptions).
+var scopeDescriptions = map[string]string{
+	"kadu.tasks":      "See, create and run your tasks",
+	"kadu.executions": "See task runs and what they produced",
+	"kadu.files":      "Upload and download files",
+	"kadu.approvals":  "See and decide what waits for your approval",
+	"kadu.webhooks":   "See and manage the webhooks that notify your other systems",
 }
 
 // webhookEventSlugs are the events Kadu emits, the only slugs a webhook
@@ -103,6 +115,10 @@ func build(b *productkit.Builder, cfg Config) error {
 			return nil, err
 		}
 		approvals = p
+		if deps.AuthServer == nil {
+			// A worker's policy runs approved calls; it offers no links.
+			return nil, nil
+		}
 		return p, nil
 	})
 	b.Routes(func(mux *http.ServeMux) {

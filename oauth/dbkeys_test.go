@@ -13,7 +13,7 @@ import (
 
 func TestDBKeyStoreSharesSealedKeys(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		secret := []byte(strings.Repeat("s", 32))
 		ks1, err := NewDBKeyStore(db, secret)
 		if err != nil {

@@ -46,7 +46,11 @@ type Deps struct {
 	// Keys verify access tokens. Nil runs the product with no
 	// authentication at all, which only tests of the transport do.
 	Keys oauth.KeySource
-	// Roles looks up a person's current role in an organization.
+	// Roles looks up a person's current role in an organization: the
+	// resource servers' check of every request, and the role of calls a
+	// product makes in-process as a person (Kadu's executions). The binary
+	// fills it from the authorization server's store in serve and worker
+	// alike, so no product reads the auth tables itself.
 	Roles oauth.RoleLookup
 	// Changes is the process's watch of identity and tenancy changes
 	// (accounts.ChangeWatch): a product's accounts.Store keeps its

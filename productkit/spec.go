@@ -38,6 +38,12 @@ type Spec struct {
 	// browser origins allowed on the MCP endpoint (the Inbox's seed lets
 	// its deployment choose; Dunning and Kadu fix theirs).
 	AllowedOrigins bool
+	// ScopeDescriptions say, in plain words, what a person allows when
+	// they grant each of the product's scopes (Scopes): the built-in
+	// authorization server's consent page shows them. Every scope of the
+	// product has one (catalogtest.Golden checks it); the oauth packages
+	// know no product's scopes.
+	ScopeDescriptions map[string]string
 	// Migrations are the product's own goose SQL files, applied with the
 	// platform's in one ordered run (store.DB.Migrate); nil: none. Their
 	// version numbers share one sequence with the platform's.

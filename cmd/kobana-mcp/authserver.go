@@ -26,6 +26,7 @@ func newAuthServer(spec *productkit.Spec, public string, db *store.DB, v *verifi
 		ProductName:       spec.Title,
 		Resources:         []string{public + productkit.MCPPath, public + spec.APIBase},
 		Scopes:            spec.Scopes(),
+		ScopeDescriptions: spec.ScopeDescriptions, // the consent page's words, from the product
 		Keys:              v.keySet,
 		Store:             sqlstore.New(db),
 		Accounts:          sqlstore.Accounts{Store: accounts.New(db, accounts.Options{})},

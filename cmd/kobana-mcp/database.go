@@ -10,6 +10,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
 )
 
 // The database settings every command that touches the database shares,
@@ -100,11 +101,12 @@ func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stdout, st
 	return sealer, secret, db, 0
 }
 
-// productMigrations are every product's own migrations: the binary always
-// migrates all of them, whichever products it serves, so one database has
-// one schema whatever --products says.
+// productMigrations are the framework's migrations kept beside their
+// owners (productkit.FrameworkMigrations) and every product's own: the
+// binary always migrates all of them, whichever products it serves, so one
+// database has one schema whatever --products says.
 func productMigrations() []fs.FS {
-	var out []fs.FS
+	out := productkit.FrameworkMigrations()
 	for _, p := range products() {
 		if p.Migrations != nil {
 			out = append(out, p.Migrations)

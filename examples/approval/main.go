@@ -45,6 +45,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
@@ -76,7 +77,7 @@ func run(addr string, ttl time.Duration, dataDir string, logger *slog.Logger) er
 		return err
 	}
 	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
+	if _, err := db.Migrate(ctx, productkit.FrameworkMigrations()...); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)

@@ -219,7 +219,7 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, status int,
 	}
 	var scopes []pages.Scope
 	for _, sc := range p.ar.GetRequestedScopes() {
-		scopes = append(scopes, pages.Scope{Name: sc, Description: ScopeDescription(sc)})
+		scopes = append(scopes, pages.Scope{Name: sc, Description: s.ScopeDescription(sc)})
 	}
 	redirect := ""
 	if u := p.ar.GetRedirectURI(); u != nil {

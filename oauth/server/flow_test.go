@@ -101,7 +101,7 @@ func TestCodeFlow(t *testing.T) {
 			"scope", "inbox.emails inbox.inboxes offline_access openid", "resource", e.mcp).Encode())
 		consentPage := b.signIn(e.issuer, first, anaEmail, anaPassword)
 		for _, s := range []string{"Test Agent", "unverified", "Kobana Autonomous Inbox", e.mcp, "Acme Ltda",
-			server.ScopeDescription("inbox.emails"), server.ScopeDescription("inbox.inboxes"), server.ScopeDescription("offline_access"), anaEmail} {
+			e.as.ScopeDescription("inbox.emails"), e.as.ScopeDescription("inbox.inboxes"), e.as.ScopeDescription("offline_access"), anaEmail} {
 			if !strings.Contains(consentPage.body, s) {
 				t.Errorf("consent page lacks %q", s)
 			}

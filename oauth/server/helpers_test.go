@@ -54,7 +54,7 @@ type env struct {
 // runEnvs runs fn against a fresh env on every engine storetest offers.
 func runEnvs(t *testing.T, fn func(t *testing.T, e *env), hooks ...func(*server.Config)) {
 	t.Helper()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		fn(t, newEnv(t, db, hooks...))
 	})
 }
@@ -63,7 +63,7 @@ func runEnvs(t *testing.T, fn func(t *testing.T, e *env), hooks ...func(*server.
 // rather than storage.
 func newEnvSQLite(t *testing.T, hooks ...func(*server.Config)) *env {
 	t.Helper()
-	return newEnv(t, storetest.Open(t, store.SQLite), hooks...)
+	return newEnv(t, storetest.Open(t, store.SQLite, sqlstore.Migrations), hooks...)
 }
 
 var cheapArgon = accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
@@ -91,7 +91,7 @@ func newEnv(t *testing.T, db *store.DB, hooks ...func(*server.Config)) *env {
 		mcp: ts.URL + "/mcp", api: ts.URL + "/api/v1", scopes: testInboxScopes}
 	cfg := server.Config{
 		Issuer: ts.URL, ProductName: "Kobana Autonomous Inbox", Resources: []string{e.mcp, e.api},
-		Scopes: testInboxScopes, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
+		Scopes: testInboxScopes, ScopeDescriptions: testScopeDescriptions, Keys: keys, Store: sqlstore.New(db), Accounts: sqlstore.Accounts{Store: acc},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	for _, h := range hooks {

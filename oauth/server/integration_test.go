@@ -24,7 +24,7 @@ import (
 // → authorization server metadata → sign-in → token → accepted.
 func TestWithResourceServers(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, store.SQLite)
+	db := storetest.Open(t, store.SQLite, sqlstore.Migrations)
 	ctx := context.Background()
 	acc := accounts.New(db, accounts.Options{Password: cheapArgon})
 	org, _ := acc.CreateOrganization(ctx, "Acme")

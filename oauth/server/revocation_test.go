@@ -54,7 +54,7 @@ func newReplicas(t *testing.T, d store.Dialect) *replicas {
 		return db
 	}
 	db1 := open()
-	if _, err := db1.Migrate(ctx); err != nil {
+	if _, err := db1.Migrate(ctx, oauth.Migrations, sqlstore.Migrations); err != nil {
 		t.Fatal(err)
 	}
 	keySet := func(db *store.DB) *oauth.KeySet {

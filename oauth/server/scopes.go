@@ -10,43 +10,21 @@ import "slices"
 // intent; it is granted when asked and never put in an access token.
 const OfflineAccess = "offline_access"
 
-// scopeDescriptions say, in plain words, what a person allows when they
-// grant a scope. The consent page shows them; a scope without one shows its
-// name.
-var scopeDescriptions = map[string]string{
-	OfflineAccess: "Keep its access when you are not using it, without asking you again",
+// offlineAccessDescription is what the consent page says of
+// OfflineAccess, the one scope the server itself defines; every other
+// scope's description comes from its product (Config.ScopeDescriptions).
+const offlineAccessDescription = "Keep its access when you are not using it, without asking you again"
 
-	"inbox.workspaces":    "See and manage your workspaces",
-	"inbox.inboxes":       "See and manage your inboxes (the addresses that receive e-mail)",
-	"inbox.emails":        "Read the e-mails your inboxes received, and act on them",
-	"inbox.agents":        "See and configure the agents that process your e-mail",
-	"inbox.agent_runs":    "See what your agents did and start them again",
-	"inbox.webhooks":      "See and manage the webhooks that notify your other systems",
-	"inbox.system_events": "Read the activity log of your account",
-
-	"dunning.debtors":        "See and manage your debtors",
-	"dunning.charges":        "See and manage the charges owed to you",
-	"dunning.plans":          "See and manage your collection plans (what is sent, and when)",
-	"dunning.notifications":  "See and send reminders to your debtors",
-	"dunning.agreements":     "See and make payment agreements with debtors",
-	"dunning.credit_reports": "Report debtors to credit bureaus, and withdraw reports",
-	"dunning.protests":       "See and manage protests of unpaid bills",
-	"dunning.documents":      "See and generate documents",
-	"dunning.exports":        "Export your data",
-	"dunning.webhooks":       "See and manage the webhooks that notify your other systems",
-
-	"kadu.tasks":      "See, create and run your tasks",
-	"kadu.executions": "See task runs and what they produced",
-	"kadu.files":      "Upload and download files",
-	"kadu.approvals":  "See and decide what waits for your approval",
-	"kadu.webhooks":   "See and manage the webhooks that notify your other systems",
-}
-
-// ScopeDescription is the plain-words description of scope, or the scope
-// itself when none is written.
-func ScopeDescription(scope string) string {
-	if d, ok := scopeDescriptions[scope]; ok {
+// ScopeDescription is the plain-words description of scope that the
+// consent page shows — the product's (Config.ScopeDescriptions), or the
+// server's own for offline_access — or the scope itself when none is
+// written.
+func (s *Server) ScopeDescription(scope string) string {
+	if d, ok := s.descriptions[scope]; ok && d != "" {
 		return d
+	}
+	if scope == OfflineAccess {
+		return offlineAccessDescription
 	}
 	return scope
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -51,6 +52,11 @@ type Config struct {
 	// its operations); a product whose operations need only a valid token
 	// may have none.
 	Scopes []string
+	// ScopeDescriptions say, in plain words, what a person allows when
+	// they grant each of Scopes (productkit.Spec.ScopeDescriptions): the
+	// consent page shows them, and a scope without one shows its name.
+	// The server knows no product's scopes of its own.
+	ScopeDescriptions map[string]string
 	// Keys sign access tokens.
 	Keys *oauth.KeySet
 	// Store keeps clients, grants and browser sessions.
@@ -119,6 +125,7 @@ type Server struct {
 	product      string
 	resources    []string
 	scopes       []string
+	descriptions map[string]string
 	clientScopes []string
 	keys         *oauth.KeySet
 	store        Storage
@@ -189,7 +196,7 @@ func New(c Config) (*Server, error) {
 	}
 	s := &Server{
 		issuer: issuer, product: c.ProductName, resources: resources,
-		scopes: slices.Clone(c.Scopes), clientScopes: append(slices.Clone(c.Scopes), OfflineAccess),
+		scopes: slices.Clone(c.Scopes), descriptions: maps.Clone(c.ScopeDescriptions), clientScopes: append(slices.Clone(c.Scopes), OfflineAccess),
 		keys: c.Keys, store: c.Store, accounts: c.Accounts, log: c.Logger,
 		sessions:    newSessions(c.Store, issuer, iss.Scheme == "https", c.SessionTTL),
 		csrf:        http.NewCrossOriginProtection(),

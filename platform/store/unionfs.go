@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -12,8 +13,11 @@ import (
 // unionFS is several migration directories seen as one flat directory of
 // .sql files, so that goose reads the platform's steps and every
 // product's as one history. A version number used by two files, or a file
-// name used twice, is refused: two steps claiming one version would make
-// the history depend on which source was read first.
+// name used twice with different contents, is refused: two steps claiming
+// one version would make the history depend on which source was read
+// first. The same file (name and bytes) from two sources is one step: a
+// package's migrations (the approvals') may be carried both by the
+// framework's list and by a product whose own code reads those tables.
 type unionFS struct {
 	files map[string]fs.FS // file name → the source that holds it
 	names []string         // sorted
@@ -40,11 +44,18 @@ func newUnionFS(sources []fs.FS) (*unionFS, error) {
 			if !ok || err != nil {
 				return nil, fmt.Errorf("store: migration %s: the name must start with its version number and _", name)
 			}
+			if prev, dup := u.files[name]; dup {
+				same, err := sameFile(prev, src, name)
+				if err != nil {
+					return nil, err
+				}
+				if !same {
+					return nil, fmt.Errorf("store: migration %s appears twice, with different contents", name)
+				}
+				continue
+			}
 			if prev, dup := versions[v]; dup {
 				return nil, fmt.Errorf("store: migrations %s and %s share version %d", prev, name, v)
-			}
-			if _, dup := u.files[name]; dup {
-				return nil, fmt.Errorf("store: migration %s appears twice", name)
 			}
 			versions[v] = name
 			u.files[name] = src
@@ -53,6 +64,19 @@ func newUnionFS(sources []fs.FS) (*unionFS, error) {
 	}
 	slices.Sort(u.names)
 	return u, nil
+}
+
+// sameFile reports whether two sources hold the same bytes under name.
+func sameFile(a, b fs.FS, name string) (bool, error) {
+	x, err := fs.ReadFile(a, name)
+	if err != nil {
+		return false, fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	y, err := fs.ReadFile(b, name)
+	if err != nil {
+		return false, fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	return bytes.Equal(x, y), nil
 }
 
 // Open implements fs.FS: "." is the flat directory, a name its file.
@@ -112,3 +136,17 @@ func (dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
 func (dirInfo) ModTime() time.Time { return time.Time{} }
 func (dirInfo) IsDir() bool        { return true }
 func (dirInfo) Sys() any           { return nil }
+
+// Union is several migration directories seen as one, for a package whose
+// Migrations carry another package's steps besides its own (Kadu's tables
+// and the approvals its code reads): a file both hold is one step when
+// their bytes agree (see unionFS). It panics when they clash — two files
+// of one version, or one name with two contents — since the files are
+// embedded, that is a mistake of the program.
+func Union(sources ...fs.FS) fs.FS {
+	u, err := newUnionFS(sources)
+	if err != nil {
+		panic(err.Error())
+	}
+	return u
+}

@@ -25,7 +25,8 @@
 //     person who made the call, sees exactly what will run, with
 //     Continuar and Cancelar (CSRF-protected). Anyone else gets a 404.
 //  3. Continuar marks the approval approved and runs the stored call in the
-//     background, exactly once: the run is claimed with one conditional
+//     background (a job on the process's queue, committed with the
+//     approval; see run.go), exactly once: the run is claimed with one conditional
 //     UPDATE (approved → running), so two clicks, or a click and a client's
 //     retry, run it once. It runs as the person (their role read again
 //     now), and the outcome — the tool's content blocks, succeeded or
@@ -38,7 +39,8 @@
 //     failed → the recorded outcome, never a second run; cancelled,
 //     expired, or a decline of the URL request → isError, nothing ran.
 //
-// The database (migration 00040_approvals.sql) is the only state, so any
-// replica serves any step. Background runs are goroutines for now
-// (run.go); Close waits for them at shutdown.
+// The database (migrations/00040_approvals.sql and its successors) is
+// the only state, so any replica serves any step, and any replica's worker
+// runs an approved call (run.go, job.go). Without a queue, background runs
+// are goroutines and Close waits for them at shutdown.
 package approval

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -58,6 +59,11 @@ func newEnv(t *testing.T, db *store.DB, opts approvaltest.Options) *env {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The tables of the page's sign-in and of the approvals, which
+	// storetest's platform migrations leave out.
+	if _, err := db.Migrate(context.Background(), sqlstore.Migrations, approval.Migrations); err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{}

@@ -65,8 +65,12 @@ type view struct {
 	ExpiresAt, ExpiresIn, Result string
 }
 
-// Routes mounts the approval pages on the product's mux.
+// Routes mounts the approval pages on the product's mux; a policy without
+// SignIn (a worker's) has none.
 func (p *Policy) Routes(mux *http.ServeMux) {
+	if p.opts.SignIn == nil {
+		return
+	}
 	mux.HandleFunc("GET "+PathPrefix+"style.css", serveStyle)
 	mux.HandleFunc("GET "+PathPrefix+"{id}", p.show)
 	mux.Handle("POST "+PathPrefix+"{id}", p.csrf.Handler(http.HandlerFunc(p.decide)))
@@ -114,7 +118,14 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	switch r.PostForm.Get("decision") {
 	case "continuar":
-		approved, err := p.store.Approve(ctx, a.ID, v.UserID)
+		var approved bool
+		var err error
+		if p.opts.Jobs != nil && a.Owner == "" {
+			// The run is a job, committed with the approval.
+			approved, err = p.approveAndEnqueue(ctx, a.ID, v.UserID)
+		} else {
+			approved, err = p.store.Approve(ctx, a.ID, v.UserID)
+		}
 		if err != nil {
 			p.serverError(w, "approving", err)
 			return
@@ -124,7 +135,7 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 			if a.Owner != "" {
 				// The product that asked makes the call itself.
 				p.notify(a)
-			} else {
+			} else if p.opts.Jobs == nil {
 				p.start(a.ID)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -54,7 +55,7 @@ type SignIn interface {
 
 // Options configure a Policy.
 type Options struct {
-	// DB holds the approvals (migration 00040).
+	// DB holds the approvals (Migrations).
 	DB *store.DB
 	// PublicURL is the product listener's public base URL; approval links
 	// are PublicURL + PathPrefix + id.
@@ -65,8 +66,19 @@ type Options struct {
 	// the tool with its name. A destructive tool missing here is refused
 	// (mcp.Refuse) instead of getting a link.
 	Tools []mcp.Tool
-	// SignIn signs people in to the pages.
+	// SignIn signs people in to the pages. Nil makes a policy that only
+	// runs approved calls from Jobs (a worker process, which serves no
+	// pages): it offers no links (Unconfirmable refuses) and mounts no
+	// routes.
 	SignIn SignIn
+	// Jobs is the process's job queue (platform/jobs): Continuar enqueues
+	// the run of the approved call (kind RunKind) in the transaction that
+	// approves it, and the queue's worker — in this process or any other
+	// on the database — runs it (Policy.RunApproved). New registers that
+	// worker, so one policy per queue. Nil runs approved calls in a
+	// goroutine of the process that approved them (tests, and a process
+	// without a queue).
+	Jobs *jobs.Queue
 	// Roles reads the person's current role when the page is shown and when
 	// the call runs: someone who left the organization sees no page and
 	// runs nothing. Nil skips the lookup (tests).
@@ -139,7 +151,7 @@ func New(opts Options) (*Policy, error) {
 	switch {
 	case opts.DB == nil:
 		return nil, errors.New("approval: a database is required")
-	case opts.SignIn == nil:
+	case opts.SignIn == nil && opts.Jobs == nil:
 		return nil, errors.New("approval: a sign-in (the built-in authorization server) is required")
 	case !strings.HasPrefix(opts.PublicURL, "http://") && !strings.HasPrefix(opts.PublicURL, "https://"):
 		return nil, fmt.Errorf("approval: public URL %q is not an http(s) URL", opts.PublicURL)
@@ -166,6 +178,9 @@ func New(opts Options) (*Policy, error) {
 	p := &Policy{opts: opts, store: NewStore(opts.DB, opts.Now), tools: map[string]*mcp.Tool{}, log: opts.Logger, csrf: http.NewCrossOriginProtection()}
 	for i := range opts.Tools {
 		p.tools[opts.Tools[i].Name] = &opts.Tools[i]
+	}
+	if opts.Jobs != nil {
+		p.registerJobs(opts.Jobs)
 	}
 	p.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusForbidden, view{Kind: "message", Title: "Formulário recusado",
@@ -228,6 +243,10 @@ func (p *Policy) URL(id string) string { return p.opts.PublicURL + PathPrefix + 
 // then it waits for and answers the recorded outcome); succeeded or failed
 // answers the recorded outcome; cancelled or expired answers isError.
 func (p *Policy) Unconfirmable(ctx context.Context, call *mcp.UnconfirmableCall) (mcp.Decision, error) {
+	if p.opts.SignIn == nil {
+		// Nobody could sign in to a page of this process.
+		return mcp.Refuse().Unconfirmable(ctx, call)
+	}
 	if st := call.Request.State; st != nil {
 		if id, ok := strings.CutPrefix(string(st.Data), stateData); ok {
 			return p.retry(ctx, call, id)

@@ -14,22 +14,25 @@ import (
 
 // Running an approved call.
 //
-// Continuar moves the approval to approved and starts a goroutine that
-// claims it (approved → running, one conditional UPDATE) and runs it; a
-// 2026 client's retry may claim it first and run it itself. Whoever wins
-// the claim runs the tool's handler once, as the person (the identity
-// stored with the approval, with the role read again now), and records
-// the outcome (running → succeeded | failed). The goroutine's context is
-// detached from the page's request and bounded by RunTimeout.
+// With a job queue (Options.Jobs, as the binary gives Kadu), Continuar
+// moves the approval to approved and enqueues a job of kind RunKind in the
+// same transaction (job.go); the queue's worker, in any process on the
+// database, claims it (approved → running, one conditional UPDATE) and
+// runs it. Without a queue (tests) a goroutine of the process that
+// approved does the same. A 2026 client's retry may claim it first and
+// run it itself. Whoever wins the claim runs the tool's handler once, as
+// the person (the identity stored with the approval, with the role read
+// again now), and records the outcome (running → succeeded | failed),
+// within RunTimeout.
 //
-// A process that dies mid-run leaves the approval running: once twice
-// RunTimeout has passed, the next reading marks it failed, saying the
-// outcome is unknown (settle). One that dies between Continuar and the
-// claim leaves it approved: the next reading starts the run again.
-//
-// The goroutine is the interim runner: when the project has a job queue,
-// Continuar will enqueue the run instead, and the queue's worker will call
-// the same claim-run-record steps (Policy.RunApproved).
+// A process that dies between Continuar and the claim leaves a job that
+// another worker runs. One that dies mid-run leaves the approval running
+// and its job running: River rescues the job (platform/jobs), whose next
+// run finds the call claimed and, once twice RunTimeout has passed, marks
+// it failed, saying the outcome is unknown (settle) — never running a
+// destructive call twice. A reading does the same, and gives an approval
+// left approved without a runner for a while (an old process's) to the
+// queue again.
 
 // staleApproved is how long an approved call may wait for its runner
 // before a reading starts another (the first one's process died).
@@ -38,6 +41,10 @@ const staleApproved = 30 * time.Second
 // start runs an approved call in the background, unless the policy is
 // closed (then the next reading of the approval starts it).
 func (p *Policy) start(id string) {
+	if p.opts.Jobs != nil {
+		p.enqueue(id)
+		return
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -57,7 +64,7 @@ func (p *Policy) start(id string) {
 
 // RunApproved claims an approved call and runs it, recording the outcome;
 // it does nothing when the approval is not approved (another runner
-// claimed it). It is what a job queue's worker will call.
+// claimed it). It is what the queue's worker calls (job.go).
 func (p *Policy) RunApproved(ctx context.Context, id string) error {
 	a, err := p.store.Get(ctx, id)
 	if err != nil || a.Owner != "" {

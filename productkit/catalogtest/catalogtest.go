@@ -74,9 +74,11 @@ func List(t testing.TB, spec *productkit.Spec, method string) string {
 // Golden compares every list of the spec's catalog with its snapshot in
 // dir, or rewrites the snapshots when update is set. A product that
 // serves no such list has no snapshot of it. Each tool is compared on its
-// own, and a failure names it.
+// own, and a failure names it. It also checks the spec's scope
+// descriptions (ScopeDescriptions).
 func Golden(t *testing.T, spec *productkit.Spec, dir string, update bool) {
 	t.Helper()
+	ScopeDescriptions(t, spec)
 	goldenTools(t, dir, List(t, spec, "tools/list"), update)
 	for _, method := range []string{"resources/list", "resources/templates/list", "prompts/list"} {
 		got := List(t, spec, method)

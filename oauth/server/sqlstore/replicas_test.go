@@ -40,7 +40,7 @@ func TestChangesReachEveryReplicaWithinASecond(t *testing.T) {
 				return db
 			}
 			dbA, dbB := open(), open()
-			if _, err := dbA.Migrate(ctx); err != nil {
+			if _, err := dbA.Migrate(ctx, sqlstore.Migrations); err != nil {
 				t.Fatal(err)
 			}
 			acc := accounts.New(dbA, accounts.Options{Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}})

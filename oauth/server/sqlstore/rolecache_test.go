@@ -57,7 +57,7 @@ func frozen() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 // moving.
 func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
 		c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})
@@ -99,7 +99,7 @@ func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
 // on).
 func TestRoleCacheTTL(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
 		now := frozen()
@@ -127,7 +127,7 @@ func TestRoleCacheTTL(t *testing.T) {
 // delivery, with no clock moving.
 func TestRoleCacheNotice(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, store.Postgres)
+	db := storetest.Open(t, store.Postgres, sqlstore.Migrations)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)
 	c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})
@@ -159,7 +159,7 @@ func TestRoleCacheNotice(t *testing.T) {
 // nothing is cached until it is back.
 func TestRoleCacheLostListener(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, store.Postgres)
+	db := storetest.Open(t, store.Postgres, sqlstore.Migrations)
 	ctx := context.Background()
 	f := newCacheFixture(t, db)
 	c := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Now: frozen})

@@ -20,7 +20,7 @@ import (
 // grant can still be accepted.
 func TestRoleLookupAndRevokedGrants(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
 		acc := accounts.New(db, accounts.Options{Password: accounts.PasswordParams{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}})

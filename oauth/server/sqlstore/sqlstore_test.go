@@ -18,7 +18,7 @@ import (
 
 func TestRecords(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
 		now := time.Now().UTC()
@@ -91,7 +91,7 @@ func TestRecords(t *testing.T) {
 
 func TestTransactions(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
 		mk := func(sig string) *server.Record {
@@ -132,7 +132,7 @@ func TestTransactions(t *testing.T) {
 
 func TestClientsAndSessions(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := sqlstore.New(db)
 		c := &server.ClientRecord{ID: "kc_1", SecretHash: []byte{1, 2, 3}, Name: "App", RedirectURIs: []string{"https://a.example/cb", "http://127.0.0.1/cb"},

@@ -28,6 +28,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 )
@@ -59,6 +60,9 @@ type Options struct {
 	// Owners are approval.Options.Owners (approvals the product asks for
 	// itself).
 	Owners map[string]approval.Owner
+	// Jobs is approval.Options.Jobs: the queue approved calls run on (nil:
+	// a goroutine of this process).
+	Jobs *jobs.Queue
 	// Now replaces the approval policy's clock.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -139,7 +143,7 @@ func New(ctx context.Context, db *store.DB, publicURL string, opts Options) (*Se
 	tools := s.Projects.Tools()
 	s.Policy, err = approval.New(approval.Options{
 		DB: db, PublicURL: publicURL, ProductName: ProductName, Tools: tools, SignIn: s.Auth,
-		Roles: roles, Access: rs.Access, TTL: opts.TTL, RetryWait: opts.RetryWait, Now: opts.Now, Owners: opts.Owners,
+		Roles: roles, Access: rs.Access, TTL: opts.TTL, RetryWait: opts.RetryWait, Now: opts.Now, Owners: opts.Owners, Jobs: opts.Jobs,
 		Logger: opts.Logger.With("component", "approval"),
 	})
 	if err != nil {

@@ -1,0 +1,19 @@
+package sqlstore
+
+import (
+	"embed"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the steps of the tables this package owns: the built-in
+// authorization server's clients, grant records, browser sessions (00020)
+// and revoked grants (00070). They keep the numbers they had in the
+// platform's directory, so a database that applied them there is current;
+// store.DB.Migrate applies them in one ordered run with the platform's and
+// every product's (productkit.FrameworkMigrations lists them for the
+// binary).
+var Migrations = store.Dir(migrationFiles, "migrations")
