@@ -4,6 +4,5 @@
 // list styles the products page with — cursors ({data, meta:{next_cursor}},
 // optionally with meta.limit) and numbered pages ({data, meta:{total, page,
 // per_page, total_pages}}). It sits in the productkit floor so that no
-// product keeps what another needs in its own folder (README
-// "Architecture"; docs/decisions.md "A product is one folder").
+// product keeps what another needs in its own folder (docs/architecture.md; docs/decisions.md "A product is one folder").
 package restkit
