@@ -161,7 +161,10 @@ func TestReadmeWalkthroughs(t *testing.T) {
 				}
 			}
 			dir := repoView(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+			// Each block builds the binary first: on a busy 2-core machine
+			// a cold build alone took longer than the walkthrough itself
+			// (README "Starting the servers").
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", script)
 			cmd.Dir = dir
