@@ -57,7 +57,7 @@ type ChannelConfig struct {
 	linkBase string
 }
 
-// settings declares the product's own settings on s (README
+// settings declares the product's own settings on s (docs/operating.md
 // "Configuration"), bound to c: the check validates them and fills c once
 // they are parsed.
 func (c *ChannelConfig) settings(s *productkit.Settings) func() error {

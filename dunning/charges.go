@@ -22,7 +22,7 @@ import (
 
 // Permissions on charges: viewers read, members create and change them and
 // record payments (an ordinary write), admins cancel and archive them
-// (README "Dunning: debtors, charges and payments").
+// (docs/dunning.md "Dunning: debtors, charges and payments").
 var (
 	chargesRead   = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermRead}
 	chargesWrite  = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermWrite}

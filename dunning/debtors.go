@@ -19,7 +19,7 @@ import (
 )
 
 // Permissions on debtors: viewers read, members create and change them,
-// admins archive them (README "Dunning: debtors, charges and payments").
+// admins archive them (docs/dunning.md "Dunning: debtors, charges and payments").
 var (
 	debtorsRead   = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermRead}
 	debtorsWrite  = mcp.Requirement{Scopes: []string{"dunning.debtors"}, Permission: identity.PermWrite}

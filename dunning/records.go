@@ -49,7 +49,7 @@ const (
 	DebtorArchived = "archived"
 )
 
-// Defaults of an organization that never changed its settings (README
+// Defaults of an organization that never changed its settings (docs/dunning.md
 // "Dunning: debtors, charges and payments").
 const (
 	DefaultTimezone   = "America/Sao_Paulo"

@@ -39,7 +39,7 @@ type service struct {
 	// of collection in milliseconds.
 	now func() time.Time
 	// tenancy resolves the caller's organization from the token only; no
-	// operation takes an organization argument (README "Architecture").
+	// operation takes an organization argument (docs/architecture.md).
 	tenancy restkit.Tenancy
 
 	// countMismatches is what the count mender's last run found

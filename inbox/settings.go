@@ -7,7 +7,7 @@ import (
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
-// settings declares the Inbox's own settings (README "Configuration"),
+// settings declares the Inbox's own settings (docs/operating.md "Configuration"),
 // bound to c: the check converts and validates them into c once parsed.
 func (c *Config) settings(s *productkit.Settings) func() error {
 	mailDomain := s.Add("inbox-mail-domain", "KOBANA_INBOX_MAIL_DOMAIN", "inbox.localhost", "domain of the Inbox's receiving addresses")

@@ -10,7 +10,7 @@ import (
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
-// settings declares Kadu's own settings (README "Configuration"), bound
+// settings declares Kadu's own settings (docs/operating.md "Configuration"), bound
 // to c: the plan every organization runs within, the model price table,
 // the OpenAI-compatible API agent tasks use, and how long an execution
 // may run or wait. Money is written in reais, as on the API.

@@ -27,8 +27,8 @@ type AccessClaims struct {
 	// GrantID is the built-in authorization server's grant (fosite's
 	// request id, shared by every token of an authorization through any
 	// number of refreshes). Resource servers refuse the token once the
-	// grant is revoked, before it expires (README, "Sign-in, tokens and
-	// scopes").
+	// grant is revoked, before it expires (docs/operating.md,
+	// "Sign-in, tokens and scopes").
 	GrantID string `json:"gid,omitempty"`
 }
 
@@ -127,7 +127,7 @@ type JWTVerifier struct {
 	Keys     KeySource
 	// Leeway tolerates clock skew between replicas and clients on exp, nbf
 	// and iat (default 30 s): a token is still accepted up to Leeway after
-	// its exp (README, "Sign-in, tokens and scopes").
+	// its exp (docs/operating.md, "Sign-in, tokens and scopes").
 	Leeway time.Duration
 	Now    func() time.Time
 	// Hints, when set, make the refusals of a token for another product,

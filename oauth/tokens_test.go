@@ -195,8 +195,8 @@ func TestGrantClaim(t *testing.T) {
 	}
 }
 
-// TestExpiryLeeway pins the documented leeway (README, "Sign-in, tokens and
-// scopes"): a token is accepted up to 30 seconds after its exp, not after.
+// TestExpiryLeeway pins the documented leeway (docs/operating.md,
+// "Sign-in, tokens and scopes"): a token is accepted up to 30 seconds after its exp, not after.
 func TestExpiryLeeway(t *testing.T) {
 	t.Parallel()
 	c := &clock{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}

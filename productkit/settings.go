@@ -10,7 +10,7 @@ import (
 
 // Setting is one configuration value: a flag, the environment variable that
 // sets the same value, and its default. The table of settings is the one
-// place `serve --help` and the README's configuration table come from.
+// place `serve --help` and docs/operating.md's flag table come from.
 type Setting struct {
 	Flag, Env, Default, Help string
 	value                    *string
@@ -20,7 +20,7 @@ type Setting struct {
 // Settings is an ordered table of settings. The binary declares the shared
 // ones; each product declares its own through its Spec.Settings, bound to
 // its own typed configuration, so nothing about a product is written in
-// the binary (README "Configuration").
+// the binary (docs/operating.md "Configuration").
 type Settings struct{ list []*Setting }
 
 // Add declares a setting and returns where its value lands once Parse ran.

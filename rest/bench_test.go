@@ -117,8 +117,7 @@ func BenchmarkToolsList60(b *testing.B) {
 
 // The benchmarks below go through the real rest.API: rest.New, rest.Handle
 // with realistic input structs, the API's own validation and its encoded
-// answer, as the products declare their operations (README.md,
-// Architecture).
+// answer, as the products declare their operations (docs/architecture.md).
 
 // benchListIn is the input of a list operation, like the Inbox's
 // emails_list: five query filters with the constraints a product declares.

@@ -10,7 +10,7 @@ import (
 // endpointsFile, in the data directory, records the public base URL of
 // each product a running serve listens on, so that `kobana-mcp token`
 // signs for the issuer that serve verifies even when serve was started on
-// other ports (README "Sign-in, tokens and scopes").
+// other ports (docs/operating.md "Sign-in, tokens and scopes").
 const endpointsFile = "endpoints.json"
 
 // recordEndpoints writes the products' public URLs, replacing the file

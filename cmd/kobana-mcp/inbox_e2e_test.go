@@ -76,7 +76,7 @@ func (h *hookReceiver) wait(t *testing.T, event, want string) receivedHook {
 	return receivedHook{}
 }
 
-// TestInboxEndToEnd is the README's walkthrough, run for real on each
+// TestInboxEndToEnd is docs/inbox.md's walkthrough, run for real on each
 // engine: `kobana-mcp serve` with its embedded defaults (and development
 // webhooks allowed to reach loopback), an inbox and a webhook created
 // through the REST API with a developer token, an e-mail carrying a boleto

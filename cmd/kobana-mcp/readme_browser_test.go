@@ -17,7 +17,7 @@ import (
 // browser, signs in to and answers with Continuar. The test plays that
 // person with a real headless Chromium (chromedp), reading the link and
 // the demo account's password from what the walkthrough printed, so the
-// README block stays exactly what a person runs.
+// docs/kadu.md block stays exactly what a person runs.
 
 // chromiumPath is the Chromium the browser step drives (CI installs
 // Debian's).

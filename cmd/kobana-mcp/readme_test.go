@@ -13,27 +13,40 @@ import (
 	"time"
 )
 
-// walkthroughs are the README's runnable walkthroughs: a fenced sh block
-// right after a "<!-- walkthrough:NAME" comment, keyed by NAME.
+// walkthroughDocs are the pages holding runnable walkthroughs, from this
+// package's directory: each product's page (docs/inbox.md, docs/dunning.md,
+// docs/kadu.md) and the README.
+var walkthroughDocs = []string{"../../README.md", "../../docs/inbox.md", "../../docs/dunning.md", "../../docs/kadu.md"}
+
+// walkthroughs are the documentation's runnable walkthroughs: a fenced sh
+// block right after a "<!-- walkthrough:NAME" comment, keyed by NAME, from
+// whichever page holds it.
 func walkthroughs(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	re := regexp.MustCompile("(?s)<!-- walkthrough:([a-z]+)[^\n]*-->\n```sh\n(.*?)\n```")
 	out := map[string]string{}
-	for _, m := range re.FindAllSubmatch(b, -1) {
-		out[string(m[1])] = string(m[2])
+	for _, page := range walkthroughDocs {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			name := string(m[1])
+			if _, dup := out[name]; dup {
+				t.Fatalf("walkthrough:%s appears twice (again in %s)", name, page)
+			}
+			out[name] = string(m[2])
+		}
 	}
 	return out
 }
 
-// TestReadmeWalkthroughs runs each walkthrough of the README exactly as
-// written, with bash, in a fresh directory that sees the repository (its
+// TestReadmeWalkthroughs runs each walkthrough of the documentation exactly
+// as written, with bash, in a fresh directory that sees the repository (its
 // top-level entries linked in) and nothing else: a fresh data directory,
 // the default ports, the embedded defaults. What each should show is
-// checked in its output, so the README cannot drift from the product.
+// checked in its output, so the pages cannot drift from the product; the
+// block's own exit status (it sets -euo pipefail itself) is what passes.
 func TestReadmeWalkthroughs(t *testing.T) {
 	// Not parallel, nor its walkthroughs: they use serve's default ports
 	// (8081–8083, 2525) and the receivers' (9000, 2526), and a test that is
@@ -119,7 +132,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 	for name, wants := range expect {
 		script, ok := found[name]
 		if !ok {
-			t.Fatalf("the README has no walkthrough:%s block", name)
+			t.Fatalf("the docs have no walkthrough:%s block", name)
 		}
 		t.Run(name, func(t *testing.T) {
 			// serve's default ports, and the receivers' each walkthrough starts.
@@ -151,9 +164,12 @@ func TestReadmeWalkthroughs(t *testing.T) {
 				}
 			}
 			dir := repoView(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+			// Each block builds the binary first: on a busy 2-core machine
+			// a cold build alone took longer than the walkthrough itself
+			// (README "Starting the servers").
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+script)
+			cmd := exec.CommandContext(ctx, "bash", "-c", script)
 			cmd.Dir = dir
 			cmd.Env = cleanEnv()
 			// Its own process group, so whatever the script leaves behind
@@ -208,7 +224,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 }
 
 // repoView is a fresh directory whose entries link to the repository's
-// top-level files and folders, so the README's relative paths
+// top-level files and folders, so the walkthroughs' relative paths
 // (./cmd/kobana-mcp, examples/…) work while what the walkthrough writes
 // (the binary, ./data) stays out of the checkout.
 func repoView(t *testing.T) string {

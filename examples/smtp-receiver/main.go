@@ -1,7 +1,7 @@
 // Command smtp-receiver is a development SMTP server that accepts every
 // message on loopback and prints it — envelope, main headers and the text
 // body, decoded — so the e-mail Dunning sends can be read without a mail
-// account (README "Dunning in five minutes").
+// account (docs/dunning.md "Dunning in five minutes").
 //
 //	go run ./examples/smtp-receiver -addr 127.0.0.1:2526
 //

@@ -7,7 +7,7 @@
 // need the same rules: the Inbox reads boletos and Pix codes out of
 // forwarded e-mails, Dunning reads a charge's barcode or digitable line
 // and validates and formats its debtors' CPF and CNPJ. Products never
-// import each other (README.md, Architecture), so the one copy of these
+// import each other (docs/architecture.md), so the one copy of these
 // rules lives here, below them all; a fix to a check digit or to the
 // due-date factor's rollover reaches every product at once.
 //

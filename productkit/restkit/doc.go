@@ -8,6 +8,6 @@
 // third-party data, id completions from the listings, and the small
 // generic helpers (OrEmpty, Deref) every product would otherwise write
 // again. It sits in the productkit floor so that no product keeps what
-// another needs in its own folder (README "Architecture";
+// another needs in its own folder (docs/architecture.md;
 // docs/decisions.md "A product is one folder").
 package restkit

@@ -31,7 +31,7 @@ type Tenant struct {
 type Tenancy func(ctx context.Context) (Tenant, error)
 
 // WorkspaceTenancy resolves the workspace the way the Inbox's API
-// documents it (README "What the Inbox offers"): the one the token is
+// documents it (docs/inbox.md "What the Inbox offers"): the one the token is
 // bound to, else the X-Workspace-Id header (id or external id), required
 // when the organization has several. Another organization's workspace, a
 // deleted one, or one other than the token's is 404: existence is never
@@ -100,7 +100,7 @@ func HomeWorkspace(ctx context.Context, acc *accounts.Store, orgID string) (acco
 // tenant, look the item up inside it, and answer it as the API shows it
 // ({"data": …}). An item that is not there for this caller — missing,
 // deleted, or another organization's — is 404 naming what was asked for,
-// never 403 (README "What the Inbox offers": other organizations' ids
+// never 403 (docs/inbox.md "What the Inbox offers": other organizations' ids
 // answer 404).
 func ReadItem[R any, J any](ctx context.Context, tenancy Tenancy, what string, lookup func(t Tenant) (R, error), show func(R) J) (*rest.Response, error) {
 	t, err := tenancy(ctx)

@@ -1,5 +1,5 @@
 # Shared by the load scripts (scripts/bench.sh, bench-rss.sh,
-# bench-replicas.sh; README, "Benchmarks"): a work directory removed at
+# bench-replicas.sh; docs/operating.md, "Benchmarks"): a work directory removed at
 # exit with every process started, the two binaries built into it, rate
 # limits high enough never to refuse, and a way to start `serve` and wait
 # for its endpoint. Source it from the repository's root.

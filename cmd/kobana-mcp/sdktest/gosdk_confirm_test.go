@@ -54,7 +54,7 @@ func startKobana(t *testing.T) *kobana {
 	addr := l.Addr().String()
 	l.Close()
 	k.base = "http://" + addr
-	// No SMTP intake: the default port is the README walkthrough's, which
+	// No SMTP intake: the default port is the walkthroughs' (docs/), which
 	// may be running in another package's test at the same time.
 	cmd := exec.Command(k.bin, "serve", "--data-dir", k.dataDir, "--products", "inbox", "--inbox-addr", addr, "--inbox-smtp-addr", "off", "--shutdown-grace", "2s")
 	cmd.Env = childEnv()
