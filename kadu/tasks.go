@@ -49,27 +49,15 @@ type toolInfo struct {
 	Destructive bool
 }
 
-// lookupTool finds a tool of the other products of this deployment: the
-// product-neutral registry the binary's wiring fills (the runtime sets
-// it). Nil — no registry — accepts any well-formed name and grants no
-// scope; with a registry, a name it does not know is refused when the
-// task is saved.
-var lookupTool func(name string) (toolInfo, bool)
-
-// validateWorkflow checks a workflow's steps when a task is saved, so a
-// task that cannot run is refused then rather than failing later. This
-// basic check is structural (each step names a tool, on_error is stop or
-// continue, step ids are unique); the runtime's engine replaces it with
-// one that also compiles each step's expressions. It returns a
-// *rest.Error (422, one detail per field) or nil.
-var validateWorkflow = func(steps []workflowStep) error { return checkWorkflowStructure(steps) }
-
 var (
 	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
 	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-// checkWorkflowStructure is validateWorkflow's default.
+// checkWorkflowStructure is the structural part of the check saving a
+// workflow runs (validateWorkflowSteps, runtime_workflow.go): each step
+// names a tool, on_error is stop or continue, step ids are unique. It
+// returns a *rest.Error (422, one detail per field) or nil.
 func checkWorkflowStructure(steps []workflowStep) error {
 	var details []rest.FieldError
 	if len(steps) == 0 {
@@ -398,11 +386,10 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
 			continue
 		}
-		lookup := s.lookupTool()
-		if lookup == nil {
+		if s.lookupTool == nil {
 			continue
 		}
-		info, ok := lookup(name)
+		info, ok := s.lookupTool(name)
 		if !ok {
 			details = append(details, rest.FieldError{Field: at, Message: "no tool of this name runs in this deployment"})
 			continue
@@ -422,7 +409,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 	t.GrantedScopes = granted
 	switch t.Mode {
 	case modeWorkflow:
-		if err := validateWorkflow(t.Steps); err != nil {
+		if err := s.validateWorkflow(t.Steps); err != nil {
 			return err
 		}
 		for i, st := range t.Steps {
