@@ -74,174 +74,187 @@ var (
 	agentsManage = mcp.Requirement{Scopes: []string{"inbox.agents"}, Permission: identity.PermManage}
 )
 
+// agentsAPI holds the handlers of the agent operations.
+type agentsAPI struct{ *service }
+
 // registerAgents declares the agent operations: the models and
 // instructions the workspace's inboxes process e-mail with.
 func registerAgents(api *rest.API, s *service) {
+	h := &agentsAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "agents_list", Method: "GET", Path: "/agents", Tags: []string{"agents"},
 		Title: "List agents", Summary: "Lists the workspace's agents, oldest first, with cursor pagination.",
 		Requires: agentsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listAgentsIn) (*rest.Response, error) {
-		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		limit := restkit.PageLimit(in.Limit)
-		rows, err := listAgents(ctx, s.db, sc.OrgID, sc.WorkspaceID, after, limit)
-		if err != nil {
-			return nil, err
-		}
-		return restkit.CursorPage(rows, limit, func(a agentRecord) string { return a.ID }, toAgentJSON), nil
-	})
+	}, h.list)
 	rest.Handle(api, rest.Operation{
 		ID: "agents_get", Method: "GET", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Get an agent", Summary: "Gets one agent of the workspace by id or external_id.",
 		Requires: agentsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.workspaceScope, "agent", func(sc scope) (agentRecord, error) {
-			return s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		}, toAgentJSON)
-	})
+	}, h.get)
 	rest.Handle(api, rest.Operation{
 		ID: "agents_create", Method: "POST", Path: "/agents", Tags: []string{"agents"},
 		Title: "Create an agent", Summary: "Creates an agent: the model, instructions and optional skills repository an inbox's e-mail is processed with.",
 		Requires: agentsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createAgentIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		now := store.Now()
-		a := agentRecord{ID: store.NewID(), OrganizationID: sc.OrgID, WorkspaceID: sc.WorkspaceID, ExternalID: strings.TrimSpace(in.ExternalID),
-			Label: strings.TrimSpace(in.Label), LLMModel: strings.TrimSpace(in.LLMModel), SystemMessage: in.SystemMessage, CreatedAt: now, UpdatedAt: now}
-		if a.ExternalID == "" {
-			a.ExternalID = a.ID
-		}
-		if a.LLMModel == "" {
-			a.LLMModel = defaultLLMModel
-		}
-		var bad []rest.FieldError
-		if a.Label == "" {
-			bad = append(bad, rest.FieldError{Field: "label", Message: "must not be blank"})
-		}
-		if in.SkillsRepo != "" {
-			repo, msg := skillsRepo(in.SkillsRepo)
-			if msg != "" {
-				bad = append(bad, rest.FieldError{Field: "skills_repo", Message: msg})
-			}
-			a.SkillsRepo = &repo
-		}
-		if len(bad) > 0 {
-			return nil, rest.Validation("the request is invalid", bad...)
-		}
-		if err := insertAgent(ctx, s.db, &a); err != nil {
-			return nil, agentErr(err)
-		}
-		return rest.Created(map[string]any{"data": toAgentJSON(a)}), nil
-	})
+	}, h.create)
 	rest.Handle(api, rest.Operation{
 		ID: "agents_update", Method: "PATCH", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Update an agent", Summary: "Changes the given fields of an agent; the inboxes that use it process their next e-mail with the new settings.",
 		Requires: agentsWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *updateAgentIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var a agentRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			a, err = lockAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
-			if err != nil {
-				return err
-			}
-			var bad []rest.FieldError
-			if in.Label != nil {
-				if a.Label = strings.TrimSpace(*in.Label); a.Label == "" {
-					bad = append(bad, rest.FieldError{Field: "label", Message: "must not be blank"})
-				}
-			}
-			if in.LLMModel != nil {
-				if a.LLMModel = strings.TrimSpace(*in.LLMModel); a.LLMModel == "" {
-					bad = append(bad, rest.FieldError{Field: "llm_model", Message: "must not be blank"})
-				}
-			}
-			if in.ExternalID != nil {
-				if a.ExternalID = strings.TrimSpace(*in.ExternalID); a.ExternalID == "" {
-					bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
-				}
-			}
-			if in.SystemMessage != nil {
-				a.SystemMessage = *in.SystemMessage
-			}
-			if in.SkillsRepo != nil {
-				a.SkillsRepo = nil
-				if *in.SkillsRepo != "" {
-					repo, msg := skillsRepo(*in.SkillsRepo)
-					if msg != "" {
-						bad = append(bad, rest.FieldError{Field: "skills_repo", Message: msg})
-					}
-					a.SkillsRepo = &repo
-				}
-			}
-			if len(bad) > 0 {
-				return rest.Validation("the request is invalid", bad...)
-			}
-			a.UpdatedAt = store.Now()
-			return updateAgent(ctx, tx, &a)
-		})
-		if err != nil {
-			return nil, agentErr(err)
-		}
-		return rest.OK(map[string]any{"data": toAgentJSON(a)}), nil
-	})
+	}, h.update)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "agents_delete", Method: "DELETE", Path: "/agents/{id}", Tags: []string{"agents"},
 		Title: "Delete an agent", Summary: "Deletes an agent by id or external_id. An agent that live inboxes use cannot be deleted (409): give them another agent first.",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    agentsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *agentRefIn) (string, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return "", err
-		}
-		a, err := s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		if err != nil {
-			return "", agentErr(err)
-		}
-		var n int
-		if err := s.db.Get(ctx, &n, `SELECT COUNT(*) FROM inboxes WHERE agent_id = ? AND organization_id = ? AND deleted_at IS NULL`, a.ID, sc.OrgID); err != nil {
-			return "", err
-		}
-		if n > 0 {
-			return "", agentErr(errAgentInUse{inboxes: n})
-		}
-		return fmt.Sprintf("Delete agent '%s' (model %s)? This cannot be undone.", a.Label, a.LLMModel), nil
-	}, func(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			a, err := s.getAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
-			if err != nil {
-				return err
-			}
-			return deleteAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, a.ID)
-		})
-		if err != nil {
-			return nil, agentErr(err)
-		}
-		return rest.NoContent(), nil
-	})
+	}, h.describeDelete, h.delete)
 }
 
-// lockAgent is getAgent for a transaction that will rewrite the row (see
-// lockInbox).
-func lockAgent(ctx context.Context, tx *store.Tx, orgID, workspaceID, ref string) (agentRecord, error) {
+// list answers agents_list.
+func (h *agentsAPI) list(ctx context.Context, in *listAgentsIn) (*rest.Response, error) {
+	sc, after, err := restkit.PageScope(ctx, h.workspaceScope, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	limit := restkit.PageLimit(in.Limit)
+	rows, err := listAgents(ctx, h.db, sc.OrgID, sc.WorkspaceID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	return restkit.CursorPage(rows, limit, func(a agentRecord) string { return a.ID }, toAgentJSON), nil
+}
+
+// get answers agents_get.
+func (h *agentsAPI) get(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, h.workspaceScope, "agent", func(sc scope) (agentRecord, error) {
+		return h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	}, toAgentJSON)
+}
+
+// create answers agents_create.
+func (h *agentsAPI) create(ctx context.Context, in *createAgentIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := store.Now()
+	a := agentRecord{ID: store.NewID(), OrganizationID: sc.OrgID, WorkspaceID: sc.WorkspaceID, ExternalID: strings.TrimSpace(in.ExternalID),
+		Label: strings.TrimSpace(in.Label), LLMModel: strings.TrimSpace(in.LLMModel), SystemMessage: in.SystemMessage, CreatedAt: now, UpdatedAt: now}
+	if a.ExternalID == "" {
+		a.ExternalID = a.ID
+	}
+	if a.LLMModel == "" {
+		a.LLMModel = defaultLLMModel
+	}
+	var bad []rest.FieldError
+	if a.Label == "" {
+		bad = append(bad, rest.FieldError{Field: "label", Message: "must not be blank"})
+	}
+	if in.SkillsRepo != "" {
+		repo, msg := skillsRepo(in.SkillsRepo)
+		if msg != "" {
+			bad = append(bad, rest.FieldError{Field: "skills_repo", Message: msg})
+		}
+		a.SkillsRepo = &repo
+	}
+	if len(bad) > 0 {
+		return nil, rest.Validation("the request is invalid", bad...)
+	}
+	if err := insertAgent(ctx, h.db, &a); err != nil {
+		return nil, agentErr(err)
+	}
+	return rest.Created(map[string]any{"data": toAgentJSON(a)}), nil
+}
+
+// update answers agents_update.
+func (h *agentsAPI) update(ctx context.Context, in *updateAgentIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var a agentRecord
-	err := tx.Get(ctx, &a, `SELECT `+agentColumns+` FROM inbox_agents WHERE deleted_at IS NULL AND `+byRef+forUpdate(tx),
-		orgID, workspaceID, ref, ref, ref)
-	return a, err
+	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+		a, err = lockAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return err
+		}
+		var bad []rest.FieldError
+		if in.Label != nil {
+			if a.Label = strings.TrimSpace(*in.Label); a.Label == "" {
+				bad = append(bad, rest.FieldError{Field: "label", Message: "must not be blank"})
+			}
+		}
+		if in.LLMModel != nil {
+			if a.LLMModel = strings.TrimSpace(*in.LLMModel); a.LLMModel == "" {
+				bad = append(bad, rest.FieldError{Field: "llm_model", Message: "must not be blank"})
+			}
+		}
+		if in.ExternalID != nil {
+			if a.ExternalID = strings.TrimSpace(*in.ExternalID); a.ExternalID == "" {
+				bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
+			}
+		}
+		if in.SystemMessage != nil {
+			a.SystemMessage = *in.SystemMessage
+		}
+		if in.SkillsRepo != nil {
+			a.SkillsRepo = nil
+			if *in.SkillsRepo != "" {
+				repo, msg := skillsRepo(*in.SkillsRepo)
+				if msg != "" {
+					bad = append(bad, rest.FieldError{Field: "skills_repo", Message: msg})
+				}
+				a.SkillsRepo = &repo
+			}
+		}
+		if len(bad) > 0 {
+			return rest.Validation("the request is invalid", bad...)
+		}
+		a.UpdatedAt = store.Now()
+		return updateAgent(ctx, tx, &a)
+	})
+	if err != nil {
+		return nil, agentErr(err)
+	}
+	return rest.OK(map[string]any{"data": toAgentJSON(a)}), nil
+}
+
+// describeDelete is the confirmation agents_delete asks for.
+func (h *agentsAPI) describeDelete(ctx context.Context, in *agentRefIn) (string, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return "", err
+	}
+	a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	if err != nil {
+		return "", agentErr(err)
+	}
+	n, err := inboxesUsingAgent(ctx, h.db, sc.OrgID, a.ID)
+	if err != nil {
+		return "", err
+	}
+	if n > 0 {
+		return "", agentErr(errAgentInUse{inboxes: n})
+	}
+	return fmt.Sprintf("Delete agent '%s' (model %s)? This cannot be undone.", a.Label, a.LLMModel), nil
+}
+
+// delete answers agents_delete.
+func (h *agentsAPI) delete(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		a, err := h.getAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return err
+		}
+		return deleteAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, a.ID)
+	})
+	if err != nil {
+		return nil, agentErr(err)
+	}
+	return rest.NoContent(), nil
 }
 
 // skillsRepo checks a skills repository URL: absolute https with a host,

@@ -65,12 +65,42 @@ func deleteAgent(ctx context.Context, tx *store.Tx, orgID, workspaceID, id strin
 		store.Now(), id, orgID, workspaceID)); err != nil {
 		return err
 	}
-	var n int
-	if err := tx.Get(ctx, &n, `SELECT COUNT(*) FROM inboxes WHERE agent_id = ? AND organization_id = ? AND deleted_at IS NULL`, id, orgID); err != nil {
+	n, err := inboxesUsingAgent(ctx, tx, orgID, id)
+	if err != nil {
 		return err
 	}
 	if n > 0 {
 		return errAgentInUse{inboxes: n}
 	}
 	return nil
+}
+
+// inboxesUsingAgent counts the live inboxes of orgID that agentID
+// processes: an agent in use is not deleted.
+func inboxesUsingAgent(ctx context.Context, q store.Querier, orgID, agentID string) (int, error) {
+	var n int
+	err := q.Get(ctx, &n, `SELECT COUNT(*) FROM inboxes WHERE agent_id = ? AND organization_id = ? AND deleted_at IS NULL`, agentID, orgID)
+	return n, err
+}
+
+// lockAgent is getAgent for a transaction that will rewrite the row (see
+// lockInbox).
+func lockAgent(ctx context.Context, tx *store.Tx, orgID, workspaceID, ref string) (agentRecord, error) {
+	var a agentRecord
+	err := tx.Get(ctx, &a, `SELECT `+agentColumns+` FROM inbox_agents WHERE deleted_at IS NULL AND `+byRef+forUpdate(tx),
+		orgID, workspaceID, ref, ref, ref)
+	return a, err
+}
+
+// shareAgent reads a live agent by reference and, on PostgreSQL,
+// share-locks its row until the transaction ends (see agentForInbox).
+func shareAgent(ctx context.Context, tx *store.Tx, orgID, workspaceID, ref string) (agentRecord, error) {
+	lock := ""
+	if tx.Dialect() == store.Postgres {
+		lock = " FOR SHARE"
+	}
+	var a agentRecord
+	err := tx.Get(ctx, &a, `SELECT `+agentColumns+` FROM inbox_agents
+		WHERE deleted_at IS NULL AND `+byRef+lock, orgID, workspaceID, ref, ref, ref)
+	return a, err
 }

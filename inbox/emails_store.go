@@ -172,3 +172,12 @@ func jsonList[T any](v []T) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// liveEmailID answers id when it is a live e-mail of the workspace,
+// store.ErrNotFound otherwise.
+func liveEmailID(ctx context.Context, q store.Querier, orgID, workspaceID, id string) (string, error) {
+	var found string
+	err := q.Get(ctx, &found, `SELECT id FROM emails
+		WHERE organization_id = ? AND workspace_id = ? AND id = ? AND deleted_at IS NULL`, orgID, workspaceID, id)
+	return found, err
+}

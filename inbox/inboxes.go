@@ -117,159 +117,186 @@ var (
 // declaration (intake_http.go) still uses.
 func writeAnnotations(idempotent bool) mcp.ToolAnnotations { return restkit.Write(idempotent) }
 
+// inboxesAPI holds the handlers of the inbox operations, allow-list
+// included (inbox_recipients.go): each is a named method, so an operation
+// reads from its declaration to its store in one hop.
+type inboxesAPI struct{ *service }
+
 // registerInboxes declares the inbox operations: the receiving addresses
 // of the caller's workspace.
 func registerInboxes(api *rest.API, s *service) {
+	h := &inboxesAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_list", Method: "GET", Path: "/inboxes", Tags: []string{"inboxes"},
 		Title: "List inboxes", Summary: "Lists the workspace's inboxes, oldest first, with cursor pagination; filters by status, agent and text in the label or address.",
 		Requires: inboxesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listInboxesIn) (*rest.Response, error) {
-		sc, after, err := restkit.PageScope(ctx, s.workspaceScope, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		f := inboxListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
-		if in.AgentID != "" {
-			// An agent that is not there matches no inbox.
-			f.AgentID = in.AgentID
-			if a, err := s.getAgent(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
-				f.AgentID = a.ID
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return nil, err
-			}
-		}
-		rows, err := listInboxes(ctx, s.db, sc.OrgID, sc.WorkspaceID, f)
-		if err != nil {
-			return nil, err
-		}
-		return restkit.CursorPage(rows, f.Limit, func(r inboxRecord) string { return r.ID }, toInboxJSON), nil
-	})
+	}, h.list)
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_get", Method: "GET", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title: "Get an inbox", Summary: "Gets one inbox of the workspace by id or external_id.",
 		Requires: inboxesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.workspaceScope, "inbox", func(sc scope) (inboxRecord, error) {
-			return s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		}, toInboxJSON)
-	})
+	}, h.get)
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_create", Method: "POST", Path: "/inboxes", Tags: []string{"inboxes"},
 		Title: "Create an inbox", Summary: "Creates an inbox: a receiving address on the Inbox's mail domain, generated when email is omitted, with its agent, allow-list, screening filters and attachment limits.",
 		Requires: inboxesWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createInboxIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var r inboxRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			r, err = s.newInbox(ctx, tx, sc, in.ExternalID, &in.inboxBody)
-			return err
-		})
-		if err != nil {
-			return nil, inboxErr(err)
-		}
-		return rest.Created(map[string]any{"data": toInboxJSON(r)}), nil
-	})
+	}, h.create)
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_upsert", Method: "PUT", Path: "/inboxes/{external_id}", Tags: []string{"inboxes"},
 		Title:    "Create or replace an inbox",
 		Summary:  "Creates the inbox with this external_id (201), or replaces every field of the live one that has it (200): fields left out take their defaults, except the address, which is kept. Replacing an allow-list needs the admin role.",
 		Requires: inboxesWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *upsertInboxIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var r inboxRecord
-		created := false
-		// Two concurrent upserts of a new external_id: the loser's insert
-		// conflicts, and its second attempt replaces the winner's inbox.
-		for attempt := 0; ; attempt++ {
-			err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-				old, err := getInboxWhere(ctx, tx, `organization_id = ? AND workspace_id = ? AND external_id = ?`+forUpdate(tx), sc.OrgID, sc.WorkspaceID, in.ExternalID)
-				if errors.Is(err, store.ErrNotFound) {
-					created = true
-					r, err = s.newInbox(ctx, tx, sc, in.ExternalID, &in.inboxBody)
-					return err
-				}
-				if err != nil {
-					return err
-				}
-				created = false
-				r, err = s.replaceInbox(ctx, tx, sc, old, &in.inboxBody)
-				return err
-			})
-			if !(created && errors.Is(err, store.ErrConflict) && attempt == 0) {
-				break
-			}
-		}
-		if err != nil {
-			return nil, inboxErr(err)
-		}
-		if created {
-			return rest.Created(map[string]any{"data": toInboxJSON(r)}), nil
-		}
-		return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
-	})
+	}, h.upsert)
 	rest.Handle(api, rest.Operation{
 		ID: "inboxes_update", Method: "PATCH", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title:    "Update an inbox",
 		Summary:  "Changes the given fields of an inbox (label, address, agent, status, filters, attachment limits); the allow-list is changed with inboxes_recipients_add and inboxes_recipients_remove.",
 		Requires: inboxesWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *updateInboxIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var r inboxRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			r, err = lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
-			if err != nil {
-				return err
-			}
-			return s.patchInbox(ctx, tx, sc, &r, in)
-		})
-		if err != nil {
-			return nil, inboxErr(err)
-		}
-		return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
-	})
+	}, h.update)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "inboxes_delete", Method: "DELETE", Path: "/inboxes/{id}", Tags: []string{"inboxes"},
 		Title: "Delete an inbox", Summary: "Deletes an inbox by id or external_id: its address stops receiving e-mail and is free for another inbox.",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    inboxesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *inboxRefIn) (string, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
-			return "", err
-		}
-		r, err := s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, in.ID)
-		if err != nil {
-			return "", inboxErr(err)
-		}
-		return fmt.Sprintf("Delete inbox '%s' (%s)? It stops receiving e-mail. This cannot be undone.", r.Label, r.Email), nil
-	}, func(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
-		sc, err := s.workspaceScope(ctx)
-		if err != nil {
+	}, h.describeDelete, h.delete)
+	registerInboxRecipients(api, s)
+}
+
+// list answers inboxes_list.
+func (h *inboxesAPI) list(ctx context.Context, in *listInboxesIn) (*rest.Response, error) {
+	sc, after, err := restkit.PageScope(ctx, h.workspaceScope, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := inboxListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
+	if in.AgentID != "" {
+		// An agent that is not there matches no inbox.
+		f.AgentID = in.AgentID
+		if a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
+			f.AgentID = a.ID
+		} else if !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			r, err := lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+	}
+	rows, err := listInboxes(ctx, h.db, sc.OrgID, sc.WorkspaceID, f)
+	if err != nil {
+		return nil, err
+	}
+	return restkit.CursorPage(rows, f.Limit, func(r inboxRecord) string { return r.ID }, toInboxJSON), nil
+}
+
+// get answers inboxes_get.
+func (h *inboxesAPI) get(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, h.workspaceScope, "inbox", func(sc scope) (inboxRecord, error) {
+		return h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	}, toInboxJSON)
+}
+
+// create answers inboxes_create.
+func (h *inboxesAPI) create(ctx context.Context, in *createInboxIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r inboxRecord
+	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+		r, err = h.newInbox(ctx, tx, sc, in.ExternalID, &in.inboxBody)
+		return err
+	})
+	if err != nil {
+		return nil, inboxErr(err)
+	}
+	return rest.Created(map[string]any{"data": toInboxJSON(r)}), nil
+}
+
+// upsert answers inboxes_upsert.
+func (h *inboxesAPI) upsert(ctx context.Context, in *upsertInboxIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r inboxRecord
+	created := false
+	// Two concurrent upserts of a new external_id: the loser's insert
+	// conflicts, and its second attempt replaces the winner's inbox.
+	for attempt := 0; ; attempt++ {
+		err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+			old, err := getInboxWhere(ctx, tx, `organization_id = ? AND workspace_id = ? AND external_id = ?`+forUpdate(tx), sc.OrgID, sc.WorkspaceID, in.ExternalID)
+			if errors.Is(err, store.ErrNotFound) {
+				created = true
+				r, err = h.newInbox(ctx, tx, sc, in.ExternalID, &in.inboxBody)
+				return err
+			}
 			if err != nil {
 				return err
 			}
-			return deleteInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, r.ID)
+			created = false
+			r, err = h.replaceInbox(ctx, tx, sc, old, &in.inboxBody)
+			return err
 		})
-		if err != nil {
-			return nil, inboxErr(err)
+		if !(created && errors.Is(err, store.ErrConflict) && attempt == 0) {
+			break
 		}
-		return rest.NoContent(), nil
+	}
+	if err != nil {
+		return nil, inboxErr(err)
+	}
+	if created {
+		return rest.Created(map[string]any{"data": toInboxJSON(r)}), nil
+	}
+	return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
+}
+
+// update answers inboxes_update.
+func (h *inboxesAPI) update(ctx context.Context, in *updateInboxIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r inboxRecord
+	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+		r, err = lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return err
+		}
+		return h.patchInbox(ctx, tx, sc, &r, in)
 	})
-	registerInboxRecipients(api, s)
+	if err != nil {
+		return nil, inboxErr(err)
+	}
+	return rest.OK(map[string]any{"data": toInboxJSON(r)}), nil
+}
+
+// describeDelete is the confirmation inboxes_delete asks for.
+func (h *inboxesAPI) describeDelete(ctx context.Context, in *inboxRefIn) (string, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return "", err
+	}
+	r, err := h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	if err != nil {
+		return "", inboxErr(err)
+	}
+	return fmt.Sprintf("Delete inbox '%s' (%s)? It stops receiving e-mail. This cannot be undone.", r.Label, r.Email), nil
+}
+
+// delete answers inboxes_delete.
+func (h *inboxesAPI) delete(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
+	sc, err := h.workspaceScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		r, err := lockInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+		if err != nil {
+			return err
+		}
+		return deleteInbox(ctx, tx, sc.OrgID, sc.WorkspaceID, r.ID)
+	})
+	if err != nil {
+		return nil, inboxErr(err)
+	}
+	return rest.NoContent(), nil
 }
 
 // newInbox validates body and inserts a new inbox of the caller's
@@ -457,13 +484,7 @@ func clearable[T int | int64](v T) *T {
 // agents_delete either sees this inbox or runs first and makes this one
 // fail: no live inbox is left pointing at a deleted agent.
 func (s *service) agentForInbox(ctx context.Context, tx *store.Tx, sc scope, ref string) (agentRecord, error) {
-	lock := ""
-	if tx.Dialect() == store.Postgres {
-		lock = " FOR SHARE"
-	}
-	var a agentRecord
-	err := tx.Get(ctx, &a, `SELECT `+agentColumns+` FROM inbox_agents
-		WHERE deleted_at IS NULL AND `+byRef+lock, sc.OrgID, sc.WorkspaceID, ref, ref, ref)
+	a, err := shareAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return a, rest.Validation("the request is invalid", rest.FieldError{Field: "agent_id", Message: "is not an agent of this workspace"})
 	}

@@ -5,9 +5,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -41,37 +43,68 @@ type intakeResultJSON struct {
 	Duplicate       bool    `json:"duplicate,omitempty"`
 }
 
-// registerIntake declares the HTTP intake operation.
-func registerIntake(api *rest.API, s *service) {
+// registerIntake declares the HTTP intake operation, among the e-mail
+// operations (registerEmails) whose handlers it shares.
+func registerIntake(api *rest.API, h *emailsAPI) {
 	rest.HandleRaw(api, rest.Operation{
 		ID: "intake_messages_create", Method: "POST", Path: intakeHTTPPath, Tags: []string{"intake"},
 		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status; a message an inbox has already (same Message-ID and bytes: a retry) answers that e-mail with duplicate: true and is not stored again. REST only.",
 		Requires: emailsWrite, Annotations: writeAnnotations(false),
-	}, func(w http.ResponseWriter, r *http.Request) {
-		s.serveIntake(api, w, r)
-	})
+	}, h.intake)
 }
 
-// mountIntake mounts routes of the intake outside the API. The HTTP intake
-// is an API operation (registerIntake) and SMTP has its own listener, so
-// there is nothing to mount; product.go keeps the hook for a future
-// provider callback (an SES or Mailgun inbound webhook would go here).
-func mountIntake(mux *http.ServeMux, s *service) {}
+// intake answers intake_messages_create (POST /intake/messages).
+func (h *emailsAPI) intake(w http.ResponseWriter, r *http.Request) {
+	out, err := h.deliverPosted(w, r)
+	if err != nil {
+		h.writeRawError(h.api, w, r, err)
+		return
+	}
+	h.api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
+}
 
-// serveIntake answers POST /intake/messages.
-func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Request) {
-	fail := func(err error) { s.writeRawError(api, w, r, err) }
+// deliverPosted reads the posted message, finds its recipients and stores
+// an e-mail for each.
+func (h *emailsAPI) deliverPosted(w http.ResponseWriter, r *http.Request) ([]intakeResultJSON, error) {
 	id := identity.From(r.Context())
 	if id == nil {
-		fail(rest.Forbidden("no identity"))
-		return
-	}
-	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || (ct != "message/rfc822" && ct != "message/global") {
-		fail(&rest.Error{Status: http.StatusUnsupportedMediaType, Code: rest.CodeUnsupportedMedia, Message: "the body must be a raw message sent as Content-Type: message/rfc822"})
-		return
+		return nil, rest.Forbidden("no identity")
 	}
 	query := r.URL.Query()
+	raw, err := h.readPosted(w, r, query)
+	if err != nil {
+		return nil, err
+	}
+	msg, perr := parseMessage(raw)
+	rcpts, err := h.postedRecipients(r, id, query["to"], msg)
+	if err != nil {
+		return nil, err
+	}
+	from := query.Get("from")
+	if from == "" && msg != nil && msg.From != nil {
+		from = msg.From.Address
+	}
+	emails, err := h.receiveParsed(r.Context(), raw, msg, perr, from, rcpts, intakeHTTP)
+	if errors.Is(err, errNoRecipient) {
+		return nil, rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "the inboxes were deleted meanwhile"})
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]intakeResultJSON, 0, len(emails))
+	for _, e := range emails {
+		out = append(out, intakeResultJSON{ID: e.ID, InboxID: e.InboxID, Status: e.Status, RejectionReason: e.RejectionReason, Duplicate: e.Duplicate})
+	}
+	return out, nil
+}
+
+// readPosted checks the request's media type and query parameters and
+// reads the raw message, at most Config.MaxMessageBytes of it.
+func (h *emailsAPI) readPosted(w http.ResponseWriter, r *http.Request, query url.Values) ([]byte, error) {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (ct != "message/rfc822" && ct != "message/global") {
+		return nil, &rest.Error{Status: http.StatusUnsupportedMediaType, Code: rest.CodeUnsupportedMedia, Message: "the body must be a raw message sent as Content-Type: message/rfc822"}
+	}
 	var details []rest.FieldError
 	for k := range query {
 		if k != "to" && k != "from" {
@@ -80,26 +113,28 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 	}
 	if len(details) > 0 {
 		sort.Slice(details, func(i, j int) bool { return details[i].Field < details[j].Field })
-		fail(rest.Validation("the request is invalid", details...))
-		return
+		return nil, rest.Validation("the request is invalid", details...)
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxMessageBytes))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxMessageBytes))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		fail(&rest.Error{Status: http.StatusRequestEntityTooLarge, Code: rest.CodePayloadTooLarge, Message: "the message is larger than the intake accepts"})
-		return
+		return nil, &rest.Error{Status: http.StatusRequestEntityTooLarge, Code: rest.CodePayloadTooLarge, Message: "the message is larger than the intake accepts"}
 	case err != nil:
-		fail(rest.Validation("the body could not be read", rest.FieldError{Field: "", Message: err.Error()}))
-		return
+		return nil, rest.Validation("the body could not be read", rest.FieldError{Field: "", Message: err.Error()})
 	case len(strings.TrimSpace(string(raw))) == 0:
-		fail(rest.Validation("the request is invalid", rest.FieldError{Field: "body", Message: "must be a raw RFC 5322 message"}))
-		return
+		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "body", Message: "must be a raw RFC 5322 message"})
 	}
-	msg, perr := parseMessage(raw)
-	// The recipients as the inboxes found when they were checked, each
-	// once: receiveParsed stores the e-mails without looking them up
-	// again (each e-mail's transaction reads its inbox anew).
+	return raw, nil
+}
+
+// postedRecipients are the inboxes a posted message goes to, each once,
+// as they were found when checked: receiveParsed stores the e-mails
+// without looking them up again (each e-mail's transaction reads its inbox
+// anew). Explicit recipients (?to=, each a comma-separated list) must all
+// be the caller's active inboxes; without them, the message's To and Cc
+// addresses that are.
+func (h *emailsAPI) postedRecipients(r *http.Request, id *identity.Identity, to []string, msg *mailparse.Message) ([]inboxRecord, error) {
 	var rcpts []inboxRecord
 	seen := map[string]bool{}
 	add := func(ib inboxRecord) {
@@ -108,19 +143,16 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 			rcpts = append(rcpts, ib)
 		}
 	}
-	explicit := len(query["to"]) > 0
-	if explicit {
+	if len(to) > 0 {
 		var unknown []string
-		for _, v := range query["to"] {
+		for _, v := range to {
 			for _, a := range strings.Split(v, ",") {
 				if strings.TrimSpace(a) == "" {
 					continue
 				}
-				addr := normalizeAddress(a)
-				ib, own, err := s.ownActiveInbox(r, id, addr)
+				ib, own, err := h.ownActiveInbox(r, id, normalizeAddress(a))
 				if err != nil {
-					fail(err)
-					return
+					return nil, err
 				}
 				if !own {
 					unknown = append(unknown, strings.TrimSpace(a))
@@ -134,16 +166,13 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 			for i, a := range unknown {
 				details[i] = rest.FieldError{Field: "to", Message: a + ": no active inbox of this organization has this address"}
 			}
-			fail(rest.Validation("some recipients are not active inboxes of this organization", details...))
-			return
+			return nil, rest.Validation("some recipients are not active inboxes of this organization", details...)
 		}
 	} else if msg != nil {
 		for _, a := range append(append([]string{}, addresses(msg.To)...), addresses(msg.Cc)...) {
-			addr := normalizeAddress(a)
-			ib, own, err := s.ownActiveInbox(r, id, addr)
+			ib, own, err := h.ownActiveInbox(r, id, normalizeAddress(a))
 			if err != nil {
-				fail(err)
-				return
+				return nil, err
 			}
 			if own {
 				add(ib)
@@ -151,27 +180,9 @@ func (s *service) serveIntake(api *rest.API, w http.ResponseWriter, r *http.Requ
 		}
 	}
 	if len(rcpts) == 0 {
-		fail(rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "name the inbox address with ?to=, or address the message to it"}))
-		return
+		return nil, rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "name the inbox address with ?to=, or address the message to it"})
 	}
-	from := query.Get("from")
-	if from == "" && msg != nil && msg.From != nil {
-		from = msg.From.Address
-	}
-	emails, err := s.receiveParsed(r.Context(), raw, msg, perr, from, rcpts, intakeHTTP)
-	if errors.Is(err, errNoRecipient) {
-		fail(rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "the inboxes were deleted meanwhile"}))
-		return
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
-	out := make([]intakeResultJSON, 0, len(emails))
-	for _, e := range emails {
-		out = append(out, intakeResultJSON{ID: e.ID, InboxID: e.InboxID, Status: e.Status, RejectionReason: e.RejectionReason, Duplicate: e.Duplicate})
-	}
-	api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
+	return rcpts, nil
 }
 
 // ownActiveInbox reports whether addr is a live, active inbox the caller

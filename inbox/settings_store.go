@@ -99,6 +99,22 @@ func insertDefaultSettings(ctx context.Context, q store.Querier, orgID, workspac
 	return err
 }
 
+// insertSettings creates a new workspace's settings row with no usage
+// counted yet.
+func insertSettings(ctx context.Context, q store.Querier, ws workspaceSettings) error {
+	_, err := q.Exec(ctx, `INSERT INTO inbox_workspace_settings (`+settingsColumns+`) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`,
+		ws.WorkspaceID, ws.OrganizationID, ws.Source, ws.MonthlyCostLimit, ws.MonthlyEmailsLimit, ws.UsageMonth, ws.CustomMetadataJSON, ws.UpdatedAt)
+	return err
+}
+
+// updateSettings writes what a caller may change of a workspace's
+// settings (never its usage counters); store.ErrNotFound when the row is
+// not there.
+func updateSettings(ctx context.Context, q store.Querier, ws workspaceSettings) error {
+	return store.ExpectOne(q.Exec(ctx, `UPDATE inbox_workspace_settings SET source = ?, monthly_cost_limit = ?, monthly_emails_limit = ?, custom_metadata = ?, updated_at = ?
+		WHERE workspace_id = ? AND organization_id = ?`, ws.Source, ws.MonthlyCostLimit, ws.MonthlyEmailsLimit, ws.CustomMetadataJSON, ws.UpdatedAt, ws.WorkspaceID, ws.OrganizationID))
+}
+
 // usageSlots is how many rows a workspace's month of usage is spread over:
 // enough that the e-mails arriving together on PostgreSQL seldom update
 // the same one (each update holds its row until the commit), few enough

@@ -1,8 +1,6 @@
 package inbox
 
 import (
-	"net/http"
-
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -80,7 +78,6 @@ func build(b *productkit.Builder, cfg Config) error {
 	if deps.DB == nil {
 		return nil // a catalog only: no intake to serve
 	}
-	b.Routes(func(mux *http.ServeMux) { mountIntake(mux, svc) })
 	b.Lifecycle(svc.start, svc.shutdown, func() []string {
 		if a := svc.smtpAddr(); a != nil {
 			return []string{ServerName + " SMTP intake: smtp://" + a.String() + " (addresses @" + cfg.MailDomain + ")"}

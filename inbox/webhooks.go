@@ -72,9 +72,7 @@ func (s *service) filterInboxID(ctx context.Context, sc scope, ref string) (stri
 // of the caller's workspace: anything else is 404, as its own route
 // answers.
 func (s *service) filterEmailID(ctx context.Context, sc scope, id string) (string, error) {
-	var found string
-	err := s.db.Get(ctx, &found, `SELECT id FROM emails
-		WHERE organization_id = ? AND workspace_id = ? AND id = ? AND deleted_at IS NULL`, sc.OrgID, sc.WorkspaceID, id)
+	found, err := liveEmailID(ctx, s.db, sc.OrgID, sc.WorkspaceID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", rest.NotFound("email")
 	}

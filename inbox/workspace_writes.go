@@ -47,133 +47,150 @@ type updateWorkspaceIn struct {
 // one stays with owners (workspacesOwnScope).
 var workspacesManage = mcp.Requirement{Scopes: []string{"inbox.workspaces"}, Permission: identity.PermManage}
 
+// workspacesAPI holds the handlers of the workspace operations that read
+// or write the Inbox's settings of a workspace (workspaces.go has the
+// reads).
+type workspacesAPI struct{ *service }
+
 // registerWorkspaceWrites declares the workspace operations that need the
 // Inbox's settings: the reads (registerWorkspaceReads), workspaces_create
 // and workspaces_update.
 func registerWorkspaceWrites(api *rest.API, s *service) {
+	h := &workspacesAPI{s}
 	registerWorkspaceReads(api, s)
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_create", Method: "POST", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "Create a workspace", Summary: "Creates a workspace of the organization with its Inbox settings: e-mail prefix, source, monthly cost and e-mail limits, custom metadata.",
 		Requires: workspacesManage, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createWorkspaceIn) (*rest.Response, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return nil, rest.Forbidden("no identity")
-		}
-		label, bad := cleanLabel("label", in.Label)
-		meta, errs := encodeMetadata(in.CustomMetadata)
-		bad = append(bad, errs...)
-		if len(bad) > 0 {
-			return nil, rest.Validation("the request is invalid", bad...)
-		}
-		source := in.Source
-		if source == "" {
-			source = defaultSource
-		}
-		var w accounts.Workspace
-		var ws workspaceSettings
-		// The caches of the workspace pick drop what they read once this
-		// commits (accounts.NoteChange in CreateWorkspace).
-		defer accounts.Committed()
-		err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-			var err error
-			w, err = s.accounts.InTx(tx).CreateWorkspace(ctx, id.OrganizationID, accounts.NewWorkspace{ExternalID: strings.TrimSpace(in.ExternalID), Label: label, EmailPrefix: in.EmailPrefix})
-			if err != nil {
-				return err
-			}
-			now := store.Now()
-			ws = workspaceSettings{WorkspaceID: w.ID, OrganizationID: id.OrganizationID, Source: source, MonthlyCostLimit: cents(in.MonthlyCostLimit),
-				MonthlyEmailsLimit: in.MonthlyEmailsLimit, UsageMonth: usageMonth(now), CustomMetadataJSON: meta, UpdatedAt: now}
-			_, err = tx.Exec(ctx, `INSERT INTO inbox_workspace_settings (`+settingsColumns+`) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)`,
-				ws.WorkspaceID, ws.OrganizationID, ws.Source, ws.MonthlyCostLimit, ws.MonthlyEmailsLimit, ws.UsageMonth, ws.CustomMetadataJSON, ws.UpdatedAt)
-			return err
-		})
-		if err != nil {
-			return nil, workspaceErr(err)
-		}
-		return rest.Created(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
-	})
+	}, h.create)
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_update", Method: "PATCH", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
 		Title: "Update a workspace", Summary: "Changes the given fields of a workspace: label, external_id, e-mail prefix, source, monthly limits (-1 removes one), custom metadata.",
 		Requires: workspacesManage, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *updateWorkspaceIn) (*rest.Response, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return nil, rest.Forbidden("no identity")
+	}, h.update)
+}
+
+// create answers workspaces_create.
+func (h *workspacesAPI) create(ctx context.Context, in *createWorkspaceIn) (*rest.Response, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return nil, rest.Forbidden("no identity")
+	}
+	label, bad := cleanLabel("label", in.Label)
+	meta, errs := encodeMetadata(in.CustomMetadata)
+	bad = append(bad, errs...)
+	if len(bad) > 0 {
+		return nil, rest.Validation("the request is invalid", bad...)
+	}
+	source := in.Source
+	if source == "" {
+		source = defaultSource
+	}
+	var w accounts.Workspace
+	var ws workspaceSettings
+	// The caches of the workspace pick drop what they read once this
+	// commits (accounts.NoteChange in CreateWorkspace).
+	defer accounts.Committed()
+	err := h.db.WithTx(ctx, func(tx *store.Tx) error {
+		var err error
+		w, err = h.accounts.InTx(tx).CreateWorkspace(ctx, id.OrganizationID, accounts.NewWorkspace{ExternalID: strings.TrimSpace(in.ExternalID), Label: label, EmailPrefix: in.EmailPrefix})
+		if err != nil {
+			return err
 		}
-		var bad []rest.FieldError
-		var label, meta string
+		now := store.Now()
+		ws = workspaceSettings{WorkspaceID: w.ID, OrganizationID: id.OrganizationID, Source: source, MonthlyCostLimit: cents(in.MonthlyCostLimit),
+			MonthlyEmailsLimit: in.MonthlyEmailsLimit, UsageMonth: usageMonth(now), CustomMetadataJSON: meta, UpdatedAt: now}
+		return insertSettings(ctx, tx, ws)
+	})
+	if err != nil {
+		return nil, workspaceErr(err)
+	}
+	return rest.Created(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
+}
+
+// update answers workspaces_update.
+func (h *workspacesAPI) update(ctx context.Context, in *updateWorkspaceIn) (*rest.Response, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return nil, rest.Forbidden("no identity")
+	}
+	label, meta, err := checkWorkspaceUpdate(in)
+	if err != nil {
+		return nil, err
+	}
+	var w accounts.Workspace
+	var ws workspaceSettings
+	// A new external id changes what X-Workspace-Id picks: the caches of
+	// the pick drop what they read (accounts.NoteChange).
+	defer accounts.Committed()
+	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if w, err = findWorkspace(ctx, h.accounts.InTx(tx), id.OrganizationID, in.ID); err != nil {
+			return err
+		}
+		if err := accounts.NoteChange(ctx, tx); err != nil {
+			return err
+		}
+		if ws, err = h.workspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
+			return err
+		}
 		if in.Label != nil {
-			var errs []rest.FieldError
-			label, errs = cleanLabel("label", *in.Label)
-			bad = append(bad, errs...)
+			w.Label = label
+		}
+		if in.ExternalID != nil {
+			w.ExternalID = strings.TrimSpace(*in.ExternalID)
+		}
+		if in.EmailPrefix != nil {
+			w.EmailPrefix = *in.EmailPrefix
+		}
+		if err := updateWorkspaceRow(ctx, tx, w); err != nil {
+			return err
+		}
+		if in.Source != nil {
+			ws.Source = *in.Source
+		}
+		if in.MonthlyCostLimit != nil {
+			ws.MonthlyCostLimit = nil
+			if *in.MonthlyCostLimit >= 0 {
+				ws.MonthlyCostLimit = cents(in.MonthlyCostLimit)
+			}
+		}
+		if in.MonthlyEmailsLimit != nil {
+			ws.MonthlyEmailsLimit = clearable(*in.MonthlyEmailsLimit)
 		}
 		if in.CustomMetadata != nil {
-			var errs []rest.FieldError
-			meta, errs = encodeMetadata(in.CustomMetadata)
-			bad = append(bad, errs...)
+			ws.CustomMetadataJSON = meta
 		}
-		if in.ExternalID != nil && strings.TrimSpace(*in.ExternalID) == "" {
-			bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
-		}
-		if len(bad) > 0 {
-			return nil, rest.Validation("the request is invalid", bad...)
-		}
-		var w accounts.Workspace
-		var ws workspaceSettings
-		// A new external id changes what X-Workspace-Id picks: the caches of
-		// the pick drop what they read (accounts.NoteChange).
-		defer accounts.Committed()
-		err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-			var err error
-			if w, err = findWorkspace(ctx, s.accounts.InTx(tx), id.OrganizationID, in.ID); err != nil {
-				return err
-			}
-			if err := accounts.NoteChange(ctx, tx); err != nil {
-				return err
-			}
-			if ws, err = s.workspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
-				return err
-			}
-			if in.Label != nil {
-				w.Label = label
-			}
-			if in.ExternalID != nil {
-				w.ExternalID = strings.TrimSpace(*in.ExternalID)
-			}
-			if in.EmailPrefix != nil {
-				w.EmailPrefix = *in.EmailPrefix
-			}
-			if err := store.ExpectOne(tx.Exec(ctx, `UPDATE workspaces SET external_id = ?, label = ?, email_prefix = ?
-				WHERE organization_id = ? AND id = ? AND deleted_at IS NULL`, w.ExternalID, w.Label, w.EmailPrefix, id.OrganizationID, w.ID)); err != nil {
-				return err
-			}
-			if in.Source != nil {
-				ws.Source = *in.Source
-			}
-			if in.MonthlyCostLimit != nil {
-				ws.MonthlyCostLimit = nil
-				if *in.MonthlyCostLimit >= 0 {
-					ws.MonthlyCostLimit = cents(in.MonthlyCostLimit)
-				}
-			}
-			if in.MonthlyEmailsLimit != nil {
-				ws.MonthlyEmailsLimit = clearable(*in.MonthlyEmailsLimit)
-			}
-			if in.CustomMetadata != nil {
-				ws.CustomMetadataJSON = meta
-			}
-			ws.UpdatedAt = store.Now()
-			return store.ExpectOne(tx.Exec(ctx, `UPDATE inbox_workspace_settings SET source = ?, monthly_cost_limit = ?, monthly_emails_limit = ?, custom_metadata = ?, updated_at = ?
-				WHERE workspace_id = ? AND organization_id = ?`, ws.Source, ws.MonthlyCostLimit, ws.MonthlyEmailsLimit, ws.CustomMetadataJSON, ws.UpdatedAt, w.ID, id.OrganizationID))
-		})
-		if err != nil {
-			return nil, workspaceErr(err)
-		}
-		return rest.OK(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
+		ws.UpdatedAt = store.Now()
+		return updateSettings(ctx, tx, ws)
 	})
+	if err != nil {
+		return nil, workspaceErr(err)
+	}
+	return rest.OK(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
+}
+
+// checkWorkspaceUpdate validates what workspaces_update changes, every
+// problem at once, and answers the cleaned label and the encoded metadata.
+func checkWorkspaceUpdate(in *updateWorkspaceIn) (label, meta string, err error) {
+	var bad []rest.FieldError
+	if in.Label != nil {
+		var errs []rest.FieldError
+		label, errs = cleanLabel("label", *in.Label)
+		bad = append(bad, errs...)
+	}
+	if in.CustomMetadata != nil {
+		var errs []rest.FieldError
+		meta, errs = encodeMetadata(in.CustomMetadata)
+		bad = append(bad, errs...)
+	}
+	if in.ExternalID != nil && strings.TrimSpace(*in.ExternalID) == "" {
+		bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
+	}
+	if len(bad) > 0 {
+		return "", "", rest.Validation("the request is invalid", bad...)
+	}
+	return label, meta, nil
 }
 
 // cleanLabel trims a display name and checks it is not blank and holds no

@@ -93,83 +93,96 @@ func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonc
 
 // registerWorkspaceReads declares workspaces_list and workspaces_get.
 func registerWorkspaceReads(api *rest.API, s *service) {
-	acc := s.accounts
+	h := &workspacesAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_list", Method: "GET", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "List workspaces", Summary: "Lists the organization's workspaces, oldest first, with cursor pagination, each with its Inbox settings and this month's usage.",
 		Requires: workspacesScope, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listWorkspacesIn) (*rest.Response, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return nil, rest.Forbidden("no identity")
-		}
-		all, err := acc.ListWorkspaces(ctx, id.OrganizationID)
-		if err != nil {
-			return nil, err
-		}
-		sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
-		limit := in.Limit
-		if limit == 0 {
-			limit = 50
-		}
-		start := 0
-		if in.Cursor != "" {
-			after, err := base64.RawURLEncoding.DecodeString(in.Cursor)
-			start = -1
-			if err == nil {
-				for i, w := range all {
-					if w.ID == string(after) {
-						start = i + 1
-					}
-				}
-			}
-			if start < 0 {
-				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cursor", Message: "is not a cursor of this listing"})
-			}
-		}
-		end := min(start+limit, len(all))
-		data := make([]workspaceJSON, 0, end-start)
-		for _, w := range all[start:end] {
-			ws, err := s.workspaceSettings(ctx, s.db, id.OrganizationID, w.ID)
-			if err != nil {
-				return nil, err
-			}
-			data = append(data, toWorkspaceJSON(w, ws))
-		}
-		var next *string
-		if end < len(all) {
-			c := base64.RawURLEncoding.EncodeToString([]byte(all[end-1].ID))
-			next = &c
-		}
-		return rest.OK(map[string]any{"data": data, "meta": map[string]any{"next_cursor": next}}), nil
-	})
+	}, h.list)
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_get", Method: "GET", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
 		Title: "Get a workspace", Summary: "Gets one workspace of the organization by id or external_id, with its Inbox settings (source, monthly limits, custom metadata) and this month's usage.",
 		Requires: workspacesScope, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *getWorkspaceIn) (*rest.Response, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return nil, rest.Forbidden("no identity")
+	}, h.get)
+}
+
+// list answers workspaces_list.
+func (h *workspacesAPI) list(ctx context.Context, in *listWorkspacesIn) (*rest.Response, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return nil, rest.Forbidden("no identity")
+	}
+	all, err := h.accounts.ListWorkspaces(ctx, id.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].CreatedAt.Before(all[j].CreatedAt) })
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	start := 0
+	if in.Cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(in.Cursor)
+		start = -1
+		if err == nil {
+			for i, w := range all {
+				if w.ID == string(after) {
+					start = i + 1
+				}
+			}
 		}
-		w, err := findWorkspace(ctx, acc, id.OrganizationID, in.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, rest.NotFound("workspace")
+		if start < 0 {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cursor", Message: "is not a cursor of this listing"})
 		}
+	}
+	end := min(start+limit, len(all))
+	data := make([]workspaceJSON, 0, end-start)
+	for _, w := range all[start:end] {
+		ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
 		if err != nil {
 			return nil, err
 		}
-		ws, err := s.workspaceSettings(ctx, s.db, id.OrganizationID, w.ID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
-	})
+		data = append(data, toWorkspaceJSON(w, ws))
+	}
+	var next *string
+	if end < len(all) {
+		c := base64.RawURLEncoding.EncodeToString([]byte(all[end-1].ID))
+		next = &c
+	}
+	return rest.OK(map[string]any{"data": data, "meta": map[string]any{"next_cursor": next}}), nil
+}
+
+// get answers workspaces_get.
+func (h *workspacesAPI) get(ctx context.Context, in *getWorkspaceIn) (*rest.Response, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return nil, rest.Forbidden("no identity")
+	}
+	w, err := findWorkspace(ctx, h.accounts, id.OrganizationID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, rest.NotFound("workspace")
+	}
+	if err != nil {
+		return nil, err
+	}
+	ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": toWorkspaceJSON(w, ws)}), nil
 }
 
 // errLastWorkspace is the answer to deleting the organization's only
 // workspace.
 var errLastWorkspace = rest.Conflict("this is the organization's only workspace, and an organization keeps at least one: create another workspace before deleting this one")
+
+// workspaceDeleteAPI holds the handlers of workspaces_delete, which needs
+// only the accounts store and the confirmations.
+type workspaceDeleteAPI struct {
+	acc    *accounts.Store
+	nonces *confirm.Nonces
+}
 
 // registerWorkspaceDelete declares workspaces_delete, the Inbox's
 // destructive workspace operation. Through MCP it runs only after the
@@ -177,6 +190,7 @@ var errLastWorkspace = rest.Conflict("this is the organization's only workspace,
 // the confirmation is consumed in the same transaction as the deletion, so
 // a replayed or concurrent second confirmation deletes nothing.
 func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
+	h := &workspaceDeleteAPI{acc: acc, nonces: nonces}
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "workspaces_delete", Method: "DELETE", Path: "/workspaces/{id}", Tags: []string{"workspaces"},
 		Title: "Delete a workspace", Summary: "Deletes one workspace of the organization, by id or external_id: its inboxes stop receiving e-mail. The organization keeps at least one workspace (deleting the last one is a conflict).",
@@ -185,56 +199,63 @@ func registerWorkspaceDelete(api *rest.API, acc *accounts.Store, nonces *confirm
 		Annotations: restkit.Destructive(true),
 		// The nonce is consumed in the deletion's own transaction.
 		ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *deleteWorkspaceIn) (string, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return "", rest.Forbidden("no identity")
-		}
-		w, err := findWorkspace(ctx, acc, id.OrganizationID, in.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return "", rest.NotFound("workspace")
-		}
+	}, h.describeDelete, h.delete)
+}
+
+// describeDelete names the workspace workspaces_delete is about to delete,
+// and refuses the organization's last one.
+func (h *workspaceDeleteAPI) describeDelete(ctx context.Context, in *deleteWorkspaceIn) (string, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return "", rest.Forbidden("no identity")
+	}
+	w, err := findWorkspace(ctx, h.acc, id.OrganizationID, in.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", rest.NotFound("workspace")
+	}
+	if err != nil {
+		return "", err
+	}
+	all, err := h.acc.ListWorkspaces(ctx, id.OrganizationID)
+	if err != nil {
+		return "", err
+	}
+	if len(all) <= 1 {
+		return "", errLastWorkspace
+	}
+	return deleteMessage(w), nil
+}
+
+// delete answers workspaces_delete.
+func (h *workspaceDeleteAPI) delete(ctx context.Context, in *deleteWorkspaceIn) (*rest.Response, error) {
+	id := identity.From(ctx)
+	if id == nil {
+		return nil, rest.Forbidden("no identity")
+	}
+	// The caches of the workspace pick drop what they read once this
+	// commits (accounts.NoteChange in DeleteWorkspace).
+	defer accounts.Committed()
+	err := h.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		a := h.acc.InTx(tx)
+		w, err := findWorkspace(ctx, a, id.OrganizationID, in.ID)
 		if err != nil {
-			return "", err
+			return err
 		}
-		all, err := acc.ListWorkspaces(ctx, id.OrganizationID)
-		if err != nil {
-			return "", err
-		}
-		if len(all) <= 1 {
-			return "", errLastWorkspace
-		}
-		return deleteMessage(w), nil
-	}, func(ctx context.Context, in *deleteWorkspaceIn) (*rest.Response, error) {
-		id := identity.From(ctx)
-		if id == nil {
-			return nil, rest.Forbidden("no identity")
-		}
-		// The caches of the workspace pick drop what they read once this
-		// commits (accounts.NoteChange in DeleteWorkspace).
-		defer accounts.Committed()
-		err := nonces.WithTx(ctx, func(tx *store.Tx) error {
-			a := acc.InTx(tx)
-			w, err := findWorkspace(ctx, a, id.OrganizationID, in.ID)
-			if err != nil {
-				return err
-			}
-			return a.DeleteWorkspace(ctx, id.OrganizationID, w.ID)
-		})
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return nil, rest.NotFound("workspace")
-		case errors.Is(err, accounts.ErrLastWorkspace):
-			return nil, errLastWorkspace
-		case errors.Is(err, confirm.ErrReplayed):
-			// Only an MCP retry can get here, and the endpoint answers it
-			// -32602 whatever this says.
-			return nil, rest.Conflict("this confirmation was already used")
-		case err != nil:
-			return nil, err
-		}
-		return rest.NoContent(), nil
+		return a.DeleteWorkspace(ctx, id.OrganizationID, w.ID)
 	})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, rest.NotFound("workspace")
+	case errors.Is(err, accounts.ErrLastWorkspace):
+		return nil, errLastWorkspace
+	case errors.Is(err, confirm.ErrReplayed):
+		// Only an MCP retry can get here, and the endpoint answers it
+		// -32602 whatever this says.
+		return nil, rest.Conflict("this confirmation was already used")
+	case err != nil:
+		return nil, err
+	}
+	return rest.NoContent(), nil
 }
 
 // deleteMessage is the confirmation the person answers: it names the

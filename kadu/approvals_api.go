@@ -39,24 +39,31 @@ type approvalRefIn struct {
 	ID string `json:"approval_id" in:"path" maxLength:"64" jsonschema:"The approval's id (approval_id of the approval link)."`
 }
 
+// approvalsAPI holds the handler of kadu_approvals_get.
+type approvalsAPI struct{ *service }
+
 // registerApprovals declares kadu_approvals_get.
 func registerApprovals(api *rest.API, s *service) {
+	h := &approvalsAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_approvals_get", Method: "GET", Path: "/approvals/{approval_id}", Tags: []string{"approvals"},
 		Title: "Get an approval", Summary: "Reads an approval link's outcome — pending, approved, running, succeeded, failed, cancelled or expired — with what the call answered and the execution it started or that waits for it. Only the person decides, on the approval page; nothing here approves. The person who made the call, or an admin, may read it.",
 		Requires: approvalsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *approvalRefIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.tenancy, "approval", func(sc restkit.Tenant) (approvalJSON, error) {
-			a, err := s.approvals.GetInOrganization(ctx, sc.OrgID, in.ID)
-			if err != nil {
-				return approvalJSON{}, err
-			}
-			if a.UserID != sc.Identity.UserID && !sc.Identity.Role.Allows(identity.PermManage) {
-				return approvalJSON{}, store.ErrNotFound
-			}
-			return s.toApprovalJSON(ctx, sc.OrgID, a)
-		}, func(j approvalJSON) approvalJSON { return j })
-	})
+	}, h.get)
+}
+
+// get answers kadu_approvals_get.
+func (h *approvalsAPI) get(ctx context.Context, in *approvalRefIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, h.tenancy, "approval", func(sc restkit.Tenant) (approvalJSON, error) {
+		a, err := h.approvals.GetInOrganization(ctx, sc.OrgID, in.ID)
+		if err != nil {
+			return approvalJSON{}, err
+		}
+		if a.UserID != sc.Identity.UserID && !sc.Identity.Role.Allows(identity.PermManage) {
+			return approvalJSON{}, store.ErrNotFound
+		}
+		return h.toApprovalJSON(ctx, sc.OrgID, a)
+	}, func(j approvalJSON) approvalJSON { return j })
 }
 
 func (s *service) toApprovalJSON(ctx context.Context, orgID string, a *approval.Approval) (approvalJSON, error) {
@@ -84,10 +91,9 @@ func (s *service) toApprovalJSON(ctx context.Context, orgID string, a *approval.
 // waiting on it (an execution's destructive tool call), else the one its
 // kadu_tasks_run call queued once it ran (read from the call's answer).
 func (s *service) executionOfApproval(ctx context.Context, orgID string, a *approval.Approval) (*executionRecord, error) {
-	var e executionRecord
-	err := s.db.Get(ctx, &e, `SELECT `+executionColumns+` FROM kadu_executions WHERE organization_id = ? AND approval_id = ? ORDER BY id DESC LIMIT 1`, orgID, a.ID)
+	e, err := executionWaitingOn(ctx, s.db, orgID, a.ID)
 	if err == nil {
-		return &e, nil
+		return e, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err

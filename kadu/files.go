@@ -59,60 +59,6 @@ type fileRecord struct {
 	DeletedAt       *time.Time `db:"deleted_at"`
 }
 
-const fileColumns = `id, organization_id, purpose, filename, content_type, byte_size, sha256, status, rejection_reason,
-	upload_state, storage_key, execution_id, created_by, upload_expires_at, confirmed_at, created_at, updated_at, deleted_at`
-
-func insertFile(ctx context.Context, q store.Querier, f *fileRecord) error {
-	_, err := q.Exec(ctx, `INSERT INTO kadu_files (`+fileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.ID, f.OrganizationID, f.Purpose, f.Filename, f.ContentType, f.ByteSize, f.SHA256, f.Status, f.RejectionReason,
-		f.UploadState, f.StorageKey, f.ExecutionID, f.CreatedBy, f.UploadExpiresAt, f.ConfirmedAt, f.CreatedAt, f.UpdatedAt, f.DeletedAt)
-	return err
-}
-
-// getFile loads a file of the organization; a deleted one, or another
-// organization's, is store.ErrNotFound.
-func getFile(ctx context.Context, q store.Querier, orgID, id string) (*fileRecord, error) {
-	var f fileRecord
-	if err := q.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE organization_id = ? AND id = ? AND status <> 'deleted'`, orgID, id); err != nil {
-		return nil, err
-	}
-	return &f, nil
-}
-
-// fileByID loads a file by id alone, for the signed URLs (which carry no
-// organization: the signature names the file).
-func fileByID(ctx context.Context, q store.Querier, id string) (*fileRecord, error) {
-	var f fileRecord
-	if err := q.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE id = ?`, id); err != nil {
-		return nil, err
-	}
-	return &f, nil
-}
-
-// setFileStatus moves a file from one status to another (and its reason);
-// store.ErrNotFound when it is no longer in from.
-func setFileStatus(ctx context.Context, q store.Querier, f *fileRecord, from, to string, reason *string, now time.Time) error {
-	sets := "status = ?, rejection_reason = ?, updated_at = ?"
-	args := []any{to, reason, now}
-	switch to {
-	case fileReady:
-		sets += ", confirmed_at = ?"
-		args = append(args, now)
-	case fileDeleted:
-		sets += ", deleted_at = ?"
-		args = append(args, now)
-	}
-	args = append(args, f.ID, from)
-	if err := store.ExpectOne(q.Exec(ctx, `UPDATE kadu_files SET `+sets+` WHERE id = ? AND status = ?`, args...)); err != nil {
-		return err
-	}
-	f.Status, f.RejectionReason, f.UpdatedAt = to, reason, now
-	if to == fileReady {
-		f.ConfirmedAt = &now
-	}
-	return nil
-}
-
 // fileJSON is a file as the API shows it (never its bytes).
 type fileJSON struct {
 	ID              string     `json:"id"`
@@ -191,154 +137,179 @@ func fileErr(err error) error {
 	return err
 }
 
+// filesAPI holds the handlers of the file operations.
+type filesAPI struct{ *service }
+
 func registerFiles(api *rest.API, s *service) {
+	h := &filesAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_files_create", Method: "POST", Path: "/files", Tags: []string{"files"},
 		Title:    "Create an upload slot",
 		Summary:  "Creates a file slot (pending_upload) and answers where to PUT its bytes: upload_url, upload_method PUT, upload_headers to send, upload_expires_at. Then call kadu_files_confirm. Bytes never travel through this API or MCP.",
 		Requires: filesWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createFileIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		fs, err := s.fileStoreReady()
-		if err != nil {
-			return nil, err
-		}
-		f, details := s.newUploadSlot(sc.OrgID, sc.Identity.UserID, in)
-		if len(details) > 0 {
-			return nil, rest.Validation("the file is invalid", details...)
-		}
-		slot := uploadSlotJSON{UploadMethod: http.MethodPut}
-		if fs.bucket.Presigns() {
-			u, h, err := fs.bucket.PresignPut(ctx, f.StorageKey, f.ContentType, f.ByteSize, uploadTTL)
-			if err != nil {
-				return nil, err
-			}
-			slot.UploadURL = u
-			slot.UploadHeaders = map[string]string{"Content-Type": h.Get("Content-Type"), "Content-Length": h.Get("Content-Length")}
-		} else {
-			slot.UploadURL = fs.signedURL(http.MethodPut, f.ID, f.ByteSize, *f.UploadExpiresAt)
-			slot.UploadHeaders = map[string]string{"Content-Type": f.ContentType}
-		}
-		if err := insertFile(ctx, s.db, f); err != nil {
-			return nil, err
-		}
-		slot.fileJSON = toFileJSON(f)
-		return rest.Created(map[string]any{"data": slot}), nil
-	})
+	}, h.create)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_files_confirm", Method: "POST", Path: "/files/{file_id}/confirm", Tags: []string{"files"},
 		Title:    "Confirm an upload",
 		Summary:  "Checks what was uploaded: the size, the SHA-256 when one was declared, the content against the declared type (PDF, CSV, OFX, XLSX, XML, PNG, JPEG, plain text) and the size limit. ready when it passes; otherwise rejected with the reason, and the bytes are deleted. A ready file answers as it is.",
 		Requires: filesWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		f, err := s.confirmFile(ctx, sc.OrgID, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
-	})
+	}, h.confirm)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_files_get", Method: "GET", Path: "/files/{file_id}", Tags: []string{"files"},
 		Title: "Get a file", Summary: "Gets a file's metadata (name, type, size, SHA-256, purpose, status, the execution that wrote it); never its bytes: use kadu_files_download.",
 		Requires: filesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.tenancy, "file", func(sc restkit.Tenant) (*fileRecord, error) {
-			return getFile(ctx, s.db, sc.OrgID, in.ID)
-		}, toFileJSON)
-	})
+	}, h.get)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_files_download", Method: "POST", Path: "/files/{file_id}/download-url", Tags: []string{"files"},
 		Title: "Get a download URL", Summary: "Answers a URL that downloads a ready file for the next five minutes (url, expires_at), with the file's name in Content-Disposition.",
 		Requires: filesRead, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		f, err := getFile(ctx, s.db, sc.OrgID, in.ID)
-		if err != nil {
-			return nil, fileErr(err)
-		}
-		u, exp, err := s.downloadURL(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
-	})
+	}, h.download)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_executions_files", Method: "GET", Path: "/executions/{execution_id}/files", Tags: []string{"files"},
 		Title: "List an execution's output files", Summary: "Lists the ready output files an execution wrote (metadata, by name); download each with kadu_files_download.",
 		Requires: filesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *executionFilesIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := getExecution(ctx, s.db, sc.OrgID, in.ID); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return nil, rest.NotFound("execution")
-			}
-			return nil, err
-		}
-		files, err := executionOutputs(ctx, s.db, sc.OrgID, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]fileJSON, len(files))
-		for i := range files {
-			out[i] = toFileJSON(&files[i])
-		}
-		return rest.OK(map[string]any{"data": out}), nil
-	})
+	}, h.executionFiles)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_files_delete", Method: "DELETE", Path: "/files/{file_id}", Tags: []string{"files"},
 		Title: "Delete a file", Summary: "Deletes a file's bytes at once and marks it deleted: from then on every route answers not_found, while executions that used it still name it.",
 		Description: "Destructive: the bytes cannot be recovered.",
 		Requires:    filesWrite, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *fileRefIn) (string, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return "", err
-		}
-		f, err := getFile(ctx, s.db, sc.OrgID, in.ID)
-		if err != nil {
-			return "", fileErr(err)
-		}
-		return fmt.Sprintf("Delete file '%s' (%d bytes)? Its content cannot be recovered.", f.Filename, f.ByteSize), nil
-	}, func(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
+	}, h.describeDelete, h.delete)
+}
+
+// create answers kadu_files_create.
+func (h *filesAPI) create(ctx context.Context, in *createFileIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := h.fileStoreReady()
+	if err != nil {
+		return nil, err
+	}
+	f, details := h.newUploadSlot(sc.OrgID, sc.Identity.UserID, in)
+	if len(details) > 0 {
+		return nil, rest.Validation("the file is invalid", details...)
+	}
+	slot := uploadSlotJSON{UploadMethod: http.MethodPut}
+	if fs.bucket.Presigns() {
+		u, h, err := fs.bucket.PresignPut(ctx, f.StorageKey, f.ContentType, f.ByteSize, uploadTTL)
 		if err != nil {
 			return nil, err
 		}
-		fs, err := s.fileStoreReady()
-		if err != nil {
-			return nil, err
+		slot.UploadURL = u
+		slot.UploadHeaders = map[string]string{"Content-Type": h.Get("Content-Type"), "Content-Length": h.Get("Content-Length")}
+	} else {
+		slot.UploadURL = fs.signedURL(http.MethodPut, f.ID, f.ByteSize, *f.UploadExpiresAt)
+		slot.UploadHeaders = map[string]string{"Content-Type": f.ContentType}
+	}
+	if err := insertFile(ctx, h.db, f); err != nil {
+		return nil, err
+	}
+	slot.fileJSON = toFileJSON(f)
+	return rest.Created(map[string]any{"data": slot}), nil
+}
+
+// confirm answers kadu_files_confirm.
+func (h *filesAPI) confirm(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := h.confirmFile(ctx, sc.OrgID, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+}
+
+// get answers kadu_files_get.
+func (h *filesAPI) get(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, h.tenancy, "file", func(sc restkit.Tenant) (*fileRecord, error) {
+		return getFile(ctx, h.db, sc.OrgID, in.ID)
+	}, toFileJSON)
+}
+
+// download answers kadu_files_download.
+func (h *filesAPI) download(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := getFile(ctx, h.db, sc.OrgID, in.ID)
+	if err != nil {
+		return nil, fileErr(err)
+	}
+	u, exp, err := h.downloadURL(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
+}
+
+// executionFiles answers kadu_executions_files.
+func (h *filesAPI) executionFiles(ctx context.Context, in *executionFilesIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := getExecution(ctx, h.db, sc.OrgID, in.ID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, rest.NotFound("execution")
 		}
-		var f *fileRecord
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			if f, err = getFile(ctx, tx, sc.OrgID, in.ID); err != nil {
-				return err
-			}
-			return setFileStatus(ctx, tx, f, f.Status, fileDeleted, f.RejectionReason, s.clock())
-		})
-		if err != nil {
-			return nil, fileErr(err)
+		return nil, err
+	}
+	files, err := executionOutputs(ctx, h.db, sc.OrgID, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fileJSON, len(files))
+	for i := range files {
+		out[i] = toFileJSON(&files[i])
+	}
+	return rest.OK(map[string]any{"data": out}), nil
+}
+
+// describeDelete is the confirmation kadu_files_delete asks for.
+func (h *filesAPI) describeDelete(ctx context.Context, in *fileRefIn) (string, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return "", err
+	}
+	f, err := getFile(ctx, h.db, sc.OrgID, in.ID)
+	if err != nil {
+		return "", fileErr(err)
+	}
+	return fmt.Sprintf("Delete file '%s' (%d bytes)? Its content cannot be recovered.", f.Filename, f.ByteSize), nil
+}
+
+// delete answers kadu_files_delete.
+func (h *filesAPI) delete(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := h.fileStoreReady()
+	if err != nil {
+		return nil, err
+	}
+	var f *fileRecord
+	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		if f, err = getFile(ctx, tx, sc.OrgID, in.ID); err != nil {
+			return err
 		}
-		// The row is deleted first, so no URL serves the bytes any more;
-		// then the bytes go. A failure here leaves orphan bytes the expiry
-		// sweep does not see: log it.
-		if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil && s.log != nil {
-			s.log.Error("kadu: deleting a file's bytes", "file", f.ID, "error", err)
-		}
-		return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+		return setFileStatus(ctx, tx, f, f.Status, fileDeleted, f.RejectionReason, h.clock())
 	})
+	if err != nil {
+		return nil, fileErr(err)
+	}
+	// The row is deleted first, so no URL serves the bytes any more;
+	// then the bytes go. A failure here leaves orphan bytes the expiry
+	// sweep does not see: log it.
+	if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil && h.log != nil {
+		h.log.Error("kadu: deleting a file's bytes", "file", f.ID, "error", err)
+	}
+	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
 }
 
 // newUploadSlot checks a create request and builds its pending row.
@@ -404,15 +375,6 @@ func (s *service) fileURL(ctx context.Context, f *fileRecord, ttl time.Duration)
 		return u, exp, err
 	}
 	return fs.signedURL(http.MethodGet, f.ID, 0, exp), exp, nil
-}
-
-// executionOutputs are the ready output files an execution wrote, by
-// name.
-func executionOutputs(ctx context.Context, q store.Querier, orgID, execID string) ([]fileRecord, error) {
-	out := []fileRecord{}
-	err := q.Select(ctx, &out, `SELECT `+fileColumns+` FROM kadu_files
-		WHERE organization_id = ? AND execution_id = ? AND status = 'ready' ORDER BY filename`, orgID, execID)
-	return out, err
 }
 
 // contentDisposition names the file for the browser: RFC 6266 through

@@ -1,7 +1,5 @@
 package kadu
 
-import "github.com/riverqueue/river"
-
 // runExecutionKind is the River job kind that carries an execution from
 // queued to its end (the runtime's worker).
 const runExecutionKind = "kadu.run_execution"
@@ -15,9 +13,3 @@ type runExecutionArgs struct {
 
 // Kind implements river.JobArgs.
 func (runExecutionArgs) Kind() string { return runExecutionKind }
-
-// newRunExecutionWorker builds the worker of kadu.run_execution for a
-// listener's service: the runtime's. registerJobs adds it to every queue,
-// so every process knows the kind (platform/jobs refuses to enqueue one
-// without a worker).
-var newRunExecutionWorker func(s *service) river.Worker[runExecutionArgs]

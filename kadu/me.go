@@ -83,78 +83,88 @@ type usageJSON struct {
 	ByTask []taskUsage `json:"by_task"`
 }
 
+// meAPI holds the handlers of kadu_me and kadu_usage_get.
+type meAPI struct{ *service }
+
 // registerMe declares kadu_me and kadu_usage_get.
 func registerMe(api *rest.API, s *service) {
+	h := &meAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_me", Method: "GET", Path: "/me", Tags: []string{"me"},
 		Title: "Who am I", Summary: "The caller's organization, role and scopes, and the plan: monthly cost limit, cost used this month, maximum cost per execution and how many executions may run at once (money in BRL).",
 		Requires: meRequirement, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, _ *meIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		org, err := s.accounts.GetOrganization(ctx, sc.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		usage, err := s.currentUsage(ctx, s.db, sc.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		var me meJSON
-		me.Organization.ID, me.Organization.Name = org.ID, org.Name
-		me.User.ID, me.User.Email = sc.Identity.UserID, sc.Identity.Email
-		me.Role = string(sc.Identity.Role)
-		me.Scopes = append([]string{}, sc.Identity.Scopes...)
-		me.Plan = planJSON{Month: usage.Month, MonthlyCostLimit: money.Cents(s.cfg.Plan.MonthlyCostLimitCents).Float64(),
-			CostUsedThisMonth:       money.Cents(usage.CostCents).Float64(),
-			MaxCostPerExecution:     money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).Float64(),
-			MaxConcurrentExecutions: s.cfg.Plan.MaxConcurrentExecutions}
-		return rest.OK(map[string]any{"data": me}), nil
-	})
+	}, h.me)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_usage_get", Method: "GET", Path: "/usage", Tags: []string{"me"},
 		Title: "Get usage", Summary: "Cost (BRL), tokens and executions over a period (days in UTC, default this month so far), by day and by task, with the totals computed by the server.",
 		Requires: executionsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *usageIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
+	}, h.getUsage)
+}
+
+// me answers kadu_me.
+func (h *meAPI) me(ctx context.Context, _ *meIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	org, err := h.accounts.GetOrganization(ctx, sc.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	usage, err := h.currentUsage(ctx, h.db, sc.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	var me meJSON
+	me.Organization.ID, me.Organization.Name = org.ID, org.Name
+	me.User.ID, me.User.Email = sc.Identity.UserID, sc.Identity.Email
+	me.Role = string(sc.Identity.Role)
+	me.Scopes = append([]string{}, sc.Identity.Scopes...)
+	me.Plan = planJSON{Month: usage.Month, MonthlyCostLimit: money.Cents(h.cfg.Plan.MonthlyCostLimitCents).Float64(),
+		CostUsedThisMonth:       money.Cents(usage.CostCents).Float64(),
+		MaxCostPerExecution:     money.Cents(h.cfg.Plan.MaxCostPerExecutionCents).Float64(),
+		MaxConcurrentExecutions: h.cfg.Plan.MaxConcurrentExecutions}
+	return rest.OK(map[string]any{"data": me}), nil
+}
+
+// getUsage answers kadu_usage_get.
+func (h *meAPI) getUsage(ctx context.Context, in *usageIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := h.clock()
+	from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	to := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	if in.From != "" {
+		if from, err = time.Parse(time.DateOnly, in.From); err != nil {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "from", Message: "must be a date YYYY-MM-DD"})
 		}
-		now := s.clock()
-		from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-		to := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-		if in.From != "" {
-			if from, err = time.Parse(time.DateOnly, in.From); err != nil {
-				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "from", Message: "must be a date YYYY-MM-DD"})
-			}
+	}
+	if in.To != "" {
+		if to, err = time.Parse(time.DateOnly, in.To); err != nil {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "must be a date YYYY-MM-DD"})
 		}
-		if in.To != "" {
-			if to, err = time.Parse(time.DateOnly, in.To); err != nil {
-				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "must be a date YYYY-MM-DD"})
-			}
+	}
+	for _, d := range []struct {
+		field string
+		day   time.Time
+	}{{"from", from}, {"to", to}} {
+		if !datebounds.Within(d.day) {
+			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: d.field, Message: datebounds.Message})
 		}
-		for _, d := range []struct {
-			field string
-			day   time.Time
-		}{{"from", from}, {"to", to}} {
-			if !datebounds.Within(d.day) {
-				return nil, rest.Validation("the request is invalid", rest.FieldError{Field: d.field, Message: datebounds.Message})
-			}
-		}
-		if to.Before(from) {
-			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "must not be before from"})
-		}
-		if to.Sub(from) > 366*24*time.Hour {
-			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "the period is at most 366 days"})
-		}
-		u, err := s.usage(ctx, sc.OrgID, from, to.AddDate(0, 0, 1))
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": u}), nil
-	})
+	}
+	if to.Before(from) {
+		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "must not be before from"})
+	}
+	if to.Sub(from) > 366*24*time.Hour {
+		return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "to", Message: "the period is at most 366 days"})
+	}
+	u, err := h.usage(ctx, sc.OrgID, from, to.AddDate(0, 0, 1))
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": u}), nil
 }
 
 // usage adds up the organization's costs, tokens and executions in
@@ -162,26 +172,12 @@ func registerMe(api *rest.API, s *service) {
 // day they were queued.
 func (s *service) usage(ctx context.Context, orgID string, from, end time.Time) (usageJSON, error) {
 	out := usageJSON{From: from.Format(time.DateOnly), To: end.AddDate(0, 0, -1).Format(time.DateOnly), ByDay: []dayUsage{}, ByTask: []taskUsage{}}
-	var steps []struct {
-		FinishedAt time.Time `db:"finished_at"`
-		CostCents  int64     `db:"cost_cents"`
-		In         int64     `db:"tokens_in"`
-		Out        int64     `db:"tokens_out"`
-		Cached     int64     `db:"tokens_cached"`
-		TaskID     string    `db:"task_id"`
-	}
-	if err := s.db.Select(ctx, &steps, `SELECT s.finished_at, s.cost_cents, s.tokens_in, s.tokens_out, s.tokens_cached, e.task_id
-		FROM kadu_execution_steps s JOIN kadu_executions e ON e.id = s.execution_id
-		WHERE s.organization_id = ? AND s.finished_at >= ? AND s.finished_at < ?
-		AND (s.cost_cents > 0 OR s.tokens_in > 0 OR s.tokens_out > 0)`, orgID, from, end); err != nil {
+	steps, err := costedSteps(ctx, s.db, orgID, from, end)
+	if err != nil {
 		return out, err
 	}
-	var execs []struct {
-		CreatedAt time.Time `db:"created_at"`
-		TaskID    string    `db:"task_id"`
-	}
-	if err := s.db.Select(ctx, &execs, `SELECT created_at, task_id FROM kadu_executions
-		WHERE organization_id = ? AND created_at >= ? AND created_at < ?`, orgID, from, end); err != nil {
+	execs, err := queuedExecutions(ctx, s.db, orgID, from, end)
+	if err != nil {
 		return out, err
 	}
 	days := map[string]*dayUsage{}
@@ -218,19 +214,9 @@ func (s *service) usage(ctx context.Context, orgID string, from, end time.Time) 
 	for id := range tasks {
 		ids = append(ids, id)
 	}
-	names := map[string]string{}
-	if len(ids) > 0 {
-		var rows []struct {
-			ID   string `db:"id"`
-			Name string `db:"name"`
-		}
-		q, args := inClause(ids)
-		if err := s.db.Select(ctx, &rows, `SELECT id, name FROM kadu_tasks WHERE organization_id = ? AND id IN `+q, append([]any{orgID}, args...)...); err != nil {
-			return out, err
-		}
-		for _, r := range rows {
-			names[r.ID] = r.Name
-		}
+	names, err := namesOfTasks(ctx, s.db, orgID, ids)
+	if err != nil {
+		return out, err
 	}
 	for _, t := range tasks {
 		t.Name = names[t.TaskID]

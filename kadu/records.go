@@ -260,19 +260,6 @@ func (s *workflowStep) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-const taskColumns = `id, organization_id, owner_user_id, name, instructions, mode, steps, allowed_tools,
-	granted_scopes, model, schedule_cron, schedule_timezone, cost_ceiling_cents, schedule_since, triggerers,
-	destinations, status, created_at, updated_at, deleted_at`
-
-const executionColumns = `id, organization_id, task_id, trigger_kind, triggered_by, status, model, input,
-	input_file_ids, max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count,
-	output, error_code, error_message, waiting, checkpoint, resume_input, approval_id, tick_at, started_at,
-	finished_at, deadline, created_at, updated_at`
-
-const stepColumns = `id, organization_id, execution_id, seq, kind, tool_name, arguments, result_summary,
-	status, error_message, tokens_in, tokens_out, tokens_cached, cost_cents, duration_ms,
-	started_at, finished_at, created_at, updated_at`
-
 // decode fills the fields kept as JSON, never nil, so no reader of a task
 // parses them itself.
 func (t *taskRecord) decode() error {
@@ -342,51 +329,6 @@ func (t *taskRecord) encode() error {
 		*f.dst = string(b)
 	}
 	return nil
-}
-
-// getTask reads a task of the organization that is not deleted; another
-// organization's, a deleted one or none is store.ErrNotFound.
-func getTask(ctx context.Context, q store.Querier, orgID, id string) (*taskRecord, error) {
-	var t taskRecord
-	if err := q.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
-		WHERE organization_id = ? AND id = ? AND status <> 'deleted'`, orgID, id); err != nil {
-		return nil, err
-	}
-	return &t, t.decode()
-}
-
-// taskOfExecution reads the task an execution runs, deleted or not: an
-// execution queued before its task was deleted still knows what to run.
-func taskOfExecution(ctx context.Context, q store.Querier, exec *executionRecord) (*taskRecord, error) {
-	var t taskRecord
-	if err := q.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
-		WHERE organization_id = ? AND id = ?`, exec.OrganizationID, exec.TaskID); err != nil {
-		return nil, err
-	}
-	return &t, t.decode()
-}
-
-// getExecution reads an execution of the organization; another
-// organization's or none is store.ErrNotFound.
-func getExecution(ctx context.Context, q store.Querier, orgID, id string) (*executionRecord, error) {
-	var e executionRecord
-	if err := q.Get(ctx, &e, `SELECT `+executionColumns+` FROM kadu_executions
-		WHERE organization_id = ? AND id = ?`, orgID, id); err != nil {
-		return nil, err
-	}
-	return &e, nil
-}
-
-// insertExecution writes a new execution row as given (the caller sets
-// its id, status queued and timestamps).
-func insertExecution(ctx context.Context, q store.Querier, e *executionRecord) error {
-	_, err := q.Exec(ctx, `INSERT INTO kadu_executions (`+executionColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.OrganizationID, e.TaskID, e.Trigger, e.TriggeredBy, e.Status, e.Model, e.InputJSON,
-		e.InputFileIDsJSON, e.MaxCostCents, e.CostCents, e.TokensIn, e.TokensOut, e.TokensCached, e.StepCount,
-		e.OutputJSON, e.ErrorCode, e.ErrorMessage, e.WaitingJSON, e.CheckpointJSON, e.ResumeInputJSON, e.ApprovalID, e.TickAt,
-		e.StartedAt, e.FinishedAt, e.Deadline, e.CreatedAt, e.UpdatedAt)
-	return err
 }
 
 // The execution state machine: the one table of which status may follow
@@ -761,17 +703,4 @@ func monthUsage(ctx context.Context, q store.Querier, orgID, month string) (usag
 		return usageRecord{OrganizationID: orgID, Month: month}, nil
 	}
 	return u, err
-}
-
-// insertTask writes a new task row (encode runs first).
-func insertTask(ctx context.Context, q store.Querier, t *taskRecord) error {
-	if err := t.encode(); err != nil {
-		return err
-	}
-	_, err := q.Exec(ctx, `INSERT INTO kadu_tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.OrganizationID, t.OwnerUserID, t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON,
-		t.GrantedScopesJSON, t.Model, t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON,
-		t.DestinationsJSON, t.Status, t.CreatedAt, t.UpdatedAt, t.DeletedAt)
-	return err
 }

@@ -71,6 +71,11 @@ type RuntimeConfig struct {
 	// hold makes the worker leave every execution as it is: tests of the
 	// API that move executions by hand.
 	hold bool
+	// tools and validate stand in, in tests, for the deployment's tool
+	// registry and for the engine's workflow check when a task is saved
+	// (service.lookupTool, service.validateWorkflow).
+	tools    func(name string) (toolInfo, bool)
+	validate func(steps []workflowStep) error
 }
 
 func (c RuntimeConfig) withDefaults() RuntimeConfig {
@@ -132,9 +137,11 @@ func newRuntime(deps productkit.Deps, cfg Config) *runtime {
 	return rt
 }
 
-func init() {
-	newRunExecutionWorker = func(s *service) river.Worker[runExecutionArgs] { return &runWorker{s: s} }
-}
+// newRunExecutionWorker builds the worker of kadu.run_execution for a
+// listener's service. registerJobs adds it to every queue, so every
+// process knows the kind (platform/jobs refuses to enqueue one without a
+// worker).
+func newRunExecutionWorker(s *service) river.Worker[runExecutionArgs] { return &runWorker{s: s} }
 
 // runWorker is the worker of kadu.run_execution.
 type runWorker struct {

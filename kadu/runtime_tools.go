@@ -448,31 +448,29 @@ func (s *service) abandonApproval(ctx context.Context, id string) {
 		"The run was interrupted before it recorded an outcome: it may or may not have taken effect. Check before trying again.")})
 }
 
-// lookupTool is tasks.go's view of the registry: what a task saved with
-// a tool is granted and must know of it. The tests' override (the
-// package variable) wins.
-func (s *service) lookupTool() func(name string) (toolInfo, bool) {
-	if lookupTool != nil {
-		return func(name string) (toolInfo, bool) {
-			if info, ok := fileToolInfo(name); ok {
-				return info, true
+// toolLookup is what saving a task knows of the deployment's tools
+// (service.lookupTool): Kadu's file tools, then the registry's. A test's
+// override stands in for the registry; with neither it is nil, and any
+// well-formed name is accepted and granted no scope.
+func toolLookup(reg *toolreg.Registry, override func(name string) (toolInfo, bool)) func(name string) (toolInfo, bool) {
+	other := override
+	if other == nil && reg != nil {
+		other = func(name string) (toolInfo, bool) {
+			e, ok := reg.Lookup(name)
+			if !ok {
+				return toolInfo{}, false
 			}
-			return lookupTool(name)
+			return toolInfo{Product: e.Product, Scopes: e.Tool.Requires.Scopes, Permission: e.Tool.Requires.Permission,
+				Destructive: e.Tool.IsDestructive()}, true
 		}
 	}
-	if s.rt == nil || s.rt.tools == nil {
+	if other == nil {
 		return nil
 	}
-	reg := s.rt.tools
 	return func(name string) (toolInfo, bool) {
 		if info, ok := fileToolInfo(name); ok {
 			return info, true
 		}
-		e, ok := reg.Lookup(name)
-		if !ok {
-			return toolInfo{}, false
-		}
-		return toolInfo{Product: e.Product, Scopes: e.Tool.Requires.Scopes, Permission: e.Tool.Requires.Permission,
-			Destructive: e.Tool.IsDestructive()}, true
+		return other(name)
 	}
 }

@@ -21,10 +21,8 @@ import (
 // cost: each step, and each element of a loop, counts against the
 // execution's step limit.
 
-func init() { validateWorkflow = validateWorkflowSteps }
-
-// validateWorkflowSteps is validateWorkflow: the structure, then every
-// expression compiled (kadu/wflang), so a task that cannot run is refused
+// validateWorkflowSteps is the check saving a workflow runs
+// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
 // when it is saved, naming the step and the field.
 func validateWorkflowSteps(steps []workflowStep) error {
 	if err := checkWorkflowStructure(steps); err != nil {

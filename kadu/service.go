@@ -37,6 +37,12 @@ type service struct {
 	// results to e-mail destinations (delivery.go), nil without a relay.
 	files *fileStore
 	mail  *mailer
+	// lookupTool and validateWorkflow are what saving a task asks of the
+	// deployment and of the runtime's engine (tasks.go): the tools a task
+	// may call, nil without a registry (toolLookup), and whether its
+	// workflow would run (validateWorkflowSteps). newService sets both.
+	lookupTool       func(name string) (toolInfo, bool)
+	validateWorkflow func(steps []workflowStep) error
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -45,7 +51,7 @@ type service struct {
 // newService builds the service of one listener: the organizations
 // (accounts), the job queue, the webhooks in Kadu's own namespace.
 func newService(deps productkit.Deps, cfg Config) *service {
-	return &service{
+	s := &service{
 		db:       deps.DB,
 		accounts: accounts.New(deps.DB, accounts.Options{Watch: deps.Changes}),
 		jobs:     deps.Jobs,
@@ -60,6 +66,12 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		files:     newFileStore(deps, cfg.Files),
 		mail:      newMailer(cfg.Mail),
 	}
+	s.lookupTool = toolLookup(deps.Tools, cfg.Runtime.tools)
+	s.validateWorkflow = validateWorkflowSteps
+	if cfg.Runtime.validate != nil {
+		s.validateWorkflow = cfg.Runtime.validate
+	}
+	return s
 }
 
 // tenancy is the caller's organization: Kadu's only tenant.

@@ -140,9 +140,7 @@ func build(b *productkit.Builder, cfg Config) error {
 // kadu.run_execution, the scheduler and the timeouts sweep. serve, worker
 // and tests all come here (productkit.Builder.Jobs).
 func registerJobs(s *service, q *jobs.Queue) {
-	if newRunExecutionWorker != nil {
-		jobs.AddWorker(q, newRunExecutionWorker(s))
-	}
+	jobs.AddWorker(q, newRunExecutionWorker(s))
 	registerSchedules(s, q)
 	registerFileJobs(s, q)
 	registerDelivery(s, q)

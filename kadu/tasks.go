@@ -49,27 +49,15 @@ type toolInfo struct {
 	Destructive bool
 }
 
-// lookupTool finds a tool of the other products of this deployment: the
-// product-neutral registry the binary's wiring fills (the runtime sets
-// it). Nil — no registry — accepts any well-formed name and grants no
-// scope; with a registry, a name it does not know is refused when the
-// task is saved.
-var lookupTool func(name string) (toolInfo, bool)
-
-// validateWorkflow checks a workflow's steps when a task is saved, so a
-// task that cannot run is refused then rather than failing later. This
-// basic check is structural (each step names a tool, on_error is stop or
-// continue, step ids are unique); the runtime's engine replaces it with
-// one that also compiles each step's expressions. It returns a
-// *rest.Error (422, one detail per field) or nil.
-var validateWorkflow = func(steps []workflowStep) error { return checkWorkflowStructure(steps) }
-
 var (
 	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
 	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
-// checkWorkflowStructure is validateWorkflow's default.
+// checkWorkflowStructure is the structural part of the check saving a
+// workflow runs (validateWorkflowSteps, runtime_workflow.go): each step
+// names a tool, on_error is stop or continue, step ids are unique. It
+// returns a *rest.Error (422, one detail per field) or nil.
 func checkWorkflowStructure(steps []workflowStep) error {
 	var details []rest.FieldError
 	if len(steps) == 0 {
@@ -224,77 +212,6 @@ type setDestinationsIn struct {
 	Destinations []destinationIn `json:"destinations" jsonschema:"Where executions' results go; [] for nowhere but the API."`
 }
 
-// taskFilter narrows kadu_tasks_list.
-type taskFilter struct {
-	Status string
-	Q      string
-	After  string
-	Limit  int
-}
-
-func listTasks(ctx context.Context, q store.Querier, orgID string, f taskFilter) ([]*taskRecord, error) {
-	where := []string{"organization_id = ?", "status <> 'deleted'"}
-	args := []any{orgID}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, f.Status)
-	}
-	if f.Q != "" {
-		where, args = append(where, `LOWER(name) LIKE ? ESCAPE '\'`), append(args, "%"+likeEscape(strings.ToLower(f.Q))+"%")
-	}
-	if f.After != "" {
-		where, args = append(where, "id > ?"), append(args, f.After)
-	}
-	args = append(args, f.Limit+1)
-	var rows []*taskRecord
-	if err := q.Select(ctx, &rows, `SELECT `+taskColumns+` FROM kadu_tasks WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`, args...); err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if err := r.decode(); err != nil {
-			return nil, err
-		}
-	}
-	return rows, nil
-}
-
-// likeEscape makes text match itself in a LIKE pattern with ESCAPE '\'.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// forUpdate locks the rows a PostgreSQL transaction reads until it ends
-// (SQLite's transactions hold the write lock from their start).
-func forUpdate(q store.Querier) string {
-	if q.Dialect() == store.Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
-// lockTask is getTask for a transaction that will rewrite the row.
-func lockTask(ctx context.Context, tx *store.Tx, orgID, id string) (*taskRecord, error) {
-	var t taskRecord
-	if err := tx.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
-		WHERE organization_id = ? AND id = ? AND status <> 'deleted'`+forUpdate(tx), orgID, id); err != nil {
-		return nil, err
-	}
-	return &t, t.decode()
-}
-
-// updateTask writes every field of t back (encode runs first).
-func updateTask(ctx context.Context, q store.Querier, t *taskRecord) error {
-	if err := t.encode(); err != nil {
-		return err
-	}
-	return store.ExpectOne(q.Exec(ctx, `UPDATE kadu_tasks SET name = ?, instructions = ?, mode = ?, steps = ?,
-		allowed_tools = ?, granted_scopes = ?, model = ?, schedule_cron = ?, schedule_timezone = ?,
-		cost_ceiling_cents = ?, schedule_since = ?, triggerers = ?, destinations = ?, status = ?, updated_at = ?, deleted_at = ?
-		WHERE organization_id = ? AND id = ?`,
-		t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON, t.GrantedScopesJSON, t.Model,
-		t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON, t.DestinationsJSON, t.Status,
-		t.UpdatedAt, t.DeletedAt, t.OrganizationID, t.ID))
-}
-
 // taskErr maps the store's errors to the API's.
 func taskErr(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
@@ -391,11 +308,10 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
 			continue
 		}
-		lookup := s.lookupTool()
-		if lookup == nil {
+		if s.lookupTool == nil {
 			continue
 		}
-		info, ok := lookup(name)
+		info, ok := s.lookupTool(name)
 		if !ok {
 			details = append(details, rest.FieldError{Field: at, Message: "no tool of this name runs in this deployment"})
 			continue
@@ -415,7 +331,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 	t.GrantedScopes = granted
 	switch t.Mode {
 	case modeWorkflow:
-		if err := validateWorkflow(t.Steps); err != nil {
+		if err := s.validateWorkflow(t.Steps); err != nil {
 			return err
 		}
 		for i, st := range t.Steps {
@@ -489,254 +405,295 @@ func ceilingCents(v *float64) (*int64, error) {
 	return &n, nil
 }
 
+// tasksAPI holds the handlers of the task operations; what they read
+// and write of a task is in tasks_store.go.
+type tasksAPI struct{ *service }
+
 // registerTasks declares the task operations.
 func registerTasks(api *rest.API, s *service) {
+	h := &tasksAPI{s}
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_list", Method: "GET", Path: "/tasks", Tags: []string{"tasks"},
 		Title: "List tasks", Summary: "Lists the organization's tasks, oldest first, with cursor pagination; filters by status and by text in the name.",
 		Requires: tasksRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listTasksIn) (*rest.Response, error) {
-		sc, after, err := restkit.PageScope(ctx, s.tenancy, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		f := taskFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
-		rows, err := listTasks(ctx, s.db, sc.OrgID, f)
-		if err != nil {
-			return nil, err
-		}
-		return restkit.CursorPageWithLimit(rows, f.Limit, func(r *taskRecord) string { return r.ID }, s.toTaskJSON), nil
-	})
+	}, h.list)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_get", Method: "GET", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
 		Title: "Get a task", Summary: "Gets one task: its mode, steps or model, allowed tools and the scopes granted for them, schedule (with the next run), ceiling, who may run it and where results go.",
 		Requires: tasksRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.tenancy, "task", func(sc restkit.Tenant) (*taskRecord, error) {
-			return getTask(ctx, s.db, sc.OrgID, in.ID)
-		}, s.toTaskJSON)
-	})
+	}, h.get)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_create", Method: "POST", Path: "/tasks", Tags: []string{"tasks"},
 		Title:    "Create a task",
 		Summary:  "Creates a task: a workflow (steps calling the allowed tools in order, no model) or an agent (a model choosing among the allowed tools), with an optional cron schedule and cost ceiling. The caller owns it and may always run it.",
 		Requires: tasksWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createTaskIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		now := s.clock()
-		t := &taskRecord{ID: store.NewID(), OrganizationID: sc.OrgID, OwnerUserID: sc.Identity.UserID,
-			Name: strings.TrimSpace(in.Name), Instructions: in.Instructions, Mode: in.Mode, Status: taskActive,
-			CreatedAt: now, UpdatedAt: now}
-		if t.Mode == "" {
-			t.Mode = modeWorkflow
-		}
-		if t.OwnerUserID == "" {
-			return nil, rest.Forbidden("a task is owned by a person: use a token of a signed-in user")
-		}
-		if t.Name == "" {
-			return nil, rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
-		}
-		if in.Model != "" {
-			m := in.Model
-			t.Model = &m
-		}
-		if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
-			return nil, err
-		}
-		if err := setSchedule(t, in.Schedule, s.clock()); err != nil {
-			return nil, err
-		}
-		steps, err := toSteps(in.Steps)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.applyDefinition(sc.Identity, t, taskDefinition{steps: steps, allowedTools: in.AllowedTools, toolsGiven: in.AllowedTools != nil}); err != nil {
-			return nil, err
-		}
-		if err := insertTask(ctx, s.db, t); err != nil {
-			return nil, err
-		}
-		return rest.Created(map[string]any{"data": s.toTaskJSON(t)}), nil
-	})
+	}, h.create)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_update", Method: "PATCH", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
 		Title:    "Update a task",
 		Summary:  "Changes the given fields of a task (name, instructions, mode, steps, allowed tools, model, schedule, cost ceiling); who may run it and where results go are changed with kadu_tasks_set_triggerers and kadu_tasks_set_destinations. Its owner or an admin may.",
 		Requires: tasksWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *updateTaskIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var t *taskRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			if t, err = lockTask(ctx, tx, sc.OrgID, in.ID); err != nil {
-				return err
-			}
-			if err := mayEdit(sc.Identity, t); err != nil {
-				return err
-			}
-			if in.Name != nil {
-				if t.Name = strings.TrimSpace(*in.Name); t.Name == "" {
-					return rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
-				}
-			}
-			if in.Instructions != nil {
-				t.Instructions = *in.Instructions
-			}
-			if in.Mode != nil {
-				t.Mode = *in.Mode
-			}
-			if in.Model != nil {
-				t.Model = nil
-				if *in.Model != "" {
-					m := *in.Model
-					t.Model = &m
-				}
-			}
-			if in.CostCeiling != nil {
-				if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
-					return err
-				}
-			}
-			if err := setSchedule(t, in.Schedule, s.clock()); err != nil {
-				return err
-			}
-			def := taskDefinition{steps: t.Steps, allowedTools: t.AllowedTools, toolsGiven: true}
-			if in.Steps != nil {
-				if def.steps, err = toSteps(*in.Steps); err != nil {
-					return err
-				}
-				def.toolsGiven = in.AllowedTools != nil
-			}
-			if in.AllowedTools != nil {
-				def.allowedTools, def.toolsGiven = *in.AllowedTools, true
-			}
-			if in.Mode != nil && *in.Mode == modeAgent && in.Steps == nil {
-				def.steps = nil
-			}
-			if err := s.applyDefinition(sc.Identity, t, def); err != nil {
-				return err
-			}
-			t.UpdatedAt = s.clock()
-			return updateTask(ctx, tx, t)
-		})
-		if err != nil {
-			return nil, taskErr(err)
-		}
-		return rest.OK(map[string]any{"data": s.toTaskJSON(t)}), nil
-	})
+	}, h.update)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_tasks_set_triggerers", Method: "PUT", Path: "/tasks/{task_id}/triggerers", Tags: []string{"tasks"},
 		Title:       "Set who may run a task",
 		Summary:     "Replaces who besides the owner may run a task: people (user ids of the organization) and roles. Running also needs the member role. Admins only.",
 		Description: "Destructive: it changes who may start the task's executions, and so what runs on the organization's data.",
 		Requires:    tasksManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *setTriggerersIn) (string, error) {
-		t, err := s.describeTask(ctx, in.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Let %s run task '%s' (besides its owner)? They can then start executions that act on the organization's data.", describeTriggerers(in.Users, in.Roles), t.Name), nil
-	}, func(ctx context.Context, in *setTriggerersIn) (*rest.Response, error) {
-		return s.changeTask(ctx, in.ID, false, func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error {
-			tr, err := s.checkTriggerers(ctx, tx, sc.OrgID, in.Users, in.Roles)
-			if err != nil {
-				return err
-			}
-			t.Triggerers = tr
-			return nil
-		})
-	})
+	}, h.describeSetTriggerers, h.setTriggerers)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_tasks_set_destinations", Method: "PUT", Path: "/tasks/{task_id}/destinations", Tags: []string{"tasks"},
 		Title:       "Set where a task's results go",
 		Summary:     "Replaces where the task's executions' results are delivered when they end: the organization's Kadu webhooks, e-mail addresses, or a tool of another product. Admins only.",
 		Description: "Destructive: it changes where the organization's data goes.",
 		Requires:    tasksManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *setDestinationsIn) (string, error) {
-		t, err := s.describeTask(ctx, in.ID)
-		if err != nil {
-			return "", err
-		}
-		if _, err := checkDestinations(in.Destinations); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Send the results of task '%s' to %s? Its executions' output will leave Kadu there.", t.Name, describeDestinations(in.Destinations)), nil
-	}, func(ctx context.Context, in *setDestinationsIn) (*rest.Response, error) {
-		return s.changeTask(ctx, in.ID, false, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
-			d, err := checkDestinations(in.Destinations)
-			if err != nil {
-				return err
-			}
-			t.Destinations = d
-			return nil
-		})
-	})
+	}, h.describeSetDestinations, h.setDestinations)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_pause", Method: "POST", Path: "/tasks/{task_id}/pause", Tags: []string{"tasks"},
 		Title: "Pause a task", Summary: "Pauses a task: its schedule queues nothing and it cannot be run until resumed. Executions already queued or running go on. Its owner or an admin may.",
 		Requires: tasksWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-		return s.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
-			t.Status = taskPaused
-			return nil
-		})
-	})
+	}, h.pause)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_tasks_resume", Method: "POST", Path: "/tasks/{task_id}/resume", Tags: []string{"tasks"},
 		Title: "Resume a task", Summary: "Resumes a paused task: it may be run again and its schedule queues from the next tick on (ticks missed while paused are not run). Its owner or an admin may.",
 		Requires: tasksWrite, Annotations: restkit.Write(true),
-	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-		return s.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
-			if t.Status == taskPaused && t.ScheduleCron != nil {
-				now := s.clock()
-				t.ScheduleSince = &now
-			}
-			t.Status = taskActive
-			return nil
-		})
-	})
+	}, h.resume)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_tasks_delete", Method: "DELETE", Path: "/tasks/{task_id}", Tags: []string{"tasks"},
 		Title: "Delete a task", Summary: "Deletes a task: it no longer runs, is listed or can be read; its executions stay readable. Its owner or an admin may.",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    tasksWrite, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *taskRefIn) (string, error) {
-		t, err := s.describeTask(ctx, in.ID)
-		if err != nil {
-			return "", err
+	}, h.describeDelete, h.delete)
+}
+
+// list answers kadu_tasks_list.
+func (h *tasksAPI) list(ctx context.Context, in *listTasksIn) (*rest.Response, error) {
+	sc, after, err := restkit.PageScope(ctx, h.tenancy, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := taskFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
+	rows, err := listTasks(ctx, h.db, sc.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *taskRecord) string { return r.ID }, h.toTaskJSON), nil
+}
+
+// get answers kadu_tasks_get.
+func (h *tasksAPI) get(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, h.tenancy, "task", func(sc restkit.Tenant) (*taskRecord, error) {
+		return getTask(ctx, h.db, sc.OrgID, in.ID)
+	}, h.toTaskJSON)
+}
+
+// create answers kadu_tasks_create.
+func (h *tasksAPI) create(ctx context.Context, in *createTaskIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := h.clock()
+	t := &taskRecord{ID: store.NewID(), OrganizationID: sc.OrgID, OwnerUserID: sc.Identity.UserID,
+		Name: strings.TrimSpace(in.Name), Instructions: in.Instructions, Mode: in.Mode, Status: taskActive,
+		CreatedAt: now, UpdatedAt: now}
+	if t.Mode == "" {
+		t.Mode = modeWorkflow
+	}
+	if t.OwnerUserID == "" {
+		return nil, rest.Forbidden("a task is owned by a person: use a token of a signed-in user")
+	}
+	if t.Name == "" {
+		return nil, rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
+	}
+	if in.Model != "" {
+		m := in.Model
+		t.Model = &m
+	}
+	if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
+		return nil, err
+	}
+	if err := setSchedule(t, in.Schedule, h.clock()); err != nil {
+		return nil, err
+	}
+	steps, err := toSteps(in.Steps)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.applyDefinition(sc.Identity, t, taskDefinition{steps: steps, allowedTools: in.AllowedTools, toolsGiven: in.AllowedTools != nil}); err != nil {
+		return nil, err
+	}
+	if err := insertTask(ctx, h.db, t); err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": h.toTaskJSON(t)}), nil
+}
+
+// update answers kadu_tasks_update.
+func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var t *taskRecord
+	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
+		if t, err = lockTask(ctx, tx, sc.OrgID, in.ID); err != nil {
+			return err
 		}
-		sched := ""
-		if t.ScheduleCron != nil {
-			sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
+		if err := mayEdit(sc.Identity, t); err != nil {
+			return err
 		}
-		return fmt.Sprintf("Delete task '%s'?%s This cannot be undone.", t.Name, sched), nil
-	}, func(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-		sc, err := s.tenancy(ctx)
-		if err != nil {
-			return nil, err
+		if in.Name != nil {
+			if t.Name = strings.TrimSpace(*in.Name); t.Name == "" {
+				return rest.Validation("the task is invalid", rest.FieldError{Field: "name", Message: "must not be blank"})
+			}
 		}
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			t, err := lockTask(ctx, tx, sc.OrgID, in.ID)
-			if err != nil {
+		if in.Instructions != nil {
+			t.Instructions = *in.Instructions
+		}
+		if in.Mode != nil {
+			t.Mode = *in.Mode
+		}
+		if in.Model != nil {
+			t.Model = nil
+			if *in.Model != "" {
+				m := *in.Model
+				t.Model = &m
+			}
+		}
+		if in.CostCeiling != nil {
+			if t.CostCeilingCents, err = ceilingCents(in.CostCeiling); err != nil {
 				return err
 			}
-			if err := mayEdit(sc.Identity, t); err != nil {
+		}
+		if err := setSchedule(t, in.Schedule, h.clock()); err != nil {
+			return err
+		}
+		def := taskDefinition{steps: t.Steps, allowedTools: t.AllowedTools, toolsGiven: true}
+		if in.Steps != nil {
+			if def.steps, err = toSteps(*in.Steps); err != nil {
 				return err
 			}
-			now := s.clock()
-			t.Status, t.UpdatedAt, t.DeletedAt = taskDeleted, now, &now
-			return updateTask(ctx, tx, t)
-		})
-		if err != nil {
-			return nil, taskErr(err)
+			def.toolsGiven = in.AllowedTools != nil
 		}
-		return rest.NoContent(), nil
+		if in.AllowedTools != nil {
+			def.allowedTools, def.toolsGiven = *in.AllowedTools, true
+		}
+		if in.Mode != nil && *in.Mode == modeAgent && in.Steps == nil {
+			def.steps = nil
+		}
+		if err := h.applyDefinition(sc.Identity, t, def); err != nil {
+			return err
+		}
+		t.UpdatedAt = h.clock()
+		return updateTask(ctx, tx, t)
 	})
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	return rest.OK(map[string]any{"data": h.toTaskJSON(t)}), nil
+}
+
+// describeSetTriggerers is the confirmation kadu_tasks_set_triggerers asks for.
+func (h *tasksAPI) describeSetTriggerers(ctx context.Context, in *setTriggerersIn) (string, error) {
+	t, err := h.describeTask(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Let %s run task '%s' (besides its owner)? They can then start executions that act on the organization's data.", describeTriggerers(in.Users, in.Roles), t.Name), nil
+}
+
+// setTriggerers answers kadu_tasks_set_triggerers.
+func (h *tasksAPI) setTriggerers(ctx context.Context, in *setTriggerersIn) (*rest.Response, error) {
+	return h.changeTask(ctx, in.ID, false, func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error {
+		tr, err := h.checkTriggerers(ctx, tx, sc.OrgID, in.Users, in.Roles)
+		if err != nil {
+			return err
+		}
+		t.Triggerers = tr
+		return nil
+	})
+}
+
+// describeSetDestinations is the confirmation kadu_tasks_set_destinations asks for.
+func (h *tasksAPI) describeSetDestinations(ctx context.Context, in *setDestinationsIn) (string, error) {
+	t, err := h.describeTask(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	if _, err := checkDestinations(in.Destinations); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Send the results of task '%s' to %s? Its executions' output will leave Kadu there.", t.Name, describeDestinations(in.Destinations)), nil
+}
+
+// setDestinations answers kadu_tasks_set_destinations.
+func (h *tasksAPI) setDestinations(ctx context.Context, in *setDestinationsIn) (*rest.Response, error) {
+	return h.changeTask(ctx, in.ID, false, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+		d, err := checkDestinations(in.Destinations)
+		if err != nil {
+			return err
+		}
+		t.Destinations = d
+		return nil
+	})
+}
+
+// pause answers kadu_tasks_pause.
+func (h *tasksAPI) pause(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+		t.Status = taskPaused
+		return nil
+	})
+}
+
+// resume answers kadu_tasks_resume.
+func (h *tasksAPI) resume(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+		if t.Status == taskPaused && t.ScheduleCron != nil {
+			now := h.clock()
+			t.ScheduleSince = &now
+		}
+		t.Status = taskActive
+		return nil
+	})
+}
+
+// describeDelete is the confirmation kadu_tasks_delete asks for.
+func (h *tasksAPI) describeDelete(ctx context.Context, in *taskRefIn) (string, error) {
+	t, err := h.describeTask(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	sched := ""
+	if t.ScheduleCron != nil {
+		sched = fmt.Sprintf(" Its schedule (%s, %s) stops.", *t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
+	}
+	return fmt.Sprintf("Delete task '%s'?%s This cannot be undone.", t.Name, sched), nil
+}
+
+// delete answers kadu_tasks_delete.
+func (h *tasksAPI) delete(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
+	sc, err := h.tenancy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		t, err := lockTask(ctx, tx, sc.OrgID, in.ID)
+		if err != nil {
+			return err
+		}
+		if err := mayEdit(sc.Identity, t); err != nil {
+			return err
+		}
+		now := h.clock()
+		t.Status, t.UpdatedAt, t.DeletedAt = taskDeleted, now, &now
+		return updateTask(ctx, tx, t)
+	})
+	if err != nil {
+		return nil, taskErr(err)
+	}
+	return rest.NoContent(), nil
 }
 
 // describeTask looks up the target of a destructive task operation for
@@ -794,11 +751,11 @@ func (s *service) checkTriggerers(ctx context.Context, q store.Querier, orgID st
 		if slices.Contains(tr.Users, u) {
 			continue
 		}
-		var n int
-		if err := q.Get(ctx, &n, `SELECT COUNT(*) FROM memberships WHERE organization_id = ? AND user_id = ?`, orgID, u); err != nil {
+		member, err := isMember(ctx, q, orgID, u)
+		if err != nil {
 			return tr, err
 		}
-		if n == 0 {
+		if !member {
 			details = append(details, rest.FieldError{Field: fmt.Sprintf("users.%d", i), Message: "is not a person of the organization"})
 			continue
 		}

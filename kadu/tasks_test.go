@@ -174,11 +174,7 @@ func TestTasks(t *testing.T) {
 // the person saving the task must be allowed to use them, and the task
 // is granted exactly the scopes they need, per product.
 func TestTaskScopesGranted(t *testing.T) {
-	// Not parallel: it sets the package's lookupTool, which every test
-	// saving a task reads.
-	old := lookupTool
-	t.Cleanup(func() { lookupTool = old })
-	lookupTool = func(name string) (toolInfo, bool) {
+	tools := func(name string) (toolInfo, bool) {
 		switch name {
 		case "inbox_emails_list":
 			return toolInfo{Product: "inbox", Scopes: []string{"inbox.emails"}, Permission: "read"}, true
@@ -189,7 +185,7 @@ func TestTaskScopesGranted(t *testing.T) {
 		}
 		return toolInfo{}, false
 	}
-	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{})
+	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{Runtime: RuntimeConfig{tools: tools}})
 	tk := e.createTask(e.member, map[string]any{"name": "x", "steps": []map[string]any{{"tool": "inbox_emails_list"}, {"tool": "dunning_charges_create"}}})
 	if mustJSON(tk.GrantedScopes) != `{"dunning":["dunning.charges"],"inbox":["inbox.emails"]}` {
 		t.Fatalf("granted: %s", mustJSON(tk.GrantedScopes))
@@ -205,19 +201,15 @@ func TestTaskScopesGranted(t *testing.T) {
 	}
 }
 
-// TestValidateWorkflowHook: the runtime's validator, when set, is what
-// saving a workflow answers.
+// TestValidateWorkflowHook: the workflow check the service is assembled
+// with is what saving a workflow answers.
 func TestValidateWorkflowHook(t *testing.T) {
-	// Not parallel: it sets the package's validateWorkflow, which every test
-	// saving a task reads.
-	old := validateWorkflow
-	t.Cleanup(func() { validateWorkflow = old })
 	var seen []workflowStep
-	validateWorkflow = func(steps []workflowStep) error {
+	validate := func(steps []workflowStep) error {
 		seen = steps
 		return checkWorkflowStructure(steps)
 	}
-	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{})
+	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{Runtime: RuntimeConfig{validate: validate}})
 	e.createTask(e.Owner, workflow("x"))
 	if len(seen) != 1 || seen[0].Tool != "inbox_emails_list" {
 		t.Fatalf("hook saw %+v", seen)
