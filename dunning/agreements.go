@@ -134,24 +134,6 @@ type agreementJSON struct {
 	UpdatedAt      time.Time                 `json:"updated_at"`
 }
 
-func getAgreement(ctx context.Context, q store.Querier, orgID, id, lock string) (agreementRecord, error) {
-	var a agreementRecord
-	err := q.Get(ctx, &a, `SELECT * FROM dunning_agreements WHERE organization_id = ? AND id = ?`+lock, orgID, id)
-	return a, err
-}
-
-func agreementParts(ctx context.Context, q store.Querier, a agreementRecord) ([]agreementChargeRow, []installmentRow, error) {
-	charges := []agreementChargeRow{}
-	if err := q.Select(ctx, &charges, `SELECT ac.charge_id, ac.open_cents, ac.updated_cents, c.status, c.due_date FROM dunning_agreement_charges ac
-		JOIN dunning_charges c ON c.id = ac.charge_id WHERE ac.agreement_id = ? ORDER BY c.due_date, c.id`, a.ID); err != nil {
-		return nil, nil, err
-	}
-	inst := []installmentRow{}
-	err := q.Select(ctx, &inst, `SELECT i.number, i.amount_cents, i.due_date, i.charge_id, c.status AS charge_status, c.open_amount_cents AS charge_open
-		FROM dunning_agreement_installments i LEFT JOIN dunning_charges c ON c.id = i.charge_id WHERE i.agreement_id = ? ORDER BY i.number`, a.ID)
-	return charges, inst, err
-}
-
 func (s *service) showAgreement(ctx context.Context, q store.Querier, a agreementRecord) (agreementJSON, error) {
 	charges, inst, err := agreementParts(ctx, q, a)
 	if err != nil {
@@ -526,25 +508,18 @@ func (s *service) agreementsList(ctx context.Context, in *agreementsListIn) (*re
 	if err != nil {
 		return nil, err
 	}
-	where, args := `organization_id = ?`, []any{t.OrgID}
-	if in.Status != "" {
-		where, args = where+` AND status = ?`, append(args, in.Status)
-	}
+	f := agreementListFilter{Status: in.Status}
 	if in.DebtorID != "" {
 		d, err := getDebtor(ctx, s.db, t.OrgID, in.DebtorID)
 		if err != nil {
 			return nil, notFoundAs(err, "debtor")
 		}
-		where, args = where+` AND debtor_id = ?`, append(args, d.ID)
+		f.DebtorID = d.ID
 	}
 	page, perPage, offset := in.Window()
-	var total int
-	if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...); err != nil {
-		return nil, err
-	}
-	var rows []agreementRecord
-	if err := s.db.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-		append(args, perPage, offset)...); err != nil {
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listAgreements(ctx, s.db, t.OrgID, f)
+	if err != nil {
 		return nil, err
 	}
 	views := make([]agreementJSON, 0, len(rows))

@@ -43,8 +43,6 @@ type stepApproval struct {
 	CreatedAt      time.Time  `db:"created_at"`
 }
 
-const approvalColumns = `id, organization_id, enrollment_id, step_id, charge_id, status, decided_by, decided_at, note, created_at`
-
 // park writes the pending approval of a step; a second worker's is a
 // no-op.
 func (n *notifier) park(ctx context.Context, tx *store.Tx, e *enrollmentRecord, step stepRecord, c *Charge) error {
@@ -128,28 +126,18 @@ func (n *notifier) approvalsList(ctx context.Context, in *approvalsListIn) (*res
 	if err != nil {
 		return nil, err
 	}
-	where := ` WHERE organization_id = ?`
-	args := []any{t.OrgID}
-	if in.Status != "" {
-		where += ` AND status = ?`
-		args = append(args, in.Status)
-	}
+	f := approvalListFilter{Status: in.Status}
 	if in.ChargeID != "" {
 		c, err := getCharge(ctx, n.db, t.OrgID, in.ChargeID)
 		if err != nil {
 			return nil, notFound(err, "charge")
 		}
-		where += ` AND charge_id = ?`
-		args = append(args, c.ID)
+		f.ChargeID = c.ID
 	}
 	page, perPage, offset := in.Window()
-	var total int
-	if err := n.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_step_approvals`+where, args...); err != nil {
-		return nil, err
-	}
-	rows := []stepApproval{}
-	if err := n.db.Select(ctx, &rows, `SELECT `+approvalColumns+` FROM dunning_step_approvals`+where+
-		` ORDER BY created_at, id LIMIT ? OFFSET ?`, append(args, perPage, offset)...); err != nil {
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listApprovals(ctx, n.db, t.OrgID, f)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]approvalJSON, 0, len(rows))
@@ -243,14 +231,6 @@ func (n *notifier) approvalsReject(ctx context.Context, in *approvalDecisionIn) 
 		return nil, err
 	}
 	return rest.OK(map[string]any{"data": out}), nil
-}
-
-// getApproval loads an approval of the organization (lock: "" or
-// forUpdate).
-func getApproval(ctx context.Context, q store.Querier, orgID, id, lock string) (stepApproval, error) {
-	var a stepApproval
-	err := q.Get(ctx, &a, `SELECT `+approvalColumns+` FROM dunning_step_approvals WHERE organization_id = ? AND id = ?`+lock, orgID, id)
-	return a, err
 }
 
 // decide records a person's decision on a pending approval.

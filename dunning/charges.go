@@ -290,67 +290,32 @@ func (s *service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	where := []string{"c.organization_id = ?"}
-	args := []any{t.OrgID}
-	if in.Archived {
-		where = append(where, "c.archived_at IS NOT NULL")
-	} else {
-		where = append(where, "c.archived_at IS NULL")
-	}
-	if len(in.Status) > 0 {
-		marks := make([]string, 0, len(in.Status))
-		for _, st := range in.Status {
-			if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
-				return nil, invalid("status", err.Error())
-			}
-			marks = append(marks, "?")
-			args = append(args, strings.TrimSpace(st))
+	f := chargeListFilter{Archived: in.Archived, DebtorRef: in.DebtorID, DueFrom: in.DueFrom, DueTo: in.DueTo, PlanRef: in.PlanID,
+		Q: strings.TrimSpace(in.Q), Dir: "ASC",
+		Order: map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]}
+	for _, st := range in.Status {
+		if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
+			return nil, invalid("status", err.Error())
 		}
-		where = append(where, "c.status IN ("+strings.Join(marks, ", ")+")")
-	}
-	if in.DebtorID != "" {
-		where = append(where, "c.debtor_id IN (SELECT id FROM dunning_debtors WHERE organization_id = ? AND (id = ? OR external_id = ?))")
-		args = append(args, t.OrgID, in.DebtorID, in.DebtorID)
+		f.Statuses = append(f.Statuses, strings.TrimSpace(st))
 	}
 	if in.DueFrom != "" {
 		if _, err := dateIn("due_from", in.DueFrom); err != nil {
 			return nil, err
 		}
-		where = append(where, "c.due_date >= ?")
-		args = append(args, in.DueFrom)
 	}
 	if in.DueTo != "" {
 		if _, err := dateIn("due_to", in.DueTo); err != nil {
 			return nil, err
 		}
-		where = append(where, "c.due_date <= ?")
-		args = append(args, in.DueTo)
 	}
-	if in.PlanID != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM dunning_enrollments e WHERE e.charge_id = c.id AND e.organization_id = ?
-			AND e.plan_id IN (SELECT id FROM dunning_plans WHERE organization_id = ? AND (id = ? OR external_id = ?)))`)
-		args = append(args, t.OrgID, t.OrgID, in.PlanID, in.PlanID)
-	}
-	if q := strings.TrimSpace(in.Q); q != "" {
-		p := likeContains(strings.ToLower(q))
-		where = append(where, `(LOWER(c.description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(c.external_id, '')) LIKE ? ESCAPE '\'
-			OR c.debtor_id IN (SELECT id FROM dunning_debtors WHERE organization_id = ? AND LOWER(name) LIKE ? ESCAPE '\'))`)
-		args = append(args, p, p, t.OrgID, p)
-	}
-	order := map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]
-	dir := "ASC"
 	if in.SortOrder == "desc" {
-		dir = "DESC"
+		f.Dir = "DESC"
 	}
-	cond := strings.Join(where, " AND ")
 	page, perPage, offset := in.Window()
-	total, err := s.chargesTotal(ctx, t.OrgID, in, cond, args)
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listCharges(ctx, s.db, t.OrgID, f)
 	if err != nil {
-		return nil, err
-	}
-	rows := []Charge{}
-	if err := s.db.Select(ctx, &rows, `SELECT c.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
-		append(args, perPage, offset)...); err != nil {
 		return nil, err
 	}
 	st, err := s.settings(ctx, t.OrgID)
