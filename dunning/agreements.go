@@ -134,24 +134,6 @@ type agreementJSON struct {
 	UpdatedAt      time.Time                 `json:"updated_at"`
 }
 
-func getAgreement(ctx context.Context, q store.Querier, orgID, id, lock string) (agreementRecord, error) {
-	var a agreementRecord
-	err := q.Get(ctx, &a, `SELECT * FROM dunning_agreements WHERE organization_id = ? AND id = ?`+lock, orgID, id)
-	return a, err
-}
-
-func agreementParts(ctx context.Context, q store.Querier, a agreementRecord) ([]agreementChargeRow, []installmentRow, error) {
-	charges := []agreementChargeRow{}
-	if err := q.Select(ctx, &charges, `SELECT ac.charge_id, ac.open_cents, ac.updated_cents, c.status, c.due_date FROM dunning_agreement_charges ac
-		JOIN dunning_charges c ON c.id = ac.charge_id WHERE ac.agreement_id = ? ORDER BY c.due_date, c.id`, a.ID); err != nil {
-		return nil, nil, err
-	}
-	inst := []installmentRow{}
-	err := q.Select(ctx, &inst, `SELECT i.number, i.amount_cents, i.due_date, i.charge_id, c.status AS charge_status, c.open_amount_cents AS charge_open
-		FROM dunning_agreement_installments i LEFT JOIN dunning_charges c ON c.id = i.charge_id WHERE i.agreement_id = ? ORDER BY i.number`, a.ID)
-	return charges, inst, err
-}
-
 func (s *service) showAgreement(ctx context.Context, q store.Querier, a agreementRecord) (agreementJSON, error) {
 	charges, inst, err := agreementParts(ctx, q, a)
 	if err != nil {
@@ -489,62 +471,13 @@ func registerAgreements(api *rest.API, s *service) {
 		Title:    "List agreements",
 		Summary:  "Lists the organization's agreements, newest first, numbered pages, with their charges and installment schedule; filters status and debtor_id.",
 		Requires: agreementsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *agreementsListIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		where, args := `organization_id = ?`, []any{t.OrgID}
-		if in.Status != "" {
-			where, args = where+` AND status = ?`, append(args, in.Status)
-		}
-		if in.DebtorID != "" {
-			d, err := getDebtor(ctx, s.db, t.OrgID, in.DebtorID)
-			if err != nil {
-				return nil, notFoundAs(err, "debtor")
-			}
-			where, args = where+` AND debtor_id = ?`, append(args, d.ID)
-		}
-		page, perPage, offset := in.Window()
-		var total int
-		if err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...); err != nil {
-			return nil, err
-		}
-		var rows []agreementRecord
-		if err := s.db.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-			append(args, perPage, offset)...); err != nil {
-			return nil, err
-		}
-		views := make([]agreementJSON, 0, len(rows))
-		for _, a := range rows {
-			j, err := s.showAgreement(ctx, s.db, a)
-			if err != nil {
-				return nil, err
-			}
-			views = append(views, j)
-		}
-		return restkit.NumberedPage(views, page, perPage, total, func(j agreementJSON) agreementJSON { return j }), nil
-	})
+	}, s.agreementsList)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_agreements_get", Method: "GET", Path: "/agreements/{id}", Tags: []string{"agreements"},
 		Title:    "Get an agreement",
 		Summary:  "Gets one agreement: its amounts (original, discount, total, down payment), its charges with what each owed, its installments with their due dates and, once accepted, each installment's charge and status, and its term document.",
 		Requires: agreementsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		a, err := getAgreement(ctx, s.db, t.OrgID, in.ID, "")
-		if err != nil {
-			return nil, notFoundAs(err, "agreement")
-		}
-		j, err := s.showAgreement(ctx, s.db, a)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": j}), nil
-	})
+	}, s.agreementsGet)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_agreements_create", Method: "POST", Path: "/agreements", Tags: []string{"agreements"},
 		Title: "Propose an agreement",
@@ -552,68 +485,145 @@ func registerAgreements(api *rest.API, s *service) {
 			"Answers 201 with the proposal (proposed) and emits dunning.agreement.proposed; its term document is generated. Nothing changes for the charges until it is accepted.",
 		Description: "Destructive: it puts a settlement offer on record for the debtor; every call makes a new proposal.",
 		Requires:    agreementsWrite, Annotations: restkit.Destructive(false), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *createAgreementIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
-		}
-		p, err := s.propose(ctx, s.db, t.OrgID, in)
-		if err != nil {
-			return "", err
-		}
-		first := p.parts[0]
-		return fmt.Sprintf("Propose to '%s' an agreement over %d charges of %s: discount %s, down payment %s and %d installments (the first %s, due %s)?",
-			p.debtor.Name, len(p.charges), p.original, p.discount, p.down, len(p.parts), first, p.dates[0].BR()), nil
-	}, func(ctx context.Context, in *createAgreementIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var j agreementJSON
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			a, err := s.createAgreement(ctx, tx, t.OrgID, in)
-			if err != nil {
-				return err
-			}
-			j, err = s.showAgreement(ctx, tx, a)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		return rest.Created(map[string]any{"data": j}), nil
-	})
-	agreementChange := func(id, verb, title, summary, desc, consequence string, fn func(ctx context.Context, tx *store.Tx, orgID, id string) (agreementRecord, error)) {
-		rest.HandleConfirmed(api, rest.Operation{
-			ID: id, Method: "POST", Path: "/agreements/{id}/" + verb, Tags: []string{"agreements"},
-			Title: title, Summary: summary, Description: desc,
-			Requires: agreementsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-		}, func(ctx context.Context, in *agreementIDIn) (string, error) {
-			return s.describeAgreement(ctx, in.ID, strings.ToUpper(verb[:1])+verb[1:], consequence)
-		}, func(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
-			t, err := s.tenant(ctx)
-			if err != nil {
-				return nil, err
-			}
-			var j agreementJSON
-			err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-				a, err := fn(ctx, tx, t.OrgID, in.ID)
-				if err != nil {
-					return err
-				}
-				j, err = s.showAgreement(ctx, tx, a)
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
-			return rest.OK(map[string]any{"data": j}), nil
-		})
+	}, s.describeAgreementsCreate, s.agreementsCreate)
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_agreements_accept", Method: "POST", Path: "/agreements/{id}/accept", Tags: []string{"agreements"},
+		Title:       "Accept an agreement",
+		Summary:     "Records the debtor's acceptance of a proposal: its charges become in_agreement (their collection plans stop, their credit reports' removal and protests' cancellation are requested) and each installment becomes a charge, paid with dunning_charges_payments_create. The agreement settles when the last is paid and breaks when one is late beyond the settings' agreement_grace_days. Accepting again changes nothing.",
+		Description: "Destructive: the charges leave collection and the debtor's reports are removed.",
+		Requires:    agreementsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, s.describeAgreementsAccept, s.agreementsAccept)
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_agreements_cancel", Method: "POST", Path: "/agreements/{id}/cancel", Tags: []string{"agreements"},
+		Title:       "Cancel an agreement",
+		Summary:     "Cancels a proposal, or an accepted or active agreement: its unpaid installments are canceled and its charges go back to overdue owing what the installments paid did not cover. Cancelling again changes nothing.",
+		Description: "Destructive: the renegotiation ends and collection of the charges can start again.",
+		Requires:    agreementsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, s.describeAgreementsCancel, s.agreementsCancel)
+}
+
+// agreementsList answers dunning_agreements_list.
+func (s *service) agreementsList(ctx context.Context, in *agreementsListIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
 	}
-	agreementChange("dunning_agreements_accept", "accept", "Accept an agreement",
-		"Records the debtor's acceptance of a proposal: its charges become in_agreement (their collection plans stop, their credit reports' removal and protests' cancellation are requested) and each installment becomes a charge, paid with dunning_charges_payments_create. The agreement settles when the last is paid and breaks when one is late beyond the settings' agreement_grace_days. Accepting again changes nothing.",
-		"Destructive: the charges leave collection and the debtor's reports are removed.", "The charges leave collection and their reports are removed.", s.acceptAgreement)
-	agreementChange("dunning_agreements_cancel", "cancel", "Cancel an agreement",
-		"Cancels a proposal, or an accepted or active agreement: its unpaid installments are canceled and its charges go back to overdue owing what the installments paid did not cover. Cancelling again changes nothing.",
-		"Destructive: the renegotiation ends and collection of the charges can start again.", "Its charges owe again what was not paid.", s.cancelAgreement)
+	f := agreementListFilter{Status: in.Status}
+	if in.DebtorID != "" {
+		d, err := getDebtor(ctx, s.db, t.OrgID, in.DebtorID)
+		if err != nil {
+			return nil, notFoundAs(err, "debtor")
+		}
+		f.DebtorID = d.ID
+	}
+	page, perPage, offset := in.Window()
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listAgreements(ctx, s.db, t.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]agreementJSON, 0, len(rows))
+	for _, a := range rows {
+		j, err := s.showAgreement(ctx, s.db, a)
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, j)
+	}
+	return restkit.NumberedPage(views, page, perPage, total, func(j agreementJSON) agreementJSON { return j }), nil
+}
+
+// agreementsGet answers dunning_agreements_get.
+func (s *service) agreementsGet(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := getAgreement(ctx, s.db, t.OrgID, in.ID, "")
+	if err != nil {
+		return nil, notFoundAs(err, "agreement")
+	}
+	j, err := s.showAgreement(ctx, s.db, a)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": j}), nil
+}
+
+// describeAgreementsCreate is the confirmation dunning_agreements_create asks for.
+func (s *service) describeAgreementsCreate(ctx context.Context, in *createAgreementIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.propose(ctx, s.db, t.OrgID, in)
+	if err != nil {
+		return "", err
+	}
+	first := p.parts[0]
+	return fmt.Sprintf("Propose to '%s' an agreement over %d charges of %s: discount %s, down payment %s and %d installments (the first %s, due %s)?",
+		p.debtor.Name, len(p.charges), p.original, p.discount, p.down, len(p.parts), first, p.dates[0].BR()), nil
+}
+
+// agreementsCreate answers dunning_agreements_create.
+func (s *service) agreementsCreate(ctx context.Context, in *createAgreementIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var j agreementJSON
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		a, err := s.createAgreement(ctx, tx, t.OrgID, in)
+		if err != nil {
+			return err
+		}
+		j, err = s.showAgreement(ctx, tx, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": j}), nil
+}
+
+// describeAgreementsAccept is the confirmation dunning_agreements_accept asks for.
+func (s *service) describeAgreementsAccept(ctx context.Context, in *agreementIDIn) (string, error) {
+	return s.describeAgreement(ctx, in.ID, "Accept", "The charges leave collection and their reports are removed.")
+}
+
+// agreementsAccept answers dunning_agreements_accept.
+func (s *service) agreementsAccept(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
+	return s.changeAgreement(ctx, in.ID, s.acceptAgreement)
+}
+
+// describeAgreementsCancel is the confirmation dunning_agreements_cancel asks for.
+func (s *service) describeAgreementsCancel(ctx context.Context, in *agreementIDIn) (string, error) {
+	return s.describeAgreement(ctx, in.ID, "Cancel", "Its charges owe again what was not paid.")
+}
+
+// agreementsCancel answers dunning_agreements_cancel.
+func (s *service) agreementsCancel(ctx context.Context, in *agreementIDIn) (*rest.Response, error) {
+	return s.changeAgreement(ctx, in.ID, s.cancelAgreement)
+}
+
+// changeAgreement runs fn, an agreement's change of state, in the
+// transaction that consumes its confirmation, and answers the agreement.
+func (s *service) changeAgreement(ctx context.Context, id string, fn func(ctx context.Context, tx *store.Tx, orgID, id string) (agreementRecord, error)) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var j agreementJSON
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		a, err := fn(ctx, tx, t.OrgID, id)
+		if err != nil {
+			return err
+		}
+		j, err = s.showAgreement(ctx, tx, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": j}), nil
 }

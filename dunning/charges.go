@@ -246,168 +246,25 @@ func registerCharges(api *rest.API, s *service) {
 		Title:    "List charges",
 		Summary:  "Lists the organization's charges a page at a time, by due date unless sort_by says otherwise, each with its updated_amount for today; filters by status (a comma list), debtor, due dates, collection plan and text.",
 		Requires: chargesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listChargesIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		where := []string{"c.organization_id = ?"}
-		args := []any{t.OrgID}
-		if in.Archived {
-			where = append(where, "c.archived_at IS NOT NULL")
-		} else {
-			where = append(where, "c.archived_at IS NULL")
-		}
-		if len(in.Status) > 0 {
-			marks := make([]string, 0, len(in.Status))
-			for _, st := range in.Status {
-				if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
-					return nil, invalid("status", err.Error())
-				}
-				marks = append(marks, "?")
-				args = append(args, strings.TrimSpace(st))
-			}
-			where = append(where, "c.status IN ("+strings.Join(marks, ", ")+")")
-		}
-		if in.DebtorID != "" {
-			where = append(where, "c.debtor_id IN (SELECT id FROM dunning_debtors WHERE organization_id = ? AND (id = ? OR external_id = ?))")
-			args = append(args, t.OrgID, in.DebtorID, in.DebtorID)
-		}
-		if in.DueFrom != "" {
-			if _, err := dateIn("due_from", in.DueFrom); err != nil {
-				return nil, err
-			}
-			where = append(where, "c.due_date >= ?")
-			args = append(args, in.DueFrom)
-		}
-		if in.DueTo != "" {
-			if _, err := dateIn("due_to", in.DueTo); err != nil {
-				return nil, err
-			}
-			where = append(where, "c.due_date <= ?")
-			args = append(args, in.DueTo)
-		}
-		if in.PlanID != "" {
-			where = append(where, `EXISTS (SELECT 1 FROM dunning_enrollments e WHERE e.charge_id = c.id AND e.organization_id = ?
-				AND e.plan_id IN (SELECT id FROM dunning_plans WHERE organization_id = ? AND (id = ? OR external_id = ?)))`)
-			args = append(args, t.OrgID, t.OrgID, in.PlanID, in.PlanID)
-		}
-		if q := strings.TrimSpace(in.Q); q != "" {
-			p := likeContains(strings.ToLower(q))
-			where = append(where, `(LOWER(c.description) LIKE ? ESCAPE '\' OR LOWER(COALESCE(c.external_id, '')) LIKE ? ESCAPE '\'
-				OR c.debtor_id IN (SELECT id FROM dunning_debtors WHERE organization_id = ? AND LOWER(name) LIKE ? ESCAPE '\'))`)
-			args = append(args, p, p, t.OrgID, p)
-		}
-		order := map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]
-		dir := "ASC"
-		if in.SortOrder == "desc" {
-			dir = "DESC"
-		}
-		cond := strings.Join(where, " AND ")
-		page, perPage, offset := in.Window()
-		total, err := s.chargesTotal(ctx, t.OrgID, in, cond, args)
-		if err != nil {
-			return nil, err
-		}
-		rows := []Charge{}
-		if err := s.db.Select(ctx, &rows, `SELECT c.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind FROM dunning_charges c WHERE `+cond+` ORDER BY `+order+` `+dir+`, c.id `+dir+` LIMIT ? OFFSET ?`,
-			append(args, perPage, offset)...); err != nil {
-			return nil, err
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		views := make([]chargeJSON, 0, len(rows))
-		for i := range rows {
-			if err := rows[i].decode(); err != nil {
-				return nil, err
-			}
-			v, err := s.chargeView(rows[i], st, calendar.Date{})
-			if err != nil {
-				return nil, err
-			}
-			views = append(views, v)
-		}
-		return restkit.NumberedPage(views, page, perPage, total, func(v chargeJSON) chargeJSON { return v }), nil
-	})
+	}, s.chargesList)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_get", Method: "GET", Path: "/charges/{id}", Tags: []string{"charges"},
 		Title:    "Get a charge",
 		Summary:  "Gets one charge by id or external_id with its updated_amount (open amount plus fine and interest, computed by the server for today or the date in on), its debtor, payments, enrollments in collection plans and last notifications.",
 		Requires: chargesRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *getChargeIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var on calendar.Date
-		if in.On != "" {
-			if on, err = dateIn("on", in.On); err != nil {
-				return nil, err
-			}
-			if horizon := calendar.DateOf(s.clock()).AddDays(onHorizonDays); on.After(horizon) {
-				return nil, invalid("on", fmt.Sprintf("must be at most %d days after today (%s)", onHorizonDays, horizon))
-			}
-		}
-		c, err := getCharge(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return nil, notFoundAs(err, "charge")
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		detail, err := s.chargeDetail(ctx, s.db, c, st, on)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": detail}), nil
-	})
+	}, s.chargesGet)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_create", Method: "POST", Path: "/charges", Tags: []string{"charges"},
 		Title:    "Create a charge",
 		Summary:  "Creates a charge (título) owed by a debtor: amount in BRL, due date, fine and monthly interest within the law's and the organization's caps. It starts pending (overdue when its due date and grace are already past) and emits dunning.charge.created.",
 		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createChargeIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c, err := s.createCharge(ctx, t.OrgID, in)
-		if err != nil {
-			return nil, err
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.chargeView(c, st, calendar.Date{})
-		if err != nil {
-			return nil, err
-		}
-		return rest.Created(map[string]any{"data": v}), nil
-	})
+	}, s.chargesCreate)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_update", Method: "PATCH", Path: "/charges/{id}", Tags: []string{"charges"},
 		Title:    "Change a charge",
 		Summary:  "Changes a pending or overdue charge's amount, due date, description, fine, interest, references, tags or custom data; never its status (payments, cancel and the scheduler change it).",
 		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *updateChargeIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c, st, err := s.updateCharge(ctx, t.OrgID, in)
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.chargeView(c, st, calendar.Date{})
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": v}), nil
-	})
+	}, s.chargesUpdate)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_cancel", Method: "POST", Path: "/charges/{id}/cancel", Tags: []string{"charges"},
 		Title: "Cancel or write off a charge",
@@ -415,30 +272,159 @@ func registerCharges(api *rest.API, s *service) {
 			"A paid charge cannot be canceled; repeating the same operation changes nothing.",
 		Description: "Destructive: a canceled or written-off charge is final.",
 		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *cancelChargeIn) (string, error) {
-		verb, consequence := "Cancel", "Collection stops and the charge cannot be reopened."
-		if in.WriteOff {
-			verb, consequence = "Write off", "It becomes a loss, collection stops and the charge cannot be reopened."
-		}
-		return s.describeCharge(verb, consequence)(ctx, &chargeRefIn{ID: in.ID})
-	}, func(ctx context.Context, in *cancelChargeIn) (*rest.Response, error) {
-		to := lifecycle.ChargeCanceled
-		if in.WriteOff {
-			to = lifecycle.ChargeWrittenOff
-		}
-		return s.closeCharge(ctx, in.ID, to)
-	})
+	}, s.describeChargesCancel, s.chargesCancel)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_archive", Method: "POST", Path: "/charges/{id}/archive", Tags: []string{"charges"},
 		Title:       "Archive a charge",
 		Summary:     "Archives a charge whatever its status: it leaves the default listing and the counts, and collection of it stops. Archiving an archived charge changes nothing.",
 		Description: "Destructive: its collection plans stop for good.",
 		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.closeCharge(ctx, in.ID, "")
-	})
+	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), s.chargesArchive)
 	registerPayments(api, s)
 	registerWaivers(api, s)
+}
+
+// chargesList answers dunning_charges_list.
+func (s *service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := chargeListFilter{Archived: in.Archived, DebtorRef: in.DebtorID, DueFrom: in.DueFrom, DueTo: in.DueTo, PlanRef: in.PlanID,
+		Q: strings.TrimSpace(in.Q), Dir: "ASC",
+		Order: map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]}
+	for _, st := range in.Status {
+		if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
+			return nil, invalid("status", err.Error())
+		}
+		f.Statuses = append(f.Statuses, strings.TrimSpace(st))
+	}
+	if in.DueFrom != "" {
+		if _, err := dateIn("due_from", in.DueFrom); err != nil {
+			return nil, err
+		}
+	}
+	if in.DueTo != "" {
+		if _, err := dateIn("due_to", in.DueTo); err != nil {
+			return nil, err
+		}
+	}
+	if in.SortOrder == "desc" {
+		f.Dir = "DESC"
+	}
+	page, perPage, offset := in.Window()
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listCharges(ctx, s.db, t.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]chargeJSON, 0, len(rows))
+	for i := range rows {
+		if err := rows[i].decode(); err != nil {
+			return nil, err
+		}
+		v, err := s.chargeView(rows[i], st, calendar.Date{})
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, v)
+	}
+	return restkit.NumberedPage(views, page, perPage, total, func(v chargeJSON) chargeJSON { return v }), nil
+}
+
+// chargesGet answers dunning_charges_get.
+func (s *service) chargesGet(ctx context.Context, in *getChargeIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var on calendar.Date
+	if in.On != "" {
+		if on, err = dateIn("on", in.On); err != nil {
+			return nil, err
+		}
+		if horizon := calendar.DateOf(s.clock()).AddDays(onHorizonDays); on.After(horizon) {
+			return nil, invalid("on", fmt.Sprintf("must be at most %d days after today (%s)", onHorizonDays, horizon))
+		}
+	}
+	c, err := getCharge(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return nil, notFoundAs(err, "charge")
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	detail, err := s.chargeDetail(ctx, s.db, c, st, on)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": detail}), nil
+}
+
+// chargesCreate answers dunning_charges_create.
+func (s *service) chargesCreate(ctx context.Context, in *createChargeIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.createCharge(ctx, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.chargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": v}), nil
+}
+
+// chargesUpdate answers dunning_charges_update.
+func (s *service) chargesUpdate(ctx context.Context, in *updateChargeIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, st, err := s.updateCharge(ctx, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.chargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": v}), nil
+}
+
+// describeChargesCancel is the confirmation dunning_charges_cancel asks for.
+func (s *service) describeChargesCancel(ctx context.Context, in *cancelChargeIn) (string, error) {
+	verb, consequence := "Cancel", "Collection stops and the charge cannot be reopened."
+	if in.WriteOff {
+		verb, consequence = "Write off", "It becomes a loss, collection stops and the charge cannot be reopened."
+	}
+	return s.describeCharge(verb, consequence)(ctx, &chargeRefIn{ID: in.ID})
+}
+
+// chargesCancel answers dunning_charges_cancel.
+func (s *service) chargesCancel(ctx context.Context, in *cancelChargeIn) (*rest.Response, error) {
+	to := lifecycle.ChargeCanceled
+	if in.WriteOff {
+		to = lifecycle.ChargeWrittenOff
+	}
+	return s.closeCharge(ctx, in.ID, to)
+}
+
+// chargesArchive answers dunning_charges_archive.
+func (s *service) chargesArchive(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
+	return s.closeCharge(ctx, in.ID, "")
 }
 
 // describeCharge is the confirmation message of a destructive charge

@@ -180,30 +180,14 @@ func registerCommands(api *rest.API, s *service) {
 			"Refused (UNPROCESSABLE, naming the rule) unless the charge is overdue (only_overdue), the debtor was sent a prior_notice notification at least the settings' prior_notice_days before (prior_notice), the due date is at most five years old (five_years) and the charge has no active report (one_active_report).",
 		Description: "Destructive: it changes a person's credit record. When the charge is paid, canceled or enters an agreement, its removal is requested automatically and must be done within five business days.",
 		Requires:    creditReportsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *reportIn) (string, error) {
-		b := in.Bureau
-		if b == "" {
-			b = "serasa"
-		}
-		return s.describeCommand(ctx, in.ID, "Report to "+b, "The debtor's credit record shows the debt until it is removed.")
-	}, func(ctx context.Context, in *reportIn) (*rest.Response, error) {
-		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
-			return s.reportCharge(ctx, tx, orgID, in.ID, in.Bureau)
-		})
-	})
+	}, s.describeChargesReportCreditBureau, s.chargesReportCreditBureau)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_remove_credit_report", Method: "DELETE", Path: "/charges/{id}/credit-report", Tags: []string{"credit reports"},
 		Title:       "Remove a charge's credit report",
 		Summary:     "Asks the bureau to remove the charge's active report; answers 202 with it, removal_requested, then removed (dunning.credit_report.removed). Removing a report already removed answers it as it is.",
 		Description: "Destructive: the debt leaves the debtor's credit record and reporting it again needs every rule again.",
 		Requires:    creditReportsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *chargeRefIn) (string, error) {
-		return s.describeCommand(ctx, in.ID, "Remove the credit report of", "The bureau removes the debt from the debtor's record.")
-	}, func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
-			return s.withdrawCharge(ctx, tx, reportCommand, orgID, in.ID)
-		})
-	})
+	}, s.describeChargesRemoveCreditReport, s.chargesRemoveCreditReport)
 	registerCommandReads(api, s, reportCommand, "dunning_credit_reports", "/credit-reports", creditReportsRead)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_protest", Method: "POST", Path: "/charges/{id}/protest", Tags: []string{"protests"},
@@ -212,25 +196,65 @@ func registerCommands(api *rest.API, s *service) {
 			"Refused (UNPROCESSABLE, naming the rule) unless the charge is overdue (only_overdue), due at most five years ago (five_years) and not protested already (one_active_protest).",
 		Description: "Destructive: a protest is a public record against the debtor. When the charge is paid, canceled or enters an agreement, its cancellation is requested automatically (after payment with the settlement letter as consent).",
 		Requires:    protestsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *chargeRefIn) (string, error) {
-		return s.describeCommand(ctx, in.ID, "Protest", "A notary registers the debt publicly until the protest is canceled.")
-	}, func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) { return s.protestCharge(ctx, tx, orgID, in.ID) })
-	})
+	}, s.describeChargesProtest, s.chargesProtest)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_protest_cancel", Method: "POST", Path: "/charges/{id}/protest/cancel", Tags: []string{"protests"},
 		Title:       "Cancel a charge's protest",
 		Summary:     "Asks the notary to cancel the charge's active protest; answers 202 with it, cancel_requested, then canceled (dunning.protest.canceled). After payment the settlement letter goes as the declaration of consent (anuência). Cancelling a canceled protest answers it as it is.",
 		Description: "Destructive: the protest is withdrawn and protesting again needs every rule again.",
 		Requires:    protestsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *chargeRefIn) (string, error) {
-		return s.describeCommand(ctx, in.ID, "Cancel the protest of", "The notary withdraws the protest.")
-	}, func(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
-		return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
-			return s.withdrawCharge(ctx, tx, protestCommand, orgID, in.ID)
-		})
-	})
+	}, s.describeChargesProtestCancel, s.chargesProtestCancel)
 	registerCommandReads(api, s, protestCommand, "dunning_protests", "/protests", protestsRead)
+}
+
+// describeChargesReportCreditBureau is the confirmation dunning_charges_report_credit_bureau asks for.
+func (s *service) describeChargesReportCreditBureau(ctx context.Context, in *reportIn) (string, error) {
+	b := in.Bureau
+	if b == "" {
+		b = "serasa"
+	}
+	return s.describeCommand(ctx, in.ID, "Report to "+b, "The debtor's credit record shows the debt until it is removed.")
+}
+
+// chargesReportCreditBureau answers dunning_charges_report_credit_bureau.
+func (s *service) chargesReportCreditBureau(ctx context.Context, in *reportIn) (*rest.Response, error) {
+	return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
+		return s.reportCharge(ctx, tx, orgID, in.ID, in.Bureau)
+	})
+}
+
+// describeChargesRemoveCreditReport is the confirmation dunning_charges_remove_credit_report asks for.
+func (s *service) describeChargesRemoveCreditReport(ctx context.Context, in *chargeRefIn) (string, error) {
+	return s.describeCommand(ctx, in.ID, "Remove the credit report of", "The bureau removes the debt from the debtor's record.")
+}
+
+// chargesRemoveCreditReport answers dunning_charges_remove_credit_report.
+func (s *service) chargesRemoveCreditReport(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
+	return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
+		return s.withdrawCharge(ctx, tx, reportCommand, orgID, in.ID)
+	})
+}
+
+// describeChargesProtest is the confirmation dunning_charges_protest asks for.
+func (s *service) describeChargesProtest(ctx context.Context, in *chargeRefIn) (string, error) {
+	return s.describeCommand(ctx, in.ID, "Protest", "A notary registers the debt publicly until the protest is canceled.")
+}
+
+// chargesProtest answers dunning_charges_protest.
+func (s *service) chargesProtest(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
+	return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) { return s.protestCharge(ctx, tx, orgID, in.ID) })
+}
+
+// describeChargesProtestCancel is the confirmation dunning_charges_protest_cancel asks for.
+func (s *service) describeChargesProtestCancel(ctx context.Context, in *chargeRefIn) (string, error) {
+	return s.describeCommand(ctx, in.ID, "Cancel the protest of", "The notary withdraws the protest.")
+}
+
+// chargesProtestCancel answers dunning_charges_protest_cancel.
+func (s *service) chargesProtestCancel(ctx context.Context, in *chargeRefIn) (*rest.Response, error) {
+	return s.commandWrite(ctx, func(tx *store.Tx, orgID string) (command, error) {
+		return s.withdrawCharge(ctx, tx, protestCommand, orgID, in.ID)
+	})
 }
 
 // commandWrite runs fn in a transaction that consumes the request's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/contact"
 	"github.com/kobana/kobana-mcp/mcp"
@@ -89,16 +88,8 @@ type debtorDetailJSON struct {
 }
 
 func debtorDetail(ctx context.Context, q store.Querier, d Debtor) (debtorDetailJSON, error) {
-	var row struct {
-		N       int   `db:"n"`
-		Open    int64 `db:"open_cents"`
-		Overdue int64 `db:"overdue_cents"`
-	}
-	err := q.Get(ctx, &row, `SELECT COUNT(*) AS n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
-		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
-		FROM dunning_charges WHERE organization_id = ? AND debtor_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`,
-		d.OrganizationID, d.ID)
-	return debtorDetailJSON{debtorJSON: showDebtor(d), TotalOpenAmount: money.Cents(row.Open), OverdueAmount: money.Cents(row.Overdue), OpenCharges: row.N}, err
+	owed, err := owedByDebtor(ctx, q, d.OrganizationID, d.ID)
+	return debtorDetailJSON{debtorJSON: showDebtor(d), TotalOpenAmount: money.Cents(owed.Open), OverdueAmount: money.Cents(owed.Overdue), OpenCharges: owed.N}, err
 }
 
 // debtorDetails decodes a page of debtors and adds their opt-outs and
@@ -108,28 +99,19 @@ func debtorDetails(ctx context.Context, q store.Querier, orgID string, rows []De
 	if len(rows) == 0 {
 		return out, nil
 	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(rows)), ", ")
-	args := []any{orgID}
+	ids := make([]string, 0, len(rows))
 	for i := range rows {
 		if err := rows[i].decode(); err != nil {
 			return nil, err
 		}
-		args = append(args, rows[i].ID)
+		ids = append(ids, rows[i].ID)
 	}
-	var opts []OptOut
-	if err := q.Select(ctx, &opts, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id IN (`+marks+`) ORDER BY channel`, args...); err != nil {
+	opts, err := optOutsOfDebtors(ctx, q, orgID, ids)
+	if err != nil {
 		return nil, err
 	}
-	var sums []struct {
-		DebtorID string `db:"debtor_id"`
-		N        int    `db:"n"`
-		Open     int64  `db:"open_cents"`
-		Overdue  int64  `db:"overdue_cents"`
-	}
-	if err := q.Select(ctx, &sums, `SELECT debtor_id, COUNT(*) AS n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
-		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
-		FROM dunning_charges WHERE organization_id = ? AND debtor_id IN (`+marks+`) AND status IN ('pending', 'overdue') AND archived_at IS NULL
-		GROUP BY debtor_id`, args...); err != nil {
+	sums, err := owedByDebtors(ctx, q, orgID, ids)
+	if err != nil {
 		return nil, err
 	}
 	for _, d := range rows {
@@ -259,199 +241,125 @@ func addressJSON(a *Address) *string {
 	return &s
 }
 
-// registerDebtors declares the debtor operations.
+// registerDebtors declares the debtor operations; each handler is a
+// method of the service below, its SQL in debtors_store.go.
 func registerDebtors(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_list", Method: "GET", Path: "/debtors", Tags: []string{"debtors"},
 		Title:    "List debtors",
 		Summary:  "Lists the organization's debtors by name, a page at a time, each with what it owes; filters by text in the name, document or e-mail, by document and by status.",
 		Requires: debtorsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listDebtorsIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		where := []string{"organization_id = ?", "status = ?"}
-		status := in.Status
-		if status == "" {
-			status = DebtorActive
-		}
-		args := []any{t.OrgID, status}
-		if q := strings.TrimSpace(in.Q); q != "" {
-			cond := `(LOWER(name) LIKE ? ESCAPE '\' OR LOWER(emails) LIKE ? ESCAPE '\'`
-			args = append(args, likeContains(strings.ToLower(q)), likeContains(strings.ToLower(q)))
-			if digits := brazil.NormalizeDocument(q); digits != "" {
-				cond += ` OR document LIKE ? ESCAPE '\'`
-				args = append(args, likeContains(digits))
-			}
-			where = append(where, cond+")")
-		}
-		if in.Document != "" {
-			where = append(where, "document = ?")
-			args = append(args, brazil.NormalizeDocument(in.Document))
-		}
-		order := map[string]string{"": "name", "name": "name", "created_at": "created_at", "updated_at": "updated_at"}[in.SortBy]
-		dir := "ASC"
-		if in.SortOrder == "desc" {
-			dir = "DESC"
-		}
-		page, perPage, offset := in.Window()
-		cond := strings.Join(where, " AND ")
-		var total int
-		if len(where) == 2 {
-			// Only the organization and the status: the counter
-			// (docs/decisions.md, "Listings at scale").
-			total, err = debtorTotal(ctx, s.db, t.OrgID, status)
-		} else {
-			err = s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
-		}
-		if err != nil {
-			return nil, err
-		}
-		rows := []Debtor{}
-		if err := s.db.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+order+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
-			append(args, perPage, offset)...); err != nil {
-			return nil, err
-		}
-		details, err := debtorDetails(ctx, s.db, t.OrgID, rows)
-		if err != nil {
-			return nil, err
-		}
-		return restkit.NumberedPage(details, page, perPage, total, func(d debtorDetailJSON) debtorDetailJSON { return d }), nil
-	})
+	}, s.debtorsList)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_get", Method: "GET", Path: "/debtors/{id}", Tags: []string{"debtors"},
 		Title:    "Get a debtor",
 		Summary:  "Gets one debtor by id or external_id, with its contacts, opt-outs and what it owes: total_open_amount and overdue_amount, computed by the server.",
 		Requires: debtorsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return nil, notFoundAs(err, "debtor")
-		}
-		return s.debtorAnswer(ctx, d, http.StatusOK)
-	})
+	}, s.debtorsGet)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_upsert", Method: "PUT", Path: "/debtors/{external_id}", Tags: []string{"debtors"},
 		Title:    "Create or replace a debtor",
 		Summary:  "Creates the debtor with this external_id (201), or replaces every field of the one that has it (200), making an archived one active again. The document (CPF or CNPJ) is checked by its check digits; a change between CPF and CNPJ lists the open charges whose caps it changed (charges_recapped).",
 		Requires: debtorsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *upsertDebtorIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		v, err := checkDebtorBody(&in.debtorBody)
-		if err != nil {
-			return nil, err
-		}
-		var d Debtor
-		var recapped []chargeRecapJSON
-		created := false
-		// Two concurrent upserts of a new external_id: the loser's insert
-		// conflicts, and its second attempt replaces the winner's debtor.
-		for attempt := 0; ; attempt++ {
-			err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-				now := s.clock()
-				old, err := getDebtorByExternal(ctx, tx, t.OrgID, in.ExternalID, true)
-				if errors.Is(err, store.ErrNotFound) {
-					created = true
-					id := store.NewID()
-					_, err = tx.Exec(ctx, `INSERT INTO dunning_debtors (id, organization_id, external_id, name, document, person_kind, emails, phones, address, status, created_at, updated_at)
-						VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`, id, t.OrgID, in.ExternalID, v.name, v.document, v.personKind,
-						mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address), now, now)
-					if err != nil {
-						return err
-					}
-					if err := syncDebtorCount(ctx, tx, id); err != nil {
-						return err
-					}
-					d, err = getDebtor(ctx, tx, t.OrgID, id)
-					return err
-				}
-				if err != nil {
-					return err
-				}
-				created = false
-				_, err = tx.Exec(ctx, `UPDATE dunning_debtors SET name = ?, document = ?, person_kind = ?, emails = ?, phones = ?, address = ?,
-					status = 'active', archived_at = NULL, updated_at = ? WHERE id = ? AND organization_id = ?`,
-					v.name, v.document, v.personKind, mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address), now, old.ID, t.OrgID)
-				if err != nil {
-					return err
-				}
-				if err := syncDebtorCount(ctx, tx, old.ID); err != nil {
-					return err
-				}
-				if recapped, err = recappedCharges(ctx, tx, t.OrgID, old.ID, old.PersonKind, v.personKind); err != nil {
-					return err
-				}
-				d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
-				return err
-			})
-			if errors.Is(err, store.ErrConflict) && attempt == 0 {
-				continue
-			}
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if created {
-			return s.debtorChangedAnswer(ctx, d, http.StatusCreated, nil)
-		}
-		return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
-	})
+	}, s.debtorsUpsert)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_update", Method: "PATCH", Path: "/debtors/{id}", Tags: []string{"debtors"},
 		Title:    "Change a debtor",
 		Summary:  "Changes a debtor's name, document, e-mails, phones or address; what the request leaves out stays. A document that turns a company (CNPJ) into a person (CPF) or back changes the caps its open charges are computed with: charges_recapped lists them.",
 		Requires: debtorsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *updateDebtorIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var d Debtor
-		var recapped []chargeRecapJSON
+	}, s.debtorsUpdate)
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_debtors_archive", Method: "POST", Path: "/debtors/{id}/archive", Tags: []string{"debtors"},
+		Title:       "Archive a debtor",
+		Summary:     "Archives a debtor: it leaves the default listing and takes no new charges. A debtor with open charges cannot be archived; archiving an archived debtor changes nothing.",
+		Description: "Destructive: an upsert with its external_id makes it active again.",
+		Requires:    debtorsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, s.describeDebtorsArchive, s.debtorsArchive)
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_debtors_opt_outs_set", Method: "PUT", Path: "/debtors/{id}/opt-outs", Tags: []string{"debtors"},
+		Title:    "Set a debtor's opt-out of a channel",
+		Summary:  "Records that a debtor must not be contacted on a channel (e-mail, SMS or WhatsApp), with why, or removes that opt-out (opted_out false). A debtor opted out of a channel is never contacted on it.",
+		Requires: debtorsWrite, Annotations: restkit.Write(false),
+	}, s.debtorsOptOutsSet)
+}
+
+// debtorsList answers dunning_debtors_list.
+func (s *service) debtorsList(ctx context.Context, in *listDebtorsIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := debtorListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), Dir: "ASC",
+		Order: map[string]string{"": "name", "name": "name", "created_at": "created_at", "updated_at": "updated_at"}[in.SortBy]}
+	if f.Status == "" {
+		f.Status = DebtorActive
+	}
+	if in.Document != "" {
+		f.Document = brazil.NormalizeDocument(in.Document)
+	}
+	if in.SortOrder == "desc" {
+		f.Dir = "DESC"
+	}
+	page, perPage, offset := in.Window()
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listDebtors(ctx, s.db, t.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	details, err := debtorDetails(ctx, s.db, t.OrgID, rows)
+	if err != nil {
+		return nil, err
+	}
+	return restkit.NumberedPage(details, page, perPage, total, func(d debtorDetailJSON) debtorDetailJSON { return d }), nil
+}
+
+// debtorsGet answers dunning_debtors_get.
+func (s *service) debtorsGet(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return nil, notFoundAs(err, "debtor")
+	}
+	return s.debtorAnswer(ctx, d, http.StatusOK)
+}
+
+// debtorsUpsert answers dunning_debtors_upsert: 201 with a new debtor, 200
+// with a replaced one and the charges its new document recapped.
+func (s *service) debtorsUpsert(ctx context.Context, in *upsertDebtorIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := checkDebtorBody(&in.debtorBody)
+	if err != nil {
+		return nil, err
+	}
+	var d Debtor
+	var recapped []chargeRecapJSON
+	created := false
+	// Two concurrent upserts of a new external_id: the loser's insert
+	// conflicts, and its second attempt replaces the winner's debtor.
+	for attempt := 0; ; attempt++ {
 		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+			now := s.clock()
+			old, err := getDebtorByExternal(ctx, tx, t.OrgID, in.ExternalID, true)
+			if errors.Is(err, store.ErrNotFound) {
+				created = true
+				id := store.NewID()
+				if err := insertDebtor(ctx, tx, t.OrgID, id, in.ExternalID, v, now); err != nil {
+					return err
+				}
+				d, err = getDebtor(ctx, tx, t.OrgID, id)
+				return err
+			}
 			if err != nil {
-				return notFoundAs(err, "debtor")
+				return err
 			}
-			v := debtorInput{name: old.Name, document: old.Document, personKind: old.PersonKind, emails: old.Emails, phones: old.Phones, address: old.Address}
-			if in.Name != nil {
-				if v.name = strings.TrimSpace(*in.Name); v.name == "" {
-					return invalid("name", "must not be blank")
-				}
-			}
-			if in.Document != nil {
-				if v.document, v.personKind, err = checkDocument("document", *in.Document); err != nil {
-					return err
-				}
-			}
-			if in.Emails != nil {
-				if v.emails, err = checkEmails(*in.Emails); err != nil {
-					return err
-				}
-			}
-			if in.Phones != nil {
-				if v.phones, err = checkPhones(*in.Phones); err != nil {
-					return err
-				}
-			}
-			if in.Address != nil {
-				if v.address, err = checkAddress(in.Address); err != nil {
-					return err
-				}
-			}
-			_, err = tx.Exec(ctx, `UPDATE dunning_debtors SET name = ?, document = ?, person_kind = ?, emails = ?, phones = ?, address = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ?`, v.name, v.document, v.personKind, mustJSON(v.emails), mustJSON(v.phones), addressJSON(v.address),
-				s.clock(), old.ID, t.OrgID)
-			if err != nil {
+			created = false
+			if err := replaceDebtor(ctx, tx, t.OrgID, old.ID, v, now); err != nil {
 				return err
 			}
 			if recapped, err = recappedCharges(ctx, tx, t.OrgID, old.ID, old.PersonKind, v.personKind); err != nil {
@@ -460,155 +368,167 @@ func registerDebtors(api *rest.API, s *service) {
 			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
 			return err
 		})
-		if err != nil {
-			return nil, err
+		if errors.Is(err, store.ErrConflict) && attempt == 0 {
+			continue
 		}
-		return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
-	})
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_debtors_archive", Method: "POST", Path: "/debtors/{id}/archive", Tags: []string{"debtors"},
-		Title:       "Archive a debtor",
-		Summary:     "Archives a debtor: it leaves the default listing and takes no new charges. A debtor with open charges cannot be archived; archiving an archived debtor changes nothing.",
-		Description: "Destructive: an upsert with its external_id makes it active again.",
-		Requires:    debtorsManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *debtorRefIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
+		break
+	}
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		return s.debtorChangedAnswer(ctx, d, http.StatusCreated, nil)
+	}
+	return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
+}
+
+// patchDebtorInput is old with what in names checked and put over it.
+func patchDebtorInput(old Debtor, in *updateDebtorIn) (debtorInput, error) {
+	v := debtorInput{name: old.Name, document: old.Document, personKind: old.PersonKind, emails: old.Emails, phones: old.Phones, address: old.Address}
+	var err error
+	if in.Name != nil {
+		if v.name = strings.TrimSpace(*in.Name); v.name == "" {
+			return v, invalid("name", "must not be blank")
 		}
-		d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return "", notFoundAs(err, "debtor")
+	}
+	if in.Document != nil {
+		if v.document, v.personKind, err = checkDocument("document", *in.Document); err != nil {
+			return v, err
 		}
-		return fmt.Sprintf("Archive debtor '%s' (%s, external id %s)? It takes no new charges until an upsert makes it active again.",
-			d.Name, brazil.FormatDocument(d.Document), d.ExternalID), nil
-	}, func(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
+	}
+	if in.Emails != nil {
+		if v.emails, err = checkEmails(*in.Emails); err != nil {
+			return v, err
 		}
-		var d Debtor
-		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return notFoundAs(err, "debtor")
-			}
-			if old.Status != DebtorArchived {
-				var open int
-				if err := tx.Get(ctx, &open, `SELECT COUNT(*) FROM dunning_charges WHERE organization_id = ? AND debtor_id = ?
-					AND status IN ('pending', 'overdue', 'in_agreement') AND archived_at IS NULL`, t.OrgID, old.ID); err != nil {
-					return err
-				}
-				if open > 0 {
-					return rest.Unprocessable(fmt.Sprintf("the debtor has %d open charge(s): cancel or archive them before archiving the debtor", open))
-				}
-				now := s.clock()
-				if _, err := tx.Exec(ctx, `UPDATE dunning_debtors SET status = 'archived', archived_at = ?, updated_at = ? WHERE id = ? AND organization_id = ?`,
-					now, now, old.ID, t.OrgID); err != nil {
-					return err
-				}
-				if err := syncDebtorCount(ctx, tx, old.ID); err != nil {
-					return err
-				}
-			}
-			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+	}
+	if in.Phones != nil {
+		if v.phones, err = checkPhones(*in.Phones); err != nil {
+			return v, err
+		}
+	}
+	if in.Address != nil {
+		v.address, err = checkAddress(in.Address)
+	}
+	return v, err
+}
+
+// debtorsUpdate answers dunning_debtors_update.
+func (s *service) debtorsUpdate(ctx context.Context, in *updateDebtorIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var d Debtor
+	var recapped []chargeRecapJSON
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return notFoundAs(err, "debtor")
+		}
+		v, err := patchDebtorInput(old, in)
+		if err != nil {
 			return err
-		})
-		if err != nil {
-			return nil, err
 		}
-		return s.debtorAnswer(ctx, d, http.StatusOK)
+		if err := updateDebtor(ctx, tx, t.OrgID, old.ID, v, s.clock()); err != nil {
+			return err
+		}
+		if recapped, err = recappedCharges(ctx, tx, t.OrgID, old.ID, old.PersonKind, v.personKind); err != nil {
+			return err
+		}
+		d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+		return err
 	})
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_debtors_opt_outs_set", Method: "PUT", Path: "/debtors/{id}/opt-outs", Tags: []string{"debtors"},
-		Title:    "Set a debtor's opt-out of a channel",
-		Summary:  "Records that a debtor must not be contacted on a channel (e-mail, SMS or WhatsApp), with why, or removes that opt-out (opted_out false). A debtor opted out of a channel is never contacted on it.",
-		Requires: debtorsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *optOutIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.debtorChangedAnswer(ctx, d, http.StatusOK, recapped)
+}
+
+// describeDebtorsArchive is dunning_debtors_archive's confirmation.
+func (s *service) describeDebtorsArchive(ctx context.Context, in *debtorRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	d, err := getDebtor(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return "", notFoundAs(err, "debtor")
+	}
+	return fmt.Sprintf("Archive debtor '%s' (%s, external id %s)? It takes no new charges until an upsert makes it active again.",
+		d.Name, brazil.FormatDocument(d.Document), d.ExternalID), nil
+}
+
+// debtorsArchive answers dunning_debtors_archive, in the transaction that
+// consumes the confirmation (s.nonces).
+func (s *service) debtorsArchive(ctx context.Context, in *debtorRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var d Debtor
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
 		if err != nil {
-			return nil, err
+			return notFoundAs(err, "debtor")
 		}
-		out := in.OptedOut == nil || *in.OptedOut
-		reason := strings.TrimSpace(in.Reason)
-		if out && reason == "" {
-			return nil, invalid("reason", "is required when opting out: say why")
-		}
-		source := recordedBy(t.Identity)
-		var d Debtor
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return notFoundAs(err, "debtor")
-			}
-			if out {
-				err = setOptOut(ctx, tx, t.OrgID, old.ID, in.Channel, reason, source, s.clock())
-			} else {
-				_, err = tx.Exec(ctx, `DELETE FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id = ? AND channel = ?`, t.OrgID, old.ID, in.Channel)
-			}
+		if old.Status != DebtorArchived {
+			open, err := countUnsettledCharges(ctx, tx, t.OrgID, old.ID)
 			if err != nil {
 				return err
 			}
-			d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
-			return err
-		})
-		if err != nil {
-			return nil, err
+			if open > 0 {
+				return rest.Unprocessable(fmt.Sprintf("the debtor has %d open charge(s): cancel or archive them before archiving the debtor", open))
+			}
+			if err := archiveDebtor(ctx, tx, t.OrgID, old.ID, s.clock()); err != nil {
+				return err
+			}
 		}
-		detail, err := debtorDetail(ctx, s.db, d)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": detail}), nil
+		d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+		return err
 	})
-}
-
-// setOptOut records inside q that a debtor is not to be contacted on
-// channel: why (reason), who said so (source: "debtor" for an unsubscribe
-// link or a STOP reply, else the user who recorded it) and when (at). An
-// opt-out already recorded keeps its first when and takes the new reason
-// and source. The notifications' unsubscribe link uses it too.
-func setOptOut(ctx context.Context, q store.Querier, orgID, debtorID, channel, reason, source string, at time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO dunning_opt_outs (debtor_id, organization_id, channel, reason, source, created_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (debtor_id, channel) DO UPDATE SET reason = excluded.reason, source = excluded.source`,
-		debtorID, orgID, channel, reason, source, at.UTC().Truncate(time.Microsecond))
-	return err
-}
-
-// getDebtorByExternal loads a debtor by external_id only (an upsert must
-// not replace a debtor whose id happens to equal the external_id asked
-// for), locking it when lock is set.
-func getDebtorByExternal(ctx context.Context, q store.Querier, orgID, externalID string, lock bool) (Debtor, error) {
-	var d Debtor
-	query := `SELECT * FROM dunning_debtors WHERE organization_id = ? AND external_id = ?`
-	if lock {
-		query += forUpdate(q)
-	}
-	if err := q.Get(ctx, &d, query, orgID, externalID); err != nil {
-		return Debtor{}, err
-	}
-	if err := d.decode(); err != nil {
-		return Debtor{}, err
-	}
-	var err error
-	d.OptOuts, err = debtorOptOuts(ctx, q, orgID, d.ID)
-	return d, err
-}
-
-// lockDebtor is getDebtor that also locks the row until tx ends.
-func lockDebtor(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (Debtor, error) {
-	d, err := getDebtor(ctx, tx, orgID, idOrExternal)
 	if err != nil {
-		return Debtor{}, err
+		return nil, err
 	}
-	if tx.Dialect() == store.Postgres {
-		var id string
-		if err := tx.Get(ctx, &id, `SELECT id FROM dunning_debtors WHERE id = ? FOR UPDATE`, d.ID); err != nil {
-			return Debtor{}, err
+	return s.debtorAnswer(ctx, d, http.StatusOK)
+}
+
+// debtorsOptOutsSet answers dunning_debtors_opt_outs_set.
+func (s *service) debtorsOptOutsSet(ctx context.Context, in *optOutIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := in.OptedOut == nil || *in.OptedOut
+	reason := strings.TrimSpace(in.Reason)
+	if out && reason == "" {
+		return nil, invalid("reason", "is required when opting out: say why")
+	}
+	source := recordedBy(t.Identity)
+	var d Debtor
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := lockDebtor(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return notFoundAs(err, "debtor")
 		}
-		return getDebtor(ctx, tx, orgID, d.ID)
+		if out {
+			err = setOptOut(ctx, tx, t.OrgID, old.ID, in.Channel, reason, source, s.clock())
+		} else {
+			err = deleteOptOut(ctx, tx, t.OrgID, old.ID, in.Channel)
+		}
+		if err != nil {
+			return err
+		}
+		d, err = getDebtor(ctx, tx, t.OrgID, old.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return d, nil
+	detail, err := debtorDetail(ctx, s.db, d)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": detail}), nil
 }
 
 // debtorAnswer is a debtor as every write answers it: its detail, with

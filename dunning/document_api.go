@@ -48,31 +48,21 @@ func registerDocuments(api *rest.API, s *service) {
 		Summary: "Makes the debtor's statement (extrato de débitos), a PDF in Portuguese listing every open charge (pending or overdue) with its open amount, fine, interest and updated amount on today's date in the organization's timezone, and their total, under the creditor's name and CNPJ. A statement lists at most " + strconv.Itoa(maxDocumentRows) + " charges: a debtor with more is VALIDATION_ERROR, and its charges are exported as CSV instead (dunning_exports_create, resource charges, filters.debtor_id). " +
 			"Answers 202 with the document generating: read it with dunning_documents_get until status is ready. The answer describes the file and never holds its bytes; each call makes a new document.",
 		Requires: documentsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *statementIn) (*rest.Response, error) {
-		return s.makeDocument(ctx, DocumentStatement, in.ID)
-	})
+	}, s.debtorsStatement)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_charges_settlement_letter", Method: "POST", Path: "/charges/{id}/settlement-letter", Tags: []string{"documents"},
 		Title: "Make a settlement letter",
 		Summary: "Makes the settlement letter (carta de quitação e anuência) of a paid charge: a PDF in Portuguese declaring the debt settled, which also serves as the creditor's consent to cancel a protest and remove a credit-bureau record. Only a paid charge: any other is UNPROCESSABLE. " +
 			"Answers 202 with the document generating: read it with dunning_documents_get until status is ready. The answer describes the file and never holds its bytes; each call makes a new document.",
 		Requires: documentsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *settlementLetterIn) (*rest.Response, error) {
-		return s.makeDocument(ctx, DocumentSettlementLetter, in.ID)
-	})
+	}, s.chargesSettlementLetter)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_documents_get", Method: "GET", Path: "/documents/{id}", Tags: []string{"documents"},
 		Title: "Get a document",
 		Summary: "Describes a document (statement, settlement letter, agreement term): status generating, ready or failed (with error), content_type, byte_size once ready, download_path and resource_uri. " +
 			"Never its bytes: download them at download_path (REST only) or read the resource kobana://dunning/documents/{id}.",
 		Requires: documentsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *documentIDIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return s.documentAnswer(ctx, t.OrgID, in.ID, http.StatusOK)
-	})
+	}, s.documentsGet)
 	rest.HandleRaw(api, rest.Operation{
 		ID: "dunning_documents_download", Method: "GET", Path: "/documents/{id}/download", Tags: []string{"documents"},
 		Title:    "Download a document",
@@ -81,6 +71,25 @@ func registerDocuments(api *rest.API, s *service) {
 	}, func(w http.ResponseWriter, r *http.Request) {
 		s.serveDocument(api, w, r)
 	})
+}
+
+// debtorsStatement answers dunning_debtors_statement.
+func (s *service) debtorsStatement(ctx context.Context, in *statementIn) (*rest.Response, error) {
+	return s.makeDocument(ctx, DocumentStatement, in.ID)
+}
+
+// chargesSettlementLetter answers dunning_charges_settlement_letter.
+func (s *service) chargesSettlementLetter(ctx context.Context, in *settlementLetterIn) (*rest.Response, error) {
+	return s.makeDocument(ctx, DocumentSettlementLetter, in.ID)
+}
+
+// documentsGet answers dunning_documents_get.
+func (s *service) documentsGet(ctx context.Context, in *documentIDIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.documentAnswer(ctx, t.OrgID, in.ID, http.StatusOK)
 }
 
 // makeDocument asks for a document of kind about ref (a debtor's or a

@@ -126,49 +126,55 @@ func registerCreditor(api *rest.API, s *service) {
 		Title:    "Get the creditor",
 		Summary:  "Who the documents (statement, settlement letter, agreement term) say the creditor is: legal name, CNPJ and address. set is false until an admin sets it; documents then print the organization's name and no CNPJ.",
 		Requires: meRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, _ *creditorIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c, err := loadCreditor(ctx, s.db, t.OrgID)
-		if err != nil && !errNotFound(err) {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": showCreditor(c, err == nil)}), nil
-	})
+	}, s.creditorGet)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_creditor_update", Method: "PUT", Path: "/settings/creditor", Tags: []string{"settings"},
 		Title:    "Set the creditor",
 		Summary:  "Sets who the documents say the creditor is (admins only): legal name, CNPJ (checked by its check digits) and optionally the address. Documents made afterwards print it; documents already made keep what they printed.",
 		Requires: settingsManage, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *putCreditorIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSpace(in.LegalName)
-		if name == "" {
-			return nil, invalid("legal_name", "must not be blank")
-		}
-		doc := brazil.NormalizeDocument(in.Document)
-		if !brazil.ValidCNPJ(doc) {
-			return nil, invalid("document", "must be a valid CNPJ")
-		}
-		addr, err := checkAddress(in.Address)
-		if err != nil {
-			return nil, err
-		}
-		now := s.clock()
-		if _, err := s.db.Exec(ctx, `INSERT INTO dunning_creditors (organization_id, legal_name, document, address, updated_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (organization_id) DO UPDATE SET legal_name = excluded.legal_name, document = excluded.document, address = excluded.address, updated_at = excluded.updated_at`,
-			t.OrgID, name, doc, addressJSON(addr), now); err != nil {
-			return nil, err
-		}
-		c, err := loadCreditor(ctx, s.db, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": showCreditor(c, true)}), nil
-	})
+	}, s.creditorUpdate)
+}
+
+// creditorGet answers dunning_creditor_get.
+func (s *service) creditorGet(ctx context.Context, _ *creditorIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := loadCreditor(ctx, s.db, t.OrgID)
+	if err != nil && !errNotFound(err) {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showCreditor(c, err == nil)}), nil
+}
+
+// creditorUpdate answers dunning_creditor_update.
+func (s *service) creditorUpdate(ctx context.Context, in *putCreditorIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.LegalName)
+	if name == "" {
+		return nil, invalid("legal_name", "must not be blank")
+	}
+	doc := brazil.NormalizeDocument(in.Document)
+	if !brazil.ValidCNPJ(doc) {
+		return nil, invalid("document", "must be a valid CNPJ")
+	}
+	addr, err := checkAddress(in.Address)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	if _, err := s.db.Exec(ctx, `INSERT INTO dunning_creditors (organization_id, legal_name, document, address, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (organization_id) DO UPDATE SET legal_name = excluded.legal_name, document = excluded.document, address = excluded.address, updated_at = excluded.updated_at`,
+		t.OrgID, name, doc, addressJSON(addr), now); err != nil {
+		return nil, err
+	}
+	c, err := loadCreditor(ctx, s.db, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showCreditor(c, true)}), nil
 }

@@ -182,7 +182,7 @@ func (s *service) enrollable(ctx context.Context, q store.Querier, orgID string,
 	return c, p, nil
 }
 
-func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
+func registerEnrollments(api *rest.API, s *service) {
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_enroll", Method: "PUT", Path: "/charges/{id}/collection-plans/{cp_id}", Tags: []string{"enrollments"},
 		Title: "Enroll a charge in a collection plan",
@@ -191,74 +191,7 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 			"Enrolling a charge already running through the plan changes nothing; one that stopped or completed starts again from now.",
 		Description: "Destructive: it starts automatic contact with the debtor. Check the calendar first with dunning_charges_preview.",
 		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *enrollmentRefIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
-		}
-		c, p, err := s.enrollable(ctx, s.db, t.OrgID, in, false)
-		if err != nil {
-			return "", err
-		}
-		if e, err := getEnrollment(ctx, s.db, t.OrgID, c.ID, p.ID, ""); err == nil && e.Status == string(lifecycle.EnrollmentActive) {
-			return fmt.Sprintf("Charge %s already runs through collection plan '%s': nothing will change.", enrollChargeName(c), p.Name), nil
-		}
-		if err := enrollChecks(c, p); err != nil {
-			return "", err
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return "", err
-		}
-		cal, err := chargePlanCalendar(ctx, s.db, c, p, st)
-		if err != nil {
-			return "", err
-		}
-		past, upcoming := splitPast(cal, s.clock())
-		msg := fmt.Sprintf("Enroll charge %s (%s, due %s) in collection plan '%s'? Its debtor will be contacted automatically", enrollChargeName(c),
-			c.OpenAmount, c.DueDate.BR(), p.Name)
-		if len(upcoming) > 0 {
-			first := upcoming[0]
-			msg += fmt.Sprintf(": %s to come, the first by %s on %s %s (%s)", planPlural(len(upcoming), "step", "steps"), first.Step.Channel,
-				first.Run.Date.BR(), first.Run.Time, st.Timezone)
-		} else {
-			msg += " — but every step is already past, so nothing will be sent"
-		}
-		if len(past) > 0 {
-			msg += fmt.Sprintf("; %s already past will not be sent", planPlural(len(past), "step", "steps"))
-		}
-		return msg + ".", nil
-	}, func(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var ans enrollmentAnswerJSON
-		created := false
-		// Two concurrent first enrollments of one charge in one plan: the
-		// loser's insert conflicts on the unique index, and its second
-		// attempt finds the winner's enrollment.
-		for attempt := 0; ; attempt++ {
-			err = confirmedTx(ctx, func(tx *store.Tx) error {
-				var err error
-				ans, created, err = s.enroll(ctx, tx, t.OrgID, in)
-				return err
-			})
-			if !(errors.Is(err, store.ErrConflict) && attempt == 0) {
-				break
-			}
-		}
-		if errors.Is(err, store.ErrConflict) {
-			return nil, rest.Conflict("the charge was being enrolled in this collection plan by another request: try again")
-		}
-		if err != nil {
-			return nil, planErr(err)
-		}
-		if created {
-			return rest.Created(map[string]any{"data": ans}), nil
-		}
-		return rest.OK(map[string]any{"data": ans}), nil
-	})
+	}, s.describeChargesEnroll, s.chargesEnroll)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_charges_unenroll", Method: "DELETE", Path: "/charges/{id}/collection-plans/{cp_id}", Tags: []string{"enrollments"},
 		Title: "Stop a collection plan for a charge",
@@ -266,54 +199,133 @@ func registerEnrollments(api *rest.API, s *service, confirmedTx planTxFunc) {
 			"Stopping an enrollment that already ended changes nothing.",
 		Description: "Destructive: the remaining steps are not sent; enrolling again starts over from that moment.",
 		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *enrollmentRefIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
+	}, s.describeChargesUnenroll, s.chargesUnenroll)
+}
+
+// describeChargesEnroll is the confirmation dunning_charges_enroll asks for.
+func (s *service) describeChargesEnroll(ctx context.Context, in *enrollmentRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	c, p, err := s.enrollable(ctx, s.db, t.OrgID, in, false)
+	if err != nil {
+		return "", err
+	}
+	if e, err := getEnrollment(ctx, s.db, t.OrgID, c.ID, p.ID, ""); err == nil && e.Status == string(lifecycle.EnrollmentActive) {
+		return fmt.Sprintf("Charge %s already runs through collection plan '%s': nothing will change.", enrollChargeName(c), p.Name), nil
+	}
+	if err := enrollChecks(c, p); err != nil {
+		return "", err
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return "", err
+	}
+	cal, err := chargePlanCalendar(ctx, s.db, c, p, st)
+	if err != nil {
+		return "", err
+	}
+	past, upcoming := splitPast(cal, s.clock())
+	msg := fmt.Sprintf("Enroll charge %s (%s, due %s) in collection plan '%s'? Its debtor will be contacted automatically", enrollChargeName(c),
+		c.OpenAmount, c.DueDate.BR(), p.Name)
+	if len(upcoming) > 0 {
+		first := upcoming[0]
+		msg += fmt.Sprintf(": %s to come, the first by %s on %s %s (%s)", planPlural(len(upcoming), "step", "steps"), first.Step.Channel,
+			first.Run.Date.BR(), first.Run.Time, st.Timezone)
+	} else {
+		msg += " — but every step is already past, so nothing will be sent"
+	}
+	if len(past) > 0 {
+		msg += fmt.Sprintf("; %s already past will not be sent", planPlural(len(past), "step", "steps"))
+	}
+	return msg + ".", nil
+}
+
+// chargesEnroll answers dunning_charges_enroll.
+func (s *service) chargesEnroll(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ans enrollmentAnswerJSON
+	created := false
+	// Two concurrent first enrollments of one charge in one plan: the
+	// loser's insert conflicts on the unique index, and its second
+	// attempt finds the winner's enrollment.
+	for attempt := 0; ; attempt++ {
+		err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+			var err error
+			ans, created, err = s.enroll(ctx, tx, t.OrgID, in)
+			return err
+		})
+		if !(errors.Is(err, store.ErrConflict) && attempt == 0) {
+			break
 		}
-		c, p, err := s.enrollable(ctx, s.db, t.OrgID, in, false)
+	}
+	if errors.Is(err, store.ErrConflict) {
+		return nil, rest.Conflict("the charge was being enrolled in this collection plan by another request: try again")
+	}
+	if err != nil {
+		return nil, planErr(err)
+	}
+	if created {
+		return rest.Created(map[string]any{"data": ans}), nil
+	}
+	return rest.OK(map[string]any{"data": ans}), nil
+}
+
+// describeChargesUnenroll is the confirmation dunning_charges_unenroll asks for.
+func (s *service) describeChargesUnenroll(ctx context.Context, in *enrollmentRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	c, p, err := s.enrollable(ctx, s.db, t.OrgID, in, false)
+	if err != nil {
+		return "", err
+	}
+	e, err := getEnrollment(ctx, s.db, t.OrgID, c.ID, p.ID, "")
+	if errors.Is(err, store.ErrNotFound) {
+		return "", errNotEnrolled()
+	}
+	if err != nil {
+		return "", err
+	}
+	if e.Status != string(lifecycle.EnrollmentActive) {
+		return fmt.Sprintf("Charge %s's run through collection plan '%s' is already %s: nothing will change.", enrollChargeName(c), p.Name, e.Status), nil
+	}
+	return fmt.Sprintf("Stop collection plan '%s' for charge %s? None of its remaining steps will be sent to the debtor.", p.Name, enrollChargeName(c)), nil
+}
+
+// chargesUnenroll answers dunning_charges_unenroll.
+func (s *service) chargesUnenroll(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var e enrollmentRecord
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		c, p, err := s.enrollable(ctx, tx, t.OrgID, in, true)
 		if err != nil {
-			return "", err
+			return err
 		}
-		e, err := getEnrollment(ctx, s.db, t.OrgID, c.ID, p.ID, "")
+		e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, forUpdate(tx))
 		if errors.Is(err, store.ErrNotFound) {
-			return "", errNotEnrolled()
+			return errNotEnrolled()
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 		if e.Status != string(lifecycle.EnrollmentActive) {
-			return fmt.Sprintf("Charge %s's run through collection plan '%s' is already %s: nothing will change.", enrollChargeName(c), p.Name, e.Status), nil
+			return nil
 		}
-		return fmt.Sprintf("Stop collection plan '%s' for charge %s? None of its remaining steps will be sent to the debtor.", p.Name, enrollChargeName(c)), nil
-	}, func(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var e enrollmentRecord
-		err = confirmedTx(ctx, func(tx *store.Tx) error {
-			c, p, err := s.enrollable(ctx, tx, t.OrgID, in, true)
-			if err != nil {
-				return err
-			}
-			e, err = getEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, forUpdate(tx))
-			if errors.Is(err, store.ErrNotFound) {
-				return errNotEnrolled()
-			}
-			if err != nil {
-				return err
-			}
-			if e.Status != string(lifecycle.EnrollmentActive) {
-				return nil
-			}
-			return s.stopEnrollment(ctx, tx, &e, lifecycle.StopUnenrolled, &c, &p)
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.OK(map[string]any{"data": showEnrollment(e)}), nil
+		return s.stopEnrollment(ctx, tx, &e, lifecycle.StopUnenrolled, &c, &p)
 	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.OK(map[string]any{"data": showEnrollment(e)}), nil
 }
 
 func errNotEnrolled() *rest.Error {

@@ -161,32 +161,14 @@ func registerExports(api *rest.API, s *service) {
 		Summary: "Exports charges, debtors or notifications, with the same filters as their list routes, as a CSV file (RFC 4180, UTF-8 with a byte order mark so spreadsheets show accents; separator ';' for Brazilian spreadsheets). Charges carry their updated amount, fine and interest for today. A cell starting with = + - @ TAB or CR (a debtor's name, a description…) is prefixed with a single quote so a spreadsheet shows it as text and never runs it as a formula; formula_escaping none writes cells verbatim, which is UNSAFE to open in a spreadsheet. " +
 			"Answers 202 with the export generating: read it with dunning_exports_get until status is ready. The answer describes the file and never holds its rows; each call makes a new export. Needs the scope of what it exports too (dunning.charges, dunning.debtors, dunning.notifications).",
 		Requires: exportsWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createExportIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		id, err := s.requestExport(ctx, t.OrgID, in)
-		if err != nil {
-			return nil, err
-		}
-		e, err := getExport(ctx, s.db, t.OrgID, id)
-		if err != nil {
-			return nil, err
-		}
-		return rest.Accepted(map[string]any{"data": showExport(e)}), nil
-	})
+	}, s.exportsCreate)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_exports_get", Method: "GET", Path: "/exports/{id}", Tags: []string{"exports"},
 		Title: "Get an export",
 		Summary: "Describes an export: status generating, ready or failed (with error), row_count and byte_size once ready, content_type, download_path and resource_uri. " +
 			"Never its rows: download them at download_path (REST only) or read the resource kobana://dunning/exports/{id}.",
 		Requires: exportsRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *exportIDIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.tenancy, "export", func(t restkit.Tenant) (exportRow, error) {
-			return getExport(ctx, s.db, t.OrgID, in.ID)
-		}, showExport)
-	})
+	}, s.exportsGet)
 	rest.HandleRaw(api, rest.Operation{
 		ID: "dunning_exports_download", Method: "GET", Path: "/exports/{id}/download", Tags: []string{"exports"},
 		Title:    "Download an export",
@@ -195,6 +177,30 @@ func registerExports(api *rest.API, s *service) {
 	}, func(w http.ResponseWriter, r *http.Request) {
 		s.serveExport(api, w, r)
 	})
+}
+
+// exportsCreate answers dunning_exports_create.
+func (s *service) exportsCreate(ctx context.Context, in *createExportIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.requestExport(ctx, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	e, err := getExport(ctx, s.db, t.OrgID, id)
+	if err != nil {
+		return nil, err
+	}
+	return rest.Accepted(map[string]any{"data": showExport(e)}), nil
+}
+
+// exportsGet answers dunning_exports_get.
+func (s *service) exportsGet(ctx context.Context, in *exportIDIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, s.tenancy, "export", func(t restkit.Tenant) (exportRow, error) {
+		return getExport(ctx, s.db, t.OrgID, in.ID)
+	}, showExport)
 }
 
 // requestExport checks an export's resource, filters and the caller's

@@ -158,19 +158,3 @@ func debtorTotal(ctx context.Context, q store.Querier, orgID, status string) (in
 	err := q.Get(ctx, &n, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_debtor_counts WHERE organization_id = ? AND status = ?`, orgID, status)
 	return n, err
 }
-
-// chargesTotal is dunning_charges_list's meta.total: from the counters
-// when the list is narrowed by status and archiving only, else the
-// matching rows counted (cond and args, the listing's own WHERE).
-func (s *service) chargesTotal(ctx context.Context, orgID string, in *listChargesIn, cond string, args []any) (int, error) {
-	if in.DebtorID == "" && in.DueFrom == "" && in.DueTo == "" && in.PlanID == "" && strings.TrimSpace(in.Q) == "" {
-		statuses := make([]string, 0, len(in.Status))
-		for _, st := range in.Status {
-			statuses = append(statuses, strings.TrimSpace(st))
-		}
-		return chargeTotal(ctx, s.db, orgID, in.Archived, statuses)
-	}
-	var total int
-	err := s.db.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
-	return total, err
-}

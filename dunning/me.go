@@ -121,92 +121,101 @@ func registerMe(api *rest.API, s *service) {
 		Title:    "Who am I",
 		Summary:  "The organization the token acts for, the token's scopes, the caller's role, the organization's Dunning settings and its counts (debtors, open charges, open amount). Call it first.",
 		Requires: meRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, _ *meIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		org, err := s.accounts.GetOrganization(ctx, t.OrgID)
-		if err != nil {
-			return nil, notFoundAs(err, "organization")
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		counts, err := organizationCounts(ctx, s.db, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		id := t.Identity
-		scopes := id.Scopes
-		if scopes == nil {
-			scopes = []string{}
-		}
-		var user any
-		if id.UserID != "" {
-			user = map[string]any{"id": id.UserID, "email": id.Email}
-		}
-		return rest.OK(map[string]any{"data": map[string]any{
-			"organization": map[string]any{"id": org.ID, "name": org.Name},
-			"user":         user,
-			"role":         string(id.Role),
-			"scopes":       scopes,
-			"client_id":    id.ClientID,
-			"settings":     showSettings(st),
-			"today":        st.Today(s.clock()),
-			"counts":       counts,
-		}}), nil
-	})
+	}, s.me)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_settings_get", Method: "GET", Path: "/settings", Tags: []string{"settings"},
 		Title:    "Get the settings",
 		Summary:  "The organization's collection settings: timezone, quiet hours, grace days, channels and their providers, the company fine and interest caps, its state and city (whose holidays close its calendar) and its own closed days.",
 		Requires: meRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, _ *settingsIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		st, err := s.settings(ctx, t.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": showSettings(st)}), nil
-	})
+	}, s.settingsGet)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_settings_update", Method: "PATCH", Path: "/settings", Tags: []string{"settings"},
 		Title:    "Change the settings",
 		Summary:  "Changes the organization's collection settings (admins only): what the request names changes, the rest stays.",
 		Requires: settingsManage, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *updateSettingsIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
+	}, s.settingsUpdate)
+}
+
+// me answers dunning_me.
+func (s *service) me(ctx context.Context, _ *meIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	org, err := s.accounts.GetOrganization(ctx, t.OrgID)
+	if err != nil {
+		return nil, notFoundAs(err, "organization")
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := organizationCounts(ctx, s.db, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	id := t.Identity
+	scopes := id.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	var user any
+	if id.UserID != "" {
+		user = map[string]any{"id": id.UserID, "email": id.Email}
+	}
+	return rest.OK(map[string]any{"data": map[string]any{
+		"organization": map[string]any{"id": org.ID, "name": org.Name},
+		"user":         user,
+		"role":         string(id.Role),
+		"scopes":       scopes,
+		"client_id":    id.ClientID,
+		"settings":     showSettings(st),
+		"today":        st.Today(s.clock()),
+		"counts":       counts,
+	}}), nil
+}
+
+// settingsGet answers dunning_settings_get.
+func (s *service) settingsGet(ctx context.Context, _ *settingsIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showSettings(st)}), nil
+}
+
+// settingsUpdate answers dunning_settings_update.
+func (s *service) settingsUpdate(ctx context.Context, in *updateSettingsIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var st Settings
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
+			return err
 		}
-		var st Settings
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
-				return err
-			}
-			if err := applySettings(&st, in); err != nil {
-				return err
-			}
-			// Only a provider the deployment configured (channels.go).
-			if err := s.checkProviders(st, in.Channels != nil); err != nil {
-				return err
-			}
-			st.UpdatedAt = s.clock()
-			return saveSettings(ctx, tx, st)
-		})
-		if err != nil {
-			return nil, err
+		if err := applySettings(&st, in); err != nil {
+			return err
 		}
-		if st, err = s.settings(ctx, t.OrgID); err != nil {
-			return nil, err
+		// Only a provider the deployment configured (channels.go).
+		if err := s.checkProviders(st, in.Channels != nil); err != nil {
+			return err
 		}
-		return rest.OK(map[string]any{"data": showSettings(st)}), nil
+		st.UpdatedAt = s.clock()
+		return saveSettings(ctx, tx, st)
 	})
+	if err != nil {
+		return nil, err
+	}
+	if st, err = s.settings(ctx, t.OrgID); err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showSettings(st)}), nil
 }
 
 // applySettings checks and applies a settings change to st.

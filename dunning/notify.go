@@ -15,8 +15,9 @@ import (
 // the product: the notification log and the sends (notifications_api.go),
 // the step approvals (approvals.go), the public unsubscribe and provider
 // callback routes, and the jobs — the send worker, the step runner and
-// the daily sweep (scheduler.go). cfg is the deployment's providers;
-// tune, when set, adjusts the notifier before anything serves (tests).
+// the daily sweep (send.go, runner.go and sweep.go). cfg is the
+// deployment's providers; tune, when set, adjusts the notifier before
+// anything serves (tests).
 func registerNotify(b *productkit.Builder, api *rest.API, svc *service, cfg ChannelConfig, tune func(*notifier)) error {
 	ch, err := newChannels(cfg)
 	if err != nil {

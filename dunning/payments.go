@@ -116,97 +116,100 @@ func registerPayments(api *rest.API, s *service) {
 		Summary: "Records a payment against a pending or overdue charge. On a late charge it pays first the interest due, then the fine, then the principal (Código Civil art. 354; the organization's payment_imputation setting may be principal_first where agreed). " +
 			"The answer and dunning.payment.recorded say how it was applied and what remains; only paying the whole updated amount marks the charge paid, stops its collection and emits dunning.charge.paid (with the payment).",
 		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
+	}, s.chargesPaymentsCreate)
+}
+
+// chargesPaymentsCreate answers dunning_charges_payments_create.
+func (s *service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	amount, err := positiveAmountIn("amount", in.Amount)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	paidAt := now
+	if in.PaidAt != "" {
+		p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
 		if err != nil {
-			return nil, err
+			return nil, invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
 		}
-		amount, err := positiveAmountIn("amount", in.Amount)
+		if p.After(now.Add(paymentClockSkew)) {
+			return nil, invalid("paid_at", "must not be in the future")
+		}
+		paidAt = p.UTC().Truncate(time.Microsecond)
+	}
+	method := in.Method
+	if method == "" {
+		method = "other"
+	}
+	var pay Payment
+	var c Charge
+	var st Settings
+	var left latefee.Breakdown
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := lockCharge(ctx, tx, t.OrgID, in.ID)
 		if err != nil {
-			return nil, err
+			return notFoundAs(err, "charge")
 		}
-		now := s.clock()
-		paidAt := now
-		if in.PaidAt != "" {
-			p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
-			if err != nil {
-				return nil, invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
-			}
-			if p.After(now.Add(paymentClockSkew)) {
-				return nil, invalid("paid_at", "must not be in the future")
-			}
-			paidAt = p.UTC().Truncate(time.Microsecond)
+		if !old.Status.Collectible() {
+			return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", articleFor(string(old.Status)), old.Status))
 		}
-		method := in.Method
-		if method == "" {
-			method = "other"
+		if floor := paidAtFloor(old); paidAt.Before(floor) {
+			return invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
+				floor.Format(time.RFC3339), earliestYear))
 		}
-		var pay Payment
-		var c Charge
-		var st Settings
-		var left latefee.Breakdown
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			old, err := lockCharge(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return notFoundAs(err, "charge")
-			}
-			if !old.Status.Collectible() {
-				return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", articleFor(string(old.Status)), old.Status))
-			}
-			if floor := paidAtFloor(old); paidAt.Before(floor) {
-				return invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
-					floor.Format(time.RFC3339), earliestYear))
-			}
-			if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
-				return err
-			}
-			day := st.Today(paidAt)
-			b, err := chargeBreakdown(old, st, day)
-			if err != nil {
-				return err
-			}
-			if amount > b.Updated {
-				return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
-					amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
-			}
-			after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
-			if err != nil {
-				return err
-			}
-			pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
-				Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
-				AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
-			if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
-				applied_interest_cents, applied_fine_cents, applied_principal_cents)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
-				pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
-				return err
-			}
-			next := withTerms(old, after)
-			switch {
-			case after.Cleared():
-				next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
-			case next.Status == lifecycle.ChargePending && st.lateOn(next.DueDate, st.Today(now)):
-				// What stays open is late: it turns overdue now, as the
-				// sweep would (charges.go does the same on a write).
-				next.Status = lifecycle.ChargeOverdue
-			}
-			if left, err = chargeBreakdown(next, st, day); err != nil {
-				return err
-			}
-			recorded := map[string]any{"payment": showPaymentResult(pay, left)}
-			c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+		if st, err = loadSettings(ctx, tx, t.OrgID); err != nil {
 			return err
-		})
-		if err != nil {
-			return nil, err
 		}
-		v, err := s.chargeView(c, st, calendar.Date{})
+		day := st.Today(paidAt)
+		b, err := chargeBreakdown(old, st, day)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
+		if amount > b.Updated {
+			return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
+				amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
+		}
+		after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
+		if err != nil {
+			return err
+		}
+		pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
+			Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
+			AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
+			applied_interest_cents, applied_fine_cents, applied_principal_cents)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
+			pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
+			return err
+		}
+		next := withTerms(old, after)
+		switch {
+		case after.Cleared():
+			next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
+		case next.Status == lifecycle.ChargePending && st.lateOn(next.DueDate, st.Today(now)):
+			// What stays open is late: it turns overdue now, as the
+			// sweep would (charges.go does the same on a write).
+			next.Status = lifecycle.ChargeOverdue
+		}
+		if left, err = chargeBreakdown(next, st, day); err != nil {
+			return err
+		}
+		recorded := map[string]any{"payment": showPaymentResult(pay, left)}
+		c, err = s.applyCharge(ctx, tx, old, chargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.chargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
 }
 
 // articleFor is "a" or "an" before word, for messages naming a state.

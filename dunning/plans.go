@@ -123,131 +123,42 @@ func planTransitionErr(err error) error {
 // and stops a charge's enrollments when it leaves collection
 // (service.whenChargeClosed).
 func registerCollectionPlans(api *rest.API, s *service) {
-	// confirmedTx runs a destructive operation's writes in one
+	// A destructive operation runs its writes in s.nonces.WithTx, one
 	// transaction with the consumption of its MCP confirmation, so the
 	// confirmation is used exactly when the operation commits.
-	confirmedTx := func(ctx context.Context, fn func(tx *store.Tx) error) error {
-		return s.nonces.WithTx(ctx, fn)
-	}
-	registerPlans(api, s, confirmedTx)
-	registerSteps(api, s, confirmedTx)
-	registerEnrollments(api, s, confirmedTx)
+	registerPlans(api, s)
+	registerSteps(api, s)
+	registerEnrollments(api, s)
 	registerPreview(api, s)
 	s.whenChargeClosed(s.stopChargeEnrollments)
 }
 
-// planTxFunc runs fn in a transaction (confirmed: with the MCP confirmation
-// consumed in it).
-type planTxFunc func(ctx context.Context, fn func(tx *store.Tx) error) error
-
-func registerPlans(api *rest.API, s *service, confirmedTx planTxFunc) {
+func registerPlans(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plans_list", Method: "GET", Path: "/collection-plans", Tags: []string{"collection plans"},
 		Title:    "List collection plans",
 		Summary:  "Lists the organization's collection plans (réguas), oldest first, with numbered pages (page, per_page); filters by status and text in the name, description or external_id.",
 		Requires: plansRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *listPlansIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		page, perPage, offset := in.Window()
-		rows, total, err := listPlans(ctx, s.db, t.OrgID, planListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), Offset: offset, Limit: perPage})
-		if err != nil {
-			return nil, err
-		}
-		return restkit.NumberedPage(rows, page, perPage, total, showPlan), nil
-	})
+	}, s.plansList)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plans_get", Method: "GET", Path: "/collection-plans/{id}", Tags: []string{"collection plans"},
 		Title:    "Get a collection plan",
 		Summary:  "Gets one collection plan by id or external_id, with its steps in order of their offset from the due date.",
 		Requires: plansRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *planRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return nil, planErr(err)
-		}
-		steps, err := listSteps(ctx, s.db, t.OrgID, p.ID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
-	})
+	}, s.plansGet)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plans_create", Method: "POST", Path: "/collection-plans", Tags: []string{"collection plans"},
 		Title:    "Create a collection plan",
 		Summary:  "Creates a collection plan as a draft: add its steps (dunning_plan_steps_create), check it on a charge (dunning_charges_preview), then activate it (dunning_plans_update with status active).",
 		Requires: plansWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createPlanIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		now := s.clock()
-		p := planRecord{ID: store.NewID(), OrganizationID: t.OrgID, Name: strings.TrimSpace(in.Name), Description: strings.TrimSpace(in.Description),
-			Status: string(lifecycle.PlanDraft), CreatedAt: now, UpdatedAt: now}
-		var bad []rest.FieldError
-		if p.Name == "" {
-			bad = append(bad, rest.FieldError{Field: "name", Message: "must not be blank"})
-		}
-		if ext := strings.TrimSpace(in.ExternalID); ext != "" {
-			p.ExternalID = &ext
-		} else if in.ExternalID != "" {
-			bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
-		}
-		if len(bad) > 0 {
-			return nil, rest.Validation("the request is invalid", bad...)
-		}
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			if p.ExternalID != nil {
-				taken, err := planExternalIDTaken(ctx, tx, t.OrgID, *p.ExternalID, p.ID)
-				if err != nil {
-					return err
-				}
-				if taken {
-					return store.ErrConflict
-				}
-			}
-			return insertPlan(ctx, tx, &p)
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.Created(map[string]any{"data": showPlanDetail(p, nil)}), nil
-	})
+	}, s.plansCreate)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plans_update", Method: "PATCH", Path: "/collection-plans/{id}", Tags: []string{"collection plans"},
 		Title: "Update a collection plan",
 		Summary: "Changes the given fields of a collection plan: name, description, external_id, and its status (draft → active, active ⇄ paused). " +
 			"An illegal change of status is UNPROCESSABLE naming both states; archiving is dunning_plans_archive.",
 		Requires: plansWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *updatePlanIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var p planRecord
-		var steps []stepRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
-				return err
-			}
-			if err := s.patchPlan(ctx, tx, &p, in); err != nil {
-				return err
-			}
-			steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
-			return err
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
-	})
+	}, s.plansUpdate)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_plans_archive", Method: "POST", Path: "/collection-plans/{id}/archive", Tags: []string{"collection plans"},
 		Title: "Archive a collection plan",
@@ -255,99 +166,205 @@ func registerPlans(api *rest.API, s *service, confirmedTx planTxFunc) {
 			"(its enrollments end with stopped_reason plan_archived; no further step is sent). A draft is deleted instead.",
 		Description: "Destructive: it cannot be undone. Archiving an archived plan changes nothing.",
 		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *planRefIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
-		}
-		p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return "", planErr(err)
-		}
-		if err := lifecycle.PlanStatus(p.Status).CanBecome(lifecycle.PlanArchived); err != nil && !errors.Is(err, lifecycle.ErrNoChange) {
-			return "", planArchiveErr(err)
-		}
-		n, err := countActiveEnrollments(ctx, s.db, t.OrgID, p.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Archive collection plan '%s'? %s, and it takes no new charges. This cannot be undone.", p.Name, planStopsEnrollments(n)), nil
-	}, func(ctx context.Context, in *planRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var p planRecord
-		var steps []stepRecord
-		err = confirmedTx(ctx, func(tx *store.Tx) error {
-			if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
-				return err
-			}
-			err := lifecycle.PlanStatus(p.Status).CanBecome(lifecycle.PlanArchived)
-			switch {
-			case errors.Is(err, lifecycle.ErrNoChange):
-			case err != nil:
-				return planArchiveErr(err)
-			default:
-				p.Status, p.UpdatedAt = string(lifecycle.PlanArchived), s.clock()
-				if err := updatePlan(ctx, tx, &p); err != nil {
-					return err
-				}
-				if err := s.stopPlanEnrollments(ctx, tx, p, lifecycle.StopPlanArchived); err != nil {
-					return err
-				}
-			}
-			steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
-			return err
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
-	})
+	}, s.describePlansArchive, s.plansArchive)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_plans_delete", Method: "DELETE", Path: "/collection-plans/{id}", Tags: []string{"collection plans"},
 		Title:       "Delete a collection plan",
 		Summary:     "Deletes a draft collection plan with its steps. Only a draft can be deleted (it never contacted anyone); a plan that was ever active is archived instead (UNPROCESSABLE otherwise).",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *planRefIn) (string, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return "", err
-		}
-		p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return "", planErr(err)
-		}
-		if err := lifecycle.PlanStatus(p.Status).CheckDelete(); err != nil {
-			return "", planTransitionErr(err)
-		}
-		n, _, err := countSteps(ctx, s.db, t.OrgID, p.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Delete draft collection plan '%s' and its %s? This cannot be undone.", p.Name, planPlural(n, "step", "steps")), nil
-	}, func(ctx context.Context, in *planRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		err = confirmedTx(ctx, func(tx *store.Tx) error {
-			p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
+	}, s.describePlansDelete, s.plansDelete)
+}
+
+// plansList answers dunning_plans_list.
+func (s *service) plansList(ctx context.Context, in *listPlansIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, perPage, offset := in.Window()
+	rows, total, err := listPlans(ctx, s.db, t.OrgID, planListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), Offset: offset, Limit: perPage})
+	if err != nil {
+		return nil, err
+	}
+	return restkit.NumberedPage(rows, page, perPage, total, showPlan), nil
+}
+
+// plansGet answers dunning_plans_get.
+func (s *service) plansGet(ctx context.Context, in *planRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return nil, planErr(err)
+	}
+	steps, err := listSteps(ctx, s.db, t.OrgID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
+}
+
+// plansCreate answers dunning_plans_create.
+func (s *service) plansCreate(ctx context.Context, in *createPlanIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	p := planRecord{ID: store.NewID(), OrganizationID: t.OrgID, Name: strings.TrimSpace(in.Name), Description: strings.TrimSpace(in.Description),
+		Status: string(lifecycle.PlanDraft), CreatedAt: now, UpdatedAt: now}
+	var bad []rest.FieldError
+	if p.Name == "" {
+		bad = append(bad, rest.FieldError{Field: "name", Message: "must not be blank"})
+	}
+	if ext := strings.TrimSpace(in.ExternalID); ext != "" {
+		p.ExternalID = &ext
+	} else if in.ExternalID != "" {
+		bad = append(bad, rest.FieldError{Field: "external_id", Message: "must not be blank"})
+	}
+	if len(bad) > 0 {
+		return nil, rest.Validation("the request is invalid", bad...)
+	}
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		if p.ExternalID != nil {
+			taken, err := planExternalIDTaken(ctx, tx, t.OrgID, *p.ExternalID, p.ID)
 			if err != nil {
 				return err
 			}
-			if err := lifecycle.PlanStatus(p.Status).CheckDelete(); err != nil {
-				return planTransitionErr(err)
+			if taken {
+				return store.ErrConflict
 			}
-			return deletePlan(ctx, tx, t.OrgID, p.ID, s.clock())
-		})
-		if err != nil {
-			return nil, planErr(err)
 		}
-		return rest.NoContent(), nil
+		return insertPlan(ctx, tx, &p)
 	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.Created(map[string]any{"data": showPlanDetail(p, nil)}), nil
+}
+
+// plansUpdate answers dunning_plans_update.
+func (s *service) plansUpdate(ctx context.Context, in *updatePlanIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var p planRecord
+	var steps []stepRecord
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
+			return err
+		}
+		if err := s.patchPlan(ctx, tx, &p, in); err != nil {
+			return err
+		}
+		steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
+		return err
+	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
+}
+
+// describePlansArchive is the confirmation dunning_plans_archive asks for.
+func (s *service) describePlansArchive(ctx context.Context, in *planRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return "", planErr(err)
+	}
+	if err := lifecycle.PlanStatus(p.Status).CanBecome(lifecycle.PlanArchived); err != nil && !errors.Is(err, lifecycle.ErrNoChange) {
+		return "", planArchiveErr(err)
+	}
+	n, err := countActiveEnrollments(ctx, s.db, t.OrgID, p.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Archive collection plan '%s'? %s, and it takes no new charges. This cannot be undone.", p.Name, planStopsEnrollments(n)), nil
+}
+
+// plansArchive answers dunning_plans_archive.
+func (s *service) plansArchive(ctx context.Context, in *planRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var p planRecord
+	var steps []stepRecord
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
+			return err
+		}
+		err := lifecycle.PlanStatus(p.Status).CanBecome(lifecycle.PlanArchived)
+		switch {
+		case errors.Is(err, lifecycle.ErrNoChange):
+		case err != nil:
+			return planArchiveErr(err)
+		default:
+			p.Status, p.UpdatedAt = string(lifecycle.PlanArchived), s.clock()
+			if err := updatePlan(ctx, tx, &p); err != nil {
+				return err
+			}
+			if err := s.stopPlanEnrollments(ctx, tx, p, lifecycle.StopPlanArchived); err != nil {
+				return err
+			}
+		}
+		steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
+		return err
+	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.OK(map[string]any{"data": showPlanDetail(p, steps)}), nil
+}
+
+// describePlansDelete is the confirmation dunning_plans_delete asks for.
+func (s *service) describePlansDelete(ctx context.Context, in *planRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return "", planErr(err)
+	}
+	if err := lifecycle.PlanStatus(p.Status).CheckDelete(); err != nil {
+		return "", planTransitionErr(err)
+	}
+	n, _, err := countSteps(ctx, s.db, t.OrgID, p.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Delete draft collection plan '%s' and its %s? This cannot be undone.", p.Name, planPlural(n, "step", "steps")), nil
+}
+
+// plansDelete answers dunning_plans_delete.
+func (s *service) plansDelete(ctx context.Context, in *planRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return err
+		}
+		if err := lifecycle.PlanStatus(p.Status).CheckDelete(); err != nil {
+			return planTransitionErr(err)
+		}
+		return deletePlan(ctx, tx, t.OrgID, p.ID, s.clock())
+	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.NoContent(), nil
 }
 
 // planArchiveErr is a refused archive: a draft is deleted, not archived.

@@ -117,17 +117,20 @@ func registerPreview(api *rest.API, s *service) {
 			"it, with the charge's updated amount on that day.",
 		Description: "Read-only. Any plan can be previewed, drafts included: this is how a régua is checked before it is activated.",
 		Requires:    plansRead, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.preview(ctx, s.db, t.OrgID, in)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": out}), nil
-	})
+	}, s.chargesPreview)
+}
+
+// chargesPreview answers dunning_charges_preview.
+func (s *service) chargesPreview(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.preview(ctx, s.db, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": out}), nil
 }
 
 // preview computes the preview of a plan on a charge, reading q only.

@@ -117,157 +117,169 @@ func stepErr(err error) error {
 	return planErr(err)
 }
 
-func registerSteps(api *rest.API, s *service, confirmedTx planTxFunc) {
+func registerSteps(api *rest.API, s *service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plan_steps_create", Method: "POST", Path: "/collection-plans/{id}/steps", Tags: []string{"collection plans"},
 		Title: "Add a step to a collection plan",
 		Summary: "Adds a step to a collection plan: the day relative to the due date, the send time, the channel, the action, the message " +
 			"template (validated now) and whether it needs approval or moves to business days. Charges already running through the plan are rescheduled.",
 		Requires: plansWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *createStepIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		now := s.clock()
-		st := stepRecord{ID: store.NewID(), OrganizationID: t.OrgID, OffsetDays: in.OffsetDays, SendTime: in.SendTime, Channel: in.Channel,
-			Action: in.Action, Template: in.Template, BusinessDays: 1, Status: stepActive, CreatedAt: now, UpdatedAt: now}
-		if st.Action == "" {
-			st.Action = ActionNotify
-		}
-		if in.Subject != "" {
-			subj := in.Subject
-			st.Subject = &subj
-		}
-		if in.RequiresApproval != nil && *in.RequiresApproval {
-			st.RequiresApproval = 1
-		}
-		if in.BusinessDays != nil && !*in.BusinessDays {
-			st.BusinessDays = 0
-		}
-		if in.Status != nil {
-			st.Status = *in.Status
-		}
-		if err := validateStep(&st); err != nil {
-			return nil, err
-		}
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return err
-			}
-			if err := stepsChangeable(p); err != nil {
-				return err
-			}
-			if all, _, err := countSteps(ctx, tx, t.OrgID, p.ID); err != nil {
-				return err
-			} else if all >= maxStepsPerPlan {
-				return rest.Unprocessable(fmt.Sprintf("a collection plan has at most %d steps", maxStepsPerPlan))
-			}
-			st.PlanID = p.ID
-			if err := insertStep(ctx, tx, &st); err != nil {
-				return err
-			}
-			return s.reschedulePlan(ctx, tx, p)
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.Created(map[string]any{"data": showStep(st)}), nil
-	})
+	}, s.planStepsCreate)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_plan_steps_update", Method: "PATCH", Path: "/collection-plans/{id}/steps/{step_id}", Tags: []string{"collection plans"},
 		Title:    "Update a step of a collection plan",
 		Summary:  "Changes the given fields of a step (validated as on creation); charges running through the plan are rescheduled.",
 		Requires: plansWrite, Annotations: restkit.Write(false),
-	}, func(ctx context.Context, in *updateStepIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var st stepRecord
-		err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-			p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return planErr(err)
-			}
-			if st, err = getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
-				return stepErr(err)
-			}
-			if err := stepsChangeable(p); err != nil {
-				return err
-			}
-			patchStep(&st, in)
-			if err := validateStep(&st); err != nil {
-				return err
-			}
-			st.UpdatedAt = s.clock()
-			if err := updateStep(ctx, tx, &st); err != nil {
-				return err
-			}
-			if err := keepsAnActiveStep(ctx, tx, p); err != nil {
-				return err
-			}
-			return s.reschedulePlan(ctx, tx, p)
-		})
-		if err != nil {
-			return nil, planErr(err)
-		}
-		return rest.OK(map[string]any{"data": showStep(st)}), nil
-	})
+	}, s.planStepsUpdate)
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "dunning_plan_steps_delete", Method: "DELETE", Path: "/collection-plans/{id}/steps/{step_id}", Tags: []string{"collection plans"},
 		Title:       "Delete a step of a collection plan",
 		Summary:     "Deletes a step from a collection plan: no charge meets it any more, and charges running through the plan are rescheduled. The last active step of an active plan cannot be deleted (pause or archive the plan instead).",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *stepRefIn) (string, error) {
-		t, err := s.tenant(ctx)
+	}, s.describePlanStepsDelete, s.planStepsDelete)
+}
+
+// planStepsCreate answers dunning_plan_steps_create.
+func (s *service) planStepsCreate(ctx context.Context, in *createStepIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	st := stepRecord{ID: store.NewID(), OrganizationID: t.OrgID, OffsetDays: in.OffsetDays, SendTime: in.SendTime, Channel: in.Channel,
+		Action: in.Action, Template: in.Template, BusinessDays: 1, Status: stepActive, CreatedAt: now, UpdatedAt: now}
+	if st.Action == "" {
+		st.Action = ActionNotify
+	}
+	if in.Subject != "" {
+		subj := in.Subject
+		st.Subject = &subj
+	}
+	if in.RequiresApproval != nil && *in.RequiresApproval {
+		st.RequiresApproval = 1
+	}
+	if in.BusinessDays != nil && !*in.BusinessDays {
+		st.BusinessDays = 0
+	}
+	if in.Status != nil {
+		st.Status = *in.Status
+	}
+	if err := validateStep(&st); err != nil {
+		return nil, err
+	}
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
 		if err != nil {
-			return "", err
-		}
-		p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
-		if err != nil {
-			return "", planErr(err)
-		}
-		st, err := getStep(ctx, s.db, t.OrgID, p.ID, in.StepID)
-		if err != nil {
-			return "", stepErr(err)
+			return err
 		}
 		if err := stepsChangeable(p); err != nil {
-			return "", err
+			return err
 		}
-		return fmt.Sprintf("Delete step %s (%s at %s) of collection plan '%s'? Charges running through the plan will not get it. This cannot be undone.",
-			stepDay(st.OffsetDays), st.Channel, st.SendTime, p.Name), nil
-	}, func(ctx context.Context, in *stepRefIn) (*rest.Response, error) {
-		t, err := s.tenant(ctx)
-		if err != nil {
-			return nil, err
+		if all, _, err := countSteps(ctx, tx, t.OrgID, p.ID); err != nil {
+			return err
+		} else if all >= maxStepsPerPlan {
+			return rest.Unprocessable(fmt.Sprintf("a collection plan has at most %d steps", maxStepsPerPlan))
 		}
-		err = confirmedTx(ctx, func(tx *store.Tx) error {
-			p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-			if err != nil {
-				return planErr(err)
-			}
-			if _, err := getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
-				return stepErr(err)
-			}
-			if err := stepsChangeable(p); err != nil {
-				return err
-			}
-			if err := deleteStep(ctx, tx, t.OrgID, p.ID, in.StepID, s.clock()); err != nil {
-				return err
-			}
-			if err := keepsAnActiveStep(ctx, tx, p); err != nil {
-				return err
-			}
-			return s.reschedulePlan(ctx, tx, p)
-		})
-		if err != nil {
-			return nil, planErr(err)
+		st.PlanID = p.ID
+		if err := insertStep(ctx, tx, &st); err != nil {
+			return err
 		}
-		return rest.NoContent(), nil
+		return s.reschedulePlan(ctx, tx, p)
 	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.Created(map[string]any{"data": showStep(st)}), nil
+}
+
+// planStepsUpdate answers dunning_plan_steps_update.
+func (s *service) planStepsUpdate(ctx context.Context, in *updateStepIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var st stepRecord
+	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
+		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return planErr(err)
+		}
+		if st, err = getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
+			return stepErr(err)
+		}
+		if err := stepsChangeable(p); err != nil {
+			return err
+		}
+		patchStep(&st, in)
+		if err := validateStep(&st); err != nil {
+			return err
+		}
+		st.UpdatedAt = s.clock()
+		if err := updateStep(ctx, tx, &st); err != nil {
+			return err
+		}
+		if err := keepsAnActiveStep(ctx, tx, p); err != nil {
+			return err
+		}
+		return s.reschedulePlan(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.OK(map[string]any{"data": showStep(st)}), nil
+}
+
+// describePlanStepsDelete is the confirmation dunning_plan_steps_delete asks for.
+func (s *service) describePlanStepsDelete(ctx context.Context, in *stepRefIn) (string, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, err := getPlan(ctx, s.db, t.OrgID, in.ID)
+	if err != nil {
+		return "", planErr(err)
+	}
+	st, err := getStep(ctx, s.db, t.OrgID, p.ID, in.StepID)
+	if err != nil {
+		return "", stepErr(err)
+	}
+	if err := stepsChangeable(p); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Delete step %s (%s at %s) of collection plan '%s'? Charges running through the plan will not get it. This cannot be undone.",
+		stepDay(st.OffsetDays), st.Channel, st.SendTime, p.Name), nil
+}
+
+// planStepsDelete answers dunning_plan_steps_delete.
+func (s *service) planStepsDelete(ctx context.Context, in *stepRefIn) (*rest.Response, error) {
+	t, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
+		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return planErr(err)
+		}
+		if _, err := getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
+			return stepErr(err)
+		}
+		if err := stepsChangeable(p); err != nil {
+			return err
+		}
+		if err := deleteStep(ctx, tx, t.OrgID, p.ID, in.StepID, s.clock()); err != nil {
+			return err
+		}
+		if err := keepsAnActiveStep(ctx, tx, p); err != nil {
+			return err
+		}
+		return s.reschedulePlan(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, planErr(err)
+	}
+	return rest.NoContent(), nil
 }
 
 // stepsChangeable refuses changes to the steps of an archived plan, kept

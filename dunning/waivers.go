@@ -55,15 +55,21 @@ func registerWaivers(api *rest.API, s *service) {
 			"Interest on what stays open keeps accruing from today; a charge left owing nothing is paid.",
 		Description: "Destructive: money the debtor owes is given up for good.",
 		Requires:    chargesManage, Annotations: restkit.Destructive(false), ConsumesConfirmation: true,
-	}, func(ctx context.Context, in *waiveChargeIn) (string, error) {
-		what := map[[2]bool]string{{true, true}: "the fine and the interest", {true, false}: "the fine", {false, true}: "the interest"}[[2]bool{in.Fine, in.Interest}]
-		if what == "" {
-			what = "nothing"
-		}
-		return s.describeCharge("Forgive "+what+" of", "The money forgiven is given up for good.")(ctx, &chargeRefIn{ID: in.ID})
-	}, func(ctx context.Context, in *waiveChargeIn) (*rest.Response, error) {
-		return s.waiveCharge(ctx, in)
-	})
+	}, s.describeChargesWaive, s.chargesWaive)
+}
+
+// describeChargesWaive is the confirmation dunning_charges_waive asks for.
+func (s *service) describeChargesWaive(ctx context.Context, in *waiveChargeIn) (string, error) {
+	what := map[[2]bool]string{{true, true}: "the fine and the interest", {true, false}: "the fine", {false, true}: "the interest"}[[2]bool{in.Fine, in.Interest}]
+	if what == "" {
+		what = "nothing"
+	}
+	return s.describeCharge("Forgive "+what+" of", "The money forgiven is given up for good.")(ctx, &chargeRefIn{ID: in.ID})
+}
+
+// chargesWaive answers dunning_charges_waive.
+func (s *service) chargesWaive(ctx context.Context, in *waiveChargeIn) (*rest.Response, error) {
+	return s.waiveCharge(ctx, in)
 }
 
 // waiveCharge forgives what in names of the charge's fine and interest
