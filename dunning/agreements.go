@@ -71,46 +71,6 @@ type agreementIDIn struct {
 	ID string `json:"id" in:"path" maxLength:"255" jsonschema:"The agreement's id."`
 }
 
-// agreementRecord is a row of dunning_agreements.
-type agreementRecord struct {
-	ID             string                    `db:"id"`
-	OrganizationID string                    `db:"organization_id"`
-	DebtorID       string                    `db:"debtor_id"`
-	Status         lifecycle.AgreementStatus `db:"status"`
-	Original       money.Cents               `db:"original_cents"`
-	Discount       money.Cents               `db:"discount_cents"`
-	Total          money.Cents               `db:"total_cents"`
-	DownPayment    money.Cents               `db:"down_payment_cents"`
-	Installments   int                       `db:"installments"`
-	DueDay         int                       `db:"due_day"`
-	Note           string                    `db:"note"`
-	TermDocumentID *string                   `db:"term_document_id"`
-	CreatedBy      string                    `db:"created_by"`
-	AcceptedAt     *time.Time                `db:"accepted_at"`
-	EndedAt        *time.Time                `db:"ended_at"`
-	EndReason      *string                   `db:"end_reason"`
-	CreatedAt      time.Time                 `db:"created_at"`
-	UpdatedAt      time.Time                 `db:"updated_at"`
-}
-
-type agreementChargeRow struct {
-	ChargeID string      `db:"charge_id" json:"charge_id"`
-	Open     money.Cents `db:"open_cents" json:"open_amount"`
-	Updated  money.Cents `db:"updated_cents" json:"updated_amount"`
-	Status   string      `db:"status" json:"status"`
-	DueDate  string      `db:"due_date" json:"due_date"`
-}
-
-type installmentRow struct {
-	Number   int         `db:"number" json:"number"`
-	Amount   money.Cents `db:"amount_cents" json:"amount"`
-	DueDate  string      `db:"due_date" json:"due_date"`
-	ChargeID *string     `db:"charge_id" json:"charge_id"`
-	// From the installment's charge, once accepted.
-	Status     *string      `db:"charge_status" json:"status"`
-	OpenAmount *money.Cents `db:"charge_open" json:"open_amount"`
-}
-
 // agreementJSON is an agreement as the API shows it.
 type agreementJSON struct {
 	ID             string                    `json:"id"`

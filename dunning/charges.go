@@ -686,9 +686,9 @@ func (s *service) updateCharge(ctx context.Context, orgID string, in *updateChar
 			return err
 		}
 		// A new due date moves every step of the charge's plans with it,
-		// in the same transaction (enrollments.go).
+		// in the same transaction (the plans' due-moved hook).
 		if in.DueDate != nil && c.DueDateText != old.DueDateText {
-			return s.rescheduleChargeEnrollments(ctx, tx, orgID, old.ID)
+			return s.onDueMoved(ctx, tx, orgID, old.ID)
 		}
 		return nil
 	})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/bureau"
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -314,15 +313,4 @@ func createdByOf(ctx context.Context) string {
 		return createdByScheduler
 	}
 	return userOf(ctx)
-}
-
-// bureauSetup is how the service reaches its providers.
-type bureauSetup struct {
-	provider bureau.Provider
-	// secret verifies the providers' callbacks.
-	secret []byte
-	// callbackBase is the product's public URL (callbacks go under it).
-	callbackBase string
-	// retryBase is the first retry delay of a call that may pass.
-	retryBase time.Duration
 }

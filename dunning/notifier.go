@@ -356,3 +356,7 @@ func asAPIError(err error) error {
 func (n *notifier) callbackURL(id string) string {
 	return n.linkBase + APIBase + "/callbacks/twilio/" + url.PathEscape(id)
 }
+
+// defaultRunnerBatch is how many due enrollments one query of the runner
+// takes.
+const defaultRunnerBatch = 200

@@ -131,6 +131,7 @@ func registerCollectionPlans(api *rest.API, s *service) {
 	registerEnrollments(api, s)
 	registerPreview(api, s)
 	s.whenChargeClosed(s.stopChargeEnrollments)
+	s.whenDueMoved(s.rescheduleChargeEnrollments)
 }
 
 func registerPlans(api *rest.API, s *service) {

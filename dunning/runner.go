@@ -73,10 +73,6 @@ func (n *notifier) schedule(q *jobs.Queue) {
 	q.AddPeriodic(hourly{min: 1}, func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, true)
 }
 
-// defaultRunnerBatch is how many due enrollments one query of the runner
-// takes.
-const defaultRunnerBatch = 200
-
 // maxRunnerRounds bounds one run: a round takes a batch of due
 // enrollments; the next round takes what is still due (the rest of a full
 // batch, or an enrollment whose passed-over step left it at another due

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kobana/kobana-mcp/dunning/bureau"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
@@ -51,6 +52,13 @@ type service struct {
 	// Add to them with whenChargeClosed while building the service.
 	chargeClosedHooks []chargeClosedFunc
 
+	// dueMovedHooks run, in the transaction that changes a charge's due
+	// date, for that charge: the collection plans move its steps with it
+	// (docs/decisions.md "Product code layout (issue 24)": the ledger
+	// tells the layers above it, it never calls up). Add to them with
+	// whenDueMoved while building the service.
+	dueMovedHooks []dueMovedFunc
+
 	// offers reports whether the deployment serves a channel with a
 	// provider (channels.go); set by the notifications' registration, nil
 	// when they are not registered (every provider passes).
@@ -69,6 +77,11 @@ type service struct {
 // canceled or archived can be sent after it commits. An error rolls the
 // whole change back.
 type chargeClosedFunc func(ctx context.Context, tx *store.Tx, c Charge, reason lifecycle.StopReason) error
+
+// dueMovedFunc is work that must happen in the same transaction as a
+// change of a charge's due date (orgID, chargeID). An error rolls the
+// whole change back.
+type dueMovedFunc func(ctx context.Context, tx *store.Tx, orgID, chargeID string) error
 
 // stopArchived is the enrollments' stopped_reason for a charge that was
 // archived; the other reasons come from lifecycle.StopReasonFor.
@@ -102,6 +115,22 @@ func (s *service) onChargeClosed(ctx context.Context, tx *store.Tx, c Charge, re
 	return nil
 }
 
+// whenDueMoved adds fn to what runs when a charge's due date changes (see
+// dueMovedFunc). Call it from build, before the API serves.
+func (s *service) whenDueMoved(fn dueMovedFunc) {
+	s.dueMovedHooks = append(s.dueMovedHooks, fn)
+}
+
+// onDueMoved runs every dueMovedFunc for the charge inside tx.
+func (s *service) onDueMoved(ctx context.Context, tx *store.Tx, orgID, chargeID string) error {
+	for _, fn := range s.dueMovedHooks {
+		if err := fn(ctx, tx, orgID, chargeID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // tenant is the caller's organization (and the home workspace the
 // platform's per-workspace rows live under), from the token only.
 func (s *service) tenant(ctx context.Context) (restkit.Tenant, error) {
@@ -112,4 +141,15 @@ func (s *service) tenant(ctx context.Context) (restkit.Tenant, error) {
 // (store.Now), from the injectable clock.
 func (s *service) clock() time.Time {
 	return s.now().UTC().Truncate(time.Microsecond)
+}
+
+// bureauSetup is how the service reaches its providers.
+type bureauSetup struct {
+	provider bureau.Provider
+	// secret verifies the providers' callbacks.
+	secret []byte
+	// callbackBase is the product's public URL (callbacks go under it).
+	callbackBase string
+	// retryBase is the first retry delay of a call that may pass.
+	retryBase time.Duration
 }
