@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -15,12 +16,12 @@ import (
 // rounding. usage.In counts every prompt token, cached ones included, as
 // OpenAI-compatible APIs report it. A model missing from the table
 // cannot be priced: that is an error, never a free call.
-func (s *service) stepCost(model string, usage tokenUsage) (int64, error) {
+func (s *service) stepCost(model string, usage records.Tokens) (int64, error) {
 	return priceStep(s.cfg.Prices, model, usage)
 }
 
 // priceStep is stepCost over a given table.
-func priceStep(prices map[string]ModelPrice, model string, usage tokenUsage) (int64, error) {
+func priceStep(prices map[string]ModelPrice, model string, usage records.Tokens) (int64, error) {
 	p, ok := prices[model]
 	if !ok {
 		return 0, fmt.Errorf("kadu: no price for model %q", model)
@@ -51,7 +52,7 @@ func priceStep(prices map[string]ModelPrice, model string, usage tokenUsage) (in
 // one cent. A lower ceiling would stop it before its first step, so
 // running it is refused (cost_ceiling_too_low) instead.
 func (s *service) minimumAgentCeiling(model string) int64 {
-	c, err := s.stepCost(model, tokenUsage{In: 2000, Out: 200})
+	c, err := s.stepCost(model, records.Tokens{In: 2000, Out: 200})
 	if err != nil {
 		return 1
 	}
@@ -65,7 +66,7 @@ func (s *service) minimumAgentCeiling(model string) int64 {
 // (usage, as read in the step's transaction). Never negative. The runtime
 // checks it before each model step, estimated, and stops the execution
 // cost_exceeded before a step that would cross it.
-func (s *service) remainingBudget(exec *executionRecord, task *taskRecord, usage usageRecord) int64 {
+func (s *service) remainingBudget(exec *records.Execution, task *records.Task, usage records.Usage) int64 {
 	left := exec.MaxCostCents - exec.CostCents
 	if task != nil && task.CostCeilingCents != nil {
 		left = min(left, *task.CostCeilingCents-exec.CostCents)
@@ -75,6 +76,6 @@ func (s *service) remainingBudget(exec *executionRecord, task *taskRecord, usage
 }
 
 // currentUsage is the organization's usage of the current month.
-func (s *service) currentUsage(ctx context.Context, q store.Querier, orgID string) (usageRecord, error) {
-	return monthUsage(ctx, q, orgID, usageMonth(s.clock()))
+func (s *service) currentUsage(ctx context.Context, q store.Querier, orgID string) (records.Usage, error) {
+	return records.MonthUsage(ctx, q, orgID, records.UsageMonth(s.clock()))
 }

@@ -3,6 +3,7 @@ package kadu
 import (
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
@@ -14,29 +15,29 @@ func TestStepCost(t *testing.T) {
 	s := &service{cfg: Config{}.withDefaults()}
 	for _, c := range []struct {
 		model string
-		usage tokenUsage
+		usage records.Tokens
 		want  int64
 	}{
-		{"gpt-4o-mini", tokenUsage{}, 0},
-		{"gpt-4o-mini", tokenUsage{In: 1_000_000}, 90},
-		{"gpt-4o-mini", tokenUsage{Out: 1_000_000}, 360},
-		{"gpt-4o-mini", tokenUsage{In: 1_000_000, Cached: 1_000_000}, 45},
-		{"gpt-4o-mini", tokenUsage{In: 1_000_000, Out: 100_000, Cached: 200_000}, 72 + 9 + 36},
-		{"gpt-4o-mini", tokenUsage{In: 1}, 1},                // a fraction of a cent rounds up
-		{"gpt-4o-mini", tokenUsage{In: 100, Cached: 500}, 1}, // cached never above the prompt
-		{"gpt-4o", tokenUsage{In: 2_000_000, Out: 500_000}, 3000 + 3000},
+		{"gpt-4o-mini", records.Tokens{}, 0},
+		{"gpt-4o-mini", records.Tokens{In: 1_000_000}, 90},
+		{"gpt-4o-mini", records.Tokens{Out: 1_000_000}, 360},
+		{"gpt-4o-mini", records.Tokens{In: 1_000_000, Cached: 1_000_000}, 45},
+		{"gpt-4o-mini", records.Tokens{In: 1_000_000, Out: 100_000, Cached: 200_000}, 72 + 9 + 36},
+		{"gpt-4o-mini", records.Tokens{In: 1}, 1},                // a fraction of a cent rounds up
+		{"gpt-4o-mini", records.Tokens{In: 100, Cached: 500}, 1}, // cached never above the prompt
+		{"gpt-4o", records.Tokens{In: 2_000_000, Out: 500_000}, 3000 + 3000},
 		// 5 000 fresh × 1200 + 5 000 cached × 300 + 1 000 out × 4800 = 12.3 cents → 13
-		{"gpt-4.1", tokenUsage{In: 10_000, Out: 1_000, Cached: 5_000}, 13},
+		{"gpt-4.1", records.Tokens{In: 10_000, Out: 1_000, Cached: 5_000}, 13},
 	} {
 		got, err := s.stepCost(c.model, c.usage)
 		if err != nil || got != c.want {
 			t.Errorf("%s %+v: %d %v, want %d", c.model, c.usage, got, err, c.want)
 		}
 	}
-	if _, err := s.stepCost("unknown", tokenUsage{In: 1}); err == nil {
+	if _, err := s.stepCost("unknown", records.Tokens{In: 1}); err == nil {
 		t.Error("an unpriced model was priced")
 	}
-	if _, err := s.stepCost("gpt-4o", tokenUsage{In: -1}); err == nil {
+	if _, err := s.stepCost("gpt-4o", records.Tokens{In: -1}); err == nil {
 		t.Error("negative usage")
 	}
 	if got := s.minimumAgentCeiling("gpt-4o-mini"); got != 1 {
@@ -52,19 +53,19 @@ func TestStepCost(t *testing.T) {
 func TestRemainingBudget(t *testing.T) {
 	t.Parallel()
 	s := &service{cfg: Config{Plan: PlanLimits{MonthlyCostLimitCents: 1000}}.withDefaults()}
-	e := &executionRecord{MaxCostCents: 300, CostCents: 100}
+	e := &records.Execution{MaxCostCents: 300, CostCents: 100}
 	ceiling := int64(250)
 	for _, c := range []struct {
-		task  *taskRecord
+		task  *records.Task
 		usage int64
 		want  int64
 	}{
 		{nil, 0, 200},
-		{&taskRecord{CostCeilingCents: &ceiling}, 0, 150},
+		{&records.Task{CostCeilingCents: &ceiling}, 0, 150},
 		{nil, 950, 50},
 		{nil, 1200, 0},
 	} {
-		if got := s.remainingBudget(e, c.task, usageRecord{CostCents: c.usage}); got != c.want {
+		if got := s.remainingBudget(e, c.task, records.Usage{CostCents: c.usage}); got != c.want {
 			t.Errorf("%+v usage %d: %d, want %d", c.task, c.usage, got, c.want)
 		}
 	}

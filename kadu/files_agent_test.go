@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -42,7 +43,7 @@ func TestAgentReadsInputFiles(t *testing.T) {
 		out := e.do(e.member, "POST", "/api/v1/tasks/"+task.ID+"/run", map[string]any{"input_file_ids": []string{slot.ID}}, 202)
 		var queued struct{ Data executionJSON }
 		_ = json.Unmarshal([]byte(out), &queued)
-		e.wait(queued.Data.ID, execSucceeded)
+		e.wait(queued.Data.ID, records.ExecSucceeded)
 
 		reqs := m.Requests()
 		if len(reqs) != 2 {

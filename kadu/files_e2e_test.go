@@ -16,6 +16,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
@@ -181,7 +182,7 @@ func TestFilesSeedPath(t *testing.T) {
 				upload(t, slot, receivablesCSV)
 				var f fileJSON
 				_ = json.Unmarshal(e.call("kadu_files_confirm", map[string]any{"file_id": slot.ID}), &f)
-				if f.Status != fileReady {
+				if f.Status != records.FileReady {
 					t.Fatalf("confirmed: %+v", f)
 				}
 
@@ -222,7 +223,7 @@ func TestFilesSeedPath(t *testing.T) {
 				}
 				var queued struct{ Data executionJSON }
 				_ = json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &queued)
-				x := e.wait(queued.Data.ID, execSucceeded)
+				x := e.wait(queued.Data.ID, records.ExecSucceeded)
 				if !strings.Contains(deref(x.OutputJSON), "conciliacao.csv") {
 					t.Fatalf("output %s", deref(x.OutputJSON))
 				}

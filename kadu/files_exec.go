@@ -17,6 +17,7 @@ import (
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/text/encoding/charmap"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -89,13 +90,13 @@ func checkInputFiles(ctx context.Context, q store.Querier, orgID string, ids []s
 			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
 			continue
 		}
-		f, err := getFile(ctx, q, orgID, id)
+		f, err := records.GetFile(ctx, q, orgID, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			details = append(details, rest.FieldError{Field: at, Message: "no such file"})
 		case err != nil:
 			return err
-		case f.Status != fileReady:
+		case f.Status != records.FileReady:
 			details = append(details, rest.FieldError{Field: at, Message: "the file is " + f.Status + ": only ready (confirmed) files can be given to a run"})
 		}
 	}
@@ -113,7 +114,7 @@ func (r *run) inputFileRefs(ctx context.Context) ([]fileJSON, error) {
 	}
 	out := []fileJSON{}
 	for _, id := range ids {
-		f, err := getFile(ctx, r.s.db, r.e.OrganizationID, id)
+		f, err := records.GetFile(ctx, r.s.db, r.e.OrganizationID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // deleted since the run was queued
 		}
@@ -137,7 +138,7 @@ func (r *run) filesMessage(ctx context.Context) (string, error) {
 
 // callFileTool runs a file tool as one step of the execution.
 func (r *run) callFileTool(ctx context.Context, tool string, args json.RawMessage, persist func(tx *store.Tx, ans toolAnswer) error) (toolAnswer, error) {
-	st, err := r.s.beginStep(ctx, r.s.db, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: argsOrNull(args)})
+	st, err := r.s.machine.BeginStep(ctx, r.s.db, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: argsOrNull(args)})
 	if err != nil {
 		return toolAnswer{}, err
 	}
@@ -185,14 +186,14 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 		}
 		id = ids[i]
 	}
-	f, err := getFile(ctx, r.s.db, r.e.OrganizationID, id)
+	f, err := records.GetFile(ctx, r.s.db, r.e.OrganizationID, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !slices.Contains(ids, id) && restkit.Deref(f.ExecutionID) != r.e.ID) {
 		return errorAnswer("not_found", "no such file among this execution's input and output files"), nil
 	}
 	if err != nil {
 		return toolAnswer{}, err
 	}
-	if f.Status != fileReady {
+	if f.Status != records.FileReady {
 		return errorAnswer("file_not_ready", "the file is "+f.Status), nil
 	}
 	text, err := r.s.fileText(ctx, f)
@@ -218,7 +219,7 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 // fileText is a file's text: the bytes as UTF-8 (ISO-8859-1 read as
 // such) for the text types, the extracted text of a PDF. Both are
 // bounded by the file size limit.
-func (s *service) fileText(ctx context.Context, f *fileRecord) (string, error) {
+func (s *service) fileText(ctx context.Context, f *records.File) (string, error) {
 	fs, err := s.fileStoreReady()
 	if err != nil {
 		return "", err
@@ -295,7 +296,7 @@ func (r *run) writeOutput(ctx context.Context, raw json.RawMessage) (toolAnswer,
 // writeOutputFile stores content as the execution's output file name
 // (replacing one of the same name): bytes first, then the row, so a
 // ready row always has its bytes.
-func (s *service) writeOutputFile(ctx context.Context, e *executionRecord, name, ct string, content []byte) (*fileRecord, error) {
+func (s *service) writeOutputFile(ctx context.Context, e *records.Execution, name, ct string, content []byte) (*records.File, error) {
 	fs, err := s.fileStoreReady()
 	if err != nil {
 		return nil, err
@@ -303,27 +304,28 @@ func (s *service) writeOutputFile(ctx context.Context, e *executionRecord, name,
 	sum := sha256.Sum256(content)
 	hexSum := hex.EncodeToString(sum[:])
 	now := s.clock()
-	var f fileRecord
-	err = s.db.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE execution_id = ? AND filename = ?`, e.ID, name)
+	var f records.File
+	old, err := records.OutputByName(ctx, s.db, e.ID, name)
 	fresh := errors.Is(err, store.ErrNotFound)
 	if err != nil && !fresh {
 		return nil, err
 	}
-	if fresh {
+	if !fresh {
+		f = *old
+	} else {
 		id := store.NewID()
 		execID := e.ID
-		f = fileRecord{ID: id, OrganizationID: e.OrganizationID, Purpose: "output", Filename: name, StorageKey: fileKey(e.OrganizationID, id),
-			ExecutionID: &execID, UploadState: "uploaded", Status: fileReady, CreatedAt: now}
+		f = records.File{ID: id, OrganizationID: e.OrganizationID, Purpose: "output", Filename: name, StorageKey: fileKey(e.OrganizationID, id),
+			ExecutionID: &execID, UploadState: "uploaded", Status: records.FileReady, CreatedAt: now}
 	}
 	if _, err := fs.bucket.Put(ctx, f.StorageKey, bytes.NewReader(content), ct, -1); err != nil {
 		return nil, err
 	}
-	f.ContentType, f.ByteSize, f.SHA256, f.Status, f.ConfirmedAt, f.UpdatedAt, f.DeletedAt = ct, int64(len(content)), &hexSum, fileReady, &now, now, nil
+	f.ContentType, f.ByteSize, f.SHA256, f.Status, f.ConfirmedAt, f.UpdatedAt, f.DeletedAt = ct, int64(len(content)), &hexSum, records.FileReady, &now, now, nil
 	if fresh {
-		err = insertFile(ctx, s.db, &f)
+		err = records.InsertFile(ctx, s.db, &f)
 	} else {
-		_, err = s.db.Exec(ctx, `UPDATE kadu_files SET content_type = ?, byte_size = ?, sha256 = ?, status = 'ready', confirmed_at = ?,
-			updated_at = ?, deleted_at = NULL WHERE id = ?`, ct, f.ByteSize, hexSum, now, now, f.ID)
+		err = records.ReplaceOutput(ctx, s.db, &f)
 	}
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -103,9 +104,9 @@ func (e *kaduEnv) runJobs() int {
 }
 
 // execution reads an execution row.
-func (e *kaduEnv) execution(id string) *executionRecord {
+func (e *kaduEnv) execution(id string) *records.Execution {
 	e.t.Helper()
-	x, err := getExecution(e.ctx, e.DB, e.Mine.ID, id)
+	x, err := records.GetExecution(e.ctx, e.DB, e.Mine.ID, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}

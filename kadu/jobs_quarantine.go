@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -24,14 +25,14 @@ const quarantinedMessage = "the worker running this execution stopped twice befo
 // with error code worker_crashed, through the runtime's one write path
 // (fail), which emits the execution's failure like any other.
 func (w *runWorker) Quarantined(ctx context.Context, job *river.Job[runExecutionArgs], reason string) error {
-	e, err := loadExecution(ctx, w.s.db, job.Args.ExecutionID)
+	e, err := records.ExecutionByID(ctx, w.s.db, job.Args.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if isTerminal(e.Status) {
+	if records.IsTerminal(e.Status) {
 		return nil
 	}
 	if err := w.s.fail(ctx, e, reason, quarantinedMessage); err != nil && !errors.Is(err, errStop) {

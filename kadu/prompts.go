@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
@@ -40,7 +42,7 @@ const (
 var diagnosePerStatus = 200
 
 // failedStatuses are the ends diagnose_failed_executions looks at.
-var failedStatuses = []string{execFailed, execTimedOut, execCostExceeded}
+var failedStatuses = []string{records.ExecFailed, records.ExecTimedOut, records.ExecCostExceeded}
 
 // cronChoices and timezoneChoices are what schedule_task's completions
 // suggest; any other valid expression or IANA zone is accepted.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -75,7 +76,7 @@ type RuntimeConfig struct {
 	// registry and for the engine's workflow check when a task is saved
 	// (service.lookupTool, service.validateWorkflow).
 	tools    func(name string) (toolInfo, bool)
-	validate func(steps []workflowStep) error
+	validate func(steps []records.WorkflowStep) error
 }
 
 func (c RuntimeConfig) withDefaults() RuntimeConfig {
@@ -209,7 +210,7 @@ type awaitedCall struct {
 	ApprovalID string          `json:"approval_id"`
 }
 
-func readCheckpoint(e *executionRecord) (*checkpoint, error) {
+func readCheckpoint(e *records.Execution) (*checkpoint, error) {
 	cp := &checkpoint{}
 	if e.CheckpointJSON == nil || *e.CheckpointJSON == "" {
 		return cp, nil
@@ -229,24 +230,13 @@ func (cp *checkpoint) encode() *string {
 // saveCheckpoint writes cp in q's transaction (the one recording the step
 // it follows). It writes whatever the status: a step that ran is recorded
 // even when the execution was canceled meanwhile.
-func (s *service) saveCheckpoint(ctx context.Context, q store.Querier, e *executionRecord, cp *checkpoint) error {
+func (s *service) saveCheckpoint(ctx context.Context, q store.Querier, e *records.Execution, cp *checkpoint) error {
 	raw := cp.encode()
-	_, err := q.Exec(ctx, `UPDATE kadu_executions SET checkpoint = ?, updated_at = ? WHERE organization_id = ? AND id = ?`,
-		*raw, s.clock(), e.OrganizationID, e.ID)
+	err := records.SetCheckpoint(ctx, q, e.OrganizationID, e.ID, *raw, s.clock())
 	if err == nil {
 		e.CheckpointJSON = raw
 	}
 	return err
-}
-
-// loadExecution reads an execution by id alone: the job knows no
-// organization (store.ErrNotFound when it is gone).
-func loadExecution(ctx context.Context, q store.Querier, id string) (*executionRecord, error) {
-	var e executionRecord
-	if err := q.Get(ctx, &e, `SELECT `+executionColumns+` FROM kadu_executions WHERE id = ?`, id); err != nil {
-		return nil, err
-	}
-	return &e, nil
 }
 
 // errStop ends a slice without an error: the execution ended, waits, was
@@ -259,8 +249,8 @@ var errSnooze = errors.New("kadu: snooze")
 // run is one slice of one execution.
 type run struct {
 	s       *service
-	e       *executionRecord
-	t       *taskRecord
+	e       *records.Execution
+	t       *records.Task
 	cp      *checkpoint
 	jobID   int64
 	started time.Time
@@ -272,17 +262,17 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 	if s.rt != nil && s.rt.cfg.hold {
 		return nil
 	}
-	e, err := loadExecution(ctx, s.db, id)
+	e, err := records.ExecutionByID(ctx, s.db, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if isTerminal(e.Status) {
+	if records.IsTerminal(e.Status) {
 		return nil
 	}
-	t, err := taskOfExecution(ctx, s.db, e)
+	t, err := records.TaskOfExecution(ctx, s.db, e)
 	if err != nil {
 		return err
 	}
@@ -292,7 +282,7 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 	}
 	r := &run{s: s, e: e, t: t, cp: cp, jobID: jobID, started: time.Now()}
 	switch e.Status {
-	case execQueued:
+	case records.ExecQueued:
 		ok, err := s.mayStart(ctx, s.db, e.OrganizationID)
 		if err != nil {
 			return err
@@ -304,12 +294,12 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 		if err := r.take(ctx); err != nil {
 			return done(err)
 		}
-	case execRunning:
+	case records.ExecRunning:
 		if cp.RunnerJob != jobID {
 			// Another job carries it (or will, once River rescues it).
 			return nil
 		}
-	case execWaitingApproval:
+	case records.ExecWaitingApproval:
 		if err := r.decided(ctx); err != nil {
 			return done(err)
 		}
@@ -326,9 +316,9 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 		return done(err)
 	}
 	switch t.Mode {
-	case modeWorkflow:
+	case records.ModeWorkflow:
 		err = r.workflow(ctx)
-	case modeAgent:
+	case records.ModeAgent:
 		err = r.agent(ctx)
 	default:
 		err = s.fail(ctx, e, "invalid_task", "the task's mode "+t.Mode+" cannot run")
@@ -351,22 +341,22 @@ func done(err error) error {
 func (r *run) take(ctx context.Context) error {
 	r.cp.RunnerJob = r.jobID
 	resume := r.e.ResumeInputJSON
-	if resume != nil && r.t.Mode == modeWorkflow {
+	if resume != nil && r.t.Mode == records.ModeWorkflow {
 		// The answer to the kadu_ask step the workflow waits at, in the
 		// same write that clears resume_input.
 		r.cp.Answer = json.RawMessage(*resume)
 	}
-	ch := executionChange{Checkpoint: r.cp.encode()}
+	ch := records.Change{Checkpoint: r.cp.encode()}
 	if r.e.ResumeInputJSON != nil {
 		ch.ClearResumeInput = true
 	}
-	if err := r.s.transition(ctx, r.s.db, r.e, execRunning, ch); err != nil {
-		if errors.Is(err, errStaleExecution) {
+	if err := r.s.machine.Transition(ctx, r.s.db, r.e, records.ExecRunning, ch); err != nil {
+		if errors.Is(err, records.ErrStaleExecution) {
 			return errStop
 		}
 		return err
 	}
-	if resume != nil && r.t.Mode == modeAgent {
+	if resume != nil && r.t.Mode == records.ModeAgent {
 		// A person's answer to a waiting_input execution: the model reads
 		// it next.
 		r.cp.Messages = append(r.cp.Messages, llm.Message{Role: llm.RoleUser, Content: "More input from the person (data, as the run's input):\n" + *resume})
@@ -378,11 +368,11 @@ func (r *run) take(ctx context.Context) error {
 // stillRunning re-reads the execution's status before a step: a cancel
 // (or the timeouts sweep) stops it before its next step.
 func (r *run) stillRunning(ctx context.Context) error {
-	var status string
-	if err := r.s.db.Get(ctx, &status, `SELECT status FROM kadu_executions WHERE id = ?`, r.e.ID); err != nil {
+	status, err := records.ExecutionStatus(ctx, r.s.db, r.e.ID)
+	if err != nil {
 		return err
 	}
-	if status != execRunning {
+	if status != records.ExecRunning {
 		return errStop
 	}
 	if time.Since(r.started) > r.s.rt.cfg.Slice {
@@ -396,31 +386,31 @@ func (r *run) stillRunning(ctx context.Context) error {
 
 // end moves the running execution to a final status; a stale row (a
 // cancel won) stops quietly.
-func (s *service) end(ctx context.Context, e *executionRecord, to string, ch executionChange) error {
-	err := s.transition(ctx, s.db, e, to, ch)
-	if err == nil || errors.Is(err, errStaleExecution) {
+func (s *service) end(ctx context.Context, e *records.Execution, to string, ch records.Change) error {
+	err := s.machine.Transition(ctx, s.db, e, to, ch)
+	if err == nil || errors.Is(err, records.ErrStaleExecution) {
 		return errStop
 	}
 	return err
 }
 
 // fail ends the execution failed with a code and a message for people.
-func (s *service) fail(ctx context.Context, e *executionRecord, code, msg string) error {
-	return s.failAs(ctx, e, execFailed, code, msg)
+func (s *service) fail(ctx context.Context, e *records.Execution, code, msg string) error {
+	return s.failAs(ctx, e, records.ExecFailed, code, msg)
 }
 
-func (s *service) failAs(ctx context.Context, e *executionRecord, to, code, msg string) error {
-	return s.end(ctx, e, to, executionChange{ErrorCode: &code, ErrorMessage: &msg})
+func (s *service) failAs(ctx context.Context, e *records.Execution, to, code, msg string) error {
+	return s.end(ctx, e, to, records.Change{ErrorCode: &code, ErrorMessage: &msg})
 }
 
 // succeed ends the execution with its output.
-func (s *service) succeed(ctx context.Context, e *executionRecord, output any) error {
+func (s *service) succeed(ctx context.Context, e *records.Execution, output any) error {
 	b, err := json.Marshal(output)
 	if err != nil {
 		return err
 	}
 	out := string(b)
-	return s.end(ctx, e, execSucceeded, executionChange{Output: &out})
+	return s.end(ctx, e, records.ExecSucceeded, records.Change{Output: &out})
 }
 
 // recover settles the steps a dead worker left started without an
@@ -431,20 +421,19 @@ func (s *service) succeed(ctx context.Context, e *executionRecord, output any) e
 // tool call is marked unknown and the execution fails, because whether it
 // took effect cannot be known and it is never repeated blindly.
 func (r *run) recover(ctx context.Context) error {
-	var open []*stepRecord
-	if err := r.s.db.Select(ctx, &open, `SELECT `+stepColumns+` FROM kadu_execution_steps
-		WHERE execution_id = ? AND status = 'started' ORDER BY seq`, r.e.ID); err != nil {
+	open, err := records.OpenSteps(ctx, r.s.db, r.e.ID)
+	if err != nil {
 		return err
 	}
 	for _, st := range open {
-		out := stepOutcome{Status: stepUnknown}
+		out := records.StepOutcome{Status: records.StepUnknown}
 		failWith := ""
 		switch st.Kind {
-		case stepLLM:
+		case records.StepLLM:
 			out.Error = "interrupted: the worker stopped before the model's answer was recorded (whether the provider charged it is unknown); the call is made again"
-		case stepMessage:
-			out.Status = stepSucceeded
-		case stepToolCall:
+		case records.StepMessage:
+			out.Status = records.StepSucceeded
+		case records.StepToolCall:
 			tool := restkit.Deref(st.ToolName)
 			entry, known := r.s.rt.tools.Lookup(tool)
 			claimed := true
@@ -457,14 +446,14 @@ func (r *run) recover(ctx context.Context) error {
 			case known && entry.Tool.IsReadOnly():
 				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " only reads, so it is called again"
 			case !claimed:
-				out.Status = stepFailed
+				out.Status = records.StepFailed
 				out.Error = "interrupted before the call was made (its approval was never claimed); it is made now"
 			default:
 				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " is not read-only, so it is not called again"
 				failWith = fmt.Sprintf("step %d called %s and the worker running it stopped before its outcome was recorded: it may or may not have taken effect, and a call that changes data is never repeated blindly. Check in the product whether it did, then run the task again if needed.", st.Seq, tool)
 			}
 		}
-		if err := r.s.finishStep(ctx, r.s.db, r.e, st, out); err != nil {
+		if err := r.s.machine.FinishStep(ctx, r.s.db, r.e, st, out); err != nil {
 			return err
 		}
 		if failWith != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -207,13 +208,13 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		}
 		maxOut, ok := affordable(price, inBound, remaining, s.rt.cfg.MaxOutputTokens)
 		if !ok {
-			worst, _ := priceStep(s.cfg.Prices, model, tokenUsage{In: inBound, Out: minOutputTokens})
-			return llm.Response{}, s.failAs(ctx, e, execCostExceeded, "cost_exceeded",
+			worst, _ := priceStep(s.cfg.Prices, model, records.Tokens{In: inBound, Out: minOutputTokens})
+			return llm.Response{}, s.failAs(ctx, e, records.ExecCostExceeded, "cost_exceeded",
 				fmt.Sprintf("stopped before model step %d: it could cost up to %s (a prompt of up to %d tokens), and only %s remain of the ceiling",
 					r.cp.ModelSteps+1, money.Cents(worst).String(), inBound, money.Cents(remaining).String()))
 		}
 		req.MaxTokens = maxOut
-		st, err := s.beginStep(ctx, s.db, e, stepStart{Kind: stepLLM, Arguments: stepArgs(map[string]any{
+		st, err := s.machine.BeginStep(ctx, s.db, e, records.StepStart{Kind: records.StepLLM, Arguments: stepArgs(map[string]any{
 			"model": model, "messages": len(req.Messages), "max_completion_tokens": maxOut, "attempt": attempt})})
 		if err != nil {
 			return llm.Response{}, err
@@ -221,20 +222,20 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		cctx, cancel := context.WithTimeout(ctx, s.rt.cfg.ModelTimeout)
 		resp, callErr := s.rt.provider.Chat(cctx, req)
 		cancel()
-		tokens := tokenUsage{In: int64(resp.Usage.InputTokens), Out: int64(resp.Usage.OutputTokens), Cached: int64(resp.Usage.CachedTokens)}
+		tokens := records.Tokens{In: int64(resp.Usage.InputTokens), Out: int64(resp.Usage.OutputTokens), Cached: int64(resp.Usage.CachedTokens)}
 		cost, err := priceStep(s.cfg.Prices, model, tokens)
 		if err != nil {
 			return llm.Response{}, err
 		}
-		out := stepOutcome{Status: stepSucceeded, Usage: tokens, CostCents: cost}
+		out := records.StepOutcome{Status: records.StepSucceeded, Usage: tokens, CostCents: cost}
 		if callErr != nil {
-			out.Status, out.Error = stepFailed, summarize(callErr.Error(), 500)
+			out.Status, out.Error = records.StepFailed, summarize(callErr.Error(), 500)
 		} else {
 			out.ResultSummary = summarizeAnswer(resp)
 		}
 		wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		err = s.db.WithTx(wctx, func(tx *store.Tx) error {
-			if err := s.finishStep(wctx, tx, e, st, out); err != nil {
+			if err := s.machine.FinishStep(wctx, tx, e, st, out); err != nil {
 				return err
 			}
 			if callErr != nil {

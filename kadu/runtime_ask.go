@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -92,20 +93,20 @@ func (r *run) ask(ctx context.Context, i int, st wflang.Compiled, env wflang.Env
 	}
 	deadline := s.clock().Add(s.cfg.WaitTimeout)
 	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-		rec, err := s.beginStep(ctx, tx, e, stepStart{Kind: stepMessage, Tool: askTool, Arguments: args})
+		rec, err := s.machine.BeginStep(ctx, tx, e, records.StepStart{Kind: records.StepMessage, Tool: askTool, Arguments: args})
 		if err != nil {
 			return err
 		}
-		if err := s.finishStep(ctx, tx, e, rec, stepOutcome{Status: stepSucceeded,
+		if err := s.machine.FinishStep(ctx, tx, e, rec, records.StepOutcome{Status: records.StepSucceeded,
 			ResultSummary: summarize("waiting for the person's input: "+q.Question, 500)}); err != nil {
 			return err
 		}
 		w, _ := json.Marshal(waitingInput{Kind: "input", Step: i + 1, StepID: st.ID, Question: q.Question, Arguments: args,
 			ExpiresAt: deadline, ContinueWith: "kadu_executions_continue"})
 		ws := string(w)
-		return s.transition(ctx, tx, e, execWaitingInput, executionChange{Waiting: &ws, Checkpoint: r.cp.encode(), Deadline: &deadline})
+		return s.machine.Transition(ctx, tx, e, records.ExecWaitingInput, records.Change{Waiting: &ws, Checkpoint: r.cp.encode(), Deadline: &deadline})
 	})
-	if err != nil && !errors.Is(err, errStaleExecution) {
+	if err != nil && !errors.Is(err, records.ErrStaleExecution) {
 		return err
 	}
 	return errStop

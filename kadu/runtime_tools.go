@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -136,11 +137,11 @@ func (r *run) toolCall(tool string, args json.RawMessage) toolreg.Call {
 // transaction.
 func (r *run) recordFailedCall(ctx context.Context, tool string, args json.RawMessage, ans toolAnswer, persist func(tx *store.Tx) error) error {
 	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		st, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: argsOrNull(args)})
+		st, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: argsOrNull(args)})
 		if err != nil {
 			return err
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, st, stepOutcome{Status: stepFailed, Error: ans.Error, ResultSummary: summarize(ans.Text, 500)}); err != nil {
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, st, records.StepOutcome{Status: records.StepFailed, Error: ans.Error, ResultSummary: summarize(ans.Text, 500)}); err != nil {
 			return err
 		}
 		return persist(tx)
@@ -194,7 +195,7 @@ func (r *run) callTool(ctx context.Context, ref, tool string, args json.RawMessa
 			return ans, r.recordFailedCall(ctx, tool, args, ans, func(tx *store.Tx) error { return persist(tx, ans) })
 		}
 	}
-	st, err := r.s.beginStep(ctx, r.s.db, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: args})
+	st, err := r.s.machine.BeginStep(ctx, r.s.db, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: args})
 	if err != nil {
 		return toolAnswer{}, err
 	}
@@ -241,16 +242,16 @@ const wflangMaxResult = 256 << 10
 
 // finishCall records a call's outcome, the checkpoint and, for an
 // approved call, the approval's outcome, in one transaction.
-func (r *run) finishCall(ctx context.Context, st *stepRecord, ans toolAnswer, approved *approval.Approval, persist func(tx *store.Tx, ans toolAnswer) error) error {
-	out := stepOutcome{Status: stepSucceeded, ResultSummary: summarize(ans.Text, 500)}
+func (r *run) finishCall(ctx context.Context, st *records.Step, ans toolAnswer, approved *approval.Approval, persist func(tx *store.Tx, ans toolAnswer) error) error {
+	out := records.StepOutcome{Status: records.StepSucceeded, ResultSummary: summarize(ans.Text, 500)}
 	if ans.Failed {
-		out.Status, out.Error = stepFailed, ans.Error
+		out.Status, out.Error = records.StepFailed, ans.Error
 	}
 	// Recorded even when the job's context ended during the call.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return r.s.db.WithTx(wctx, func(tx *store.Tx) error {
-		if err := r.s.finishStep(wctx, tx, r.e, st, out); err != nil {
+		if err := r.s.machine.FinishStep(wctx, tx, r.e, st, out); err != nil {
 			return err
 		}
 		r.cp.Awaiting = nil
@@ -345,7 +346,7 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 		if r.s.rt.publicURL != "" {
 			url = strings.TrimSuffix(r.s.rt.publicURL, "/") + approval.PathPrefix + a.ID
 		}
-		st, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: tool, Arguments: args})
+		st, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepMessage, Tool: tool, Arguments: args})
 		if err != nil {
 			return err
 		}
@@ -353,17 +354,17 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 		if url != "" {
 			summary += ": " + url
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, st, stepOutcome{Status: stepSucceeded, ResultSummary: summarize(summary, 500)}); err != nil {
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, st, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: summarize(summary, 500)}); err != nil {
 			return err
 		}
 		r.cp.Awaiting = &awaitedCall{Ref: ref, Tool: tool, Arguments: json.RawMessage(canon), ApprovalID: a.ID}
 		w, _ := json.Marshal(waitingApproval{Kind: "approval", ApprovalID: a.ID, ApprovalURL: url, Tool: tool,
 			Arguments: json.RawMessage(canon), Message: msg, ExpiresAt: a.ExpiresAt})
 		ws := string(w)
-		return r.s.transition(ctx, tx, r.e, execWaitingApproval, executionChange{Waiting: &ws, ApprovalID: &a.ID,
+		return r.s.machine.Transition(ctx, tx, r.e, records.ExecWaitingApproval, records.Change{Waiting: &ws, ApprovalID: &a.ID,
 			Checkpoint: r.cp.encode(), Deadline: &a.ExpiresAt})
 	})
-	if errors.Is(err, errStaleExecution) {
+	if errors.Is(err, records.ErrStaleExecution) {
 		return toolAnswer{}, errStop
 	}
 	if err != nil {
@@ -392,15 +393,15 @@ func (r *run) decided(ctx context.Context) error {
 	case approval.StatusPending:
 		return errStop
 	case approval.StatusCancelled:
-		return s.failAs(ctx, e, execCanceled, "approval_cancelled",
+		return s.failAs(ctx, e, records.ExecCanceled, "approval_cancelled",
 			fmt.Sprintf("the person chose Cancelar on the approval of %s: nothing was called", a.Tool))
 	case approval.StatusExpired:
 		return s.fail(ctx, e, "approval_expired",
 			fmt.Sprintf("nobody approved %s before the approval expired at %s: nothing was called", a.Tool, a.ExpiresAt.UTC().Format(time.RFC3339)))
 	}
 	r.cp.RunnerJob = r.jobID
-	if err := s.transition(ctx, s.db, e, execRunning, executionChange{Checkpoint: r.cp.encode()}); err != nil {
-		if errors.Is(err, errStaleExecution) {
+	if err := s.machine.Transition(ctx, s.db, e, records.ExecRunning, records.Change{Checkpoint: r.cp.encode()}); err != nil {
+		if errors.Is(err, records.ErrStaleExecution) {
 			return errStop
 		}
 		return err

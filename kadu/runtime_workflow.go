@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -24,7 +25,7 @@ import (
 // validateWorkflowSteps is the check saving a workflow runs
 // (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
 // when it is saved, naming the step and the field.
-func validateWorkflowSteps(steps []workflowStep) error {
+func validateWorkflowSteps(steps []records.WorkflowStep) error {
 	if err := checkWorkflowStructure(steps); err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func validateWorkflowSteps(steps []workflowStep) error {
 }
 
 // compileWorkflow compiles a task's steps.
-func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
+func compileWorkflow(steps []records.WorkflowStep) ([]wflang.Compiled, error) {
 	specs := make([]wflang.StepSpec, len(steps))
 	for i, st := range steps {
 		specs[i] = wflang.StepSpec{ID: st.ID, Tool: st.Tool, Arguments: st.Arguments, OnError: st.OnError}
@@ -181,11 +182,11 @@ func (r *run) env(input map[string]any) (wflang.Env, error) {
 // nil.
 func (r *run) skip(ctx context.Context, i int, st wflang.Compiled, next func(*store.Tx, json.RawMessage) error) error {
 	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		rec, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: st.Tool})
+		rec, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepMessage, Tool: st.Tool})
 		if err != nil {
 			return err
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, rec, stepOutcome{Status: stepSucceeded,
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, rec, records.StepOutcome{Status: records.StepSucceeded,
 			ResultSummary: fmt.Sprintf("step %d%s skipped: its condition is false (%s)", i+1, idNote(st.ID), st.If)}); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -42,7 +43,10 @@ type service struct {
 	// may call, nil without a registry (toolLookup), and whether its
 	// workflow would run (validateWorkflowSteps). newService sets both.
 	lookupTool       func(name string) (toolInfo, bool)
-	validateWorkflow func(steps []workflowStep) error
+	validateWorkflow func(steps []records.WorkflowStep) error
+	// machine is the one write path of executions' statuses, steps and
+	// cost (kadu/records), delivering through s (delivery.go).
+	machine *records.Machine
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -66,6 +70,7 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		files:     newFileStore(deps, cfg.Files),
 		mail:      newMailer(cfg.Mail),
 	}
+	s.machine = &records.Machine{Clock: s.clock, ExecutionTimeout: s.cfg.ExecutionTimeout, WaitTimeout: s.cfg.WaitTimeout, Deliver: s}
 	s.lookupTool = toolLookup(deps.Tools, cfg.Runtime.tools)
 	s.validateWorkflow = validateWorkflowSteps
 	if cfg.Runtime.validate != nil {

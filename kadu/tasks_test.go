@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -204,8 +205,8 @@ func TestTaskScopesGranted(t *testing.T) {
 // TestValidateWorkflowHook: the workflow check the service is assembled
 // with is what saving a workflow answers.
 func TestValidateWorkflowHook(t *testing.T) {
-	var seen []workflowStep
-	validate := func(steps []workflowStep) error {
+	var seen []records.WorkflowStep
+	validate := func(steps []records.WorkflowStep) error {
 		seen = steps
 		return checkWorkflowStructure(steps)
 	}
