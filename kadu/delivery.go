@@ -171,9 +171,9 @@ func (s *service) resultData(ctx context.Context, q store.Querier, e *records.Ex
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fileJSON, len(files))
+	out := make([]records.FileJSON, len(files))
 	for i := range files {
-		out[i] = toFileJSON(&files[i])
+		out[i] = records.ToFileJSON(&files[i])
 	}
 	return map[string]any{"execution": toExecutionJSON(e), "task": map[string]any{"id": t.ID, "name": t.Name}, "output_files": out}, nil
 }
@@ -241,7 +241,7 @@ func (s *service) recordDeliveryFailure(ctx context.Context, a resultEmailArgs, 
 		return err
 	}
 	return s.machine.FinishStep(ctx, s.db, e, step, records.StepOutcome{Status: records.StepFailed,
-		Error: "the result e-mail was not delivered: " + summarize(cause.Error(), 500)})
+		Error: "the result e-mail was not delivered: " + records.Summarize(cause.Error(), 500)})
 }
 
 func registerDelivery(s *service, q *jobs.Queue) {
@@ -286,7 +286,7 @@ func (s *service) sendResultEmail(ctx context.Context, a resultEmailArgs) error 
 				out = string(pretty)
 			}
 		}
-		fmt.Fprintf(&b, "\nOutput:\n%s\n", summarize(out, 8000))
+		fmt.Fprintf(&b, "\nOutput:\n%s\n", records.Summarize(out, 8000))
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "\nOutput files (links valid for %s):\n", emailLinkTTL)

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -36,7 +38,7 @@ var (
 const (
 	codePlanLimitReached   = "plan_limit_reached"
 	codeCostCeilingTooLow  = "cost_ceiling_too_low"
-	codeModelNotConfigured = "model_not_configured"
+	codeModelNotConfigured = runtime.CodeModelNotConfigured
 	codeNotAllowed         = "not_allowed_to_trigger"
 	codeTaskPaused         = "task_paused"
 	codeNotWaiting         = "execution_not_waiting"
@@ -216,7 +218,7 @@ func (s *service) planRun(ctx context.Context, q store.Querier, t *records.Task,
 			return p, err
 		}
 		p.model = &model
-		need = s.minimumAgentCeiling(model)
+		need = runtime.MinimumAgentCeiling(s.cfg.Prices, model)
 	}
 	usage, err := s.currentUsage(ctx, q, t.OrganizationID)
 	if err != nil {
@@ -289,20 +291,8 @@ func (s *service) enqueueRun(ctx context.Context, tx *store.Tx, e *records.Execu
 	if s.jobs == nil {
 		return errors.New("kadu: no job queue to run executions on")
 	}
-	_, err := s.jobs.EnqueueTx(ctx, tx, runExecutionArgs{ExecutionID: e.ID}, nil)
+	_, err := s.jobs.EnqueueTx(ctx, tx, runtime.RunExecutionArgs{ExecutionID: e.ID}, nil)
 	return err
-}
-
-// mayStart reports whether the organization may start one more
-// execution now: fewer than the plan's MaxConcurrentExecutions are
-// running. Queueing is never refused for it; the runtime's worker waits
-// for a slot.
-func (s *service) mayStart(ctx context.Context, q store.Querier, orgID string) (bool, error) {
-	n, err := records.RunningExecutions(ctx, q, orgID)
-	if err != nil {
-		return false, err
-	}
-	return n < s.cfg.Plan.MaxConcurrentExecutions, nil
 }
 
 func executionErr(err error) error {
@@ -643,4 +633,31 @@ func who(id *identity.Identity) string {
 		return id.UserID
 	}
 	return id.ClientID
+}
+
+// checkInputFiles refuses a run whose input_file_ids are not all ready
+// files of the organization (422, one detail per id): another
+// organization's id reads as one that does not exist.
+func checkInputFiles(ctx context.Context, q store.Querier, orgID string, ids []string) error {
+	var details []rest.FieldError
+	for i, id := range ids {
+		at := fmt.Sprintf("input_file_ids.%d", i)
+		if slices.Index(ids, id) < i {
+			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
+			continue
+		}
+		f, err := records.GetFile(ctx, q, orgID, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			details = append(details, rest.FieldError{Field: at, Message: "no such file"})
+		case err != nil:
+			return err
+		case f.Status != records.FileReady:
+			details = append(details, rest.FieldError{Field: at, Message: "the file is " + f.Status + ": only ready (confirmed) files can be given to a run"})
+		}
+	}
+	if len(details) > 0 {
+		return rest.Validation("the input files are invalid", details...)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -116,13 +117,13 @@ func TestExecutions(t *testing.T) {
 			x.MaxCost != 2.5 || x.Cost != 0 || string(x.Input) != `{"month":"2026-03"}` || x.Model == nil || *x.Model != "gpt-4o-mini" || e.runJobs() != 1 {
 			t.Fatalf("run: %s (jobs %d)", resp, e.runJobs())
 		}
-		var args runExecutionArgs
+		var args runtime.RunExecutionArgs
 		var raw string
 		argsText := "json(args)" // SQLite keeps JSONB
 		if db.Dialect() == store.Postgres {
 			argsText = "args::text"
 		}
-		if err := db.Get(e.ctx, &raw, `SELECT `+argsText+` FROM river_job WHERE kind = ?`, runExecutionKind); err != nil || json.Unmarshal([]byte(raw), &args) != nil || args.ExecutionID != x.ID {
+		if err := db.Get(e.ctx, &raw, `SELECT `+argsText+` FROM river_job WHERE kind = ?`, runtime.RunExecutionKind); err != nil || json.Unmarshal([]byte(raw), &args) != nil || args.ExecutionID != x.ID {
 			t.Fatalf("job args %q %v", raw, err)
 		}
 		x2 := data[executionJSON](t, 202, e.do(e.member, "POST", "/api/v1/tasks/"+a.ID+"/run", map[string]any{}, 202), 202)
@@ -259,7 +260,7 @@ func TestMeAndUsage(t *testing.T) {
 		rec := e.execution(x.ID)
 		_ = e.svc.machine.Transition(e.ctx, db, rec, records.ExecRunning, records.Change{})
 		st, _ := e.svc.machine.BeginStep(e.ctx, db, rec, records.StepStart{Kind: records.StepLLM})
-		cost, err := e.svc.stepCost("gpt-4o-mini", records.Tokens{In: 1_000_000, Out: 100_000, Cached: 200_000})
+		cost, err := runtime.PriceStep(e.svc.cfg.Prices, "gpt-4o-mini", records.Tokens{In: 1_000_000, Out: 100_000, Cached: 200_000})
 		if err != nil || cost != 72+9+36 {
 			t.Fatalf("cost %d %v", cost, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"regexp"
 	"strings"
@@ -29,33 +28,10 @@ var (
 	filesWrite = mcp.Requirement{Scopes: []string{"kadu.files"}, Permission: identity.PermWrite}
 )
 
-// fileJSON is a file as the API shows it (never its bytes).
-type fileJSON struct {
-	ID              string     `json:"id"`
-	Filename        string     `json:"filename"`
-	ContentType     string     `json:"content_type"`
-	ByteSize        int64      `json:"byte_size"`
-	SHA256          *string    `json:"sha256"`
-	Purpose         string     `json:"purpose"`
-	Status          string     `json:"status"`
-	RejectionReason *string    `json:"rejection_reason"`
-	ExecutionID     *string    `json:"execution_id"`
-	UploadExpiresAt *time.Time `json:"upload_expires_at"`
-	ConfirmedAt     *time.Time `json:"confirmed_at"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-}
-
-func toFileJSON(f *records.File) fileJSON {
-	return fileJSON{ID: f.ID, Filename: f.Filename, ContentType: f.ContentType, ByteSize: f.ByteSize, SHA256: f.SHA256,
-		Purpose: f.Purpose, Status: f.Status, RejectionReason: f.RejectionReason, ExecutionID: f.ExecutionID,
-		UploadExpiresAt: f.UploadExpiresAt, ConfirmedAt: f.ConfirmedAt, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
-}
-
 // uploadSlotJSON is kadu_files_create's answer: the file and where to PUT
 // its bytes.
 type uploadSlotJSON struct {
-	fileJSON
+	records.FileJSON
 	UploadURL     string            `json:"upload_url"`
 	UploadMethod  string            `json:"upload_method"`
 	UploadHeaders map[string]string `json:"upload_headers"`
@@ -81,23 +57,10 @@ var sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // fileStoreReady is the bucket, or 503 saying why there is none.
 func (s *service) fileStoreReady() (*fileStore, error) {
-	if s.files == nil || s.files.bucket == nil {
-		why := "no bucket"
-		if s.files != nil && s.files.openErr != nil {
-			why = s.files.openErr.Error()
-		}
-		return nil, &rest.Error{Status: http.StatusServiceUnavailable, Code: "files_unavailable", Message: "files cannot be stored in this deployment: " + why}
+	if _, _, err := s.files.Ready(); err != nil {
+		return nil, err
 	}
 	return s.files, nil
-}
-
-// baseType is a content type without its parameters, lower-case.
-func baseType(ct string) string {
-	t, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(ct))
-	}
-	return t
 }
 
 func fileErr(err error) error {
@@ -176,7 +139,7 @@ func (h *filesAPI) create(ctx context.Context, in *createFileIn) (*rest.Response
 	if err := records.InsertFile(ctx, h.db, f); err != nil {
 		return nil, err
 	}
-	slot.fileJSON = toFileJSON(f)
+	slot.FileJSON = records.ToFileJSON(f)
 	return rest.Created(map[string]any{"data": slot}), nil
 }
 
@@ -190,14 +153,14 @@ func (h *filesAPI) confirm(ctx context.Context, in *fileRefIn) (*rest.Response, 
 	if err != nil {
 		return nil, err
 	}
-	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	return rest.OK(map[string]any{"data": records.ToFileJSON(f)}), nil
 }
 
 // get answers kadu_files_get.
 func (h *filesAPI) get(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
 	return restkit.ReadItem(ctx, h.tenancy, "file", func(sc restkit.Tenant) (*records.File, error) {
 		return records.GetFile(ctx, h.db, sc.OrgID, in.ID)
-	}, toFileJSON)
+	}, records.ToFileJSON)
 }
 
 // download answers kadu_files_download.
@@ -214,7 +177,7 @@ func (h *filesAPI) download(ctx context.Context, in *fileRefIn) (*rest.Response,
 	if err != nil {
 		return nil, err
 	}
-	return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
+	return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": records.ToFileJSON(f)}}), nil
 }
 
 // executionFiles answers kadu_executions_files.
@@ -233,9 +196,9 @@ func (h *filesAPI) executionFiles(ctx context.Context, in *executionFilesIn) (*r
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fileJSON, len(files))
+	out := make([]records.FileJSON, len(files))
 	for i := range files {
-		out[i] = toFileJSON(&files[i])
+		out[i] = records.ToFileJSON(&files[i])
 	}
 	return rest.OK(map[string]any{"data": out}), nil
 }
@@ -279,7 +242,7 @@ func (h *filesAPI) delete(ctx context.Context, in *fileRefIn) (*rest.Response, e
 	if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil && h.log != nil {
 		h.log.Error("kadu: deleting a file's bytes", "file", f.ID, "error", err)
 	}
-	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	return rest.OK(map[string]any{"data": records.ToFileJSON(f)}), nil
 }
 
 // newUploadSlot checks a create request and builds its pending row.
@@ -291,7 +254,7 @@ func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*record
 	if err != nil {
 		details = append(details, rest.FieldError{Field: "filename", Message: err.Error()})
 	}
-	ct := baseType(in.ContentType)
+	ct := records.BaseType(in.ContentType)
 	if _, ok := allowedTypes[ct]; !ok {
 		details = append(details, rest.FieldError{Field: "content_type", Message: "must be one of " + strings.Join(allowedTypeNames(), ", ")})
 	}
@@ -317,12 +280,9 @@ func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*record
 		by = &userID
 	}
 	return &records.File{ID: id, OrganizationID: orgID, Purpose: "input", Filename: name, ContentType: ct, ByteSize: in.ByteSize,
-		SHA256: sum, Status: records.FilePending, UploadState: "none", StorageKey: fileKey(orgID, id), CreatedBy: by,
+		SHA256: sum, Status: records.FilePending, UploadState: "none", StorageKey: records.FileKey(orgID, id), CreatedBy: by,
 		UploadExpiresAt: &exp, CreatedAt: now, UpdatedAt: now}, details
 }
-
-// fileKey is where a file's bytes live in the bucket.
-func fileKey(orgID, id string) string { return "kadu/" + orgID + "/" + id }
 
 // downloadURL is a five-minute URL for a ready file.
 func (s *service) downloadURL(ctx context.Context, f *records.File) (string, time.Time, error) {

@@ -129,13 +129,13 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 		path := "/api/v1/files/" + slot.ID
 		e.wantError(e.member, "POST", path+"/confirm", nil, 409, "upload_missing")
 		upload(t, slot, receivablesCSV)
-		ready := data[fileJSON](t, 200, e.do(e.member, "POST", path+"/confirm", nil, 200), 200)
+		ready := data[records.FileJSON](t, 200, e.do(e.member, "POST", path+"/confirm", nil, 200), 200)
 		if ready.Status != records.FileReady || ready.SHA256 == nil || *ready.SHA256 != sha(receivablesCSV) || ready.ByteSize != int64(len(receivablesCSV)) || ready.ConfirmedAt == nil {
 			t.Fatalf("confirmed %+v", ready)
 		}
 		// Confirming again answers the file as it is.
 		e.do(e.member, "POST", path+"/confirm", nil, 200)
-		got := data[fileJSON](t, 200, e.do(e.viewer, "GET", path, nil, 200), 200)
+		got := data[records.FileJSON](t, 200, e.do(e.viewer, "GET", path, nil, 200), 200)
 		if got.Status != records.FileReady || got.Filename != "recebiveis-marco.csv" {
 			t.Fatalf("get %+v", got)
 		}
@@ -168,7 +168,7 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 		}
 
 		// Delete: the bytes at once, the row kept as deleted, then not_found.
-		gone := data[fileJSON](t, 200, e.do(e.member, "DELETE", path, nil, 200), 200)
+		gone := data[records.FileJSON](t, 200, e.do(e.member, "DELETE", path, nil, 200), 200)
 		if gone.Status != records.FileDeleted || e.stored(b, slot.ID) {
 			t.Fatalf("deleted %+v, bytes kept: %v", gone, e.stored(b, slot.ID))
 		}

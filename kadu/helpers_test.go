@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -36,7 +37,7 @@ func startKadu(t *testing.T, db *store.DB, cfg Config) *kaduEnv {
 	t.Helper()
 	// These tests drive executions by hand: the runtime's worker leaves
 	// them as they are (the runtime's own tests run it: runtime_test.go).
-	cfg.Runtime.hold = true
+	cfg.Runtime.Hold = true
 	spec := specWith(cfg)
 	e := &kaduEnv{Env: producttest.Start(t, db, spec, producttest.Options{}), t: t, ctx: context.Background()}
 	e.svc = newService(productkit.Deps{DB: db, Jobs: e.Jobs, Roles: sqlstore.RoleLookup(db)}, cfg)
@@ -100,7 +101,7 @@ func (e *kaduEnv) count(query string, args ...any) int {
 // runJobs is how many kadu.run_execution jobs were enqueued.
 func (e *kaduEnv) runJobs() int {
 	e.t.Helper()
-	return e.count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runExecutionKind)
+	return e.count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runtime.RunExecutionKind)
 }
 
 // execution reads an execution row.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -104,9 +105,9 @@ func TestAgentLoop(t *testing.T) {
 		}
 		// Costs from the price table: R$10/M input (not cached), R$2,50/M
 		// cached, R$40/M output, each step rounded up to the cent.
-		c1, _ := priceStep(testPrices, "test-model", records.Tokens{In: 1200, Out: 40})
-		c2, _ := priceStep(testPrices, "test-model", records.Tokens{In: 2000, Out: 60, Cached: 1000})
-		c3, _ := priceStep(testPrices, "test-model", records.Tokens{In: 2600, Out: 30, Cached: 2000})
+		c1, _ := runtime.PriceStep(testPrices, "test-model", records.Tokens{In: 1200, Out: 40})
+		c2, _ := runtime.PriceStep(testPrices, "test-model", records.Tokens{In: 2000, Out: 60, Cached: 1000})
+		c3, _ := runtime.PriceStep(testPrices, "test-model", records.Tokens{In: 2600, Out: 30, Cached: 2000})
 		if c1 != 2 || c2 != 2 || c3 != 2 { // 1.36 → 2, 1.49 → 2, 1.22 → 2
 			t.Fatalf("price table: %d %d %d", c1, c2, c3)
 		}
@@ -157,14 +158,6 @@ func TestAgentStopsBeforeTheCeiling(t *testing.T) {
 			if mt, _ := req["max_completion_tokens"].(float64); mt <= 0 || mt > 4096 {
 				t.Errorf("request %d max_completion_tokens %v", i+1, req["max_completion_tokens"])
 			}
-		}
-		// A ceiling the budget of a step's answer must shrink to fit.
-		p := testPrices["test-model"]
-		if n, ok := affordable(p, 1000, 5, 4096); !ok || n != 1000 { // 5 cents - 1 cent of prompt = 4 cents of output at 40/M... 1000 tokens
-			t.Errorf("affordable: %d %v", n, ok)
-		}
-		if _, ok := affordable(p, 1000, 1, 4096); ok {
-			t.Error("a step whose prompt alone eats the budget was allowed")
 		}
 	})
 }
@@ -237,7 +230,7 @@ func TestAgentDestructiveCallWaits(t *testing.T) {
 		if ok, err := e.svc.approvals.Approve(e.ctx, a.ID, e.member.ID); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		_ = e.svc.approvalDecided(e.ctx, a)
+		_ = e.svc.runtime.ApprovalDecided(e.ctx, a)
 		x = e.wait(id, records.ExecSucceeded)
 		if del := e.cat.Calls("alpha_delete"); len(del) != 1 || del[0].Confirmation != "approval:"+a.ID {
 			t.Errorf("deletes %+v", del)

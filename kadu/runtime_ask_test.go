@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -42,7 +43,7 @@ func TestWorkflowWaitsForInput(t *testing.T) {
 		}
 		id := e.run(task.ID, nil)
 		x := e.wait(id, records.ExecWaitingInput)
-		var w waitingInput
+		var w runtime.WaitingInput
 		if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil {
 			t.Fatal(err)
 		}

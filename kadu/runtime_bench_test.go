@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -27,6 +30,7 @@ type benchEnv struct {
 	s      *service
 	cat    *testCatalog
 	reg    *toolreg.Registry
+	roles  oauth.RoleLookup
 	task   *records.Task
 	member accounts.User
 }
@@ -62,7 +66,7 @@ func newBenchEnv(b *testing.B, db *store.DB, q *jobs.Queue) *benchEnv {
 	if err := records.InsertTask(ctx, db, task); err != nil {
 		b.Fatal(err)
 	}
-	return &benchEnv{db: db, s: s, cat: cat, reg: reg, task: task, member: member}
+	return &benchEnv{db: db, s: s, cat: cat, reg: reg, roles: sqlstore.RoleLookup(db), task: task, member: member}
 }
 
 func toolRequest(name string, args json.RawMessage) *mcp.CallToolRequest {
@@ -101,7 +105,7 @@ func BenchmarkWorkflowExecutions(b *testing.B) {
 				b.Fatal(err)
 			}
 			be := newBenchEnv(b, probe, q)
-			jobs.AddWorker(q, newRunExecutionWorker(be.s))
+			jobs.AddWorker(q, be.s.runtime.Worker())
 			ids := be.queue(b, b.N)
 			b.ResetTimer()
 			start := time.Now()
@@ -159,7 +163,7 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			})
 			b.Run("registry", func(b *testing.B) {
 				for b.Loop() {
-					if _, err := be.reg.Call(ctx, be.s.rt.roles, call); err != nil {
+					if _, err := be.reg.Call(ctx, be.roles, call); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -171,14 +175,11 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 				if err := records.InsertExecution(ctx, be.db, x); err != nil {
 					b.Fatal(err)
 				}
-				r := &run{s: be.s, e: x, t: be.task, cp: &checkpoint{Results: map[string]json.RawMessage{}}}
+				cp := &runtime.Checkpoint{Results: map[string]json.RawMessage{}}
 				for b.Loop() {
-					ans, err := r.callTool(ctx, "0", "alpha_record", args, func(tx *store.Tx, ans toolAnswer) error {
-						r.cp.Last = ans.Value
-						return be.s.saveCheckpoint(ctx, tx, x, r.cp)
-					})
-					if err != nil || ans.Failed {
-						b.Fatal(err, ans.Error)
+					ans, failed, err := be.s.runtime.CallTool(ctx, x, be.task, cp, "0", "alpha_record", args)
+					if err != nil || failed {
+						b.Fatal(err, string(ans))
 					}
 				}
 			})

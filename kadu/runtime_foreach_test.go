@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -211,9 +212,9 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 		// (when open names a tool) item 1's call started.
 		crashed := func(t *records.Task, item int, items []json.RawMessage, open string) *records.Execution {
 			now := store.Now()
-			cp := &checkpoint{RunnerJob: job, Next: 1, Item: item, Items: items, Results: map[string]json.RawMessage{"list": json.RawMessage(threeBoletos)}}
+			cp := &runtime.Checkpoint{RunnerJob: job, Next: 1, Item: item, Items: items, Results: map[string]json.RawMessage{"list": json.RawMessage(threeBoletos)}}
 			x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: t.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
-				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.encode(),
+				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.Encode(),
 				StartedAt: &now, CreatedAt: now, UpdatedAt: now}
 			if err := records.InsertExecution(e.ctx, db, x); err != nil {
 				e.t.Fatal(err)
@@ -229,7 +230,7 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 
 		// Died between item 0's outcome and item 1: resumes at item 1.
 		x := crashed(task, 1, []json.RawMessage{first}, "")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got := e.exec(x.ID)
@@ -247,7 +248,7 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 
 		// Item 2's write left started: not repeated.
 		x = crashed(task, 2, []json.RawMessage{first, json.RawMessage("null")}, "alpha_record")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)
@@ -264,7 +265,7 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 			t.Fatal(err)
 		}
 		x = crashed(reads, 1, []json.RawMessage{first}, "alpha_list")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)
@@ -296,7 +297,7 @@ func TestForEachDestructive(t *testing.T) {
 		id := e.run(task.ID, nil)
 		var approvals []string
 		for _, want := range []string{"b1", "b2"} {
-			var w waitingApproval
+			var w runtime.WaitingApproval
 			for deadline := time.Now().Add(10 * time.Second); ; {
 				x := e.wait(id, records.ExecWaitingApproval)
 				if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil {
@@ -324,7 +325,7 @@ func TestForEachDestructive(t *testing.T) {
 				t.Fatal(ok, err)
 			}
 			approvals = append(approvals, a.ID)
-			if err := e.svc.approvalDecided(e.ctx, a); err != nil {
+			if err := e.svc.runtime.ApprovalDecided(e.ctx, a); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -97,7 +97,7 @@ func runWorkerProcess(raw []byte) int {
 		return 2
 	}
 	s := runtimeOnly(db, q, remoteTools(cfg.ToolsURL), killConfig(cfg.ModelURL))
-	jobs.AddWorker(q, newRunExecutionWorker(s))
+	jobs.AddWorker(q, s.runtime.Worker())
 	if err := q.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 2
@@ -179,7 +179,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 			}
 			cfg := killConfig(m.srv.URL + "/v1")
 			apiSvc := runtimeOnly(db, api, remoteTools(tools.URL), cfg)
-			jobs.AddWorker(api, newRunExecutionWorker(apiSvc))
+			jobs.AddWorker(api, apiSvc.runtime.Worker())
 			model := "test-model"
 			now := store.Now()
 			task := &records.Task{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: member.ID, Name: "Agente", Instructions: "Record each boleto.",
@@ -223,7 +223,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := runtimeOnly(db, survivor, remoteTools(tools.URL), cfg)
-			jobs.AddWorker(survivor, newRunExecutionWorker(s))
+			jobs.AddWorker(survivor, s.runtime.Worker())
 			if err := survivor.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -269,8 +269,10 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 // (the webhooks' worker, with its 30 s timeout, would not fit the short
 // rescue time of these tests).
 func runtimeOnly(db *store.DB, q *jobs.Queue, reg *toolreg.Registry, cfg Config) *service {
-	s := newService(productkit.Deps{DB: db, Tools: reg, Roles: sqlstore.RoleLookup(db)}, cfg)
+	deps := productkit.Deps{DB: db, Tools: reg, Roles: sqlstore.RoleLookup(db)}
+	s := newService(deps, cfg)
 	s.jobs = q
+	s.runtime = s.newRuntime(deps) // on the queue too
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -164,20 +165,20 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 		if len(e.cat.Calls("alpha_delete")) != 0 {
 			t.Fatal("the destructive tool ran before its approval")
 		}
-		var w waitingApproval
+		var w runtime.WaitingApproval
 		if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil || w.Tool != "alpha_delete" || string(w.Arguments) != `{"id":"b2"}` ||
 			w.Message != "Delete charge b2? This cannot be undone." || !strings.HasPrefix(w.ApprovalURL, e.URL+"/approvals/") || w.ApprovalID != deref(x.ApprovalID) {
 			t.Fatalf("waiting %s", deref(x.WaitingJSON))
 		}
 		a, err := e.svc.approvals.Get(e.ctx, w.ApprovalID)
-		if err != nil || a.Owner != approvalOwner || a.OwnerRef != id || a.UserID != e.member.ID || a.Status != approval.StatusPending || a.Arguments != `{"id":"b2"}` {
+		if err != nil || a.Owner != runtime.ApprovalOwner || a.OwnerRef != id || a.UserID != e.member.ID || a.Status != approval.StatusPending || a.Arguments != `{"id":"b2"}` {
 			t.Fatalf("approval %+v %v", a, err)
 		}
 		// Continuar, as the page does it: approve, tell the owner.
 		if ok, err := e.svc.approvals.Approve(e.ctx, a.ID, e.member.ID); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		if err := e.svc.approvalDecided(e.ctx, a); err != nil {
+		if err := e.svc.runtime.ApprovalDecided(e.ctx, a); err != nil {
 			t.Fatal(err)
 		}
 		x = e.wait(id, records.ExecSucceeded)
@@ -193,7 +194,7 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 			t.Errorf("approval after the run %+v", a)
 		}
 		// A second decision (told twice) does nothing more.
-		_ = e.svc.approvalDecided(e.ctx, a)
+		_ = e.svc.runtime.ApprovalDecided(e.ctx, a)
 		time.Sleep(200 * time.Millisecond)
 		if n := len(e.cat.Calls("alpha_delete")); n != 1 {
 			t.Errorf("delete ran %d times", n)
@@ -206,7 +207,7 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 		a, _ = e.svc.approvals.Get(e.ctx, deref(x.ApprovalID))
-		_ = e.svc.approvalDecided(e.ctx, a)
+		_ = e.svc.runtime.ApprovalDecided(e.ctx, a)
 		x = e.wait(id, records.ExecCanceled)
 		if deref(x.ErrorCode) != "approval_cancelled" || len(e.cat.Calls("alpha_delete")) != 1 {
 			t.Errorf("cancel: %s, %d deletes", deref(x.ErrorCode), len(e.cat.Calls("alpha_delete")))
@@ -236,7 +237,7 @@ func TestApprovalExpiry(t *testing.T) {
 		time.Sleep(400 * time.Millisecond)
 		// The execution's job runs again (the sweep or a stray decision):
 		// the approval is past its expiry.
-		if _, err := e.Jobs.Enqueue(e.ctx, runExecutionArgs{ExecutionID: id}, nil); err != nil {
+		if _, err := e.Jobs.Enqueue(e.ctx, runtime.RunExecutionArgs{ExecutionID: id}, nil); err != nil {
 			t.Fatal(err)
 		}
 		x = e.wait(id, records.ExecFailed)
@@ -283,9 +284,9 @@ func TestResumeAfterACrash(t *testing.T) {
 		// owned by job, the steps before next done, next's call started.
 		crashed := func(next int, tool string, results map[string]json.RawMessage) *records.Execution {
 			now := store.Now()
-			cp := &checkpoint{RunnerJob: job, Next: next, Results: results}
+			cp := &runtime.Checkpoint{RunnerJob: job, Next: next, Results: results}
 			x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
-				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.encode(),
+				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.Encode(),
 				StartedAt: &now, CreatedAt: now, UpdatedAt: now}
 			if err := records.InsertExecution(e.ctx, db, x); err != nil {
 				t.Fatal(err)
@@ -298,10 +299,10 @@ func TestResumeAfterACrash(t *testing.T) {
 		list := json.RawMessage(e.cat.listAnswer)
 
 		x := crashed(1, "alpha_record", map[string]json.RawMessage{"list": list})
-		if err := e.svc.runExecution(e.ctx, job+1, x.ID); err != nil || e.exec(x.ID).Status != records.ExecRunning {
+		if err := e.svc.runtime.RunExecution(e.ctx, job+1, x.ID); err != nil || e.exec(x.ID).Status != records.ExecRunning {
 			t.Fatalf("another job touched it: %v %s", err, e.exec(x.ID).Status)
 		}
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got := e.exec(x.ID)
@@ -311,7 +312,7 @@ func TestResumeAfterACrash(t *testing.T) {
 		}
 
 		x = crashed(0, "alpha_list", nil)
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)

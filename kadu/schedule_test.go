@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -131,7 +132,7 @@ func TestScheduleOneExecutionPerTick(t *testing.T) {
 			execs[0].TriggeredBy == nil || *execs[0].TriggeredBy != tk.OwnerUserID || execs[0].Status != records.ExecQueued {
 			t.Fatalf("executions: %d %+v", len(execs), execs)
 		}
-		if n := count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runExecutionKind); n != 1 {
+		if n := count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runtime.RunExecutionKind); n != 1 {
 			t.Fatalf("%d jobs", n)
 		}
 		var tr records.Tick

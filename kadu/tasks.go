@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
+	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -38,17 +41,6 @@ const (
 	maxTriggerers    = 200
 	maxDestinations  = 20
 )
-
-// toolInfo is what Kadu must know of another product's tool for a task to
-// call it: the product it belongs to, the scopes and permission its
-// requirement names, and whether it is destructive (an execution then
-// waits for an approval before calling it).
-type toolInfo struct {
-	Product     string
-	Scopes      []string
-	Permission  string
-	Destructive bool
-}
 
 var (
 	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
@@ -78,8 +70,8 @@ func checkWorkflowStructure(steps []records.WorkflowStep) error {
 		default:
 			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
 		}
-		if st.Tool == askTool {
-			if msg := checkAskArguments(st.Arguments); msg != "" {
+		if st.Tool == runtime.AskTool {
+			if msg := runtime.CheckAskArguments(st.Arguments); msg != "" {
 				details = append(details, rest.FieldError{Field: at + ".arguments.question", Message: msg})
 			}
 		}
@@ -282,7 +274,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 	if !def.toolsGiven && t.Mode == records.ModeWorkflow {
 		def.allowedTools = nil
 		for _, st := range t.Steps {
-			if st.Tool != askTool && !slices.Contains(def.allowedTools, st.Tool) {
+			if st.Tool != runtime.AskTool && !slices.Contains(def.allowedTools, st.Tool) {
 				def.allowedTools = append(def.allowedTools, st.Tool)
 			}
 		}
@@ -336,7 +328,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 			return err
 		}
 		for i, st := range t.Steps {
-			if toolNameRe.MatchString(st.Tool) && st.Tool != askTool && !slices.Contains(t.AllowedTools, st.Tool) {
+			if toolNameRe.MatchString(st.Tool) && st.Tool != runtime.AskTool && !slices.Contains(t.AllowedTools, st.Tool) {
 				details = append(details, rest.FieldError{Field: fmt.Sprintf("steps.%d.tool", i), Message: "is not among the task's allowed_tools"})
 			}
 		}
@@ -848,4 +840,31 @@ func describeDestinations(in []destinationIn) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// validateWorkflowSteps is the check saving a workflow runs
+// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
+// when it is saved, naming the step and the field.
+func validateWorkflowSteps(steps []records.WorkflowStep) error {
+	if err := checkWorkflowStructure(steps); err != nil {
+		return err
+	}
+	compiled, err := runtime.CompileWorkflow(steps)
+	if err == nil {
+		// What reads nothing of the run is evaluated now, under the
+		// budget (wflang.CheckConstants).
+		err = wflang.CheckConstants(compiled)
+	}
+	if err != nil {
+		var we *wflang.Error
+		if errors.As(err, &we) {
+			field := "steps." + strconv.Itoa(we.Step)
+			if we.Path != "" {
+				field += "." + we.Path
+			}
+			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
+		}
+		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
+	}
+	return nil
 }

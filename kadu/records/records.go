@@ -327,37 +327,6 @@ func (t *Task) Encode() error {
 	return nil
 }
 
-// File statuses.
-const (
-	FilePending  = "pending_upload"
-	FileReady    = "ready"
-	FileRejected = "rejected"
-	FileExpired  = "expired"
-	FileDeleted  = "deleted"
-)
-
-// File is a kadu_files row.
-type File struct {
-	ID              string     `db:"id"`
-	OrganizationID  string     `db:"organization_id"`
-	Purpose         string     `db:"purpose"`
-	Filename        string     `db:"filename"`
-	ContentType     string     `db:"content_type"`
-	ByteSize        int64      `db:"byte_size"`
-	SHA256          *string    `db:"sha256"`
-	Status          string     `db:"status"`
-	RejectionReason *string    `db:"rejection_reason"`
-	UploadState     string     `db:"upload_state"`
-	StorageKey      string     `db:"storage_key"`
-	ExecutionID     *string    `db:"execution_id"`
-	CreatedBy       *string    `db:"created_by"`
-	UploadExpiresAt *time.Time `db:"upload_expires_at"`
-	ConfirmedAt     *time.Time `db:"confirmed_at"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
-	DeletedAt       *time.Time `db:"deleted_at"`
-}
-
 // Wants reports whether destination d is sent an execution that moved to
 // status (On empty: every end and every wait).
 func (d Destination) Wants(status string) bool {

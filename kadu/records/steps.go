@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -76,4 +77,18 @@ func (m *Machine) FinishStep(ctx context.Context, q store.Querier, exec *Executi
 	step.TokensIn, step.TokensOut, step.TokensCached = out.Usage.In, out.Usage.Out, out.Usage.Cached
 	step.CostCents, step.DurationMS, step.FinishedAt, step.UpdatedAt = out.CostCents, dur, &now, now
 	return nil
+}
+
+// Summarize is a result cut to n bytes on a character boundary, for a
+// step's result_summary.
+func Summarize(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && (s[i]&0xC0) == 0x80 {
+		i--
+	}
+	return s[:i] + "…"
 }

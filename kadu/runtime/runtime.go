@@ -1,19 +1,22 @@
-package kadu
+package runtime
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
@@ -36,12 +39,13 @@ import (
 // One job owns an execution while it runs: the checkpoint names the River
 // job that moved it to running, and any other job that finds it running
 // leaves it alone (a decision told twice, a stray job). A job works for at
-// most RuntimeConfig.Slice before it snoozes (River runs it again at
+// most Config.Slice before it snoozes (River runs it again at
 // once), so no run of the job outlives its timeout, which must stay below
 // --job-rescue-after.
 
-// RuntimeConfig tunes the runtime; zero fields take the defaults.
-type RuntimeConfig struct {
+// Config tunes the runtime (kadu.Config.Runtime); zero fields take the
+// defaults.
+type Config struct {
 	// JobTimeout bounds one run of the kadu.run_execution job (default 4
 	// minutes, below the default --job-rescue-after of 5).
 	JobTimeout time.Duration
@@ -69,17 +73,12 @@ type RuntimeConfig struct {
 	// Config.ModelURL and ModelKey (tests).
 	Provider Provider
 
-	// hold makes the worker leave every execution as it is: tests of the
+	// Hold makes the worker leave every execution as it is: tests of the
 	// API that move executions by hand.
-	hold bool
-	// tools and validate stand in, in tests, for the deployment's tool
-	// registry and for the engine's workflow check when a task is saved
-	// (service.lookupTool, service.validateWorkflow).
-	tools    func(name string) (toolInfo, bool)
-	validate func(steps []records.WorkflowStep) error
+	Hold bool
 }
 
-func (c RuntimeConfig) withDefaults() RuntimeConfig {
+func (c Config) withDefaults() Config {
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = 4 * time.Minute
 	}
@@ -115,62 +114,109 @@ type Provider interface {
 	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// runtime is what the runtime needs beyond the service: the deployment's
-// tools, the role lookup of the moment of each call, where approval links
-// point, the model.
-type runtime struct {
+// Limits are the deployment's limits the runtime enforces, from
+// kadu.Config: the plan, the price table, the steps of one execution and
+// how long it may wait.
+type Limits struct {
+	Plan        PlanLimits
+	Prices      map[string]ModelPrice
+	MaxSteps    int
+	WaitTimeout time.Duration
+}
+
+// Deps are what the product builds the runtime from (kadu's service): the
+// shared stores, the state machine's write path, the bucket, the
+// deployment's tools and roles, the model.
+type Deps struct {
+	DB        *store.DB
+	Accounts  *accounts.Store
+	Jobs      *jobs.Queue
+	Approvals *approval.Store
+	Log       *slog.Logger
+	// Machine is the one write path of statuses, steps and cost.
+	Machine *records.Machine
+	// Clock is the instant written to the database (the product's, so a
+	// test's clock reaches the runtime).
+	Clock func() time.Time
+	// Files is the bucket output files are written to and input files
+	// read from.
+	Files Bucket
+	// Tools are the deployment's MCP tools; Roles the role lookup of the
+	// moment of each call (productkit.Deps.Roles, which serve and worker
+	// fill from the authorization server's store; nil skips it in tests).
+	Tools     *toolreg.Registry
+	Roles     oauth.RoleLookup
+	PublicURL string
+	// ModelURL and ModelKey reach the OpenAI-compatible API agent tasks
+	// run on (Config.Provider replaces it).
+	ModelURL string
+	ModelKey string
+	Limits   Limits
+	Config   Config
+}
+
+// Runtime is the worker of kadu.run_execution and what it carries an
+// execution with: one per listener, built by the product (New).
+type Runtime struct {
+	db        *store.DB
+	accounts  *accounts.Store
+	jobs      *jobs.Queue
+	approvals *approval.Store
+	log       *slog.Logger
+	machine   *records.Machine
+	clock     func() time.Time
+	files     Bucket
+	cfg       Limits
+	rt        *deployment
+}
+
+// deployment is what the runtime reaches beyond the database: the
+// deployment's tools, the role lookup of the moment of each call, where
+// approval links point, the model.
+type deployment struct {
 	tools     *toolreg.Registry
 	roles     oauth.RoleLookup
 	publicURL string
 	provider  Provider
-	cfg       RuntimeConfig
+	cfg       Config
 }
 
-func newRuntime(deps productkit.Deps, cfg Config) *runtime {
-	// The role of each in-process call comes from the deployment's lookup
-	// (productkit.Deps.Roles, which serve and worker fill from the
-	// authorization server's store); nil skips it (tests).
-	rt := &runtime{tools: deps.Tools, roles: deps.Roles, publicURL: deps.PublicURL, cfg: cfg.Runtime.withDefaults()}
+// New builds the runtime of one listener.
+func New(d Deps) *Runtime {
+	rt := &deployment{tools: d.Tools, roles: d.Roles, publicURL: d.PublicURL, cfg: d.Config.withDefaults()}
 	rt.provider = rt.cfg.Provider
-	if rt.provider == nil && cfg.ModelURL != "" {
-		rt.provider = llm.New(llm.Config{URL: cfg.ModelURL, APIKey: cfg.ModelKey, Timeout: rt.cfg.ModelTimeout})
+	if rt.provider == nil && d.ModelURL != "" {
+		rt.provider = llm.New(llm.Config{URL: d.ModelURL, APIKey: d.ModelKey, Timeout: rt.cfg.ModelTimeout})
 	}
-	return rt
+	return &Runtime{db: d.DB, accounts: d.Accounts, jobs: d.Jobs, approvals: d.Approvals, log: d.Log, machine: d.Machine,
+		clock: d.Clock, files: d.Files, cfg: d.Limits, rt: rt}
 }
 
-// newRunExecutionWorker builds the worker of kadu.run_execution for a
-// listener's service. registerJobs adds it to every queue, so every
-// process knows the kind (platform/jobs refuses to enqueue one without a
-// worker).
-func newRunExecutionWorker(s *service) river.Worker[runExecutionArgs] { return &runWorker{s: s} }
+// Worker is the worker of kadu.run_execution. The product's registerJobs
+// adds it to every queue, so every process knows the kind (platform/jobs
+// refuses to enqueue one without a worker).
+func (s *Runtime) Worker() river.Worker[RunExecutionArgs] { return &runWorker{s: s} }
 
 // runWorker is the worker of kadu.run_execution.
 type runWorker struct {
-	river.WorkerDefaults[runExecutionArgs]
-	s *service
+	river.WorkerDefaults[RunExecutionArgs]
+	s *Runtime
 }
 
-// Timeout is RuntimeConfig.JobTimeout: fixed per deployment, as
-// platform/jobs requires.
-func (w *runWorker) Timeout(*river.Job[runExecutionArgs]) time.Duration {
-	return w.s.runtimeConfig().JobTimeout
+// Timeout is Config.JobTimeout: fixed per deployment, as platform/jobs
+// requires.
+func (w *runWorker) Timeout(*river.Job[RunExecutionArgs]) time.Duration {
+	return w.s.rt.cfg.JobTimeout
 }
 
 // Work runs the execution for one slice.
-func (w *runWorker) Work(ctx context.Context, job *river.Job[runExecutionArgs]) error {
-	return w.s.runExecution(ctx, job.ID, job.Args.ExecutionID)
+func (w *runWorker) Work(ctx context.Context, job *river.Job[RunExecutionArgs]) error {
+	return w.s.RunExecution(ctx, job.ID, job.Args.ExecutionID)
 }
 
-func (s *service) runtimeConfig() RuntimeConfig {
-	if s.rt == nil {
-		return RuntimeConfig{}.withDefaults()
-	}
-	return s.rt.cfg
-}
-
-// checkpoint is what the runtime resumes from, kept in the execution's
+// Checkpoint is what the runtime resumes from, kept in the execution's
 // checkpoint column and rewritten with every step's outcome.
-type checkpoint struct {
+type Checkpoint struct {
 	// RunnerJob is the River job that owns the running execution.
 	RunnerJob int64 `json:"runner_job"`
 	// Next is the index of the workflow step to run next; Results the
@@ -210,8 +256,8 @@ type awaitedCall struct {
 	ApprovalID string          `json:"approval_id"`
 }
 
-func readCheckpoint(e *records.Execution) (*checkpoint, error) {
-	cp := &checkpoint{}
+func readCheckpoint(e *records.Execution) (*Checkpoint, error) {
+	cp := &Checkpoint{}
 	if e.CheckpointJSON == nil || *e.CheckpointJSON == "" {
 		return cp, nil
 	}
@@ -221,7 +267,7 @@ func readCheckpoint(e *records.Execution) (*checkpoint, error) {
 	return cp, nil
 }
 
-func (cp *checkpoint) encode() *string {
+func (cp *Checkpoint) Encode() *string {
 	b, _ := json.Marshal(cp)
 	s := string(b)
 	return &s
@@ -230,8 +276,8 @@ func (cp *checkpoint) encode() *string {
 // saveCheckpoint writes cp in q's transaction (the one recording the step
 // it follows). It writes whatever the status: a step that ran is recorded
 // even when the execution was canceled meanwhile.
-func (s *service) saveCheckpoint(ctx context.Context, q store.Querier, e *records.Execution, cp *checkpoint) error {
-	raw := cp.encode()
+func (s *Runtime) saveCheckpoint(ctx context.Context, q store.Querier, e *records.Execution, cp *Checkpoint) error {
+	raw := cp.Encode()
 	err := records.SetCheckpoint(ctx, q, e.OrganizationID, e.ID, *raw, s.clock())
 	if err == nil {
 		e.CheckpointJSON = raw
@@ -248,18 +294,19 @@ var errSnooze = errors.New("kadu: snooze")
 
 // run is one slice of one execution.
 type run struct {
-	s       *service
+	s       *Runtime
 	e       *records.Execution
 	t       *records.Task
-	cp      *checkpoint
+	cp      *Checkpoint
 	jobID   int64
 	started time.Time
 	email   string
 }
 
-// runExecution is one run of the job of execution id.
-func (s *service) runExecution(ctx context.Context, jobID int64, id string) error {
-	if s.rt != nil && s.rt.cfg.hold {
+// RunExecution is one run of the job of execution id (its worker, and
+// tests that run a slice by hand).
+func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) error {
+	if s.rt.cfg.Hold {
 		return nil
 	}
 	e, err := records.ExecutionByID(ctx, s.db, id)
@@ -346,7 +393,7 @@ func (r *run) take(ctx context.Context) error {
 		// same write that clears resume_input.
 		r.cp.Answer = json.RawMessage(*resume)
 	}
-	ch := records.Change{Checkpoint: r.cp.encode()}
+	ch := records.Change{Checkpoint: r.cp.Encode()}
 	if r.e.ResumeInputJSON != nil {
 		ch.ClearResumeInput = true
 	}
@@ -386,7 +433,7 @@ func (r *run) stillRunning(ctx context.Context) error {
 
 // end moves the running execution to a final status; a stale row (a
 // cancel won) stops quietly.
-func (s *service) end(ctx context.Context, e *records.Execution, to string, ch records.Change) error {
+func (s *Runtime) end(ctx context.Context, e *records.Execution, to string, ch records.Change) error {
 	err := s.machine.Transition(ctx, s.db, e, to, ch)
 	if err == nil || errors.Is(err, records.ErrStaleExecution) {
 		return errStop
@@ -395,16 +442,16 @@ func (s *service) end(ctx context.Context, e *records.Execution, to string, ch r
 }
 
 // fail ends the execution failed with a code and a message for people.
-func (s *service) fail(ctx context.Context, e *records.Execution, code, msg string) error {
+func (s *Runtime) fail(ctx context.Context, e *records.Execution, code, msg string) error {
 	return s.failAs(ctx, e, records.ExecFailed, code, msg)
 }
 
-func (s *service) failAs(ctx context.Context, e *records.Execution, to, code, msg string) error {
+func (s *Runtime) failAs(ctx context.Context, e *records.Execution, to, code, msg string) error {
 	return s.end(ctx, e, to, records.Change{ErrorCode: &code, ErrorMessage: &msg})
 }
 
 // succeed ends the execution with its output.
-func (s *service) succeed(ctx context.Context, e *records.Execution, output any) error {
+func (s *Runtime) succeed(ctx context.Context, e *records.Execution, output any) error {
 	b, err := json.Marshal(output)
 	if err != nil {
 		return err
@@ -464,4 +511,16 @@ func (r *run) recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// mayStart reports whether the organization may start one more
+// execution now: fewer than the plan's MaxConcurrentExecutions are
+// running. Queueing is never refused for it; the runtime's worker waits
+// for a slot.
+func (s *Runtime) mayStart(ctx context.Context, q store.Querier, orgID string) (bool, error) {
+	n, err := records.RunningExecutions(ctx, q, orgID)
+	if err != nil {
+		return false, err
+	}
+	return n < s.cfg.Plan.MaxConcurrentExecutions, nil
 }

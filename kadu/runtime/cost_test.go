@@ -1,18 +1,25 @@
-package kadu
+package runtime
 
 import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
-	"github.com/kobana/kobana-mcp/productkit"
 )
+
+// testPrices are the product's default price table (kadu config.go,
+// defaultPrices), in BRL cents per million tokens.
+var testPrices = map[string]ModelPrice{
+	"gpt-4o-mini": {InputPerMillionCents: 90, OutputPerMillionCents: 360, CachedPerMillionCents: 45},
+	"gpt-4o":      {InputPerMillionCents: 1500, OutputPerMillionCents: 6000, CachedPerMillionCents: 750},
+	"gpt-4.1":     {InputPerMillionCents: 1200, OutputPerMillionCents: 4800, CachedPerMillionCents: 300},
+}
 
 // TestStepCost: a model call's cost from the price table — fresh input,
 // cached input and output, per million tokens, rounded up to the cent —
 // and no price, no call.
 func TestStepCost(t *testing.T) {
 	t.Parallel()
-	s := &service{cfg: Config{}.withDefaults()}
+	s := &Runtime{cfg: Limits{Prices: testPrices}}
 	for _, c := range []struct {
 		model string
 		usage records.Tokens
@@ -40,10 +47,10 @@ func TestStepCost(t *testing.T) {
 	if _, err := s.stepCost("gpt-4o", records.Tokens{In: -1}); err == nil {
 		t.Error("negative usage")
 	}
-	if got := s.minimumAgentCeiling("gpt-4o-mini"); got != 1 {
+	if got := MinimumAgentCeiling(s.cfg.Prices, "gpt-4o-mini"); got != 1 {
 		t.Errorf("minimum ceiling: %d", got)
 	}
-	if got := s.minimumAgentCeiling("gpt-4o"); got != 5 { // 2000×1500 + 200×6000 = 4.2M → 5 cents
+	if got := MinimumAgentCeiling(s.cfg.Prices, "gpt-4o"); got != 5 { // 2000×1500 + 200×6000 = 4.2M → 5 cents
 		t.Errorf("minimum ceiling gpt-4o: %d", got)
 	}
 }
@@ -52,7 +59,7 @@ func TestStepCost(t *testing.T) {
 // ceiling now, and what is left of the month; never negative.
 func TestRemainingBudget(t *testing.T) {
 	t.Parallel()
-	s := &service{cfg: Config{Plan: PlanLimits{MonthlyCostLimitCents: 1000}}.withDefaults()}
+	s := &Runtime{cfg: Limits{Plan: PlanLimits{MonthlyCostLimitCents: 1000}, Prices: testPrices}}
 	e := &records.Execution{MaxCostCents: 300, CostCents: 100}
 	ceiling := int64(250)
 	for _, c := range []struct {
@@ -71,33 +78,16 @@ func TestRemainingBudget(t *testing.T) {
 	}
 }
 
-// TestSettings: the plan, prices and model API from Kadu's settings.
-func TestSettings(t *testing.T) {
+// TestAffordable: a ceiling the budget of a step's answer must shrink to
+// fit, and a step whose prompt alone eats the budget is not made.
+func TestAffordable(t *testing.T) {
 	t.Parallel()
-	var c Config
-	var set productkit.Settings
-	check := c.settings(&set)
-	if err := set.Parse("serve", []string{"--kadu-monthly-cost-limit=1000.5", "--kadu-max-cost-per-execution=2.25", "--kadu-max-concurrent-executions=3",
-		`--kadu-model-prices={"m1":{"input":1.5,"output":6}}`, "--kadu-model-url=http://127.0.0.1:1/v1", "--kadu-model=m1"}, nil); err != nil {
-		t.Fatal(err)
+	// A ceiling the budget of a step's answer must shrink to fit.
+	p := ModelPrice{InputPerMillionCents: 1000, OutputPerMillionCents: 4000, CachedPerMillionCents: 250}
+	if n, ok := affordable(p, 1000, 5, 4096); !ok || n != 1000 { // 5 cents - 1 cent of prompt = 4 cents of output at 40/M... 1000 tokens
+		t.Errorf("affordable: %d %v", n, ok)
 	}
-	if err := check(); err != nil {
-		t.Fatal(err)
-	}
-	if c.Plan.MonthlyCostLimitCents != 100050 || c.Plan.MaxCostPerExecutionCents != 225 || c.Plan.MaxConcurrentExecutions != 3 ||
-		c.Prices["m1"] != (ModelPrice{150, 600, 150}) || c.ModelURL == "" || c.DefaultModel != "m1" {
-		t.Fatalf("%+v", c)
-	}
-	for _, bad := range [][]string{{"--kadu-monthly-cost-limit=-1"}, {"--kadu-max-concurrent-executions=0"}, {"--kadu-model-prices=[]"},
-		{`--kadu-model-prices={"m":{"input":1}}`}, {"--kadu-execution-timeout=1s"}} {
-		var c Config
-		var set productkit.Settings
-		check := c.settings(&set)
-		if err := set.Parse("serve", bad, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := check(); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
+	if _, ok := affordable(p, 1000, 1, 4096); ok {
+		t.Error("a step whose prompt alone eats the budget was allowed")
 	}
 }

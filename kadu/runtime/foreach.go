@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"context"
