@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -90,8 +91,8 @@ func (s *service) toApprovalJSON(ctx context.Context, orgID string, a *approval.
 // executionOfApproval is the execution an approval is about: the one
 // waiting on it (an execution's destructive tool call), else the one its
 // kadu_tasks_run call queued once it ran (read from the call's answer).
-func (s *service) executionOfApproval(ctx context.Context, orgID string, a *approval.Approval) (*executionRecord, error) {
-	e, err := executionWaitingOn(ctx, s.db, orgID, a.ID)
+func (s *service) executionOfApproval(ctx context.Context, orgID string, a *approval.Approval) (*records.Execution, error) {
+	e, err := records.ExecutionWaitingOn(ctx, s.db, orgID, a.ID)
 	if err == nil {
 		return e, nil
 	}
@@ -109,7 +110,7 @@ func (s *service) executionOfApproval(ctx context.Context, orgID string, a *appr
 	if json.Unmarshal([]byte(a.ResultText()), &answer) != nil || answer.Data.ID == "" {
 		return nil, nil
 	}
-	found, err := getExecution(ctx, s.db, orgID, answer.Data.ID)
+	found, err := records.GetExecution(ctx, s.db, orgID, answer.Data.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

@@ -15,7 +15,7 @@ func TestUnknownArgumentIsAValidationError(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		cfg := Config{}
-		cfg.Runtime.hold = true
+		cfg.Runtime.Hold = true
 		e := producttest.Start(t, db, specWith(cfg), producttest.Options{})
 		want := `{"error":{"code":"validation_failed","message":"the request is invalid","details":[{"field":"statuz","message":"unknown query parameter"}]}}`
 		if text, isErr := e.Call(e.Owner, "kadu_executions_list", map[string]any{"statuz": "running"}); !isErr || text != want {

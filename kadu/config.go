@@ -1,6 +1,11 @@
 package kadu
 
-import "time"
+import (
+	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
+)
 
 // Config is Kadu's deployment configuration: the plan's limits, the model
 // price table and the clocks executions run against. The binary fills it
@@ -35,26 +40,27 @@ type Config struct {
 	Files FilesConfig
 	// Mail sends results to a task's e-mail destinations (delivery.go).
 	Mail DeliveryMail
+
+	// lookupTool and validateWorkflow stand in, in tests, for the
+	// deployment's tool registry and for the engine's workflow check when
+	// a task is saved (service.lookupTool, service.validateWorkflow).
+	lookupTool       func(name string) (runtime.ToolInfo, bool)
+	validateWorkflow func(steps []records.WorkflowStep) error
 }
 
-// PlanLimits are what an organization's plan allows, in cents of BRL.
-type PlanLimits struct {
-	// MonthlyCostLimitCents is what all executions of a month may cost.
-	MonthlyCostLimitCents int64
-	// MaxCostPerExecutionCents is the highest ceiling one execution may
-	// have (a task's own ceiling may only be lower).
-	MaxCostPerExecutionCents int64
-	// MaxConcurrentExecutions is how many executions may run (or wait)
-	// at once.
-	MaxConcurrentExecutions int
-}
+// PlanLimits are what an organization's plan allows (the runtime's
+// type, kadu/runtime cost.go).
+type PlanLimits = runtime.PlanLimits
 
-// ModelPrice is what a model costs per million tokens, in cents of BRL.
-type ModelPrice struct {
-	InputPerMillionCents  int64 `json:"input"`
-	OutputPerMillionCents int64 `json:"output"`
-	CachedPerMillionCents int64 `json:"cached"`
-}
+// ModelPrice is a model's price per million tokens (the runtime's type,
+// kadu/runtime cost.go).
+type ModelPrice = runtime.ModelPrice
+
+// RuntimeConfig tunes the runtime (kadu/runtime Config).
+type RuntimeConfig = runtime.Config
+
+// Provider is the model agent executions talk to (kadu/runtime).
+type Provider = runtime.Provider
 
 // Defaults of Config, documented by the product settings.
 const (

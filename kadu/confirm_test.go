@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
@@ -86,10 +87,10 @@ func startApprovalEnv(t *testing.T, db *store.DB) *approvalEnv {
 		_ = l.Shutdown(c)
 	})
 	mux.Handle("/", l.Handler)
-	tk := &taskRecord{ID: store.NewID(), OrganizationID: e.org.ID, OwnerUserID: e.owner.ID, Name: "Boletos", Mode: modeWorkflow,
-		Steps: []workflowStep{{Tool: "inbox_emails_list"}}, AllowedTools: []string{"inbox_emails_list"}, Status: taskActive,
+	tk := &records.Task{ID: store.NewID(), OrganizationID: e.org.ID, OwnerUserID: e.owner.ID, Name: "Boletos", Mode: records.ModeWorkflow,
+		Steps: []records.WorkflowStep{{Tool: "inbox_emails_list"}}, AllowedTools: []string{"inbox_emails_list"}, Status: records.TaskActive,
 		CreatedAt: store.Now(), UpdatedAt: store.Now()}
-	if err := insertTask(ctx, db, tk); err != nil {
+	if err := records.InsertTask(ctx, db, tk); err != nil {
 		t.Fatal(err)
 	}
 	e.taskID = tk.ID

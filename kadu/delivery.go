@@ -14,6 +14,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
@@ -26,7 +27,7 @@ import (
 // Results delivered: when an execution ends (or starts waiting for a
 // person), the task's destinations hear of it. The webhook event is
 // emitted and each e-mail's job enqueued in the transaction that changes
-// the status (deliverTransition, called by transition), so a status
+// the status (DeliverTransition, called by transition), so a status
 // change and its deliveries commit together or not at all.
 // docs/decisions.md "Kadu: files, results and webhook rotation".
 
@@ -44,18 +45,12 @@ const emailLinkTTL = 24 * time.Hour
 // delivers nothing (queued, running). timed_out is delivered as failed.
 func outcomeEvent(status string) string {
 	switch status {
-	case execSucceeded, execFailed, execCanceled, execCostExceeded, execWaitingApproval, execWaitingInput:
+	case records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecCostExceeded, records.ExecWaitingApproval, records.ExecWaitingInput:
 		return "kadu.execution." + status
-	case execTimedOut:
+	case records.ExecTimedOut:
 		return "kadu.execution.failed"
 	}
 	return ""
-}
-
-// wants reports whether destination d is sent an execution that moved to
-// status (On empty: every end and every wait).
-func (d destination) wants(status string) bool {
-	return len(d.On) == 0 || slices.Contains(d.On, status)
 }
 
 // DeliveryMail is the SMTP relay results are e-mailed through, from the
@@ -115,14 +110,14 @@ func newMailer(c DeliveryMail) *mailer {
 	return &mailer{client: client}
 }
 
-// deliverTransition emits the execution's webhook event and enqueues its
+// DeliverTransition emits the execution's webhook event and enqueues its
 // e-mails in tx, for the task's destinations that want the new status.
-func (s *service) deliverTransition(ctx context.Context, tx *store.Tx, e *executionRecord) error {
+func (s *service) DeliverTransition(ctx context.Context, tx *store.Tx, e *records.Execution) error {
 	slug := outcomeEvent(e.Status)
 	if slug == "" {
 		return nil
 	}
-	t, err := taskOfExecution(ctx, tx, e)
+	t, err := records.TaskOfExecution(ctx, tx, e)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
@@ -132,7 +127,7 @@ func (s *service) deliverTransition(ctx context.Context, tx *store.Tx, e *execut
 	var hook bool
 	var emails []string
 	for _, d := range t.Destinations {
-		if !d.wants(e.Status) {
+		if !d.Wants(e.Status) {
 			continue
 		}
 		switch d.Kind {
@@ -145,8 +140,8 @@ func (s *service) deliverTransition(ctx context.Context, tx *store.Tx, e *execut
 		}
 	}
 	if hook && s.hooks != nil {
-		var ws string
-		if err := tx.Get(ctx, &ws, `SELECT id FROM workspaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1`, e.OrganizationID); err != nil {
+		ws, err := records.FirstWorkspace(ctx, tx, e.OrganizationID)
+		if err != nil {
 			return err
 		}
 		data, err := s.resultData(ctx, tx, e, t)
@@ -171,14 +166,14 @@ func (s *service) deliverTransition(ctx context.Context, tx *store.Tx, e *execut
 // resultData is the event's data: the execution as the API shows it, its
 // task's name and its output files (metadata; bytes through
 // kadu_files_download).
-func (s *service) resultData(ctx context.Context, q store.Querier, e *executionRecord, t *taskRecord) (map[string]any, error) {
-	files, err := executionOutputs(ctx, q, e.OrganizationID, e.ID)
+func (s *service) resultData(ctx context.Context, q store.Querier, e *records.Execution, t *records.Task) (map[string]any, error) {
+	files, err := records.ExecutionOutputs(ctx, q, e.OrganizationID, e.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fileJSON, len(files))
+	out := make([]records.FileJSON, len(files))
 	for i := range files {
-		out[i] = toFileJSON(&files[i])
+		out[i] = records.ToFileJSON(&files[i])
 	}
 	return map[string]any{"execution": toExecutionJSON(e), "task": map[string]any{"id": t.ID, "name": t.Name}, "output_files": out}, nil
 }
@@ -230,7 +225,7 @@ const deliveryStepTool = "kadu.result_email"
 // result. When recording fails the job is retried and records the
 // refusal then.
 func (s *service) recordDeliveryFailure(ctx context.Context, a resultEmailArgs, cause error) error {
-	e, err := getExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
+	e, err := records.GetExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -241,12 +236,12 @@ func (s *service) recordDeliveryFailure(ctx context.Context, a resultEmailArgs, 
 	if err != nil {
 		return err
 	}
-	step, err := s.beginStep(ctx, s.db, e, stepStart{Kind: stepToolCall, Tool: deliveryStepTool, Arguments: args})
+	step, err := s.machine.BeginStep(ctx, s.db, e, records.StepStart{Kind: records.StepToolCall, Tool: deliveryStepTool, Arguments: args})
 	if err != nil {
 		return err
 	}
-	return s.finishStep(ctx, s.db, e, step, stepOutcome{Status: stepFailed,
-		Error: "the result e-mail was not delivered: " + summarize(cause.Error(), 500)})
+	return s.machine.FinishStep(ctx, s.db, e, step, records.StepOutcome{Status: records.StepFailed,
+		Error: "the result e-mail was not delivered: " + records.Summarize(cause.Error(), 500)})
 }
 
 func registerDelivery(s *service, q *jobs.Queue) {
@@ -263,18 +258,18 @@ func (s *service) sendResultEmail(ctx context.Context, a resultEmailArgs) error 
 		}
 		return nil
 	}
-	e, err := getExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
+	e, err := records.GetExecution(ctx, s.db, a.OrganizationID, a.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	t, err := taskOfExecution(ctx, s.db, e)
+	t, err := records.TaskOfExecution(ctx, s.db, e)
 	if err != nil {
 		return err
 	}
-	files, err := executionOutputs(ctx, s.db, e.OrganizationID, e.ID)
+	files, err := records.ExecutionOutputs(ctx, s.db, e.OrganizationID, e.ID)
 	if err != nil {
 		return err
 	}
@@ -291,7 +286,7 @@ func (s *service) sendResultEmail(ctx context.Context, a resultEmailArgs) error 
 				out = string(pretty)
 			}
 		}
-		fmt.Fprintf(&b, "\nOutput:\n%s\n", summarize(out, 8000))
+		fmt.Fprintf(&b, "\nOutput:\n%s\n", records.Summarize(out, 8000))
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&b, "\nOutput files (links valid for %s):\n", emailLinkTTL)

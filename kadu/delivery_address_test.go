@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -67,17 +68,17 @@ func TestRefusedDeliveryIsVisible(t *testing.T) {
 		e := startKadu(t, db, Config{ModelURL: "http://127.0.0.1:9/v1", DefaultModel: "gpt-4o-mini", Mail: DeliveryMail{SMTP: smtpCfg}})
 		task := e.createTask(e.member, workflow("Conciliar"))
 		const bad = "x@example.com\r\nBcc:evil@evil.example"
-		dest, _ := json.Marshal([]destination{{Kind: "email", Target: bad}})
+		dest, _ := json.Marshal([]records.Destination{{Kind: "email", Target: bad}})
 		if _, err := db.Exec(e.ctx, `UPDATE kadu_tasks SET destinations = ? WHERE id = ?`, string(dest), task.ID); err != nil {
 			t.Fatal(err)
 		}
 		now := store.Now()
-		x := &executionRecord{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: triggerManual, TriggeredBy: &e.member.ID,
-			Status: execRunning, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-		if err := insertExecution(e.ctx, db, x); err != nil {
+		x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
+			Status: records.ExecRunning, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
+		if err := records.InsertExecution(e.ctx, db, x); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.svc.transition(e.ctx, db, x, execSucceeded, executionChange{}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, x, records.ExecSucceeded, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		// The queue's worker sends it: the relay never hears of it, and
@@ -102,7 +103,7 @@ func TestRefusedDeliveryIsVisible(t *testing.T) {
 			t.Fatalf("the relay received %d messages", len(msgs))
 		}
 		st := out.Data[0]
-		if st.Status != stepFailed || st.ToolName == nil || *st.ToolName != deliveryStepTool || st.Error == nil ||
+		if st.Status != records.StepFailed || st.ToolName == nil || *st.ToolName != deliveryStepTool || st.Error == nil ||
 			!strings.Contains(*st.Error, "not delivered") || !strings.Contains(string(st.Arguments), `"to"`) {
 			t.Fatalf("step %s", resp)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -29,12 +30,12 @@ func TestDeliveryFollowsDestinations(t *testing.T) {
 			{"kind": "webhook", "on": []string{"failed", "timed_out"}},
 			{"kind": "webhook"}, // every end and every wait
 			{"kind": "email", "target": "financeiro@mine.example", "on": []string{"succeeded"}}}}, 200)
-		running := func() *executionRecord {
+		running := func() *records.Execution {
 			t.Helper()
 			now := store.Now()
-			x := &executionRecord{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: triggerManual, TriggeredBy: &e.member.ID,
-				Status: execRunning, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-			if err := insertExecution(e.ctx, db, x); err != nil {
+			x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
+				Status: records.ExecRunning, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
+			if err := records.InsertExecution(e.ctx, db, x); err != nil {
 				t.Fatal(err)
 			}
 			return x
@@ -54,7 +55,7 @@ func TestDeliveryFollowsDestinations(t *testing.T) {
 		emails := func() int { return e.count(`SELECT COUNT(*) FROM river_job WHERE kind = 'kadu.result_email'`) }
 
 		ok := running()
-		if err := e.svc.transition(e.ctx, db, ok, execSucceeded, executionChange{}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, ok, records.ExecSucceeded, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := slugs(); len(got) != 1 || got[0] != "kadu.execution.succeeded" || emails() != 1 {
@@ -62,7 +63,7 @@ func TestDeliveryFollowsDestinations(t *testing.T) {
 		}
 		bad := running()
 		code, msg := "boom", "it failed"
-		if err := e.svc.transition(e.ctx, db, bad, execFailed, executionChange{ErrorCode: &code, ErrorMessage: &msg}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, bad, records.ExecFailed, records.Change{ErrorCode: &code, ErrorMessage: &msg}); err != nil {
 			t.Fatal(err)
 		}
 		// Two webhook destinations want it: one event all the same.
@@ -72,19 +73,19 @@ func TestDeliveryFollowsDestinations(t *testing.T) {
 		// A transition that lost the race (the row is no longer running)
 		// delivers nothing.
 		stale := *bad
-		stale.Status = execRunning
-		if err := e.svc.transition(e.ctx, db, &stale, execCanceled, executionChange{}); !errors.Is(err, errStaleExecution) {
+		stale.Status = records.ExecRunning
+		if err := e.svc.machine.Transition(e.ctx, db, &stale, records.ExecCanceled, records.Change{}); !errors.Is(err, records.ErrStaleExecution) {
 			t.Fatalf("stale transition: %v", err)
 		}
 		if got := slugs(); len(got) != 2 {
 			t.Fatalf("a stale transition delivered: %v", got)
 		}
 		slow := running()
-		if err := e.svc.transition(e.ctx, db, slow, execTimedOut, executionChange{}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, slow, records.ExecTimedOut, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		waiting := running()
-		if err := e.svc.transition(e.ctx, db, waiting, execWaitingInput, executionChange{}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, waiting, records.ExecWaitingInput, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		got := slugs()

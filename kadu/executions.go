@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -35,7 +38,7 @@ var (
 const (
 	codePlanLimitReached   = "plan_limit_reached"
 	codeCostCeilingTooLow  = "cost_ceiling_too_low"
-	codeModelNotConfigured = "model_not_configured"
+	codeModelNotConfigured = runtime.CodeModelNotConfigured
 	codeNotAllowed         = "not_allowed_to_trigger"
 	codeTaskPaused         = "task_paused"
 	codeNotWaiting         = "execution_not_waiting"
@@ -92,7 +95,7 @@ func rawOrNull(p *string) json.RawMessage {
 	return json.RawMessage(*p)
 }
 
-func toExecutionJSON(e *executionRecord) executionJSON {
+func toExecutionJSON(e *records.Execution) executionJSON {
 	j := executionJSON{ID: e.ID, TaskID: e.TaskID, Trigger: e.Trigger, TriggeredBy: e.TriggeredBy, Status: e.Status,
 		Model: e.Model, Input: rawOrNull(&e.InputJSON), InputFileIDs: rawOrNull(&e.InputFileIDsJSON),
 		MaxCost: money.Cents(e.MaxCostCents).Float64(), Cost: money.Cents(e.CostCents).Float64(),
@@ -123,7 +126,7 @@ type stepJSON struct {
 	FinishedAt    *time.Time      `json:"finished_at"`
 }
 
-func toStepJSON(st *stepRecord) stepJSON {
+func toStepJSON(st *records.Step) stepJSON {
 	return stepJSON{ID: st.ID, Seq: st.Seq, Kind: st.Kind, ToolName: st.ToolName, Arguments: rawOrNull(st.ArgumentsJSON),
 		ResultSummary: st.ResultSummary, Status: st.Status, Error: st.ErrorMessage,
 		Tokens: tokensJSON{st.TokensIn, st.TokensOut, st.TokensCached}, Cost: money.Cents(st.CostCents).Float64(),
@@ -181,7 +184,7 @@ type runPlan struct {
 
 // agentModel is the model an agent task runs with, or
 // model_not_configured saying what to set.
-func (s *service) agentModel(t *taskRecord) (string, error) {
+func (s *service) agentModel(t *records.Task) (string, error) {
 	model := s.cfg.DefaultModel
 	if t.Model != nil {
 		model = *t.Model
@@ -203,19 +206,19 @@ func (s *service) agentModel(t *taskRecord) (string, error) {
 // execution's ceiling — the least of the plan's maximum per execution,
 // the task's ceiling, max_cost and what is left of the month — affords
 // a first model step (cost_ceiling_too_low, 422).
-func (s *service) planRun(ctx context.Context, q store.Querier, t *taskRecord, maxCost *int64) (runPlan, error) {
+func (s *service) planRun(ctx context.Context, q store.Querier, t *records.Task, maxCost *int64) (runPlan, error) {
 	var p runPlan
-	if t.Status != taskActive {
+	if t.Status != records.TaskActive {
 		return p, refusal(http.StatusConflict, codeTaskPaused, "the task is paused: resume it (kadu_tasks_resume) to run it")
 	}
 	need := int64(0)
-	if t.Mode == modeAgent {
+	if t.Mode == records.ModeAgent {
 		model, err := s.agentModel(t)
 		if err != nil {
 			return p, err
 		}
 		p.model = &model
-		need = s.minimumAgentCeiling(model)
+		need = runtime.MinimumAgentCeiling(s.cfg.Prices, model)
 	}
 	usage, err := s.currentUsage(ctx, q, t.OrganizationID)
 	if err != nil {
@@ -245,7 +248,7 @@ func (s *service) planRun(ctx context.Context, q store.Querier, t *taskRecord, m
 // queueExecution inserts a queued execution of t and its
 // kadu.run_execution job in tx, after planRun's checks: a refusal
 // (*rest.Error) leaves nothing queued.
-func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *taskRecord, req runRequest) (*executionRecord, error) {
+func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *records.Task, req runRequest) (*records.Execution, error) {
 	p, err := s.planRun(ctx, tx, t, req.MaxCostCents)
 	if err != nil {
 		return nil, err
@@ -267,13 +270,13 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *taskRecor
 	}
 	fl, _ := json.Marshal(files)
 	now := s.clock()
-	e := &executionRecord{ID: store.NewID(), OrganizationID: t.OrganizationID, TaskID: t.ID, Trigger: req.Trigger,
-		TriggeredBy: req.TriggeredBy, Status: execQueued, Model: p.model, InputJSON: string(in), InputFileIDsJSON: string(fl),
+	e := &records.Execution{ID: store.NewID(), OrganizationID: t.OrganizationID, TaskID: t.ID, Trigger: req.Trigger,
+		TriggeredBy: req.TriggeredBy, Status: records.ExecQueued, Model: p.model, InputJSON: string(in), InputFileIDsJSON: string(fl),
 		MaxCostCents: p.ceiling, TickAt: req.TickAt, CreatedAt: now, UpdatedAt: now}
-	if err := insertExecution(ctx, tx, e); err != nil {
+	if err := records.InsertExecution(ctx, tx, e); err != nil {
 		return nil, err
 	}
-	if err := addUsage(ctx, tx, t.OrganizationID, usageMonth(now), 0, tokenUsage{}, 1, now); err != nil {
+	if err := records.AddUsage(ctx, tx, t.OrganizationID, records.UsageMonth(now), 0, records.Tokens{}, 1, now); err != nil {
 		return nil, err
 	}
 	if err := s.enqueueRun(ctx, tx, e); err != nil {
@@ -284,24 +287,12 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *taskRecor
 
 // enqueueRun queues the job that carries e on (the runtime's worker), in
 // the transaction that queued or resumed e.
-func (s *service) enqueueRun(ctx context.Context, tx *store.Tx, e *executionRecord) error {
+func (s *service) enqueueRun(ctx context.Context, tx *store.Tx, e *records.Execution) error {
 	if s.jobs == nil {
 		return errors.New("kadu: no job queue to run executions on")
 	}
-	_, err := s.jobs.EnqueueTx(ctx, tx, runExecutionArgs{ExecutionID: e.ID}, nil)
+	_, err := s.jobs.EnqueueTx(ctx, tx, runtime.RunExecutionArgs{ExecutionID: e.ID}, nil)
 	return err
-}
-
-// mayStart reports whether the organization may start one more
-// execution now: fewer than the plan's MaxConcurrentExecutions are
-// running. Queueing is never refused for it; the runtime's worker waits
-// for a slot.
-func (s *service) mayStart(ctx context.Context, q store.Querier, orgID string) (bool, error) {
-	n, err := runningExecutions(ctx, q, orgID)
-	if err != nil {
-		return false, err
-	}
-	return n < s.cfg.Plan.MaxConcurrentExecutions, nil
 }
 
 func executionErr(err error) error {
@@ -315,8 +306,8 @@ func executionErr(err error) error {
 // confirmation and again when it runs: the task is the organization's,
 // the caller may trigger it, planRun lets it run, and its input files are
 // ready files of the organization.
-func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Tenant, in *runTaskIn) (*taskRecord, runPlan, *int64, error) {
-	t, err := getTask(ctx, q, sc.OrgID, in.TaskID)
+func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Tenant, in *runTaskIn) (*records.Task, runPlan, *int64, error) {
+	t, err := records.GetTask(ctx, q, sc.OrgID, in.TaskID)
 	if err != nil {
 		return nil, runPlan{}, nil, taskErr(err)
 	}
@@ -344,7 +335,7 @@ func (s *service) prepareRun(ctx context.Context, q store.Querier, sc restkit.Te
 
 // mayAct says whether the caller may continue or cancel an execution:
 // whoever may trigger its task, whoever started it, or an admin.
-func mayAct(id *identity.Identity, t *taskRecord, e *executionRecord) bool {
+func mayAct(id *identity.Identity, t *records.Task, e *records.Execution) bool {
 	if id == nil {
 		return false
 	}
@@ -409,7 +400,7 @@ func (h *executionsAPI) describeRun(ctx context.Context, in *runTaskIn) (string,
 		return "", err
 	}
 	what := fmt.Sprintf("a workflow of %d step(s)", len(t.Steps))
-	if t.Mode == modeAgent {
+	if t.Mode == records.ModeAgent {
 		what = "an agent on " + restkit.Deref(p.model)
 	}
 	tools := "no tools"
@@ -430,11 +421,11 @@ func (h *executionsAPI) run(ctx context.Context, in *runTaskIn) (*rest.Response,
 	if err != nil {
 		return nil, err
 	}
-	trigger := triggerAPI
+	trigger := records.TriggerAPI
 	if restbridge.InProcess(ctx) {
-		trigger = triggerManual
+		trigger = records.TriggerManual
 	}
-	var e *executionRecord
+	var e *records.Execution
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
 		t, _, maxCost, err := h.prepareRun(ctx, tx, sc, in)
 		if err != nil {
@@ -457,18 +448,18 @@ func (h *executionsAPI) list(ctx context.Context, in *listExecutionsIn) (*rest.R
 	if err != nil {
 		return nil, err
 	}
-	f := executionFilter{Status: in.Status, TaskID: in.TaskID, Trigger: in.Trigger, Before: before, Limit: restkit.PageLimit(in.Limit)}
-	rows, err := listExecutions(ctx, h.db, sc.OrgID, f)
+	f := records.ExecutionFilter{Status: in.Status, TaskID: in.TaskID, Trigger: in.Trigger, Before: before, Limit: restkit.PageLimit(in.Limit)}
+	rows, err := records.ListExecutions(ctx, h.db, sc.OrgID, f)
 	if err != nil {
 		return nil, err
 	}
-	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *executionRecord) string { return r.ID }, toExecutionJSON), nil
+	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *records.Execution) string { return r.ID }, toExecutionJSON), nil
 }
 
 // get answers kadu_executions_get.
 func (h *executionsAPI) get(ctx context.Context, in *executionRefIn) (*rest.Response, error) {
-	return restkit.ReadItem(ctx, h.tenancy, "execution", func(sc restkit.Tenant) (*executionRecord, error) {
-		return getExecution(ctx, h.db, sc.OrgID, in.ID)
+	return restkit.ReadItem(ctx, h.tenancy, "execution", func(sc restkit.Tenant) (*records.Execution, error) {
+		return records.GetExecution(ctx, h.db, sc.OrgID, in.ID)
 	}, toExecutionJSON)
 }
 
@@ -484,16 +475,16 @@ func (h *executionsAPI) steps(ctx context.Context, in *listStepsIn) (*rest.Respo
 			return nil, rest.Validation("the request is invalid", rest.FieldError{Field: "cursor", Message: "is not a cursor of this listing"})
 		}
 	}
-	e, err := getExecution(ctx, h.db, sc.OrgID, in.ID)
+	e, err := records.GetExecution(ctx, h.db, sc.OrgID, in.ID)
 	if err != nil {
 		return nil, executionErr(err)
 	}
 	limit := restkit.PageLimit(in.Limit)
-	rows, err := listSteps(ctx, h.db, e.ID, afterSeq, limit)
+	rows, err := records.ListSteps(ctx, h.db, e.ID, afterSeq, limit)
 	if err != nil {
 		return nil, err
 	}
-	return restkit.CursorPageWithLimit(rows, limit, func(r *stepRecord) string { return strconv.Itoa(r.Seq) }, toStepJSON), nil
+	return restkit.CursorPageWithLimit(rows, limit, func(r *records.Step) string { return strconv.Itoa(r.Seq) }, toStepJSON), nil
 }
 
 // describeContinue is the confirmation kadu_executions_continue asks for.
@@ -502,7 +493,7 @@ func (h *executionsAPI) describeContinue(ctx context.Context, in *continueIn) (s
 	if err != nil {
 		return "", err
 	}
-	if e.Status != execWaitingInput {
+	if e.Status != records.ExecWaitingInput {
 		return "", refusal(http.StatusConflict, codeNotWaiting, "the execution is "+e.Status+", not waiting_input")
 	}
 	b, _ := json.Marshal(in.Input)
@@ -515,19 +506,19 @@ func (h *executionsAPI) continueExecution(ctx context.Context, in *continueIn) (
 	if err != nil {
 		return nil, err
 	}
-	var e *executionRecord
+	var e *records.Execution
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		if e, err = lockExecution(ctx, tx, sc.OrgID, in.ID); err != nil {
+		if e, err = records.LockExecution(ctx, tx, sc.OrgID, in.ID); err != nil {
 			return executionErr(err)
 		}
-		t, err := taskOfExecution(ctx, tx, e)
+		t, err := records.TaskOfExecution(ctx, tx, e)
 		if err != nil {
 			return err
 		}
 		if !mayAct(sc.Identity, t, e) {
 			return refusal(http.StatusForbidden, codeNotAllowed, "you may not continue this execution: whoever may run its task, whoever started it, or an admin may")
 		}
-		if e.Status != execWaitingInput {
+		if e.Status != records.ExecWaitingInput {
 			return refusal(http.StatusConflict, codeNotWaiting, "the execution is "+e.Status+", not waiting_input")
 		}
 		input := in.Input
@@ -538,15 +529,15 @@ func (h *executionsAPI) continueExecution(ctx context.Context, in *continueIn) (
 		if err != nil {
 			return err
 		}
-		st, err := h.beginStep(ctx, tx, e, stepStart{Kind: stepMessage, Arguments: raw})
+		st, err := h.machine.BeginStep(ctx, tx, e, records.StepStart{Kind: records.StepMessage, Arguments: raw})
 		if err != nil {
 			return err
 		}
-		if err := h.finishStep(ctx, tx, e, st, stepOutcome{Status: stepSucceeded, ResultSummary: "input given by " + who(sc.Identity)}); err != nil {
+		if err := h.machine.FinishStep(ctx, tx, e, st, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: "input given by " + who(sc.Identity)}); err != nil {
 			return err
 		}
 		ri := string(raw)
-		if err := h.transition(ctx, tx, e, execQueued, executionChange{ResumeInput: &ri}); err != nil {
+		if err := h.machine.Transition(ctx, tx, e, records.ExecQueued, records.Change{ResumeInput: &ri}); err != nil {
 			return err
 		}
 		return h.enqueueRun(ctx, tx, e)
@@ -563,7 +554,7 @@ func (h *executionsAPI) describeCancel(ctx context.Context, in *executionRefIn) 
 	if err != nil {
 		return "", err
 	}
-	if isTerminal(e.Status) {
+	if records.IsTerminal(e.Status) {
 		return "", refusal(http.StatusConflict, codeFinished, "the execution already ended "+e.Status)
 	}
 	return fmt.Sprintf("Cancel the %s execution of task '%s' (started %s, cost so far %s)? It cannot be resumed.",
@@ -576,23 +567,23 @@ func (h *executionsAPI) cancel(ctx context.Context, in *executionRefIn) (*rest.R
 	if err != nil {
 		return nil, err
 	}
-	var e *executionRecord
+	var e *records.Execution
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		if e, err = lockExecution(ctx, tx, sc.OrgID, in.ID); err != nil {
+		if e, err = records.LockExecution(ctx, tx, sc.OrgID, in.ID); err != nil {
 			return executionErr(err)
 		}
-		t, err := taskOfExecution(ctx, tx, e)
+		t, err := records.TaskOfExecution(ctx, tx, e)
 		if err != nil {
 			return err
 		}
 		if !mayAct(sc.Identity, t, e) {
 			return refusal(http.StatusForbidden, codeNotAllowed, "you may not cancel this execution: whoever may run its task, whoever started it, or an admin may")
 		}
-		if isTerminal(e.Status) {
+		if records.IsTerminal(e.Status) {
 			return refusal(http.StatusConflict, codeFinished, "the execution already ended "+e.Status)
 		}
 		code, msg := "canceled", "canceled by "+who(sc.Identity)
-		if err := h.transition(ctx, tx, e, execCanceled, executionChange{ErrorCode: &code, ErrorMessage: &msg}); err != nil {
+		if err := h.machine.Transition(ctx, tx, e, records.ExecCanceled, records.Change{ErrorCode: &code, ErrorMessage: &msg}); err != nil {
 			return err
 		}
 		if e.ApprovalID != nil {
@@ -612,16 +603,16 @@ func (h *executionsAPI) cancel(ctx context.Context, in *executionRefIn) (*rest.R
 
 // describeExecution looks up the target of a destructive execution
 // operation, with its task, checking the caller may act on it.
-func (s *service) describeExecution(ctx context.Context, id string) (*taskRecord, *executionRecord, error) {
+func (s *service) describeExecution(ctx context.Context, id string) (*records.Task, *records.Execution, error) {
 	sc, err := s.tenancy(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := getExecution(ctx, s.db, sc.OrgID, id)
+	e, err := records.GetExecution(ctx, s.db, sc.OrgID, id)
 	if err != nil {
 		return nil, nil, executionErr(err)
 	}
-	t, err := taskOfExecution(ctx, s.db, e)
+	t, err := records.TaskOfExecution(ctx, s.db, e)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -642,4 +633,31 @@ func who(id *identity.Identity) string {
 		return id.UserID
 	}
 	return id.ClientID
+}
+
+// checkInputFiles refuses a run whose input_file_ids are not all ready
+// files of the organization (422, one detail per id): another
+// organization's id reads as one that does not exist.
+func checkInputFiles(ctx context.Context, q store.Querier, orgID string, ids []string) error {
+	var details []rest.FieldError
+	for i, id := range ids {
+		at := fmt.Sprintf("input_file_ids.%d", i)
+		if slices.Index(ids, id) < i {
+			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
+			continue
+		}
+		f, err := records.GetFile(ctx, q, orgID, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			details = append(details, rest.FieldError{Field: at, Message: "no such file"})
+		case err != nil:
+			return err
+		case f.Status != records.FileReady:
+			details = append(details, rest.FieldError{Field: at, Message: "the file is " + f.Status + ": only ready (confirmed) files can be given to a run"})
+		}
+	}
+	if len(details) > 0 {
+		return rest.Validation("the input files are invalid", details...)
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func BenchmarkListingAtScale(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			db := storetest.Open(b, engine, Migrations)
 			cfg := Config{}
-			cfg.Runtime.hold = true
+			cfg.Runtime.Hold = true
 			e := producttest.Start(b, db, specWith(cfg), producttest.Options{})
 			for _, size := range []struct {
 				n          int

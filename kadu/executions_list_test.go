@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -51,7 +52,7 @@ func seedExecutions(t testing.TB, db *store.DB, tag, orgID, ownerID string, n, s
 }
 
 // TestExecutionsListPlans pins the plans of kadu_executions_list's
-// statement (executionsListQuery) on both engines: with a few thousand
+// statement (records.ExecutionsListQuery) on both engines: with a few thousand
 // executions every filter combination the route takes reads an index in
 // the listing's order and stops at the page, with no sort over the
 // matching rows. PostgreSQL plans with the table analyzed and sequential
@@ -69,21 +70,21 @@ func TestExecutionsListPlans(t *testing.T) {
 		cursor := "0000010000-plan"
 		cases := []struct {
 			name  string
-			f     executionFilter
+			f     records.ExecutionFilter
 			index string
 		}{
-			{"first page", executionFilter{}, "kadu_executions_list"},
-			{"a later page", executionFilter{Before: cursor}, "kadu_executions_list"},
-			{"task", executionFilter{TaskID: a}, "kadu_executions_task_list"},
-			{"task, a later page", executionFilter{TaskID: a, Before: cursor}, "kadu_executions_task_list"},
-			{"status", executionFilter{Status: "failed", Before: cursor}, "kadu_executions_status"},
-			{"task and status", executionFilter{TaskID: a, Status: "failed", Before: cursor}, "kadu_executions_task"},
-			{"trigger", executionFilter{Trigger: "schedule", Before: cursor}, "kadu_executions_trigger"},
-			{"everything", executionFilter{TaskID: a, Status: "succeeded", Trigger: "api", Before: cursor}, "kadu_executions_task"},
+			{"first page", records.ExecutionFilter{}, "kadu_executions_list"},
+			{"a later page", records.ExecutionFilter{Before: cursor}, "kadu_executions_list"},
+			{"task", records.ExecutionFilter{TaskID: a}, "kadu_executions_task_list"},
+			{"task, a later page", records.ExecutionFilter{TaskID: a, Before: cursor}, "kadu_executions_task_list"},
+			{"status", records.ExecutionFilter{Status: "failed", Before: cursor}, "kadu_executions_status"},
+			{"task and status", records.ExecutionFilter{TaskID: a, Status: "failed", Before: cursor}, "kadu_executions_task"},
+			{"trigger", records.ExecutionFilter{Trigger: "schedule", Before: cursor}, "kadu_executions_trigger"},
+			{"everything", records.ExecutionFilter{TaskID: a, Status: "succeeded", Trigger: "api", Before: cursor}, "kadu_executions_task"},
 		}
 		for _, c := range cases {
 			c.f.Limit = 50
-			query, args := executionsListQuery(org, c.f)
+			query, args := records.ExecutionsListQuery(org, c.f)
 			plan := storetest.Explain(t, db, query, args...) + "\n"
 			if !strings.Contains(plan, c.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") {
 				t.Errorf("%s: the plan does not read %s in order:\n%s", c.name, c.index, plan)

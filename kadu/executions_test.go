@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -44,7 +46,7 @@ func TestRunRefusals(t *testing.T) {
 		nothingQueued("ceiling")
 
 		// The plan's month spent.
-		if err := addUsage(e.ctx, db, e.Mine.ID, usageMonth(time.Now()), defaultMonthlyCostLimitCents, tokenUsage{}, 0, store.Now()); err != nil {
+		if err := records.AddUsage(e.ctx, db, e.Mine.ID, records.UsageMonth(time.Now()), defaultMonthlyCostLimitCents, records.Tokens{}, 0, store.Now()); err != nil {
 			t.Fatal(err)
 		}
 		resp = e.wantError(e.member, "POST", run(w.ID), map[string]any{}, 402, codePlanLimitReached)
@@ -115,13 +117,13 @@ func TestExecutions(t *testing.T) {
 			x.MaxCost != 2.5 || x.Cost != 0 || string(x.Input) != `{"month":"2026-03"}` || x.Model == nil || *x.Model != "gpt-4o-mini" || e.runJobs() != 1 {
 			t.Fatalf("run: %s (jobs %d)", resp, e.runJobs())
 		}
-		var args runExecutionArgs
+		var args runtime.RunExecutionArgs
 		var raw string
 		argsText := "json(args)" // SQLite keeps JSONB
 		if db.Dialect() == store.Postgres {
 			argsText = "args::text"
 		}
-		if err := db.Get(e.ctx, &raw, `SELECT `+argsText+` FROM river_job WHERE kind = ?`, runExecutionKind); err != nil || json.Unmarshal([]byte(raw), &args) != nil || args.ExecutionID != x.ID {
+		if err := db.Get(e.ctx, &raw, `SELECT `+argsText+` FROM river_job WHERE kind = ?`, runtime.RunExecutionKind); err != nil || json.Unmarshal([]byte(raw), &args) != nil || args.ExecutionID != x.ID {
 			t.Fatalf("job args %q %v", raw, err)
 		}
 		x2 := data[executionJSON](t, 202, e.do(e.member, "POST", "/api/v1/tasks/"+a.ID+"/run", map[string]any{}, 202), 202)
@@ -170,21 +172,21 @@ func TestExecutions(t *testing.T) {
 
 		// The runtime's side: running, steps, waiting for input.
 		rec := e.execution(x.ID)
-		if err := e.svc.transition(e.ctx, db, rec, execRunning, executionChange{}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, rec, records.ExecRunning, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			st, err := e.svc.beginStep(e.ctx, db, rec, stepStart{Kind: stepLLM})
+			st, err := e.svc.machine.BeginStep(e.ctx, db, rec, records.StepStart{Kind: records.StepLLM})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.svc.finishStep(e.ctx, db, rec, st, stepOutcome{Status: stepSucceeded, ResultSummary: "step " + string(rune('a'+i)),
-				Usage: tokenUsage{In: 1000, Out: 100}, CostCents: 2}); err != nil {
+			if err := e.svc.machine.FinishStep(e.ctx, db, rec, st, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: "step " + string(rune('a'+i)),
+				Usage: records.Tokens{In: 1000, Out: 100}, CostCents: 2}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		q := `{"question":"Qual mês?"}`
-		if err := e.svc.transition(e.ctx, db, rec, execWaitingInput, executionChange{Waiting: &q}); err != nil {
+		if err := e.svc.machine.Transition(e.ctx, db, rec, records.ExecWaitingInput, records.Change{Waiting: &q}); err != nil {
 			t.Fatal(err)
 		}
 		got := data[executionJSON](t, 200, e.do(e.viewer, "GET", "/api/v1/executions/"+x.ID, nil, 200), 200)
@@ -256,13 +258,13 @@ func TestMeAndUsage(t *testing.T) {
 		a := e.createTask(e.Owner, map[string]any{"name": "Agente", "mode": "agent"})
 		x := data[executionJSON](t, 202, e.do(e.Owner, "POST", "/api/v1/tasks/"+a.ID+"/run", map[string]any{}, 202), 202)
 		rec := e.execution(x.ID)
-		_ = e.svc.transition(e.ctx, db, rec, execRunning, executionChange{})
-		st, _ := e.svc.beginStep(e.ctx, db, rec, stepStart{Kind: stepLLM})
-		cost, err := e.svc.stepCost("gpt-4o-mini", tokenUsage{In: 1_000_000, Out: 100_000, Cached: 200_000})
+		_ = e.svc.machine.Transition(e.ctx, db, rec, records.ExecRunning, records.Change{})
+		st, _ := e.svc.machine.BeginStep(e.ctx, db, rec, records.StepStart{Kind: records.StepLLM})
+		cost, err := runtime.PriceStep(e.svc.cfg.Prices, "gpt-4o-mini", records.Tokens{In: 1_000_000, Out: 100_000, Cached: 200_000})
 		if err != nil || cost != 72+9+36 {
 			t.Fatalf("cost %d %v", cost, err)
 		}
-		if err := e.svc.finishStep(e.ctx, db, rec, st, stepOutcome{Status: stepSucceeded, Usage: tokenUsage{In: 1_000_000, Out: 100_000, Cached: 200_000}, CostCents: cost}); err != nil {
+		if err := e.svc.machine.FinishStep(e.ctx, db, rec, st, records.StepOutcome{Status: records.StepSucceeded, Usage: records.Tokens{In: 1_000_000, Out: 100_000, Cached: 200_000}, CostCents: cost}); err != nil {
 			t.Fatal(err)
 		}
 		var me meJSON
@@ -342,8 +344,8 @@ func TestApprovalsGet(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := e.execution(x.ID)
-		_ = e.svc.transition(e.ctx, db, rec, execRunning, executionChange{})
-		if err := e.svc.transition(e.ctx, db, rec, execWaitingApproval, executionChange{ApprovalID: &b.ID}); err != nil {
+		_ = e.svc.machine.Transition(e.ctx, db, rec, records.ExecRunning, records.Change{})
+		if err := e.svc.machine.Transition(e.ctx, db, rec, records.ExecWaitingApproval, records.Change{ApprovalID: &b.ID}); err != nil {
 			t.Fatal(err)
 		}
 		got = data[approvalJSON](t, 200, e.do(e.member, "GET", "/api/v1/approvals/"+b.ID, nil, 200), 200)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/safename"
@@ -28,64 +28,10 @@ var (
 	filesWrite = mcp.Requirement{Scopes: []string{"kadu.files"}, Permission: identity.PermWrite}
 )
 
-// File statuses.
-const (
-	filePending  = "pending_upload"
-	fileReady    = "ready"
-	fileRejected = "rejected"
-	fileExpired  = "expired"
-	fileDeleted  = "deleted"
-)
-
-// fileRecord is a kadu_files row.
-type fileRecord struct {
-	ID              string     `db:"id"`
-	OrganizationID  string     `db:"organization_id"`
-	Purpose         string     `db:"purpose"`
-	Filename        string     `db:"filename"`
-	ContentType     string     `db:"content_type"`
-	ByteSize        int64      `db:"byte_size"`
-	SHA256          *string    `db:"sha256"`
-	Status          string     `db:"status"`
-	RejectionReason *string    `db:"rejection_reason"`
-	UploadState     string     `db:"upload_state"`
-	StorageKey      string     `db:"storage_key"`
-	ExecutionID     *string    `db:"execution_id"`
-	CreatedBy       *string    `db:"created_by"`
-	UploadExpiresAt *time.Time `db:"upload_expires_at"`
-	ConfirmedAt     *time.Time `db:"confirmed_at"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
-	DeletedAt       *time.Time `db:"deleted_at"`
-}
-
-// fileJSON is a file as the API shows it (never its bytes).
-type fileJSON struct {
-	ID              string     `json:"id"`
-	Filename        string     `json:"filename"`
-	ContentType     string     `json:"content_type"`
-	ByteSize        int64      `json:"byte_size"`
-	SHA256          *string    `json:"sha256"`
-	Purpose         string     `json:"purpose"`
-	Status          string     `json:"status"`
-	RejectionReason *string    `json:"rejection_reason"`
-	ExecutionID     *string    `json:"execution_id"`
-	UploadExpiresAt *time.Time `json:"upload_expires_at"`
-	ConfirmedAt     *time.Time `json:"confirmed_at"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-}
-
-func toFileJSON(f *fileRecord) fileJSON {
-	return fileJSON{ID: f.ID, Filename: f.Filename, ContentType: f.ContentType, ByteSize: f.ByteSize, SHA256: f.SHA256,
-		Purpose: f.Purpose, Status: f.Status, RejectionReason: f.RejectionReason, ExecutionID: f.ExecutionID,
-		UploadExpiresAt: f.UploadExpiresAt, ConfirmedAt: f.ConfirmedAt, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
-}
-
 // uploadSlotJSON is kadu_files_create's answer: the file and where to PUT
 // its bytes.
 type uploadSlotJSON struct {
-	fileJSON
+	records.FileJSON
 	UploadURL     string            `json:"upload_url"`
 	UploadMethod  string            `json:"upload_method"`
 	UploadHeaders map[string]string `json:"upload_headers"`
@@ -111,23 +57,10 @@ var sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // fileStoreReady is the bucket, or 503 saying why there is none.
 func (s *service) fileStoreReady() (*fileStore, error) {
-	if s.files == nil || s.files.bucket == nil {
-		why := "no bucket"
-		if s.files != nil && s.files.openErr != nil {
-			why = s.files.openErr.Error()
-		}
-		return nil, &rest.Error{Status: http.StatusServiceUnavailable, Code: "files_unavailable", Message: "files cannot be stored in this deployment: " + why}
+	if _, _, err := s.files.Ready(); err != nil {
+		return nil, err
 	}
 	return s.files, nil
-}
-
-// baseType is a content type without its parameters, lower-case.
-func baseType(ct string) string {
-	t, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(ct))
-	}
-	return t
 }
 
 func fileErr(err error) error {
@@ -203,10 +136,10 @@ func (h *filesAPI) create(ctx context.Context, in *createFileIn) (*rest.Response
 		slot.UploadURL = fs.signedURL(http.MethodPut, f.ID, f.ByteSize, *f.UploadExpiresAt)
 		slot.UploadHeaders = map[string]string{"Content-Type": f.ContentType}
 	}
-	if err := insertFile(ctx, h.db, f); err != nil {
+	if err := records.InsertFile(ctx, h.db, f); err != nil {
 		return nil, err
 	}
-	slot.fileJSON = toFileJSON(f)
+	slot.FileJSON = records.ToFileJSON(f)
 	return rest.Created(map[string]any{"data": slot}), nil
 }
 
@@ -220,14 +153,14 @@ func (h *filesAPI) confirm(ctx context.Context, in *fileRefIn) (*rest.Response, 
 	if err != nil {
 		return nil, err
 	}
-	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	return rest.OK(map[string]any{"data": records.ToFileJSON(f)}), nil
 }
 
 // get answers kadu_files_get.
 func (h *filesAPI) get(ctx context.Context, in *fileRefIn) (*rest.Response, error) {
-	return restkit.ReadItem(ctx, h.tenancy, "file", func(sc restkit.Tenant) (*fileRecord, error) {
-		return getFile(ctx, h.db, sc.OrgID, in.ID)
-	}, toFileJSON)
+	return restkit.ReadItem(ctx, h.tenancy, "file", func(sc restkit.Tenant) (*records.File, error) {
+		return records.GetFile(ctx, h.db, sc.OrgID, in.ID)
+	}, records.ToFileJSON)
 }
 
 // download answers kadu_files_download.
@@ -236,7 +169,7 @@ func (h *filesAPI) download(ctx context.Context, in *fileRefIn) (*rest.Response,
 	if err != nil {
 		return nil, err
 	}
-	f, err := getFile(ctx, h.db, sc.OrgID, in.ID)
+	f, err := records.GetFile(ctx, h.db, sc.OrgID, in.ID)
 	if err != nil {
 		return nil, fileErr(err)
 	}
@@ -244,7 +177,7 @@ func (h *filesAPI) download(ctx context.Context, in *fileRefIn) (*rest.Response,
 	if err != nil {
 		return nil, err
 	}
-	return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": toFileJSON(f)}}), nil
+	return rest.OK(map[string]any{"data": map[string]any{"url": u, "method": http.MethodGet, "expires_at": exp, "file": records.ToFileJSON(f)}}), nil
 }
 
 // executionFiles answers kadu_executions_files.
@@ -253,19 +186,19 @@ func (h *filesAPI) executionFiles(ctx context.Context, in *executionFilesIn) (*r
 	if err != nil {
 		return nil, err
 	}
-	if _, err := getExecution(ctx, h.db, sc.OrgID, in.ID); err != nil {
+	if _, err := records.GetExecution(ctx, h.db, sc.OrgID, in.ID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, rest.NotFound("execution")
 		}
 		return nil, err
 	}
-	files, err := executionOutputs(ctx, h.db, sc.OrgID, in.ID)
+	files, err := records.ExecutionOutputs(ctx, h.db, sc.OrgID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]fileJSON, len(files))
+	out := make([]records.FileJSON, len(files))
 	for i := range files {
-		out[i] = toFileJSON(&files[i])
+		out[i] = records.ToFileJSON(&files[i])
 	}
 	return rest.OK(map[string]any{"data": out}), nil
 }
@@ -276,7 +209,7 @@ func (h *filesAPI) describeDelete(ctx context.Context, in *fileRefIn) (string, e
 	if err != nil {
 		return "", err
 	}
-	f, err := getFile(ctx, h.db, sc.OrgID, in.ID)
+	f, err := records.GetFile(ctx, h.db, sc.OrgID, in.ID)
 	if err != nil {
 		return "", fileErr(err)
 	}
@@ -293,12 +226,12 @@ func (h *filesAPI) delete(ctx context.Context, in *fileRefIn) (*rest.Response, e
 	if err != nil {
 		return nil, err
 	}
-	var f *fileRecord
+	var f *records.File
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		if f, err = getFile(ctx, tx, sc.OrgID, in.ID); err != nil {
+		if f, err = records.GetFile(ctx, tx, sc.OrgID, in.ID); err != nil {
 			return err
 		}
-		return setFileStatus(ctx, tx, f, f.Status, fileDeleted, f.RejectionReason, h.clock())
+		return records.SetFileStatus(ctx, tx, f, f.Status, records.FileDeleted, f.RejectionReason, h.clock())
 	})
 	if err != nil {
 		return nil, fileErr(err)
@@ -309,11 +242,11 @@ func (h *filesAPI) delete(ctx context.Context, in *fileRefIn) (*rest.Response, e
 	if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil && h.log != nil {
 		h.log.Error("kadu: deleting a file's bytes", "file", f.ID, "error", err)
 	}
-	return rest.OK(map[string]any{"data": toFileJSON(f)}), nil
+	return rest.OK(map[string]any{"data": records.ToFileJSON(f)}), nil
 }
 
 // newUploadSlot checks a create request and builds its pending row.
-func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*fileRecord, []rest.FieldError) {
+func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*records.File, []rest.FieldError) {
 	var details []rest.FieldError
 	// Refused, not cleaned (platform/safename.File): a name with a bidi
 	// override, a control character, a path separator or only dots.
@@ -321,7 +254,7 @@ func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*fileRe
 	if err != nil {
 		details = append(details, rest.FieldError{Field: "filename", Message: err.Error()})
 	}
-	ct := baseType(in.ContentType)
+	ct := records.BaseType(in.ContentType)
 	if _, ok := allowedTypes[ct]; !ok {
 		details = append(details, rest.FieldError{Field: "content_type", Message: "must be one of " + strings.Join(allowedTypeNames(), ", ")})
 	}
@@ -346,27 +279,24 @@ func (s *service) newUploadSlot(orgID, userID string, in *createFileIn) (*fileRe
 	if userID != "" {
 		by = &userID
 	}
-	return &fileRecord{ID: id, OrganizationID: orgID, Purpose: "input", Filename: name, ContentType: ct, ByteSize: in.ByteSize,
-		SHA256: sum, Status: filePending, UploadState: "none", StorageKey: fileKey(orgID, id), CreatedBy: by,
+	return &records.File{ID: id, OrganizationID: orgID, Purpose: "input", Filename: name, ContentType: ct, ByteSize: in.ByteSize,
+		SHA256: sum, Status: records.FilePending, UploadState: "none", StorageKey: records.FileKey(orgID, id), CreatedBy: by,
 		UploadExpiresAt: &exp, CreatedAt: now, UpdatedAt: now}, details
 }
 
-// fileKey is where a file's bytes live in the bucket.
-func fileKey(orgID, id string) string { return "kadu/" + orgID + "/" + id }
-
 // downloadURL is a five-minute URL for a ready file.
-func (s *service) downloadURL(ctx context.Context, f *fileRecord) (string, time.Time, error) {
+func (s *service) downloadURL(ctx context.Context, f *records.File) (string, time.Time, error) {
 	return s.fileURL(ctx, f, downloadTTL)
 }
 
 // fileURL is a URL that downloads a ready file for ttl: S3's presigned
 // GET, or the product's own signed URL on the local bucket.
-func (s *service) fileURL(ctx context.Context, f *fileRecord, ttl time.Duration) (string, time.Time, error) {
+func (s *service) fileURL(ctx context.Context, f *records.File, ttl time.Duration) (string, time.Time, error) {
 	fs, err := s.fileStoreReady()
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	if f.Status != fileReady {
+	if f.Status != records.FileReady {
 		return "", time.Time{}, refusal(http.StatusConflict, "file_not_ready", "the file is "+f.Status+": only a ready file can be downloaded")
 	}
 	exp := s.clock().Add(ttl).Truncate(time.Second)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -20,7 +22,7 @@ func TestAgentReadsInputFiles(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		m := newFakeModel(t)
 		m.script(
-			callTools([3]int{100, 10, 0}, toolReadText, `{"index":0}`),
+			callTools([3]int{100, 10, 0}, runtime.ToolReadText, `{"index":0}`),
 			answer([3]int{200, 10, 0}, "Two receivables, R$ 1.820,50 in all."),
 		)
 		cfg := agentConfig(m)
@@ -42,13 +44,13 @@ func TestAgentReadsInputFiles(t *testing.T) {
 		out := e.do(e.member, "POST", "/api/v1/tasks/"+task.ID+"/run", map[string]any{"input_file_ids": []string{slot.ID}}, 202)
 		var queued struct{ Data executionJSON }
 		_ = json.Unmarshal([]byte(out), &queued)
-		e.wait(queued.Data.ID, execSucceeded)
+		e.wait(queued.Data.ID, records.ExecSucceeded)
 
 		reqs := m.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d model requests", len(reqs))
 		}
-		if got := functionsOffered(reqs[0]); !slices.Equal(got, []string{"alpha_list", toolReadText, toolWriteOutput}) {
+		if got := functionsOffered(reqs[0]); !slices.Equal(got, []string{"alpha_list", runtime.ToolReadText, runtime.ToolWriteOutput}) {
 			t.Fatalf("offered %v", got)
 		}
 		first, _ := json.Marshal(reqs[0]["messages"])
@@ -63,7 +65,7 @@ func TestAgentReadsInputFiles(t *testing.T) {
 		for _, st := range e.steps(queued.Data.ID) {
 			steps = append(steps, st.Kind+":"+deref(st.ToolName)+":"+st.Status)
 		}
-		if !slices.Contains(steps, "tool_call:"+toolReadText+":succeeded") {
+		if !slices.Contains(steps, "tool_call:"+runtime.ToolReadText+":succeeded") {
 			t.Fatalf("steps %v", steps)
 		}
 	})

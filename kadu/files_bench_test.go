@@ -8,6 +8,7 @@ import (
 	goruntime "runtime"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -55,7 +56,7 @@ func BenchmarkUpload25MB(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		f, _ := s.newUploadSlot(org.ID, "", &createFileIn{Filename: "r.csv", ContentType: "text/csv", ByteSize: size})
-		if err := insertFile(ctx, db, f); err != nil {
+		if err := records.InsertFile(ctx, db, f); err != nil {
 			b.Fatal(err)
 		}
 		u := s.files.signedURL(http.MethodPut, f.ID, size, *f.UploadExpiresAt)

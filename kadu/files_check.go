@@ -12,6 +12,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -115,7 +116,7 @@ func (w *headBuffer) Write(p []byte) (int, error) {
 }
 
 // verdict is why f's bytes are refused, or "".
-func (s *service) verdict(f *fileRecord, got inspection) string {
+func (s *service) verdict(f *records.File, got inspection) string {
 	switch {
 	case got.size > s.files.maxBytes:
 		return fmt.Sprintf("the file has %d bytes, more than the %d allowed", got.size, s.files.maxBytes)
@@ -133,21 +134,21 @@ func (s *service) verdict(f *fileRecord, got inspection) string {
 // confirmFile checks a pending file's bytes and makes it ready or
 // rejected (deleting the bytes). The bytes are read outside any
 // transaction; the status is then set only if the file is still pending.
-func (s *service) confirmFile(ctx context.Context, orgID, id string) (*fileRecord, error) {
+func (s *service) confirmFile(ctx context.Context, orgID, id string) (*records.File, error) {
 	fs, err := s.fileStoreReady()
 	if err != nil {
 		return nil, err
 	}
-	f, err := getFile(ctx, s.db, orgID, id)
+	f, err := records.GetFile(ctx, s.db, orgID, id)
 	if err != nil {
 		return nil, fileErr(err)
 	}
 	switch f.Status {
-	case fileReady:
+	case records.FileReady:
 		return f, nil
-	case fileRejected:
+	case records.FileRejected:
 		return nil, refusal(http.StatusConflict, "file_rejected", "the file was rejected: "+restkit.Deref(f.RejectionReason)+"; create a new slot to upload it again")
-	case fileExpired:
+	case records.FileExpired:
 		return nil, refusal(http.StatusConflict, "upload_expired", "the upload slot expired before it was confirmed; create a new one")
 	}
 	now := s.clock()
@@ -168,28 +169,28 @@ func (s *service) confirmFile(ctx context.Context, orgID, id string) (*fileRecor
 		return nil, err
 	}
 	reason := s.verdict(f, got)
-	to := fileReady
+	to := records.FileReady
 	var why *string
 	if reason != "" {
-		to, why = fileRejected, &reason
+		to, why = records.FileRejected, &reason
 	} else if f.SHA256 == nil {
 		f.SHA256 = &got.sum
 	}
 	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-		if to == fileReady {
-			if _, err := tx.Exec(ctx, `UPDATE kadu_files SET sha256 = ?, upload_state = 'uploaded' WHERE id = ?`, got.sum, f.ID); err != nil {
+		if to == records.FileReady {
+			if err := records.SetFileSum(ctx, tx, f.ID, got.sum); err != nil {
 				return err
 			}
 		}
-		return setFileStatus(ctx, tx, f, filePending, to, why, s.clock())
+		return records.SetFileStatus(ctx, tx, f, records.FilePending, to, why, s.clock())
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return getFile(ctx, s.db, orgID, id) // another confirmation won
+		return records.GetFile(ctx, s.db, orgID, id) // another confirmation won
 	}
 	if err != nil {
 		return nil, err
 	}
-	if to == fileRejected {
+	if to == records.FileRejected {
 		if err := fs.bucket.Delete(ctx, f.StorageKey); err != nil {
 			return nil, err
 		}
@@ -200,11 +201,11 @@ func (s *service) confirmFile(ctx context.Context, orgID, id string) (*fileRecor
 
 // expireFile ends a pending slot: its bytes (if any) deleted, the row
 // expired.
-func (s *service) expireFile(ctx context.Context, f *fileRecord) error {
+func (s *service) expireFile(ctx context.Context, f *records.File) error {
 	if err := s.files.bucket.Delete(ctx, f.StorageKey); err != nil {
 		return err
 	}
-	err := setFileStatus(ctx, s.db, f, filePending, fileExpired, nil, s.clock())
+	err := records.SetFileStatus(ctx, s.db, f, records.FilePending, records.FileExpired, nil, s.clock())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/rest"
 )
 
 // FilesConfig is where Kadu keeps files and how their URLs are signed
@@ -148,4 +150,18 @@ func (fs *fileStore) verify(method, id string, q url.Values, now time.Time) (max
 		return 0, "expired"
 	}
 	return max, ""
+}
+
+// Ready is the bucket and the most bytes a file may hold, or 503 saying
+// why there is no bucket (runtime.Bucket: the runtime's file tools read
+// and write through it). fs may be nil.
+func (fs *fileStore) Ready() (*blob.Bucket, int64, error) {
+	if fs == nil || fs.bucket == nil {
+		why := "no bucket"
+		if fs != nil && fs.openErr != nil {
+			why = fs.openErr.Error()
+		}
+		return nil, 0, &rest.Error{Status: http.StatusServiceUnavailable, Code: "files_unavailable", Message: "files cannot be stored in this deployment: " + why}
+	}
+	return fs.bucket, fs.maxBytes, nil
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
@@ -179,17 +181,17 @@ func TestFilesSeedPath(t *testing.T) {
 					t.Fatal(err)
 				}
 				upload(t, slot, receivablesCSV)
-				var f fileJSON
+				var f records.FileJSON
 				_ = json.Unmarshal(e.call("kadu_files_confirm", map[string]any{"file_id": slot.ID}), &f)
-				if f.Status != fileReady {
+				if f.Status != records.FileReady {
 					t.Fatalf("confirmed: %+v", f)
 				}
 
 				// 2. A workflow that reads it and writes a result.
 				var task taskJSON
 				_ = json.Unmarshal(e.call("kadu_tasks_create", map[string]any{"name": "Conciliar recebíveis", "steps": []map[string]any{
-					{"id": "read", "tool": toolReadText, "arguments": map[string]any{"index": 0}},
-					{"id": "write", "tool": toolWriteOutput, "arguments": map[string]any{"filename": "conciliacao.csv", "content_type": "text/csv",
+					{"id": "read", "tool": runtime.ToolReadText, "arguments": map[string]any{"index": 0}},
+					{"id": "write", "tool": runtime.ToolWriteOutput, "arguments": map[string]any{"filename": "conciliacao.csv", "content_type": "text/csv",
 						"content": "{{steps.read.text}}"}},
 				}}), &task)
 				if task.ID == "" {
@@ -222,13 +224,13 @@ func TestFilesSeedPath(t *testing.T) {
 				}
 				var queued struct{ Data executionJSON }
 				_ = json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &queued)
-				x := e.wait(queued.Data.ID, execSucceeded)
+				x := e.wait(queued.Data.ID, records.ExecSucceeded)
 				if !strings.Contains(deref(x.OutputJSON), "conciliacao.csv") {
 					t.Fatalf("output %s", deref(x.OutputJSON))
 				}
 
 				// 4. The output file, listed on the execution, downloaded by URL.
-				var outs []fileJSON
+				var outs []records.FileJSON
 				_ = json.Unmarshal(e.call("kadu_executions_files", map[string]any{"execution_id": x.ID}), &outs)
 				if len(outs) != 1 || outs[0].Purpose != "output" || outs[0].Filename != "conciliacao.csv" || outs[0].ExecutionID == nil || *outs[0].ExecutionID != x.ID {
 					t.Fatalf("outputs %+v", outs)
@@ -263,8 +265,8 @@ func TestFilesSeedPath(t *testing.T) {
 				}
 				var ev struct {
 					Data struct {
-						Execution   executionJSON `json:"execution"`
-						OutputFiles []fileJSON    `json:"output_files"`
+						Execution   executionJSON      `json:"execution"`
+						OutputFiles []records.FileJSON `json:"output_files"`
 					} `json:"data"`
 				}
 				if err := json.Unmarshal(got.Body, &ev); err != nil || ev.Data.Execution.ID != x.ID || len(ev.Data.OutputFiles) != 1 {

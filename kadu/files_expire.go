@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 )
 
@@ -47,9 +48,8 @@ func (s *service) expireFiles(ctx context.Context, now time.Time) (int, error) {
 	if s.files == nil || s.files.bucket == nil {
 		return 0, nil
 	}
-	var due []fileRecord
-	if err := s.db.Select(ctx, &due, `SELECT `+fileColumns+` FROM kadu_files
-		WHERE status = 'pending_upload' AND upload_expires_at <= ? ORDER BY upload_expires_at LIMIT 500`, now); err != nil {
+	due, err := records.ExpiredSlots(ctx, s.db, now, 500)
+	if err != nil {
 		return 0, err
 	}
 	var errs []error

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 )
@@ -145,7 +146,7 @@ func runTaskWithFilesPrompt(b *restbridge.Bridge) mcp.Prompt {
 				}
 				var meta struct{ Status string }
 				_ = json.Unmarshal(f, &meta)
-				if meta.Status != fileReady {
+				if meta.Status != records.FileReady {
 					notReady = append(notReady, fmt.Sprintf("%s is %s", id, meta.Status))
 				}
 				files = append(files, f)

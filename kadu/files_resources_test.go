@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/blob"
 )
 
@@ -29,7 +30,7 @@ func TestFileResourceAndPrompt(t *testing.T) {
 			t.Fatalf("another organization read the resource: %s", res)
 		}
 
-		task := e.createTask(e.member, map[string]any{"name": "Conciliar", "steps": []map[string]any{{"tool": toolReadText}}})
+		task := e.createTask(e.member, map[string]any{"name": "Conciliar", "steps": []map[string]any{{"tool": runtime.ToolReadText}}})
 		res = e.RPC(e.member, "prompts/get", map[string]any{"name": "run_task_with_files",
 			"arguments": map[string]any{"task_id": task.ID, "file_ids": ready.ID + ", " + pending.ID}})
 		for _, want := range []string{"Conciliar", "kadu_tasks_run", ready.ID, pending.ID + " is pending_upload", "kadu_files_download"} {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
@@ -92,9 +93,9 @@ func upload(t *testing.T, slot uploadSlotJSON, content string) {
 	}
 }
 
-func (e *kaduEnv) fileRow(id string) *fileRecord {
+func (e *kaduEnv) fileRow(id string) *records.File {
 	e.t.Helper()
-	f, err := fileByID(e.ctx, e.DB, id)
+	f, err := records.FileByID(e.ctx, e.DB, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 	t.Parallel()
 	fileBuckets(t, func(t *testing.T, e *kaduEnv, b *blob.Bucket) {
 		slot := e.createSlot(e.member, csvSlot(receivablesCSV))
-		if slot.Status != filePending || slot.UploadMethod != "PUT" || slot.UploadURL == "" || slot.UploadHeaders["Content-Type"] != "text/csv" ||
+		if slot.Status != records.FilePending || slot.UploadMethod != "PUT" || slot.UploadURL == "" || slot.UploadHeaders["Content-Type"] != "text/csv" ||
 			slot.UploadExpiresAt == nil || slot.UploadExpiresAt.Sub(time.Now()) < 14*time.Minute || slot.Purpose != "input" {
 			t.Fatalf("slot %+v", slot)
 		}
@@ -128,14 +129,14 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 		path := "/api/v1/files/" + slot.ID
 		e.wantError(e.member, "POST", path+"/confirm", nil, 409, "upload_missing")
 		upload(t, slot, receivablesCSV)
-		ready := data[fileJSON](t, 200, e.do(e.member, "POST", path+"/confirm", nil, 200), 200)
-		if ready.Status != fileReady || ready.SHA256 == nil || *ready.SHA256 != sha(receivablesCSV) || ready.ByteSize != int64(len(receivablesCSV)) || ready.ConfirmedAt == nil {
+		ready := data[records.FileJSON](t, 200, e.do(e.member, "POST", path+"/confirm", nil, 200), 200)
+		if ready.Status != records.FileReady || ready.SHA256 == nil || *ready.SHA256 != sha(receivablesCSV) || ready.ByteSize != int64(len(receivablesCSV)) || ready.ConfirmedAt == nil {
 			t.Fatalf("confirmed %+v", ready)
 		}
 		// Confirming again answers the file as it is.
 		e.do(e.member, "POST", path+"/confirm", nil, 200)
-		got := data[fileJSON](t, 200, e.do(e.viewer, "GET", path, nil, 200), 200)
-		if got.Status != fileReady || got.Filename != "recebiveis-marco.csv" {
+		got := data[records.FileJSON](t, 200, e.do(e.viewer, "GET", path, nil, 200), 200)
+		if got.Status != records.FileReady || got.Filename != "recebiveis-marco.csv" {
 			t.Fatalf("get %+v", got)
 		}
 
@@ -167,8 +168,8 @@ func TestFilesUploadConfirmDownloadDelete(t *testing.T) {
 		}
 
 		// Delete: the bytes at once, the row kept as deleted, then not_found.
-		gone := data[fileJSON](t, 200, e.do(e.member, "DELETE", path, nil, 200), 200)
-		if gone.Status != fileDeleted || e.stored(b, slot.ID) {
+		gone := data[records.FileJSON](t, 200, e.do(e.member, "DELETE", path, nil, 200), 200)
+		if gone.Status != records.FileDeleted || e.stored(b, slot.ID) {
 			t.Fatalf("deleted %+v, bytes kept: %v", gone, e.stored(b, slot.ID))
 		}
 		for _, r := range []struct{ method, path string }{{"GET", path}, {"POST", path + "/confirm"}, {"POST", path + "/download-url"}, {"DELETE", path}} {
@@ -199,7 +200,7 @@ func TestFilesConfirmRejects(t *testing.T) {
 				t.Fatalf("%s: %s, want %q", name, resp, reason)
 			}
 			f := e.fileRow(slot.ID)
-			if f.Status != fileRejected || !strings.Contains(deref(f.RejectionReason), reason) || e.stored(b, slot.ID) {
+			if f.Status != records.FileRejected || !strings.Contains(deref(f.RejectionReason), reason) || e.stored(b, slot.ID) {
 				t.Fatalf("%s: %+v, bytes kept %v", name, f, e.stored(b, slot.ID))
 			}
 			e.wantError(e.member, "POST", "/api/v1/files/"+slot.ID+"/confirm", nil, 409, "file_rejected")
@@ -276,7 +277,7 @@ func TestFilesLocalUploadURLRefusals(t *testing.T) {
 		refuse("expired", "PUT", e.URL+expired, body(), n, 403, "url_expired")
 		refuse("over the size by Content-Length", "PUT", slot.UploadURL, strings.NewReader(receivablesCSV+"x"), n+1, 413, "too_large")
 		refuse("over the size while streaming", "PUT", slot.UploadURL, io.MultiReader(body(), strings.NewReader(strings.Repeat("x", 1<<20))), -1, 413, "too_large")
-		if f := e.fileRow(slot.ID); f.UploadState != "none" || f.Status != filePending {
+		if f := e.fileRow(slot.ID); f.UploadState != "none" || f.Status != records.FilePending {
 			t.Fatalf("after refusals: %+v", f)
 		}
 		// A download URL's signature does not open the upload, nor the
@@ -325,10 +326,10 @@ func TestFilesExpire(t *testing.T) {
 		if n, err := e.svc.expireFiles(e.ctx, store.Now()); err != nil || n != 1 {
 			t.Fatalf("sweep: %d %v", n, err)
 		}
-		if f := e.fileRow(slot.ID); f.Status != fileExpired || e.stored(b, slot.ID) {
+		if f := e.fileRow(slot.ID); f.Status != records.FileExpired || e.stored(b, slot.ID) {
 			t.Fatalf("expired %+v, bytes kept %v", f, e.stored(b, slot.ID))
 		}
-		if f := e.fileRow(keep.ID); f.Status != filePending {
+		if f := e.fileRow(keep.ID); f.Status != records.FilePending {
 			t.Fatalf("a slot still in time: %+v", f)
 		}
 		e.wantError(e.member, "POST", "/api/v1/files/"+slot.ID+"/confirm", nil, 409, "upload_expired")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -79,7 +80,7 @@ func (s *service) serveUpload(w http.ResponseWriter, r *http.Request) {
 	n, err := fs.bucket.Put(ctx, f.StorageKey, r.Body, f.ContentType, max)
 	if err != nil {
 		// Back to none: the slot takes a complete body later.
-		_, _ = s.db.Exec(context.WithoutCancel(ctx), `UPDATE kadu_files SET upload_state = 'none', updated_at = ? WHERE id = ? AND upload_state = 'uploading'`, s.clock(), f.ID)
+		_ = records.ReleaseUpload(context.WithoutCancel(ctx), s.db, f.ID, s.clock())
 		if errors.Is(err, blob.ErrTooLarge) {
 			transferError(w, http.StatusRequestEntityTooLarge, "too_large", "the body grew past the file's declared byte_size ("+strconv.FormatInt(max, 10)+" bytes); nothing was stored")
 			return
@@ -87,33 +88,31 @@ func (s *service) serveUpload(w http.ResponseWriter, r *http.Request) {
 		transferError(w, http.StatusBadRequest, "upload_failed", "the body could not be read to its end; nothing was stored")
 		return
 	}
-	if _, err := s.db.Exec(ctx, `UPDATE kadu_files SET upload_state = 'uploaded', updated_at = ? WHERE id = ?`, s.clock(), f.ID); err != nil {
+	if err := records.SetUploaded(ctx, s.db, f.ID, s.clock()); err != nil {
 		transferError(w, http.StatusInternalServerError, "internal", "the upload could not be recorded")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"id": f.ID, "received_bytes": n, "status": filePending,
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"id": f.ID, "received_bytes": n, "status": records.FilePending,
 		"next": "confirm the upload: POST /api/v1/files/" + f.ID + "/confirm (kadu_files_confirm)"}})
 }
 
 // claimUpload marks a pending file as receiving its bytes, once: a
 // second PUT, or one after the confirmation, is refused.
-func (s *service) claimUpload(ctx context.Context, id string) (*fileRecord, error) {
-	res, err := s.db.Exec(ctx, `UPDATE kadu_files SET upload_state = 'uploading', updated_at = ?
-		WHERE id = ? AND status = 'pending_upload' AND upload_state = 'none'`, s.clock(), id)
+func (s *service) claimUpload(ctx context.Context, id string) (*records.File, error) {
+	claimed, err := records.ClaimUploadState(ctx, s.db, id, s.clock())
 	if err != nil {
 		return nil, err
 	}
-	claimed, _ := res.RowsAffected()
-	f, err := fileByID(ctx, s.db, id)
+	f, err := records.FileByID(ctx, s.db, id)
 	switch {
-	case errors.Is(err, store.ErrNotFound) || (err == nil && f.Status == fileDeleted):
+	case errors.Is(err, store.ErrNotFound) || (err == nil && f.Status == records.FileDeleted):
 		return nil, refusal(http.StatusNotFound, "not_found", "no such file")
 	case err != nil:
 		return nil, err
-	case claimed == 1:
+	case claimed:
 		return f, nil
-	case f.Status != filePending:
+	case f.Status != records.FilePending:
 		return nil, refusal(http.StatusConflict, "upload_closed", "the file is "+f.Status+": its upload URL no longer takes bytes")
 	case f.UploadState == "uploaded":
 		return nil, refusal(http.StatusConflict, "already_uploaded", "the file's bytes were already uploaded: confirm it (kadu_files_confirm), or create a new slot")
@@ -138,12 +137,12 @@ func (s *service) serveDownload(w http.ResponseWriter, r *http.Request) {
 		urlRefusal(w, problem)
 		return
 	}
-	f, err := fileByID(r.Context(), s.db, id)
-	if err != nil || f.Status == fileDeleted {
+	f, err := records.FileByID(r.Context(), s.db, id)
+	if err != nil || f.Status == records.FileDeleted {
 		transferError(w, http.StatusNotFound, "not_found", "no such file")
 		return
 	}
-	if f.Status != fileReady {
+	if f.Status != records.FileReady {
 		transferError(w, http.StatusConflict, "file_not_ready", "the file is "+f.Status)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -35,7 +37,7 @@ func startKadu(t *testing.T, db *store.DB, cfg Config) *kaduEnv {
 	t.Helper()
 	// These tests drive executions by hand: the runtime's worker leaves
 	// them as they are (the runtime's own tests run it: runtime_test.go).
-	cfg.Runtime.hold = true
+	cfg.Runtime.Hold = true
 	spec := specWith(cfg)
 	e := &kaduEnv{Env: producttest.Start(t, db, spec, producttest.Options{}), t: t, ctx: context.Background()}
 	e.svc = newService(productkit.Deps{DB: db, Jobs: e.Jobs, Roles: sqlstore.RoleLookup(db)}, cfg)
@@ -99,13 +101,13 @@ func (e *kaduEnv) count(query string, args ...any) int {
 // runJobs is how many kadu.run_execution jobs were enqueued.
 func (e *kaduEnv) runJobs() int {
 	e.t.Helper()
-	return e.count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runExecutionKind)
+	return e.count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runtime.RunExecutionKind)
 }
 
 // execution reads an execution row.
-func (e *kaduEnv) execution(id string) *executionRecord {
+func (e *kaduEnv) execution(id string) *records.Execution {
 	e.t.Helper()
-	x, err := getExecution(e.ctx, e.DB, e.Mine.ID, id)
+	x, err := records.GetExecution(e.ctx, e.DB, e.Mine.ID, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}

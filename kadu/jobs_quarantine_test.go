@@ -5,6 +5,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -20,15 +21,15 @@ func TestQuarantinedExecutionFails(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		cfg := Config{}
-		cfg.Runtime.hold = true
+		cfg.Runtime.Hold = true
 		e := startRuntime(t, db, cfg)
 		task := e.task(threeSteps())
 		id := e.run(task.ID, map[string]any{"month": "2026-03"})
 		if x := e.exec(id); x.Status != "queued" {
 			t.Fatalf("held execution is %s", x.Status)
 		}
-		w := &runWorker{s: e.svc}
-		job := &river.Job[runExecutionArgs]{Args: runExecutionArgs{ExecutionID: id}}
+		w := e.svc.runtime.Worker().(jobs.Quarantiner[runtime.RunExecutionArgs])
+		job := &river.Job[runtime.RunExecutionArgs]{Args: runtime.RunExecutionArgs{ExecutionID: id}}
 		if err := w.Quarantined(e.ctx, job, jobs.QuarantineReason); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestQuarantinedExecutionFails(t *testing.T) {
 			t.Fatalf("a second quarantine changed the execution: %s %v", again.Status, again.FinishedAt)
 		}
 		// An execution that is gone is not an error.
-		if err := w.Quarantined(e.ctx, &river.Job[runExecutionArgs]{Args: runExecutionArgs{ExecutionID: "00000000-0000-0000-0000-000000000000"}}, jobs.QuarantineReason); err != nil {
+		if err := w.Quarantined(e.ctx, &river.Job[runtime.RunExecutionArgs]{Args: runtime.RunExecutionArgs{ExecutionID: "00000000-0000-0000-0000-000000000000"}}, jobs.QuarantineReason); err != nil {
 			t.Fatalf("missing execution: %v", err)
 		}
 	})

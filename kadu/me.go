@@ -2,9 +2,12 @@ package kadu
 
 import (
 	"context"
-	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"slices"
 	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
+	"github.com/kobana/kobana-mcp/platform/store"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -56,7 +59,7 @@ type usageTotals struct {
 	costCents  int64
 }
 
-func (u *usageTotals) add(cents int64, t tokenUsage) {
+func (u *usageTotals) add(cents int64, t records.Tokens) {
 	u.costCents += cents
 	u.Cost = money.Cents(u.costCents).Float64()
 	u.Tokens.Input += t.In
@@ -172,11 +175,11 @@ func (h *meAPI) getUsage(ctx context.Context, in *usageIn) (*rest.Response, erro
 // day they were queued.
 func (s *service) usage(ctx context.Context, orgID string, from, end time.Time) (usageJSON, error) {
 	out := usageJSON{From: from.Format(time.DateOnly), To: end.AddDate(0, 0, -1).Format(time.DateOnly), ByDay: []dayUsage{}, ByTask: []taskUsage{}}
-	steps, err := costedSteps(ctx, s.db, orgID, from, end)
+	steps, err := records.CostedSteps(ctx, s.db, orgID, from, end)
 	if err != nil {
 		return out, err
 	}
-	execs, err := queuedExecutions(ctx, s.db, orgID, from, end)
+	execs, err := records.QueuedExecutions(ctx, s.db, orgID, from, end)
 	if err != nil {
 		return out, err
 	}
@@ -196,7 +199,7 @@ func (s *service) usage(ctx context.Context, orgID string, from, end time.Time) 
 		return tasks[id]
 	}
 	for _, st := range steps {
-		tok := tokenUsage{In: st.In, Out: st.Out, Cached: st.Cached}
+		tok := records.Tokens{In: st.In, Out: st.Out, Cached: st.Cached}
 		out.Totals.add(st.CostCents, tok)
 		day(st.FinishedAt).add(st.CostCents, tok)
 		task(st.TaskID).add(st.CostCents, tok)
@@ -214,7 +217,7 @@ func (s *service) usage(ctx context.Context, orgID string, from, end time.Time) 
 	for id := range tasks {
 		ids = append(ids, id)
 	}
-	names, err := namesOfTasks(ctx, s.db, orgID, ids)
+	names, err := records.NamesOfTasks(ctx, s.db, orgID, ids)
 	if err != nil {
 		return out, err
 	}
@@ -241,17 +244,7 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// inClause is "(?, ?, …)" for values.
-func inClause(values []string) (string, []any) {
-	q := make([]byte, 0, 3*len(values)+1)
-	args := make([]any, len(values))
-	q = append(q, '(')
-	for i, v := range values {
-		if i > 0 {
-			q = append(q, ", "...)
-		}
-		q = append(q, '?')
-		args[i] = v
-	}
-	return string(append(q, ')')), args
+// currentUsage is the organization's usage of the current month.
+func (s *service) currentUsage(ctx context.Context, q store.Querier, orgID string) (records.Usage, error) {
+	return records.MonthUsage(ctx, q, orgID, records.UsageMonth(s.clock()))
 }

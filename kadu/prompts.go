@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
@@ -40,7 +42,7 @@ const (
 var diagnosePerStatus = 200
 
 // failedStatuses are the ends diagnose_failed_executions looks at.
-var failedStatuses = []string{execFailed, execTimedOut, execCostExceeded}
+var failedStatuses = []string{records.ExecFailed, records.ExecTimedOut, records.ExecCostExceeded}
 
 // cronChoices and timezoneChoices are what schedule_task's completions
 // suggest; any other valid expression or IANA zone is accepted.
@@ -142,11 +144,9 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 	if err != nil {
 		return nil, err
 	}
-	since := day.AddDate(0, 0, -7)
-	if v := strings.TrimSpace(req.Arguments["since"]); v != "" {
-		if since, err = time.Parse(time.DateOnly, v); err != nil || !datebounds.Within(since) {
-			return nil, mcp.InvalidParams("since must be a day YYYY-MM-DD, " + datebounds.Message)
-		}
+	since, err := diagnoseSince(req, day)
+	if err != nil {
+		return nil, err
 	}
 	taskID := strings.TrimSpace(req.Arguments["task_id"])
 	names := map[string]string{}
@@ -160,56 +160,118 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		taskID = doc.Data.ID
 		names[taskID] = doc.Data.Name
 	}
-	groups := map[string]*failureGroup{}
-	taskCounts := map[string]map[string]int{}
-	total := 0
-	incomplete := []string{}
+	f := newFailures()
 	for _, status := range failedStatuses {
-		q := url.Values{"status": {status}, "limit": {fmt.Sprint(diagnosePerStatus)}}
-		if taskID != "" {
-			q.Set("task_id", taskID)
-		}
-		var doc struct {
-			Data []executionJSON `json:"data"`
-			Meta struct {
-				NextCursor *string `json:"next_cursor"`
-			} `json:"meta"`
-		}
-		if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/executions", q, &doc); err != nil {
+		if err := f.read(ctx, b, &req.Request, status, taskID, since); err != nil {
 			return nil, err
 		}
-		reachedSince := false
-		for _, e := range doc.Data {
-			if e.CreatedAt.Before(since) {
-				reachedSince = true
-				break
-			}
-			code := status
-			if e.Error != nil && e.Error.Code != "" {
-				code = e.Error.Code
-			}
-			g := groups[code]
-			if g == nil {
-				// The newest execution of the group is its example.
-				g = &failureGroup{Code: code, Statuses: map[string]int{}, Example: e, Last: e.CreatedAt}
-				groups[code] = g
-				taskCounts[code] = map[string]int{}
-			}
-			g.Executions++
-			g.Statuses[status]++
-			taskCounts[code][e.TaskID]++
-			total++
-		}
-		if !reachedSince && doc.Meta.NextCursor != nil {
-			incomplete = append(incomplete, status)
-		}
 	}
-	if err := taskNames(ctx, b, &req.Request, taskCounts, names); err != nil {
+	if err := taskNames(ctx, b, &req.Request, f.taskCounts, names); err != nil {
 		return nil, err
 	}
-	list := make([]*failureGroup, 0, len(groups))
-	for code, g := range groups {
-		for id, n := range taskCounts[code] {
+	summary := map[string]any{"since": since.Format(time.DateOnly), "today": day.Format(time.DateOnly), "executions": f.total, "groups": f.sorted(names)}
+	if taskID != "" {
+		summary["task_id"] = taskID
+	}
+	if len(f.incomplete) > 0 {
+		summary["note"] = fmt.Sprintf("only the newest %d executions of each of these statuses were read: %s", diagnosePerStatus, strings.Join(f.incomplete, ", "))
+	}
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return restkit.UserPrompt("Failed executions by error", diagnoseText+string(data)), nil
+}
+
+// diagnoseText is what diagnose_failed_executions asks, before the
+// server's figures.
+const diagnoseText = "Diagnose the Kadu executions that ended badly (failed, timed_out, cost_exceeded) and propose a fix for each group.\n\n" +
+	"The server grouped them below by error code: `executions` is how many, `statuses` how they ended, `tasks` which tasks they belong to, `example` the newest one. Quote these counts as they are; if `note` says the reading stopped, say so rather than estimating the rest. " +
+	"For each group, read the example's steps with kadu_executions_steps (the failed step names the tool, its arguments and its error) and its task with kadu_tasks_get or kobana://kadu/tasks/{id}, then explain the likely cause in a sentence and the fix: a workflow step's arguments or condition, on_error continue, an allowed tool or a scope the task lacks, a cost ceiling (cost_exceeded), a slower tool or a smaller input (timed_out), an approval nobody answered (approval_expired, approval_timeout).\n\n" +
+	"Changing a task (kadu_tasks_update) and running it again (kadu_tasks_run, destructive: it acts on the organization's data, and costs) are the user's decisions: propose them, and run them only when the user says so. Do not retry an execution on your own.\n\n" +
+	untrustedNotice + "\n\n"
+
+// diagnoseSince is the prompt's since day: the argument, else a week
+// before day.
+func diagnoseSince(req *mcp.GetPromptRequest, day time.Time) (time.Time, error) {
+	v := strings.TrimSpace(req.Arguments["since"])
+	if v == "" {
+		return day.AddDate(0, 0, -7), nil
+	}
+	since, err := time.Parse(time.DateOnly, v)
+	if err != nil || !datebounds.Within(since) {
+		return time.Time{}, mcp.InvalidParams("since must be a day YYYY-MM-DD, " + datebounds.Message)
+	}
+	return since, nil
+}
+
+// failures are the failed executions read so far, grouped by error code.
+type failures struct {
+	groups     map[string]*failureGroup
+	taskCounts map[string]map[string]int
+	total      int
+	// incomplete are the statuses whose listing went on past the newest
+	// diagnosePerStatus executions.
+	incomplete []string
+}
+
+func newFailures() *failures {
+	return &failures{groups: map[string]*failureGroup{}, taskCounts: map[string]map[string]int{}, incomplete: []string{}}
+}
+
+// read adds the newest executions of one status (of one task when taskID
+// is set) down to the since day.
+func (f *failures) read(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, status, taskID string, since time.Time) error {
+	q := url.Values{"status": {status}, "limit": {fmt.Sprint(diagnosePerStatus)}}
+	if taskID != "" {
+		q.Set("task_id", taskID)
+	}
+	var doc struct {
+		Data []executionJSON `json:"data"`
+		Meta struct {
+			NextCursor *string `json:"next_cursor"`
+		} `json:"meta"`
+	}
+	if err := restkit.GetJSON(ctx, b, req, APIBase+"/executions", q, &doc); err != nil {
+		return err
+	}
+	for _, e := range doc.Data {
+		if e.CreatedAt.Before(since) {
+			return nil
+		}
+		f.add(status, e)
+	}
+	if doc.Meta.NextCursor != nil {
+		f.incomplete = append(f.incomplete, status)
+	}
+	return nil
+}
+
+// add counts one execution in its error code's group.
+func (f *failures) add(status string, e executionJSON) {
+	code := status
+	if e.Error != nil && e.Error.Code != "" {
+		code = e.Error.Code
+	}
+	g := f.groups[code]
+	if g == nil {
+		// The newest execution of the group is its example.
+		g = &failureGroup{Code: code, Statuses: map[string]int{}, Example: e, Last: e.CreatedAt}
+		f.groups[code] = g
+		f.taskCounts[code] = map[string]int{}
+	}
+	g.Executions++
+	g.Statuses[status]++
+	f.taskCounts[code][e.TaskID]++
+	f.total++
+}
+
+// sorted are the groups, largest first, each with its tasks by name,
+// most executions first.
+func (f *failures) sorted(names map[string]string) []*failureGroup {
+	list := make([]*failureGroup, 0, len(f.groups))
+	for code, g := range f.groups {
+		for id, n := range f.taskCounts[code] {
 			g.Tasks = append(g.Tasks, groupTask{TaskID: id, Name: names[id], Executions: n})
 		}
 		slices.SortFunc(g.Tasks, func(a, b groupTask) int {
@@ -226,23 +288,7 @@ func diagnoseFailed(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		}
 		return strings.Compare(a.Code, b.Code)
 	})
-	summary := map[string]any{"since": since.Format(time.DateOnly), "today": day.Format(time.DateOnly), "executions": total, "groups": list}
-	if taskID != "" {
-		summary["task_id"] = taskID
-	}
-	if len(incomplete) > 0 {
-		summary["note"] = fmt.Sprintf("only the newest %d executions of each of these statuses were read: %s", diagnosePerStatus, strings.Join(incomplete, ", "))
-	}
-	data, err := json.MarshalIndent(summary, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	text := "Diagnose the Kadu executions that ended badly (failed, timed_out, cost_exceeded) and propose a fix for each group.\n\n" +
-		"The server grouped them below by error code: `executions` is how many, `statuses` how they ended, `tasks` which tasks they belong to, `example` the newest one. Quote these counts as they are; if `note` says the reading stopped, say so rather than estimating the rest. " +
-		"For each group, read the example's steps with kadu_executions_steps (the failed step names the tool, its arguments and its error) and its task with kadu_tasks_get or kobana://kadu/tasks/{id}, then explain the likely cause in a sentence and the fix: a workflow step's arguments or condition, on_error continue, an allowed tool or a scope the task lacks, a cost ceiling (cost_exceeded), a slower tool or a smaller input (timed_out), an approval nobody answered (approval_expired, approval_timeout).\n\n" +
-		"Changing a task (kadu_tasks_update) and running it again (kadu_tasks_run, destructive: it acts on the organization's data, and costs) are the user's decisions: propose them, and run them only when the user says so. Do not retry an execution on your own.\n\n" +
-		untrustedNotice + "\n\n" + string(data)
-	return restkit.UserPrompt("Failed executions by error", text), nil
+	return list
 }
 
 // taskNames fills names with the name of every task the groups count,
@@ -300,21 +346,9 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 	if err != nil {
 		return nil, err
 	}
-	month := plan.Month
-	if v := strings.TrimSpace(req.Arguments["month"]); v != "" {
-		month = v
-	}
-	start, err := time.Parse("2006-01", month)
-	if err != nil || !datebounds.Within(start) {
-		return nil, mcp.InvalidParams("month must be a month YYYY-MM, " + datebounds.Message)
-	}
-	end := start.AddDate(0, 1, -1)
-	current := month == plan.Month
-	if end.After(day) {
-		end = day
-	}
-	if start.After(day) {
-		return nil, mcp.InvalidParams("month %s has not begun", month)
+	month, start, end, err := reviewPeriod(req, plan.Month, day)
+	if err != nil {
+		return nil, err
 	}
 	var usage struct {
 		Data usageJSON `json:"data"`
@@ -323,6 +357,63 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 		return nil, err
 	}
 	u := usage.Data
+	lines, err := taskCostLines(ctx, b, &req.Request, u, plan.MaxCostPerExecution)
+	if err != nil {
+		return nil, err
+	}
+	planSummary := map[string]any{"max_cost_per_execution": plan.MaxCostPerExecution, "max_concurrent_executions": plan.MaxConcurrentExecutions}
+	if month == plan.Month {
+		if err := addMonthLeft(planSummary, plan); err != nil {
+			return nil, err
+		}
+	}
+	summary := map[string]any{
+		"month": month, "from": u.From, "to": u.To,
+		"totals":  u.Totals,
+		"by_task": restkit.OrEmpty(lines),
+		"by_day":  u.ByDay,
+		"plan":    planSummary,
+	}
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	text := "Review what Kadu cost this organization in " + month + " and suggest where to save.\n\n" + costReviewText + string(data)
+	return restkit.UserPrompt("Kadu costs of "+month, text), nil
+}
+
+// costReviewText is what cost_review asks, after its first line and
+// before the server's figures.
+const costReviewText = "The figures below were computed by the server, in BRL: `totals` and `by_day` are kadu_usage_get's; in `by_task` each task's executions, cost and tokens, `average_cost_per_execution` (rounded up to the cent), `share_of_cost_percent` of the period's cost, and `cost_ceiling` — the most one execution may cost, the task's own or the plan's maximum per execution (`cost_ceiling_from`). " +
+	"For the current month `plan` also says the monthly limit, what is used and what is left. Quote these numbers as they are: never add or re-derive amounts yourself. Workflow steps cost nothing; model steps of agent tasks cost tokens.\n\n" +
+	"Then suggest, task by task: a cost ceiling a little above its average (kadu_tasks_update with cost_ceiling) where the ceiling is far above it, a less frequent schedule for scheduled tasks that cost most, a workflow instead of an agent where the steps are always the same, and whether the monthly limit will last the month at this pace. Change nothing without the user's go-ahead.\n\n" +
+	untrustedNotice + "\n\n"
+
+// reviewPeriod is the month cost_review reads (the argument, else the
+// plan's current one) and its first and last day, the last no later than
+// day.
+func reviewPeriod(req *mcp.GetPromptRequest, current string, day time.Time) (month string, start, end time.Time, err error) {
+	month = current
+	if v := strings.TrimSpace(req.Arguments["month"]); v != "" {
+		month = v
+	}
+	start, err = time.Parse("2006-01", month)
+	if err != nil || !datebounds.Within(start) {
+		return "", start, end, mcp.InvalidParams("month must be a month YYYY-MM, " + datebounds.Message)
+	}
+	end = start.AddDate(0, 1, -1)
+	if end.After(day) {
+		end = day
+	}
+	if start.After(day) {
+		return "", start, end, mcp.InvalidParams("month %s has not begun", month)
+	}
+	return month, start, end, nil
+}
+
+// taskCostLines are the review's lines, one per task of the usage, with
+// shares of the period's cost computed in cents.
+func taskCostLines(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, u usageJSON, planCeiling float64) ([]taskCost, error) {
 	monthCents, err := money.FromFloatAtMost(u.Totals.Cost, maxAmount)
 	if err != nil {
 		return nil, err
@@ -342,63 +433,60 @@ func costReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptReq
 			share := float64(int64(cents)*1000/int64(monthCents)) / 10
 			line.ShareOfMonthsCost = &share
 		}
-		ceiling := plan.MaxCostPerExecution
-		line.CostCeiling = &ceiling
-		var doc struct {
-			Data taskJSON `json:"data"`
-		}
-		status, body := b.Get(ctx, &req.Request, APIBase+"/tasks/"+url.PathEscape(tu.TaskID), nil)
-		switch status {
-		case http.StatusOK:
-			_ = json.Unmarshal(body, &doc)
-			if doc.Data.CostCeiling != nil && *doc.Data.CostCeiling < ceiling {
-				line.CostCeiling, line.CeilingFrom = doc.Data.CostCeiling, "task"
-			}
-			if doc.Data.Schedule != nil {
-				s := doc.Data.Schedule.Cron + " (" + doc.Data.Schedule.Timezone + ")"
-				line.Schedule = &s
-			}
-		case http.StatusNotFound:
-			line.CeilingFrom = "task deleted"
-		default:
-			return nil, mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
+		if err := taskCeiling(ctx, b, req, &line, planCeiling); err != nil {
+			return nil, err
 		}
 		lines = append(lines, line)
 	}
-	summary := map[string]any{
-		"month": month, "from": u.From, "to": u.To,
-		"totals":  u.Totals,
-		"by_task": restkit.OrEmpty(lines),
-		"by_day":  u.ByDay,
-		"plan":    map[string]any{"max_cost_per_execution": plan.MaxCostPerExecution, "max_concurrent_executions": plan.MaxConcurrentExecutions},
+	return lines, nil
+}
+
+// taskCeiling fills a line's ceiling (the task's when lower than the
+// plan's) and schedule from the task route; a task deleted since keeps
+// the plan's.
+func taskCeiling(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, line *taskCost, planCeiling float64) error {
+	ceiling := planCeiling
+	line.CostCeiling = &ceiling
+	var doc struct {
+		Data taskJSON `json:"data"`
 	}
-	if current {
-		limit, err := money.FromFloatAtMost(plan.MonthlyCostLimit, maxAmount)
-		if err != nil {
-			return nil, err
+	status, body := b.Get(ctx, req, APIBase+"/tasks/"+url.PathEscape(line.TaskID), nil)
+	switch status {
+	case http.StatusOK:
+		_ = json.Unmarshal(body, &doc)
+		if doc.Data.CostCeiling != nil && *doc.Data.CostCeiling < ceiling {
+			line.CostCeiling, line.CeilingFrom = doc.Data.CostCeiling, "task"
 		}
-		used, err := money.FromFloatAtMost(plan.CostUsedThisMonth, maxAmount)
-		if err != nil {
-			return nil, err
+		if doc.Data.Schedule != nil {
+			s := doc.Data.Schedule.Cron + " (" + doc.Data.Schedule.Timezone + ")"
+			line.Schedule = &s
 		}
-		p := summary["plan"].(map[string]any)
-		p["monthly_cost_limit"] = plan.MonthlyCostLimit
-		p["cost_used_this_month"] = plan.CostUsedThisMonth
-		p["cost_left_this_month"] = max(0, limit-used).Float64()
-		if limit > 0 {
-			p["used_percent"] = float64(int64(used)*1000/int64(limit)) / 10
-		}
+	case http.StatusNotFound:
+		line.CeilingFrom = "task deleted"
+	default:
+		return mcp.NewError(mcp.CodeInternalError, "the prompt's data could not be read", nil)
 	}
-	data, err := json.MarshalIndent(summary, "", "  ")
+	return nil
+}
+
+// addMonthLeft adds the current month's limit, use and what is left to
+// the review's plan.
+func addMonthLeft(p map[string]any, plan planJSON) error {
+	limit, err := money.FromFloatAtMost(plan.MonthlyCostLimit, maxAmount)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	text := "Review what Kadu cost this organization in " + month + " and suggest where to save.\n\n" +
-		"The figures below were computed by the server, in BRL: `totals` and `by_day` are kadu_usage_get's; in `by_task` each task's executions, cost and tokens, `average_cost_per_execution` (rounded up to the cent), `share_of_cost_percent` of the period's cost, and `cost_ceiling` — the most one execution may cost, the task's own or the plan's maximum per execution (`cost_ceiling_from`). " +
-		"For the current month `plan` also says the monthly limit, what is used and what is left. Quote these numbers as they are: never add or re-derive amounts yourself. Workflow steps cost nothing; model steps of agent tasks cost tokens.\n\n" +
-		"Then suggest, task by task: a cost ceiling a little above its average (kadu_tasks_update with cost_ceiling) where the ceiling is far above it, a less frequent schedule for scheduled tasks that cost most, a workflow instead of an agent where the steps are always the same, and whether the monthly limit will last the month at this pace. Change nothing without the user's go-ahead.\n\n" +
-		untrustedNotice + "\n\n" + string(data)
-	return restkit.UserPrompt("Kadu costs of "+month, text), nil
+	used, err := money.FromFloatAtMost(plan.CostUsedThisMonth, maxAmount)
+	if err != nil {
+		return err
+	}
+	p["monthly_cost_limit"] = plan.MonthlyCostLimit
+	p["cost_used_this_month"] = plan.CostUsedThisMonth
+	p["cost_left_this_month"] = max(0, limit-used).Float64()
+	if limit > 0 {
+		p["used_percent"] = float64(int64(used)*1000/int64(limit)) / 10
+	}
+	return nil
 }
 
 // scheduleTask renders schedule_task: the expression checked (the task

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -45,8 +46,8 @@ func TestMigrationsUpAndDown(t *testing.T) {
 // table says so, the error names both states, and ends are final.
 func TestTransitionTable(t *testing.T) {
 	t.Parallel()
-	all := []string{execQueued, execRunning, execWaitingInput, execWaitingApproval, execSucceeded,
-		execFailed, execCanceled, execTimedOut, execCostExceeded}
+	all := []string{records.ExecQueued, records.ExecRunning, records.ExecWaitingInput, records.ExecWaitingApproval, records.ExecSucceeded,
+		records.ExecFailed, records.ExecCanceled, records.ExecTimedOut, records.ExecCostExceeded}
 	allowed := map[string]bool{
 		"queued>running": true, "queued>canceled": true, "queued>failed": true, "queued>timed_out": true, "queued>cost_exceeded": true,
 		"running>waiting_input": true, "running>waiting_approval": true, "running>succeeded": true, "running>failed": true,
@@ -56,44 +57,45 @@ func TestTransitionTable(t *testing.T) {
 	}
 	for _, from := range all {
 		for _, to := range all {
-			err := checkTransition(from, to)
+			err := records.CheckTransition(from, to)
 			if allowed[from+">"+to] != (err == nil) {
 				t.Errorf("%s → %s: %v", from, to, err)
 			}
-			if err != nil && (!errors.Is(err, errIllegalTransition) || !strings.Contains(err.Error(), from) || !strings.Contains(err.Error(), to)) {
+			if err != nil && (!errors.Is(err, records.ErrIllegalTransition) || !strings.Contains(err.Error(), from) || !strings.Contains(err.Error(), to)) {
 				t.Errorf("%s → %s: error %q does not name both", from, to, err)
 			}
 		}
 	}
-	for _, s := range []string{execSucceeded, execFailed, execCanceled, execTimedOut, execCostExceeded} {
-		if !isTerminal(s) || isActive(s) {
+	for _, s := range []string{records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecTimedOut, records.ExecCostExceeded} {
+		if !records.IsTerminal(s) || records.IsActive(s) {
 			t.Errorf("%s should be terminal", s)
 		}
 	}
-	if err := checkTransition("bogus", execRunning); err == nil {
+	if err := records.CheckTransition("bogus", records.ExecRunning); err == nil {
 		t.Error("unknown status accepted")
 	}
 }
 
 // newRecordsFixture is a migrated database with one organization, a task
 // and a queued execution.
-func newRecordsFixture(t *testing.T, db *store.DB) (*service, *executionRecord) {
+func newRecordsFixture(t *testing.T, db *store.DB) (*service, *records.Execution) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	s := &service{db: db, cfg: Config{}.withDefaults(), now: func() time.Time { return now }}
+	s.machine = &records.Machine{Clock: s.clock, ExecutionTimeout: s.cfg.ExecutionTimeout, WaitTimeout: s.cfg.WaitTimeout, Deliver: s}
 	org := store.NewID()
 	if _, err := db.Exec(ctx, `INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)`, org, "Org", now); err != nil {
 		t.Fatal(err)
 	}
-	task := &taskRecord{ID: store.NewID(), OrganizationID: org, OwnerUserID: "u1", Name: "t", Instructions: "do",
-		Mode: modeAgent, Status: taskActive, CreatedAt: now, UpdatedAt: now}
-	if err := insertTask(ctx, db, task); err != nil {
+	task := &records.Task{ID: store.NewID(), OrganizationID: org, OwnerUserID: "u1", Name: "t", Instructions: "do",
+		Mode: records.ModeAgent, Status: records.TaskActive, CreatedAt: now, UpdatedAt: now}
+	if err := records.InsertTask(ctx, db, task); err != nil {
 		t.Fatal(err)
 	}
-	e := &executionRecord{ID: store.NewID(), OrganizationID: org, TaskID: task.ID, Trigger: triggerManual,
-		Status: execQueued, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, CreatedAt: now, UpdatedAt: now}
-	if err := insertExecution(ctx, db, e); err != nil {
+	e := &records.Execution{ID: store.NewID(), OrganizationID: org, TaskID: task.ID, Trigger: records.TriggerManual,
+		Status: records.ExecQueued, InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, CreatedAt: now, UpdatedAt: now}
+	if err := records.InsertExecution(ctx, db, e); err != nil {
 		t.Fatal(err)
 	}
 	return s, e
@@ -108,20 +110,20 @@ func TestTransitionAndSteps(t *testing.T) {
 		ctx := context.Background()
 		s, e := newRecordsFixture(t, db)
 		stale := *e
-		if err := s.transition(ctx, db, e, execRunning, executionChange{}); err != nil {
+		if err := s.machine.Transition(ctx, db, e, records.ExecRunning, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
-		if e.StartedAt == nil || e.Status != execRunning {
+		if e.StartedAt == nil || e.Status != records.ExecRunning {
 			t.Fatalf("after running: %+v", e)
 		}
-		if err := s.transition(ctx, db, &stale, execCanceled, executionChange{}); !errors.Is(err, errStaleExecution) {
+		if err := s.machine.Transition(ctx, db, &stale, records.ExecCanceled, records.Change{}); !errors.Is(err, records.ErrStaleExecution) {
 			t.Fatalf("stale transition: %v", err)
 		}
-		if err := s.transition(ctx, db, e, execQueued, executionChange{}); !errors.Is(err, errIllegalTransition) {
+		if err := s.machine.Transition(ctx, db, e, records.ExecQueued, records.Change{}); !errors.Is(err, records.ErrIllegalTransition) {
 			t.Fatalf("running → queued: %v", err)
 		}
 		for i := 1; i <= 2; i++ {
-			st, err := s.beginStep(ctx, db, e, stepStart{Kind: stepToolCall, Tool: "inbox_emails_list",
+			st, err := s.machine.BeginStep(ctx, db, e, records.StepStart{Kind: records.StepToolCall, Tool: "inbox_emails_list",
 				Arguments: json.RawMessage(`{"q":"x","auth":{"api_key":"sk-1","Password":"p"}}`)})
 			if err != nil {
 				t.Fatal(err)
@@ -129,31 +131,31 @@ func TestTransitionAndSteps(t *testing.T) {
 			if st.Seq != i || strings.Contains(*st.ArgumentsJSON, "sk-1") || strings.Contains(*st.ArgumentsJSON, `"p"`) {
 				t.Fatalf("step %d: seq %d args %s", i, st.Seq, *st.ArgumentsJSON)
 			}
-			if err := s.finishStep(ctx, db, e, st, stepOutcome{Status: stepSucceeded, ResultSummary: "ok",
-				Usage: tokenUsage{In: 100, Out: 10, Cached: 5}, CostCents: 7}); err != nil {
+			if err := s.machine.FinishStep(ctx, db, e, st, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: "ok",
+				Usage: records.Tokens{In: 100, Out: 10, Cached: 5}, CostCents: 7}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := getExecution(ctx, db, e.OrganizationID, e.ID)
+		got, err := records.GetExecution(ctx, db, e.OrganizationID, e.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.CostCents != 14 || got.TokensIn != 200 || got.TokensOut != 20 || got.TokensCached != 10 || got.StepCount != 2 {
 			t.Fatalf("execution totals: %+v", got)
 		}
-		u, err := monthUsage(ctx, db, e.OrganizationID, "2026-03")
+		u, err := records.MonthUsage(ctx, db, e.OrganizationID, "2026-03")
 		if err != nil || u.CostCents != 14 || u.TokensIn != 200 {
 			t.Fatalf("usage: %+v %v", u, err)
 		}
 		out := `{"ok":true}`
-		if err := s.transition(ctx, db, e, execSucceeded, executionChange{Output: &out}); err != nil {
+		if err := s.machine.Transition(ctx, db, e, records.ExecSucceeded, records.Change{Output: &out}); err != nil {
 			t.Fatal(err)
 		}
-		got, _ = getExecution(ctx, db, e.OrganizationID, e.ID)
+		got, _ = records.GetExecution(ctx, db, e.OrganizationID, e.ID)
 		if got.FinishedAt == nil || got.OutputJSON == nil || *got.OutputJSON != out {
 			t.Fatalf("after success: %+v", got)
 		}
-		if _, err := getExecution(ctx, db, store.NewID(), e.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := records.GetExecution(ctx, db, store.NewID(), e.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other organization: %v", err)
 		}
 	})

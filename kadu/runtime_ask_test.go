@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -40,8 +42,8 @@ func TestWorkflowWaitsForInput(t *testing.T) {
 			t.Fatalf("task %v %v", task.AllowedTools, task.GrantedScopes)
 		}
 		id := e.run(task.ID, nil)
-		x := e.wait(id, execWaitingInput)
-		var w waitingInput
+		x := e.wait(id, records.ExecWaitingInput)
+		var w runtime.WaitingInput
 		if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +70,7 @@ func TestWorkflowWaitsForInput(t *testing.T) {
 		if content, _ := done["content"].([]any); done["isError"] == true || len(content) == 0 || !strings.Contains(content[0].(map[string]any)["text"].(string), `"status":"queued"`) {
 			t.Fatalf("continue: %v", done)
 		}
-		x = e.wait(id, execSucceeded)
+		x = e.wait(id, records.ExecSucceeded)
 		rec := e.cat.Calls("alpha_record")
 		if len(rec) != 1 || rec[0].Args["boleto"] != "b2" || len(e.cat.Calls("alpha_list")) != 1 {
 			t.Fatalf("record calls %+v, list %d", rec, len(e.cat.Calls("alpha_list")))
@@ -93,12 +95,12 @@ func TestWorkflowWaitsForInput(t *testing.T) {
 
 		// Nobody answers: the timeouts sweep ends it failed.
 		id2 := e.run(task.ID, nil)
-		e.wait(id2, execWaitingInput)
+		e.wait(id2, records.ExecWaitingInput)
 		if n, err := e.svc.expireExecutions(e.ctx, time.Now().Add(e.svc.cfg.WaitTimeout+time.Minute)); err != nil || n != 1 {
 			t.Fatalf("sweep: %d %v", n, err)
 		}
 		x2 := e.exec(id2)
-		if x2.Status != execFailed || deref(x2.ErrorCode) != "input_timeout" || !strings.Contains(deref(x2.ErrorMessage), "nobody gave the input") {
+		if x2.Status != records.ExecFailed || deref(x2.ErrorCode) != "input_timeout" || !strings.Contains(deref(x2.ErrorMessage), "nobody gave the input") {
 			t.Fatalf("after the timeout: %s %s %s", x2.Status, deref(x2.ErrorCode), deref(x2.ErrorMessage))
 		}
 		e.wantError(e.member, "POST", "/api/v1/executions/"+id2+"/continue", map[string]any{"input": map[string]any{"boleto": "b1"}}, 409, codeNotWaiting)

@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -26,7 +30,8 @@ type benchEnv struct {
 	s      *service
 	cat    *testCatalog
 	reg    *toolreg.Registry
-	task   *taskRecord
+	roles  oauth.RoleLookup
+	task   *records.Task
 	member accounts.User
 }
 
@@ -47,21 +52,21 @@ func newBenchEnv(b *testing.B, db *store.DB, q *jobs.Queue) *benchEnv {
 		b.Fatal(err)
 	}
 	s := runtimeOnly(db, q, reg, Config{Plan: PlanLimits{MaxConcurrentExecutions: 1000, MonthlyCostLimitCents: 1 << 40}})
-	var steps []workflowStep
+	var steps []records.WorkflowStep
 	for _, st := range threeSteps()["steps"].([]map[string]any) {
 		raw, _ := json.Marshal(st)
-		var ws workflowStep
+		var ws records.WorkflowStep
 		_ = json.Unmarshal(raw, &ws)
 		steps = append(steps, ws)
 	}
 	now := store.Now()
-	task := &taskRecord{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: member.ID, Name: "Bench", Mode: modeWorkflow, Steps: steps,
+	task := &records.Task{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: member.ID, Name: "Bench", Mode: records.ModeWorkflow, Steps: steps,
 		AllowedTools: []string{"alpha_list", "alpha_record"}, GrantedScopes: map[string][]string{"alpha": {"alpha.read", "alpha.write"}},
-		Status: taskActive, CreatedAt: now, UpdatedAt: now}
-	if err := insertTask(ctx, db, task); err != nil {
+		Status: records.TaskActive, CreatedAt: now, UpdatedAt: now}
+	if err := records.InsertTask(ctx, db, task); err != nil {
 		b.Fatal(err)
 	}
-	return &benchEnv{db: db, s: s, cat: cat, reg: reg, task: task, member: member}
+	return &benchEnv{db: db, s: s, cat: cat, reg: reg, roles: sqlstore.RoleLookup(db), task: task, member: member}
 }
 
 func toolRequest(name string, args json.RawMessage) *mcp.CallToolRequest {
@@ -72,7 +77,7 @@ func (be *benchEnv) queue(b *testing.B, n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
 		err := be.db.WithTx(context.Background(), func(tx *store.Tx) error {
-			x, err := be.s.queueExecution(context.Background(), tx, be.task, runRequest{Trigger: triggerManual, TriggeredBy: &be.member.ID,
+			x, err := be.s.queueExecution(context.Background(), tx, be.task, runRequest{Trigger: records.TriggerManual, TriggeredBy: &be.member.ID,
 				Input: map[string]any{"month": "2026-03"}})
 			if err == nil {
 				ids[i] = x.ID
@@ -100,7 +105,7 @@ func BenchmarkWorkflowExecutions(b *testing.B) {
 				b.Fatal(err)
 			}
 			be := newBenchEnv(b, probe, q)
-			jobs.AddWorker(q, newRunExecutionWorker(be.s))
+			jobs.AddWorker(q, be.s.runtime.Worker())
 			ids := be.queue(b, b.N)
 			b.ResetTimer()
 			start := time.Now()
@@ -158,26 +163,23 @@ func BenchmarkToolCallOverhead(b *testing.B) {
 			})
 			b.Run("registry", func(b *testing.B) {
 				for b.Loop() {
-					if _, err := be.reg.Call(ctx, be.s.rt.roles, call); err != nil {
+					if _, err := be.reg.Call(ctx, be.roles, call); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 			b.Run("runtime", func(b *testing.B) {
 				now := store.Now()
-				x := &executionRecord{ID: store.NewID(), OrganizationID: be.task.OrganizationID, TaskID: be.task.ID, Trigger: triggerManual,
-					TriggeredBy: &be.member.ID, Status: execRunning, InputJSON: `{}`, InputFileIDsJSON: `[]`, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-				if err := insertExecution(ctx, be.db, x); err != nil {
+				x := &records.Execution{ID: store.NewID(), OrganizationID: be.task.OrganizationID, TaskID: be.task.ID, Trigger: records.TriggerManual,
+					TriggeredBy: &be.member.ID, Status: records.ExecRunning, InputJSON: `{}`, InputFileIDsJSON: `[]`, StartedAt: &now, CreatedAt: now, UpdatedAt: now}
+				if err := records.InsertExecution(ctx, be.db, x); err != nil {
 					b.Fatal(err)
 				}
-				r := &run{s: be.s, e: x, t: be.task, cp: &checkpoint{Results: map[string]json.RawMessage{}}}
+				cp := &runtime.Checkpoint{Results: map[string]json.RawMessage{}}
 				for b.Loop() {
-					ans, err := r.callTool(ctx, "0", "alpha_record", args, func(tx *store.Tx, ans toolAnswer) error {
-						r.cp.Last = ans.Value
-						return be.s.saveCheckpoint(ctx, tx, x, r.cp)
-					})
-					if err != nil || ans.Failed {
-						b.Fatal(err, ans.Error)
+					ans, failed, err := be.s.runtime.CallTool(ctx, x, be.task, cp, "0", "alpha_record", args)
+					if err != nil || failed {
+						b.Fatal(err, string(ans))
 					}
 				}
 			})

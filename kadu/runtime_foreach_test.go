@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -50,7 +52,7 @@ func TestForEachRuns(t *testing.T) {
 			t.Fatalf("for_each not kept: %s", mustJSON(task.Steps))
 		}
 		id := e.run(task.ID, map[string]any{"month": "2026-03"})
-		x := e.wait(id, execSucceeded)
+		x := e.wait(id, records.ExecSucceeded)
 		rec := e.cat.Calls("alpha_record")
 		var got []string
 		for _, c := range rec {
@@ -81,7 +83,7 @@ func TestForEachRuns(t *testing.T) {
 		// An empty list calls nothing; the result is [].
 		e.cat.listAnswer = `{"data":[],"meta":{}}`
 		id = e.run(task.ID, map[string]any{"month": "2026-04"})
-		x = e.wait(id, execSucceeded)
+		x = e.wait(id, records.ExecSucceeded)
 		if n := len(e.cat.Calls("alpha_record")); n != 4 || !strings.Contains(deref(x.OutputJSON), `"each":[]`) {
 			t.Errorf("empty list: %d calls, output %s", n, deref(x.OutputJSON))
 		}
@@ -101,14 +103,14 @@ func TestForEachBounds(t *testing.T) {
 		}
 		e.cat.listAnswer = `{"data":[` + strings.Join(items, ",") + `]}`
 		task := e.task(eachBoleto())
-		x := e.wait(e.run(task.ID, nil), execFailed)
+		x := e.wait(e.run(task.ID, nil), records.ExecFailed)
 		if deref(x.ErrorCode) != "step_failed" || !strings.Contains(deref(x.ErrorMessage), "gave 101 items; a for_each loops over at most 100") ||
 			len(e.cat.Calls("alpha_record")) != 0 {
 			t.Errorf("too long: %s %s, %d calls", deref(x.ErrorCode), deref(x.ErrorMessage), len(e.cat.Calls("alpha_record")))
 		}
 
 		e.cat.listAnswer = `{"data":"not a list"}`
-		x = e.wait(e.run(task.ID, nil), execFailed)
+		x = e.wait(e.run(task.ID, nil), records.ExecFailed)
 		if !strings.Contains(deref(x.ErrorMessage), "not a list") {
 			t.Errorf("not a list: %s", deref(x.ErrorMessage))
 		}
@@ -116,7 +118,7 @@ func TestForEachBounds(t *testing.T) {
 		// Three items after the list step: the limit of 3 steps stops the
 		// loop after its second item.
 		e.cat.listAnswer = `{"data":[{"id":"c1","amount":9},{"id":"c2","amount":9},{"id":"c3","amount":9}]}`
-		x = e.wait(e.run(task.ID, nil), execFailed)
+		x = e.wait(e.run(task.ID, nil), records.ExecFailed)
 		if deref(x.ErrorCode) != "step_limit" || x.StepCount != 3 || len(e.cat.Calls("alpha_record")) != 2 {
 			t.Errorf("step limit: %s, %d steps, %d calls", deref(x.ErrorCode), x.StepCount, len(e.cat.Calls("alpha_record")))
 		}
@@ -137,7 +139,7 @@ func TestForEachOnError(t *testing.T) {
 		steps = steps[:2]
 		delete(steps[1], "condition")
 		body["steps"] = steps
-		x := e.wait(e.run(e.task(body).ID, nil), execFailed)
+		x := e.wait(e.run(e.task(body).ID, nil), records.ExecFailed)
 		if !strings.Contains(deref(x.ErrorMessage), "step 2 each item 1 of 3 (alpha_record) failed") || len(e.cat.Calls("alpha_record")) != 1 {
 			t.Errorf("stop: %s, %d calls", deref(x.ErrorMessage), len(e.cat.Calls("alpha_record")))
 		}
@@ -146,7 +148,7 @@ func TestForEachOnError(t *testing.T) {
 		// The second item's arguments do not render (nil has no field):
 		// that item fails without a call, the others are called.
 		steps[1]["arguments"] = map[string]any{"boleto": "{{ item.amount > 5 ? item.id : item.missing.x }}"}
-		x = e.wait(e.run(e.task(body).ID, nil), execSucceeded)
+		x = e.wait(e.run(e.task(body).ID, nil), records.ExecSucceeded)
 		if n := len(e.cat.Calls("alpha_record")); n != 3 {
 			t.Errorf("continue: %d calls, want 3 (1 before, 2 now)", n)
 		}
@@ -201,24 +203,24 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 		e := startRuntime(t, db, Config{})
 		e.cat.listAnswer = threeBoletos
 		body := eachBoleto()
-		task, err := getTask(e.ctx, db, e.Mine.ID, e.task(body).ID)
+		task, err := records.GetTask(e.ctx, db, e.Mine.ID, e.task(body).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		const job = 4343
 		// crashed: running, owned by job, the list and item 0 done, and
 		// (when open names a tool) item 1's call started.
-		crashed := func(t *taskRecord, item int, items []json.RawMessage, open string) *executionRecord {
+		crashed := func(t *records.Task, item int, items []json.RawMessage, open string) *records.Execution {
 			now := store.Now()
-			cp := &checkpoint{RunnerJob: job, Next: 1, Item: item, Items: items, Results: map[string]json.RawMessage{"list": json.RawMessage(threeBoletos)}}
-			x := &executionRecord{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: t.ID, Trigger: triggerManual, TriggeredBy: &e.member.ID,
-				Status: execRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.encode(),
+			cp := &runtime.Checkpoint{RunnerJob: job, Next: 1, Item: item, Items: items, Results: map[string]json.RawMessage{"list": json.RawMessage(threeBoletos)}}
+			x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: t.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
+				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.Encode(),
 				StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-			if err := insertExecution(e.ctx, db, x); err != nil {
+			if err := records.InsertExecution(e.ctx, db, x); err != nil {
 				e.t.Fatal(err)
 			}
 			if open != "" {
-				if _, err := e.svc.beginStep(e.ctx, db, x, stepStart{Kind: stepToolCall, Tool: open, Arguments: json.RawMessage(`{}`)}); err != nil {
+				if _, err := e.svc.machine.BeginStep(e.ctx, db, x, records.StepStart{Kind: records.StepToolCall, Tool: open, Arguments: json.RawMessage(`{}`)}); err != nil {
 					e.t.Fatal(err)
 				}
 			}
@@ -228,12 +230,12 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 
 		// Died between item 0's outcome and item 1: resumes at item 1.
 		x := crashed(task, 1, []json.RawMessage{first}, "")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got := e.exec(x.ID)
 		rec := e.cat.Calls("alpha_record")
-		if got.Status != execSucceeded || len(e.cat.Calls("alpha_list")) != 0 || len(rec) != 2 || rec[0].Args["boleto"] != "b3" {
+		if got.Status != records.ExecSucceeded || len(e.cat.Calls("alpha_list")) != 0 || len(rec) != 2 || rec[0].Args["boleto"] != "b3" {
 			t.Fatalf("resume: %s %s, calls %+v", got.Status, deref(got.ErrorMessage), rec)
 		}
 		var out struct {
@@ -246,11 +248,11 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 
 		// Item 2's write left started: not repeated.
 		x = crashed(task, 2, []json.RawMessage{first, json.RawMessage("null")}, "alpha_record")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)
-		if got.Status != execFailed || deref(got.ErrorCode) != "tool_outcome_unknown" || len(e.cat.Calls("alpha_record")) != 2 {
+		if got.Status != records.ExecFailed || deref(got.ErrorCode) != "tool_outcome_unknown" || len(e.cat.Calls("alpha_record")) != 2 {
 			t.Errorf("an interrupted write: %s %s, %d calls", got.Status, deref(got.ErrorCode), len(e.cat.Calls("alpha_record")))
 		}
 
@@ -258,12 +260,12 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 		// and item 0 is not.
 		steps := body["steps"].([]map[string]any)
 		steps[1] = map[string]any{"id": "each", "tool": "alpha_list", "for_each": "steps.list.data", "arguments": map[string]any{"month": "{{item.id}}"}}
-		reads, err := getTask(e.ctx, db, e.Mine.ID, e.task(body).ID)
+		reads, err := records.GetTask(e.ctx, db, e.Mine.ID, e.task(body).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		x = crashed(reads, 1, []json.RawMessage{first}, "alpha_list")
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)
@@ -271,7 +273,7 @@ func TestForEachResumeAfterACrash(t *testing.T) {
 		for _, c := range e.cat.Calls("alpha_list") {
 			months = append(months, c.Args["month"])
 		}
-		if got.Status != execSucceeded || fmt.Sprint(months) != "[b2 b3]" {
+		if got.Status != records.ExecSucceeded || fmt.Sprint(months) != "[b2 b3]" {
 			t.Errorf("an interrupted read: %s %s, list calls %v", got.Status, deref(got.ErrorMessage), months)
 		}
 		if lines := stepLines(e, x.ID); len(lines) < 1 || lines[0] != "1 tool_call alpha_list unknown" {
@@ -295,9 +297,9 @@ func TestForEachDestructive(t *testing.T) {
 		id := e.run(task.ID, nil)
 		var approvals []string
 		for _, want := range []string{"b1", "b2"} {
-			var w waitingApproval
+			var w runtime.WaitingApproval
 			for deadline := time.Now().Add(10 * time.Second); ; {
-				x := e.wait(id, execWaitingApproval)
+				x := e.wait(id, records.ExecWaitingApproval)
 				if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil {
 					t.Fatal(err)
 				}
@@ -323,11 +325,11 @@ func TestForEachDestructive(t *testing.T) {
 				t.Fatal(ok, err)
 			}
 			approvals = append(approvals, a.ID)
-			if err := e.svc.approvalDecided(e.ctx, a); err != nil {
+			if err := e.svc.runtime.ApprovalDecided(e.ctx, a); err != nil {
 				t.Fatal(err)
 			}
 		}
-		x := e.wait(id, execSucceeded)
+		x := e.wait(id, records.ExecSucceeded)
 		del := e.cat.Calls("alpha_delete")
 		if len(del) != 2 || del[0].Args["id"] != "b1" || del[1].Args["id"] != "b2" ||
 			del[0].Confirmation != "approval:"+approvals[0] || del[1].Confirmation != "approval:"+approvals[1] {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -206,9 +207,9 @@ func (e *runtimeEnv) run(taskID string, input map[string]any) string {
 }
 
 // exec reads an execution.
-func (e *runtimeEnv) exec(id string) *executionRecord {
+func (e *runtimeEnv) exec(id string) *records.Execution {
 	e.t.Helper()
-	x, err := loadExecution(e.ctx, e.DB, id)
+	x, err := records.ExecutionByID(e.ctx, e.DB, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func (e *runtimeEnv) exec(id string) *executionRecord {
 }
 
 // wait polls an execution until its status is one of want.
-func (e *runtimeEnv) wait(id string, want ...string) *executionRecord {
+func (e *runtimeEnv) wait(id string, want ...string) *records.Execution {
 	e.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -234,16 +235,16 @@ func (e *runtimeEnv) wait(id string, want ...string) *executionRecord {
 }
 
 // steps are an execution's steps in order.
-func (e *runtimeEnv) steps(id string) []*stepRecord {
+func (e *runtimeEnv) steps(id string) []*records.Step {
 	e.t.Helper()
-	rows, err := listSteps(e.ctx, e.DB, id, 0, 1000)
+	rows, err := records.ListSteps(e.ctx, e.DB, id, 0, 1000)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return rows
 }
 
-func stepLine(st *stepRecord) string {
+func stepLine(st *records.Step) string {
 	return fmt.Sprintf("%d %s %s %s", st.Seq, st.Kind, deref(st.ToolName), st.Status)
 }
 

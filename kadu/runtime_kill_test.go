@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/internal/childproc"
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -96,7 +97,7 @@ func runWorkerProcess(raw []byte) int {
 		return 2
 	}
 	s := runtimeOnly(db, q, remoteTools(cfg.ToolsURL), killConfig(cfg.ModelURL))
-	jobs.AddWorker(q, newRunExecutionWorker(s))
+	jobs.AddWorker(q, s.runtime.Worker())
 	if err := q.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 2
@@ -178,18 +179,18 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 			}
 			cfg := killConfig(m.srv.URL + "/v1")
 			apiSvc := runtimeOnly(db, api, remoteTools(tools.URL), cfg)
-			jobs.AddWorker(api, newRunExecutionWorker(apiSvc))
+			jobs.AddWorker(api, apiSvc.runtime.Worker())
 			model := "test-model"
 			now := store.Now()
-			task := &taskRecord{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: member.ID, Name: "Agente", Instructions: "Record each boleto.",
-				Mode: modeAgent, AllowedTools: []string{"alpha_list", "alpha_record"}, GrantedScopes: map[string][]string{"alpha": {"alpha.read", "alpha.write"}},
-				Model: &model, Status: taskActive, CreatedAt: now, UpdatedAt: now}
-			if err := insertTask(ctx, db, task); err != nil {
+			task := &records.Task{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: member.ID, Name: "Agente", Instructions: "Record each boleto.",
+				Mode: records.ModeAgent, AllowedTools: []string{"alpha_list", "alpha_record"}, GrantedScopes: map[string][]string{"alpha": {"alpha.read", "alpha.write"}},
+				Model: &model, Status: records.TaskActive, CreatedAt: now, UpdatedAt: now}
+			if err := records.InsertTask(ctx, db, task); err != nil {
 				t.Fatal(err)
 			}
-			var x *executionRecord
+			var x *records.Execution
 			if err := db.WithTx(ctx, func(tx *store.Tx) error {
-				x, err = apiSvc.queueExecution(ctx, tx, task, runRequest{Trigger: triggerManual, TriggeredBy: &member.ID, Input: map[string]any{"month": "2026-03"}})
+				x, err = apiSvc.queueExecution(ctx, tx, task, runRequest{Trigger: records.TriggerManual, TriggeredBy: &member.ID, Input: map[string]any{"month": "2026-03"}})
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -203,7 +204,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 			}
 			child.Kill(t)
 
-			if got := apiSvc.mustExec(t, x.ID); got.Status != execRunning {
+			if got := apiSvc.mustExec(t, x.ID); got.Status != records.ExecRunning {
 				t.Fatalf("after the kill: %s", got.Status)
 			}
 			mu.Lock()
@@ -222,7 +223,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := runtimeOnly(db, survivor, remoteTools(tools.URL), cfg)
-			jobs.AddWorker(survivor, newRunExecutionWorker(s))
+			jobs.AddWorker(survivor, s.runtime.Worker())
 			if err := survivor.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -232,15 +233,15 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 				_ = survivor.Stop(sctx)
 			})
 			deadline := time.Now().Add(90 * time.Second)
-			var end *executionRecord
+			var end *records.Execution
 			for {
 				end = s.mustExec(t, x.ID)
-				if isTerminal(end.Status) || time.Now().After(deadline) {
+				if records.IsTerminal(end.Status) || time.Now().After(deadline) {
 					break
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			if end.Status != execSucceeded {
+			if end.Status != records.ExecSucceeded {
 				t.Fatalf("the execution ended %s (%s: %s)", end.Status, deref(end.ErrorCode), deref(end.ErrorMessage))
 			}
 			mu.Lock()
@@ -249,7 +250,7 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 			if after != `map[alpha_list:[{}] alpha_record:[{"boleto":"b1"} {"boleto":"b2"}]]` {
 				t.Errorf("every tool call must have run exactly once: %s", after)
 			}
-			steps, _ := listSteps(ctx, db, x.ID, 0, 100)
+			steps, _ := records.ListSteps(ctx, db, x.ID, 0, 100)
 			var lines []string
 			for _, st := range steps {
 				lines = append(lines, stepLine(st))
@@ -268,14 +269,16 @@ func TestWorkerKilledMidExecution(t *testing.T) {
 // (the webhooks' worker, with its 30 s timeout, would not fit the short
 // rescue time of these tests).
 func runtimeOnly(db *store.DB, q *jobs.Queue, reg *toolreg.Registry, cfg Config) *service {
-	s := newService(productkit.Deps{DB: db, Tools: reg, Roles: sqlstore.RoleLookup(db)}, cfg)
+	deps := productkit.Deps{DB: db, Tools: reg, Roles: sqlstore.RoleLookup(db)}
+	s := newService(deps, cfg)
 	s.jobs = q
+	s.runtime = s.newRuntime(deps) // on the queue too
 	return s
 }
 
-func (s *service) mustExec(t *testing.T, id string) *executionRecord {
+func (s *service) mustExec(t *testing.T, id string) *records.Execution {
 	t.Helper()
-	x, err := loadExecution(context.Background(), s.db, id)
+	x, err := records.ExecutionByID(context.Background(), s.db, id)
 	if err != nil {
 		t.Fatal(err)
 	}

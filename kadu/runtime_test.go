@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -42,7 +44,7 @@ func TestWorkflowRuns(t *testing.T) {
 			t.Fatalf("granted %s", got)
 		}
 		id := e.run(task.ID, map[string]any{"month": "2026-03"})
-		x := e.wait(id, execSucceeded)
+		x := e.wait(id, records.ExecSucceeded)
 		list, rec := e.cat.Calls("alpha_list"), e.cat.Calls("alpha_record")
 		if len(list) != 1 || len(rec) != 1 {
 			t.Fatalf("calls: list %d, record %d", len(list), len(rec))
@@ -86,7 +88,7 @@ func TestWorkflowFailures(t *testing.T) {
 		e.cat.fail["alpha_list"] = true
 		body := threeSteps()
 		id := e.run(e.task(body).ID, map[string]any{"month": "2026-03"})
-		x := e.wait(id, execFailed)
+		x := e.wait(id, records.ExecFailed)
 		if deref(x.ErrorCode) != "step_failed" || !strings.Contains(deref(x.ErrorMessage), "step 1 list (alpha_list) failed") {
 			t.Errorf("stop: %s %s", deref(x.ErrorCode), deref(x.ErrorMessage))
 		}
@@ -99,7 +101,7 @@ func TestWorkflowFailures(t *testing.T) {
 		steps[1]["arguments"] = map[string]any{"boleto": "{{ steps.list.error.code }}"}
 		steps[2]["condition"] = "{{ len(steps.list.data ?? []) > 5 }}"
 		id = e.run(e.task(body).ID, map[string]any{"month": "2026-03"})
-		e.wait(id, execSucceeded)
+		e.wait(id, records.ExecSucceeded)
 		if rec := e.cat.Calls("alpha_record"); len(rec) != 1 || rec[0].Args["boleto"] != "conflict" {
 			t.Errorf("continue: %+v", rec)
 		}
@@ -112,9 +114,9 @@ func TestWorkflowFailures(t *testing.T) {
 		// The person may still trigger it (a viewer may not run tasks: the
 		// owner runs it on their behalf through the schedule's path).
 		x = e.runAs(task.ID, e.member.ID)
-		x = e.wait(x.ID, execFailed)
+		x = e.wait(x.ID, records.ExecFailed)
 		st := e.steps(x.ID)
-		if len(st) != 2 || st[1].Status != stepFailed || !strings.Contains(deref(st[1].ErrorMessage), "role_forbids") {
+		if len(st) != 2 || st[1].Status != records.StepFailed || !strings.Contains(deref(st[1].ErrorMessage), "role_forbids") {
 			t.Errorf("demoted: %s %v", deref(x.ErrorMessage), st)
 		}
 		if n := len(e.cat.Calls("alpha_record")); n != 1 {
@@ -125,15 +127,15 @@ func TestWorkflowFailures(t *testing.T) {
 
 // runAs queues an execution of task for userID directly (the way the
 // schedule queues one for the task's owner).
-func (e *runtimeEnv) runAs(taskID, userID string) *executionRecord {
+func (e *runtimeEnv) runAs(taskID, userID string) *records.Execution {
 	e.t.Helper()
-	var x *executionRecord
+	var x *records.Execution
 	err := e.DB.WithTx(e.ctx, func(tx *store.Tx) error {
-		t, err := getTask(e.ctx, tx, e.Mine.ID, taskID)
+		t, err := records.GetTask(e.ctx, tx, e.Mine.ID, taskID)
 		if err != nil {
 			return err
 		}
-		x, err = e.svc.queueExecution(e.ctx, tx, t, runRequest{Trigger: triggerSchedule, TriggeredBy: &userID, Input: map[string]any{"month": "2026-03"}})
+		x, err = e.svc.queueExecution(e.ctx, tx, t, runRequest{Trigger: records.TriggerSchedule, TriggeredBy: &userID, Input: map[string]any{"month": "2026-03"}})
 		return err
 	})
 	if err != nil {
@@ -159,27 +161,27 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 			}}
 		task := e.task(body)
 		id := e.run(task.ID, nil)
-		x := e.wait(id, execWaitingApproval)
+		x := e.wait(id, records.ExecWaitingApproval)
 		if len(e.cat.Calls("alpha_delete")) != 0 {
 			t.Fatal("the destructive tool ran before its approval")
 		}
-		var w waitingApproval
+		var w runtime.WaitingApproval
 		if err := json.Unmarshal([]byte(deref(x.WaitingJSON)), &w); err != nil || w.Tool != "alpha_delete" || string(w.Arguments) != `{"id":"b2"}` ||
 			w.Message != "Delete charge b2? This cannot be undone." || !strings.HasPrefix(w.ApprovalURL, e.URL+"/approvals/") || w.ApprovalID != deref(x.ApprovalID) {
 			t.Fatalf("waiting %s", deref(x.WaitingJSON))
 		}
 		a, err := e.svc.approvals.Get(e.ctx, w.ApprovalID)
-		if err != nil || a.Owner != approvalOwner || a.OwnerRef != id || a.UserID != e.member.ID || a.Status != approval.StatusPending || a.Arguments != `{"id":"b2"}` {
+		if err != nil || a.Owner != runtime.ApprovalOwner || a.OwnerRef != id || a.UserID != e.member.ID || a.Status != approval.StatusPending || a.Arguments != `{"id":"b2"}` {
 			t.Fatalf("approval %+v %v", a, err)
 		}
 		// Continuar, as the page does it: approve, tell the owner.
 		if ok, err := e.svc.approvals.Approve(e.ctx, a.ID, e.member.ID); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		if err := e.svc.approvalDecided(e.ctx, a); err != nil {
+		if err := e.svc.runtime.ApprovalDecided(e.ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		x = e.wait(id, execSucceeded)
+		x = e.wait(id, records.ExecSucceeded)
 		del := e.cat.Calls("alpha_delete")
 		if len(del) != 1 || del[0].Confirmation != "approval:"+a.ID || del[0].Args["id"] != "b2" {
 			t.Fatalf("delete calls %+v", del)
@@ -192,7 +194,7 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 			t.Errorf("approval after the run %+v", a)
 		}
 		// A second decision (told twice) does nothing more.
-		_ = e.svc.approvalDecided(e.ctx, a)
+		_ = e.svc.runtime.ApprovalDecided(e.ctx, a)
 		time.Sleep(200 * time.Millisecond)
 		if n := len(e.cat.Calls("alpha_delete")); n != 1 {
 			t.Errorf("delete ran %d times", n)
@@ -200,13 +202,13 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 
 		// Cancelar.
 		id = e.run(task.ID, nil)
-		x = e.wait(id, execWaitingApproval)
+		x = e.wait(id, records.ExecWaitingApproval)
 		if ok, err := e.svc.approvals.Cancel(e.ctx, deref(x.ApprovalID)); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 		a, _ = e.svc.approvals.Get(e.ctx, deref(x.ApprovalID))
-		_ = e.svc.approvalDecided(e.ctx, a)
-		x = e.wait(id, execCanceled)
+		_ = e.svc.runtime.ApprovalDecided(e.ctx, a)
+		x = e.wait(id, records.ExecCanceled)
 		if deref(x.ErrorCode) != "approval_cancelled" || len(e.cat.Calls("alpha_delete")) != 1 {
 			t.Errorf("cancel: %s, %d deletes", deref(x.ErrorCode), len(e.cat.Calls("alpha_delete")))
 		}
@@ -215,7 +217,7 @@ func TestDestructiveStepWaitsForApproval(t *testing.T) {
 		steps := body["steps"].([]map[string]any)
 		steps[1]["arguments"] = map[string]any{"id": "missing"}
 		id = e.run(e.task(body).ID, nil)
-		x = e.wait(id, execFailed)
+		x = e.wait(id, records.ExecFailed)
 		if x.ApprovalID != nil || !strings.Contains(deref(x.ErrorMessage), "charge not found") {
 			t.Errorf("missing target: %s approval %v", deref(x.ErrorMessage), x.ApprovalID)
 		}
@@ -231,14 +233,14 @@ func TestApprovalExpiry(t *testing.T) {
 		task := e.task(map[string]any{"name": "Apagar", "allowed_tools": []string{"alpha_delete"},
 			"steps": []map[string]any{{"tool": "alpha_delete", "arguments": map[string]any{"id": "b1"}}}})
 		id := e.run(task.ID, nil)
-		x := e.wait(id, execWaitingApproval)
+		x := e.wait(id, records.ExecWaitingApproval)
 		time.Sleep(400 * time.Millisecond)
 		// The execution's job runs again (the sweep or a stray decision):
 		// the approval is past its expiry.
-		if _, err := e.Jobs.Enqueue(e.ctx, runExecutionArgs{ExecutionID: id}, nil); err != nil {
+		if _, err := e.Jobs.Enqueue(e.ctx, runtime.RunExecutionArgs{ExecutionID: id}, nil); err != nil {
 			t.Fatal(err)
 		}
-		x = e.wait(id, execFailed)
+		x = e.wait(id, records.ExecFailed)
 		if len(e.cat.Calls("alpha_delete")) != 0 {
 			t.Fatalf("a tool was called for an approval nobody decided")
 		}
@@ -273,23 +275,23 @@ func TestResumeAfterACrash(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := startRuntime(t, db, Config{})
-		task, err := getTask(e.ctx, db, e.Mine.ID, e.task(threeSteps()).ID)
+		task, err := records.GetTask(e.ctx, db, e.Mine.ID, e.task(threeSteps()).ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		const job = 4242
 		// crashed is an execution as a worker that died leaves it: running,
 		// owned by job, the steps before next done, next's call started.
-		crashed := func(next int, tool string, results map[string]json.RawMessage) *executionRecord {
+		crashed := func(next int, tool string, results map[string]json.RawMessage) *records.Execution {
 			now := store.Now()
-			cp := &checkpoint{RunnerJob: job, Next: next, Results: results}
-			x := &executionRecord{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: triggerManual, TriggeredBy: &e.member.ID,
-				Status: execRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.encode(),
+			cp := &runtime.Checkpoint{RunnerJob: job, Next: next, Results: results}
+			x := &records.Execution{ID: store.NewID(), OrganizationID: e.Mine.ID, TaskID: task.ID, Trigger: records.TriggerManual, TriggeredBy: &e.member.ID,
+				Status: records.ExecRunning, InputJSON: `{"month":"2026-03"}`, InputFileIDsJSON: `[]`, MaxCostCents: 100, CheckpointJSON: cp.Encode(),
 				StartedAt: &now, CreatedAt: now, UpdatedAt: now}
-			if err := insertExecution(e.ctx, db, x); err != nil {
+			if err := records.InsertExecution(e.ctx, db, x); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.svc.beginStep(e.ctx, db, x, stepStart{Kind: stepToolCall, Tool: tool, Arguments: json.RawMessage(`{}`)}); err != nil {
+			if _, err := e.svc.machine.BeginStep(e.ctx, db, x, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: json.RawMessage(`{}`)}); err != nil {
 				t.Fatal(err)
 			}
 			return x
@@ -297,20 +299,20 @@ func TestResumeAfterACrash(t *testing.T) {
 		list := json.RawMessage(e.cat.listAnswer)
 
 		x := crashed(1, "alpha_record", map[string]json.RawMessage{"list": list})
-		if err := e.svc.runExecution(e.ctx, job+1, x.ID); err != nil || e.exec(x.ID).Status != execRunning {
+		if err := e.svc.runtime.RunExecution(e.ctx, job+1, x.ID); err != nil || e.exec(x.ID).Status != records.ExecRunning {
 			t.Fatalf("another job touched it: %v %s", err, e.exec(x.ID).Status)
 		}
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got := e.exec(x.ID)
 		st := e.steps(x.ID)
-		if got.Status != execFailed || deref(got.ErrorCode) != "tool_outcome_unknown" || len(st) != 1 || st[0].Status != stepUnknown || len(e.cat.Calls("alpha_record")) != 0 {
+		if got.Status != records.ExecFailed || deref(got.ErrorCode) != "tool_outcome_unknown" || len(st) != 1 || st[0].Status != records.StepUnknown || len(e.cat.Calls("alpha_record")) != 0 {
 			t.Errorf("an interrupted write: %s %s, steps %v, %d calls", got.Status, deref(got.ErrorMessage), st, len(e.cat.Calls("alpha_record")))
 		}
 
 		x = crashed(0, "alpha_list", nil)
-		if err := e.svc.runExecution(e.ctx, job, x.ID); err != nil {
+		if err := e.svc.runtime.RunExecution(e.ctx, job, x.ID); err != nil {
 			t.Fatal(err)
 		}
 		got = e.exec(x.ID)
@@ -318,7 +320,7 @@ func TestResumeAfterACrash(t *testing.T) {
 		for _, st := range e.steps(x.ID) {
 			lines = append(lines, stepLine(st))
 		}
-		if got.Status != execSucceeded || len(e.cat.Calls("alpha_list")) != 1 || len(e.cat.Calls("alpha_record")) != 1 ||
+		if got.Status != records.ExecSucceeded || len(e.cat.Calls("alpha_list")) != 1 || len(e.cat.Calls("alpha_record")) != 1 ||
 			!slices.Equal(lines, []string{"1 tool_call alpha_list unknown", "2 tool_call alpha_list succeeded", "3 tool_call alpha_record succeeded", "4 message alpha_record succeeded"}) {
 			t.Errorf("an interrupted read: %s, %v", got.Status, lines)
 		}

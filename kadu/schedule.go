@@ -14,6 +14,7 @@ import (
 	// the zone database is embedded so they work on hosts without one.
 	_ "time/tzdata"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -144,17 +145,11 @@ type tickResult struct {
 // why it was skipped.
 func (s *service) runSchedules(ctx context.Context, now time.Time) (tickResult, error) {
 	var res tickResult
-	var tasks []*taskRecord
-	if err := s.db.Select(ctx, &tasks, `SELECT `+taskColumns+` FROM kadu_tasks
-		WHERE status = 'active' AND schedule_cron IS NOT NULL ORDER BY id`); err != nil {
+	tasks, errs, err := records.ScheduledTasks(ctx, s.db)
+	if err != nil {
 		return res, err
 	}
-	var errs []error
 	for _, t := range tasks {
-		if err := t.decode(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
 		sched, err := parseSchedule(*t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
 		if err != nil {
 			continue // saved before a stricter check: never ticks
@@ -191,40 +186,34 @@ func (s *service) runSchedules(ctx context.Context, now time.Time) (tickResult, 
 func (s *service) handleTick(ctx context.Context, orgID, taskID string, tick time.Time) (string, error) {
 	outcome := ""
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-		t, err := lockTask(ctx, tx, orgID, taskID)
+		t, err := records.LockTask(ctx, tx, orgID, taskID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if t.Status != taskActive || t.ScheduleCron == nil {
+		if t.Status != records.TaskActive || t.ScheduleCron == nil {
 			return nil
 		}
 		now := s.clock()
-		res, err := tx.Exec(ctx, `INSERT INTO kadu_schedule_ticks (task_id, tick, organization_id, outcome, execution_id, reason, created_at)
-			VALUES (?, ?, ?, 'queued', NULL, NULL, ?) ON CONFLICT (task_id, tick) DO NOTHING`, t.ID, tick, t.OrganizationID, now)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+		claimed, err := records.ClaimTick(ctx, tx, t, tick, now)
+		if err != nil || !claimed {
 			return err // handled already
 		}
 		skip := func(reason string) error {
 			outcome = tickSkipped
-			_, err := tx.Exec(ctx, `UPDATE kadu_schedule_ticks SET outcome = 'skipped', reason = ? WHERE task_id = ? AND tick = ?`, reason, t.ID, tick)
-			return err
+			return records.SkipTick(ctx, tx, t.ID, tick, reason)
 		}
-		var active int
-		if err := tx.Get(ctx, &active, `SELECT COUNT(*) FROM kadu_executions WHERE organization_id = ? AND task_id = ? AND status IN `+activeStatuses,
-			t.OrganizationID, t.ID); err != nil {
+		active, err := records.ActiveExecutionsOfTask(ctx, tx, t.OrganizationID, t.ID)
+		if err != nil {
 			return err
 		}
 		if active > 0 {
 			return skip("the previous execution of the task is still active")
 		}
 		owner := t.OwnerUserID
-		e, err := s.queueExecution(ctx, tx, t, runRequest{Trigger: triggerSchedule, TriggeredBy: &owner, TickAt: &tick})
+		e, err := s.queueExecution(ctx, tx, t, runRequest{Trigger: records.TriggerSchedule, TriggeredBy: &owner, TickAt: &tick})
 		var refusal *rest.Error
 		if errors.As(err, &refusal) {
 			return skip(refusal.Code + ": " + refusal.Message)
@@ -233,8 +222,7 @@ func (s *service) handleTick(ctx context.Context, orgID, taskID string, tick tim
 			return err
 		}
 		outcome = tickQueued
-		_, err = tx.Exec(ctx, `UPDATE kadu_schedule_ticks SET execution_id = ? WHERE task_id = ? AND tick = ?`, e.ID, t.ID, tick)
-		return err
+		return records.SetTickExecution(ctx, tx, t.ID, tick, e.ID)
 	})
 	if err != nil {
 		return "", err
@@ -249,27 +237,25 @@ const maxExpiredPerRun = 500
 // timed_out, waiting ones failed with the reason. An execution another
 // process moved meanwhile is left to it.
 func (s *service) expireExecutions(ctx context.Context, now time.Time) (int, error) {
-	var due []*executionRecord
-	if err := s.db.Select(ctx, &due, `SELECT `+executionColumns+` FROM kadu_executions
-		WHERE status IN ('running', 'waiting_input', 'waiting_approval') AND deadline IS NOT NULL AND deadline < ?
-		ORDER BY deadline LIMIT ?`, now, maxExpiredPerRun); err != nil {
+	due, err := records.PastDeadline(ctx, s.db, now, maxExpiredPerRun)
+	if err != nil {
 		return 0, err
 	}
 	n := 0
 	var errs []error
 	for _, e := range due {
-		to, code, msg := execFailed, "", ""
+		to, code, msg := records.ExecFailed, "", ""
 		switch e.Status {
-		case execRunning:
-			to, code, msg = execTimedOut, "timed_out", fmt.Sprintf("the execution ran past its limit of %s", s.cfg.ExecutionTimeout)
-		case execWaitingInput:
+		case records.ExecRunning:
+			to, code, msg = records.ExecTimedOut, "timed_out", fmt.Sprintf("the execution ran past its limit of %s", s.cfg.ExecutionTimeout)
+		case records.ExecWaitingInput:
 			code, msg = "input_timeout", fmt.Sprintf("nobody gave the input it waited for within %s", s.cfg.WaitTimeout)
-		case execWaitingApproval:
+		case records.ExecWaitingApproval:
 			code, msg = "approval_timeout", fmt.Sprintf("nobody decided on the approval it waited for within %s", s.cfg.WaitTimeout)
 		}
-		err := s.transition(ctx, s.db, e, to, executionChange{ErrorCode: &code, ErrorMessage: &msg})
+		err := s.machine.Transition(ctx, s.db, e, to, records.Change{ErrorCode: &code, ErrorMessage: &msg})
 		switch {
-		case errors.Is(err, errStaleExecution):
+		case errors.Is(err, records.ErrStaleExecution):
 		case err != nil:
 			errs = append(errs, err)
 		default:

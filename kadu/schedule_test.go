@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -51,7 +53,7 @@ func newReplica(t *testing.T, db *store.DB, cfg Config) *replica {
 
 // scheduledTask inserts an active task of a new organization with a
 // schedule counted from since.
-func scheduledTask(t *testing.T, db *store.DB, cron, tz string, since time.Time) *taskRecord {
+func scheduledTask(t *testing.T, db *store.DB, cron, tz string, since time.Time) *records.Task {
 	t.Helper()
 	ctx := context.Background()
 	acc := accounts.New(db, accounts.Options{})
@@ -63,10 +65,10 @@ func scheduledTask(t *testing.T, db *store.DB, cron, tz string, since time.Time)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := &taskRecord{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: owner.ID, Name: "Diário", Mode: modeWorkflow,
-		Steps: []workflowStep{{Tool: "inbox_emails_list"}}, AllowedTools: []string{"inbox_emails_list"},
-		ScheduleCron: &cron, ScheduleTimezone: &tz, ScheduleSince: &since, Status: taskActive, CreatedAt: since, UpdatedAt: since}
-	if err := insertTask(ctx, db, tk); err != nil {
+	tk := &records.Task{ID: store.NewID(), OrganizationID: org.ID, OwnerUserID: owner.ID, Name: "Diário", Mode: records.ModeWorkflow,
+		Steps: []records.WorkflowStep{{Tool: "inbox_emails_list"}}, AllowedTools: []string{"inbox_emails_list"},
+		ScheduleCron: &cron, ScheduleTimezone: &tz, ScheduleSince: &since, Status: records.TaskActive, CreatedAt: since, UpdatedAt: since}
+	if err := records.InsertTask(ctx, db, tk); err != nil {
 		t.Fatal(err)
 	}
 	return tk
@@ -122,18 +124,18 @@ func TestScheduleOneExecutionPerTick(t *testing.T) {
 			t.Fatalf("before the tick: %d", n)
 		}
 		tickAll(tick.Add(30 * time.Second))
-		var execs []*executionRecord
-		if err := db.Select(ctx, &execs, `SELECT `+executionColumns+` FROM kadu_executions`); err != nil {
+		var execs []*records.Execution
+		if err := db.Select(ctx, &execs, `SELECT `+records.ExecutionColumns+` FROM kadu_executions`); err != nil {
 			t.Fatal(err)
 		}
-		if len(execs) != 1 || execs[0].Trigger != triggerSchedule || execs[0].TickAt == nil || !execs[0].TickAt.Equal(tick) ||
-			execs[0].TriggeredBy == nil || *execs[0].TriggeredBy != tk.OwnerUserID || execs[0].Status != execQueued {
+		if len(execs) != 1 || execs[0].Trigger != records.TriggerSchedule || execs[0].TickAt == nil || !execs[0].TickAt.Equal(tick) ||
+			execs[0].TriggeredBy == nil || *execs[0].TriggeredBy != tk.OwnerUserID || execs[0].Status != records.ExecQueued {
 			t.Fatalf("executions: %d %+v", len(execs), execs)
 		}
-		if n := count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runExecutionKind); n != 1 {
+		if n := count(`SELECT COUNT(*) FROM river_job WHERE kind = ?`, runtime.RunExecutionKind); n != 1 {
 			t.Fatalf("%d jobs", n)
 		}
-		var tr tickRecord
+		var tr records.Tick
 		if err := db.Get(ctx, &tr, `SELECT task_id, tick, organization_id, outcome, execution_id, reason, created_at FROM kadu_schedule_ticks`); err != nil ||
 			tr.Outcome != tickQueued || tr.ExecutionID == nil || *tr.ExecutionID != execs[0].ID {
 			t.Fatalf("tick: %+v %v", tr, err)
@@ -150,7 +152,7 @@ func TestScheduleOneExecutionPerTick(t *testing.T) {
 		}
 
 		// Once it ended, the day after queues again.
-		if err := a.svc.transition(ctx, db, execs[0], execCanceled, executionChange{}); err != nil {
+		if err := a.svc.machine.Transition(ctx, db, execs[0], records.ExecCanceled, records.Change{}); err != nil {
 			t.Fatal(err)
 		}
 		tickAll(tick.Add(48*time.Hour + time.Minute))
@@ -181,7 +183,7 @@ func TestScheduleRefusalsAreSkips(t *testing.T) {
 	db := storetest.Open(t, store.SQLite, Migrations)
 	r := newReplica(t, db, Config{})
 	tk := scheduledTask(t, db, "*/5 * * * *", "UTC", mustTime("2026-03-10T10:00:00Z"))
-	if err := addUsage(context.Background(), db, tk.OrganizationID, "2026-03", defaultMonthlyCostLimitCents, tokenUsage{}, 0, store.Now()); err != nil {
+	if err := records.AddUsage(context.Background(), db, tk.OrganizationID, "2026-03", defaultMonthlyCostLimitCents, records.Tokens{}, 0, store.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r.set(mustTime("2026-03-10T10:05:10Z"))
@@ -205,22 +207,22 @@ func TestTimeouts(t *testing.T) {
 		tk := scheduledTask(t, db, "@daily", "UTC", mustTime("2026-03-10T00:00:00Z"))
 		start := mustTime("2026-03-10T12:00:00Z")
 		r.set(start)
-		mk := func(to ...string) *executionRecord {
-			e := &executionRecord{ID: store.NewID(), OrganizationID: tk.OrganizationID, TaskID: tk.ID, Trigger: triggerAPI, Status: execQueued,
+		mk := func(to ...string) *records.Execution {
+			e := &records.Execution{ID: store.NewID(), OrganizationID: tk.OrganizationID, TaskID: tk.ID, Trigger: records.TriggerAPI, Status: records.ExecQueued,
 				InputJSON: "{}", InputFileIDsJSON: "[]", MaxCostCents: 100, CreatedAt: start, UpdatedAt: start}
-			if err := insertExecution(ctx, db, e); err != nil {
+			if err := records.InsertExecution(ctx, db, e); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range to {
-				if err := r.svc.transition(ctx, db, e, s, executionChange{}); err != nil {
+				if err := r.svc.machine.Transition(ctx, db, e, s, records.Change{}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			return e
 		}
-		running := mk(execRunning)
-		input := mk(execRunning, execWaitingInput)
-		appr := mk(execRunning, execWaitingApproval)
+		running := mk(records.ExecRunning)
+		input := mk(records.ExecRunning, records.ExecWaitingInput)
+		appr := mk(records.ExecRunning, records.ExecWaitingApproval)
 		queued := mk()
 		if !running.Deadline.Equal(start.Add(time.Hour)) || !input.Deadline.Equal(start.Add(2*time.Hour)) || queued.Deadline != nil {
 			t.Fatalf("deadlines: %v %v %v", running.Deadline, input.Deadline, queued.Deadline)
@@ -235,10 +237,10 @@ func TestTimeouts(t *testing.T) {
 			t.Fatalf("waiting: %d %v", n, err)
 		}
 		for _, c := range []struct {
-			e            *executionRecord
+			e            *records.Execution
 			status, code string
-		}{{running, execTimedOut, "timed_out"}, {input, execFailed, "input_timeout"}, {appr, execFailed, "approval_timeout"}, {queued, execQueued, ""}} {
-			got, err := getExecution(ctx, db, tk.OrganizationID, c.e.ID)
+		}{{running, records.ExecTimedOut, "timed_out"}, {input, records.ExecFailed, "input_timeout"}, {appr, records.ExecFailed, "approval_timeout"}, {queued, records.ExecQueued, ""}} {
+			got, err := records.GetExecution(ctx, db, tk.OrganizationID, c.e.ID)
 			if err != nil || got.Status != c.status || deref(got.ErrorCode) != c.code || (c.code != "" && (got.ErrorMessage == nil || got.FinishedAt == nil)) {
 				t.Errorf("%s: %+v %v", c.status, got, err)
 			}

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -30,19 +32,22 @@ type service struct {
 	approvals *approval.Store
 	log       *slog.Logger
 	cfg       Config
-	// rt is the runtime's view of the deployment (runtime.go): the other
-	// products' tools, the role lookup, the model.
-	rt *runtime
+	// runtime is the workflow and agent runtime (kadu/runtime), the worker
+	// of kadu.run_execution, built over this service's stores.
+	runtime *runtime.Runtime
 	// files is the bucket files live in (files_config.go); mail sends
 	// results to e-mail destinations (delivery.go), nil without a relay.
 	files *fileStore
 	mail  *mailer
 	// lookupTool and validateWorkflow are what saving a task asks of the
 	// deployment and of the runtime's engine (tasks.go): the tools a task
-	// may call, nil without a registry (toolLookup), and whether its
-	// workflow would run (validateWorkflowSteps). newService sets both.
-	lookupTool       func(name string) (toolInfo, bool)
-	validateWorkflow func(steps []workflowStep) error
+	// may call, nil without a registry (runtime.ToolLookup), and whether
+	// its workflow would run (validateWorkflowSteps). newService sets both.
+	lookupTool       func(name string) (runtime.ToolInfo, bool)
+	validateWorkflow func(steps []records.WorkflowStep) error
+	// machine is the one write path of executions' statuses, steps and
+	// cost (kadu/records), delivering through s (delivery.go).
+	machine *records.Machine
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -62,16 +67,26 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		approvals: approval.NewStore(deps.DB, nil),
 		log:       deps.Logger,
 		cfg:       cfg.withDefaults(),
-		rt:        newRuntime(deps, cfg),
 		files:     newFileStore(deps, cfg.Files),
 		mail:      newMailer(cfg.Mail),
 	}
-	s.lookupTool = toolLookup(deps.Tools, cfg.Runtime.tools)
+	s.machine = &records.Machine{Clock: s.clock, ExecutionTimeout: s.cfg.ExecutionTimeout, WaitTimeout: s.cfg.WaitTimeout, Deliver: s}
+	s.runtime = s.newRuntime(deps)
+	s.lookupTool = runtime.ToolLookup(deps.Tools, cfg.lookupTool)
 	s.validateWorkflow = validateWorkflowSteps
-	if cfg.Runtime.validate != nil {
-		s.validateWorkflow = cfg.Runtime.validate
+	if cfg.validateWorkflow != nil {
+		s.validateWorkflow = cfg.validateWorkflow
 	}
 	return s
+}
+
+// newRuntime builds the runtime over the service's stores, state machine
+// and bucket, with the deployment's tools, roles and model.
+func (s *service) newRuntime(deps productkit.Deps) *runtime.Runtime {
+	return runtime.New(runtime.Deps{DB: s.db, Accounts: s.accounts, Jobs: s.jobs, Approvals: s.approvals, Log: s.log,
+		Machine: s.machine, Clock: s.clock, Files: s.files, Tools: deps.Tools, Roles: deps.Roles, PublicURL: deps.PublicURL,
+		ModelURL: s.cfg.ModelURL, ModelKey: s.cfg.ModelKey, Config: s.cfg.Runtime,
+		Limits: runtime.Limits{Plan: s.cfg.Plan, Prices: s.cfg.Prices, MaxSteps: s.cfg.MaxSteps, WaitTimeout: s.cfg.WaitTimeout}})
 }
 
 // tenancy is the caller's organization: Kadu's only tenant.

@@ -110,7 +110,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	// (approvals.go) when there is a database and the built-in sign-in.
 	var approvals *approval.Policy
 	b.Unconfirmable(func(tools []mcp.Tool) (mcp.ConfirmPolicy, error) {
-		p, err := approvalPolicy(deps, b.Auth, tools, svc.approvalOwners())
+		p, err := approvalPolicy(deps, b.Auth, tools, svc.runtime.ApprovalOwners())
 		if err != nil || p == nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ func build(b *productkit.Builder, cfg Config) error {
 // kadu.run_execution, the scheduler and the timeouts sweep. serve, worker
 // and tests all come here (productkit.Builder.Jobs).
 func registerJobs(s *service, q *jobs.Queue) {
-	jobs.AddWorker(q, newRunExecutionWorker(s))
+	jobs.AddWorker(q, s.runtime.Worker())
 	registerSchedules(s, q)
 	registerFileJobs(s, q)
 	registerDelivery(s, q)

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
+	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -38,17 +42,6 @@ const (
 	maxDestinations  = 20
 )
 
-// toolInfo is what Kadu must know of another product's tool for a task to
-// call it: the product it belongs to, the scopes and permission its
-// requirement names, and whether it is destructive (an execution then
-// waits for an approval before calling it).
-type toolInfo struct {
-	Product     string
-	Scopes      []string
-	Permission  string
-	Destructive bool
-}
-
 var (
 	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
 	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -58,7 +51,7 @@ var (
 // workflow runs (validateWorkflowSteps, runtime_workflow.go): each step
 // names a tool, on_error is stop or continue, step ids are unique. It
 // returns a *rest.Error (422, one detail per field) or nil.
-func checkWorkflowStructure(steps []workflowStep) error {
+func checkWorkflowStructure(steps []records.WorkflowStep) error {
 	var details []rest.FieldError
 	if len(steps) == 0 {
 		details = append(details, rest.FieldError{Field: "steps", Message: "a workflow needs at least one step"})
@@ -77,8 +70,8 @@ func checkWorkflowStructure(steps []workflowStep) error {
 		default:
 			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
 		}
-		if st.Tool == askTool {
-			if msg := checkAskArguments(st.Arguments); msg != "" {
+		if st.Tool == runtime.AskTool {
+			if msg := runtime.CheckAskArguments(st.Arguments); msg != "" {
 				details = append(details, rest.FieldError{Field: at + ".arguments.question", Message: msg})
 			}
 		}
@@ -106,25 +99,25 @@ type scheduleJSON struct {
 
 // taskJSON is a task as the API shows it; money in BRL.
 type taskJSON struct {
-	ID            string              `json:"id"`
-	Name          string              `json:"name"`
-	Instructions  string              `json:"instructions"`
-	Mode          string              `json:"mode"`
-	Steps         []workflowStep      `json:"steps"`
-	AllowedTools  []string            `json:"allowed_tools"`
-	GrantedScopes map[string][]string `json:"granted_scopes"`
-	Model         *string             `json:"model"`
-	Schedule      *scheduleJSON       `json:"schedule"`
-	CostCeiling   *float64            `json:"cost_ceiling"`
-	Triggerers    triggerers          `json:"triggerers"`
-	Destinations  []destination       `json:"destinations"`
-	Status        string              `json:"status"`
-	OwnerUserID   string              `json:"owner_user_id"`
-	CreatedAt     time.Time           `json:"created_at"`
-	UpdatedAt     time.Time           `json:"updated_at"`
+	ID            string                 `json:"id"`
+	Name          string                 `json:"name"`
+	Instructions  string                 `json:"instructions"`
+	Mode          string                 `json:"mode"`
+	Steps         []records.WorkflowStep `json:"steps"`
+	AllowedTools  []string               `json:"allowed_tools"`
+	GrantedScopes map[string][]string    `json:"granted_scopes"`
+	Model         *string                `json:"model"`
+	Schedule      *scheduleJSON          `json:"schedule"`
+	CostCeiling   *float64               `json:"cost_ceiling"`
+	Triggerers    records.Triggerers     `json:"triggerers"`
+	Destinations  []records.Destination  `json:"destinations"`
+	Status        string                 `json:"status"`
+	OwnerUserID   string                 `json:"owner_user_id"`
+	CreatedAt     time.Time              `json:"created_at"`
+	UpdatedAt     time.Time              `json:"updated_at"`
 }
 
-func (s *service) toTaskJSON(t *taskRecord) taskJSON {
+func (s *service) toTaskJSON(t *records.Task) taskJSON {
 	j := taskJSON{ID: t.ID, Name: t.Name, Instructions: t.Instructions, Mode: t.Mode, Steps: t.Steps,
 		AllowedTools: t.AllowedTools, GrantedScopes: t.GrantedScopes, Model: t.Model, Triggerers: t.Triggerers,
 		Destinations: t.Destinations, Status: t.Status, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
@@ -134,7 +127,7 @@ func (s *service) toTaskJSON(t *taskRecord) taskJSON {
 	}
 	if t.ScheduleCron != nil {
 		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: restkit.Deref(t.ScheduleTimezone)}
-		if t.Status == taskActive {
+		if t.Status == records.TaskActive {
 			if sched, err := parseSchedule(sj.Cron, sj.Timezone); err == nil {
 				next := sched.Next(s.clock())
 				sj.NextRunAt = &next
@@ -221,7 +214,7 @@ func taskErr(err error) error {
 }
 
 // mayEdit: the task's owner, or an admin.
-func mayEdit(id *identity.Identity, t *taskRecord) error {
+func mayEdit(id *identity.Identity, t *records.Task) error {
 	if id != nil && (id.UserID == t.OwnerUserID || id.Role.Allows(identity.PermManage)) {
 		return nil
 	}
@@ -230,7 +223,7 @@ func mayEdit(id *identity.Identity, t *taskRecord) error {
 
 // mayTrigger says whether the caller may run t: its owner always; the
 // people and roles its triggerers name.
-func mayTrigger(id *identity.Identity, t *taskRecord) bool {
+func mayTrigger(id *identity.Identity, t *records.Task) bool {
 	if id == nil || id.UserID == "" {
 		return false
 	}
@@ -240,15 +233,15 @@ func mayTrigger(id *identity.Identity, t *taskRecord) bool {
 
 // taskDefinition is what create and update set, already decoded.
 type taskDefinition struct {
-	steps        []workflowStep
+	steps        []records.WorkflowStep
 	allowedTools []string
 	toolsGiven   bool
 }
 
-func toSteps(in []workflowStepIn) ([]workflowStep, error) {
-	out := make([]workflowStep, 0, len(in))
+func toSteps(in []workflowStepIn) ([]records.WorkflowStep, error) {
+	out := make([]records.WorkflowStep, 0, len(in))
 	for _, st := range in {
-		ws := workflowStep{ID: st.ID, Tool: st.Tool, OnError: st.OnError}
+		ws := records.WorkflowStep{ID: st.ID, Tool: st.Tool, OnError: st.OnError}
 		if st.Arguments != nil {
 			b, err := json.Marshal(st.Arguments)
 			if err != nil {
@@ -276,12 +269,12 @@ func toSteps(in []workflowStepIn) ([]workflowStep, error) {
 // steps, tools and the scopes they need, model, schedule, ceiling — as
 // the caller's role allows: scopes are granted only for tools the person
 // saving the task may use themselves.
-func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def taskDefinition) error {
+func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def taskDefinition) error {
 	t.Steps = def.steps
-	if !def.toolsGiven && t.Mode == modeWorkflow {
+	if !def.toolsGiven && t.Mode == records.ModeWorkflow {
 		def.allowedTools = nil
 		for _, st := range t.Steps {
-			if st.Tool != askTool && !slices.Contains(def.allowedTools, st.Tool) {
+			if st.Tool != runtime.AskTool && !slices.Contains(def.allowedTools, st.Tool) {
 				def.allowedTools = append(def.allowedTools, st.Tool)
 			}
 		}
@@ -330,16 +323,16 @@ func (s *service) applyDefinition(id *identity.Identity, t *taskRecord, def task
 	}
 	t.GrantedScopes = granted
 	switch t.Mode {
-	case modeWorkflow:
+	case records.ModeWorkflow:
 		if err := s.validateWorkflow(t.Steps); err != nil {
 			return err
 		}
 		for i, st := range t.Steps {
-			if toolNameRe.MatchString(st.Tool) && st.Tool != askTool && !slices.Contains(t.AllowedTools, st.Tool) {
+			if toolNameRe.MatchString(st.Tool) && st.Tool != runtime.AskTool && !slices.Contains(t.AllowedTools, st.Tool) {
 				details = append(details, rest.FieldError{Field: fmt.Sprintf("steps.%d.tool", i), Message: "is not among the task's allowed_tools"})
 			}
 		}
-	case modeAgent:
+	case records.ModeAgent:
 		if len(t.Steps) > 0 {
 			details = append(details, rest.FieldError{Field: "steps", Message: "an agent task has no steps: the model chooses its tool calls"})
 		}
@@ -369,7 +362,7 @@ func (s *service) pricedModels() []string {
 
 // setSchedule validates and sets a schedule; cron "" removes it. A new
 // or changed schedule counts its ticks from now.
-func setSchedule(t *taskRecord, in *scheduleIn, now time.Time) error {
+func setSchedule(t *records.Task, in *scheduleIn, now time.Time) error {
 	if in == nil {
 		return nil
 	}
@@ -472,18 +465,18 @@ func (h *tasksAPI) list(ctx context.Context, in *listTasksIn) (*rest.Response, e
 	if err != nil {
 		return nil, err
 	}
-	f := taskFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
-	rows, err := listTasks(ctx, h.db, sc.OrgID, f)
+	f := records.TaskFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), After: after, Limit: restkit.PageLimit(in.Limit)}
+	rows, err := records.ListTasks(ctx, h.db, sc.OrgID, f)
 	if err != nil {
 		return nil, err
 	}
-	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *taskRecord) string { return r.ID }, h.toTaskJSON), nil
+	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *records.Task) string { return r.ID }, h.toTaskJSON), nil
 }
 
 // get answers kadu_tasks_get.
 func (h *tasksAPI) get(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-	return restkit.ReadItem(ctx, h.tenancy, "task", func(sc restkit.Tenant) (*taskRecord, error) {
-		return getTask(ctx, h.db, sc.OrgID, in.ID)
+	return restkit.ReadItem(ctx, h.tenancy, "task", func(sc restkit.Tenant) (*records.Task, error) {
+		return records.GetTask(ctx, h.db, sc.OrgID, in.ID)
 	}, h.toTaskJSON)
 }
 
@@ -494,11 +487,11 @@ func (h *tasksAPI) create(ctx context.Context, in *createTaskIn) (*rest.Response
 		return nil, err
 	}
 	now := h.clock()
-	t := &taskRecord{ID: store.NewID(), OrganizationID: sc.OrgID, OwnerUserID: sc.Identity.UserID,
-		Name: strings.TrimSpace(in.Name), Instructions: in.Instructions, Mode: in.Mode, Status: taskActive,
+	t := &records.Task{ID: store.NewID(), OrganizationID: sc.OrgID, OwnerUserID: sc.Identity.UserID,
+		Name: strings.TrimSpace(in.Name), Instructions: in.Instructions, Mode: in.Mode, Status: records.TaskActive,
 		CreatedAt: now, UpdatedAt: now}
 	if t.Mode == "" {
-		t.Mode = modeWorkflow
+		t.Mode = records.ModeWorkflow
 	}
 	if t.OwnerUserID == "" {
 		return nil, rest.Forbidden("a task is owned by a person: use a token of a signed-in user")
@@ -523,7 +516,7 @@ func (h *tasksAPI) create(ctx context.Context, in *createTaskIn) (*rest.Response
 	if err := h.applyDefinition(sc.Identity, t, taskDefinition{steps: steps, allowedTools: in.AllowedTools, toolsGiven: in.AllowedTools != nil}); err != nil {
 		return nil, err
 	}
-	if err := insertTask(ctx, h.db, t); err != nil {
+	if err := records.InsertTask(ctx, h.db, t); err != nil {
 		return nil, err
 	}
 	return rest.Created(map[string]any{"data": h.toTaskJSON(t)}), nil
@@ -535,9 +528,9 @@ func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response
 	if err != nil {
 		return nil, err
 	}
-	var t *taskRecord
+	var t *records.Task
 	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
-		if t, err = lockTask(ctx, tx, sc.OrgID, in.ID); err != nil {
+		if t, err = records.LockTask(ctx, tx, sc.OrgID, in.ID); err != nil {
 			return err
 		}
 		if err := mayEdit(sc.Identity, t); err != nil {
@@ -579,14 +572,14 @@ func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response
 		if in.AllowedTools != nil {
 			def.allowedTools, def.toolsGiven = *in.AllowedTools, true
 		}
-		if in.Mode != nil && *in.Mode == modeAgent && in.Steps == nil {
+		if in.Mode != nil && *in.Mode == records.ModeAgent && in.Steps == nil {
 			def.steps = nil
 		}
 		if err := h.applyDefinition(sc.Identity, t, def); err != nil {
 			return err
 		}
 		t.UpdatedAt = h.clock()
-		return updateTask(ctx, tx, t)
+		return records.UpdateTask(ctx, tx, t)
 	})
 	if err != nil {
 		return nil, taskErr(err)
@@ -605,7 +598,7 @@ func (h *tasksAPI) describeSetTriggerers(ctx context.Context, in *setTriggerersI
 
 // setTriggerers answers kadu_tasks_set_triggerers.
 func (h *tasksAPI) setTriggerers(ctx context.Context, in *setTriggerersIn) (*rest.Response, error) {
-	return h.changeTask(ctx, in.ID, false, func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error {
+	return h.changeTask(ctx, in.ID, false, func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *records.Task) error {
 		tr, err := h.checkTriggerers(ctx, tx, sc.OrgID, in.Users, in.Roles)
 		if err != nil {
 			return err
@@ -629,7 +622,7 @@ func (h *tasksAPI) describeSetDestinations(ctx context.Context, in *setDestinati
 
 // setDestinations answers kadu_tasks_set_destinations.
 func (h *tasksAPI) setDestinations(ctx context.Context, in *setDestinationsIn) (*rest.Response, error) {
-	return h.changeTask(ctx, in.ID, false, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
+	return h.changeTask(ctx, in.ID, false, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *records.Task) error {
 		d, err := checkDestinations(in.Destinations)
 		if err != nil {
 			return err
@@ -641,20 +634,20 @@ func (h *tasksAPI) setDestinations(ctx context.Context, in *setDestinationsIn) (
 
 // pause answers kadu_tasks_pause.
 func (h *tasksAPI) pause(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
-		t.Status = taskPaused
+	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *records.Task) error {
+		t.Status = records.TaskPaused
 		return nil
 	})
 }
 
 // resume answers kadu_tasks_resume.
 func (h *tasksAPI) resume(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
-	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *taskRecord) error {
-		if t.Status == taskPaused && t.ScheduleCron != nil {
+	return h.changeTask(ctx, in.ID, true, func(_ context.Context, _ *store.Tx, _ restkit.Tenant, t *records.Task) error {
+		if t.Status == records.TaskPaused && t.ScheduleCron != nil {
 			now := h.clock()
 			t.ScheduleSince = &now
 		}
-		t.Status = taskActive
+		t.Status = records.TaskActive
 		return nil
 	})
 }
@@ -679,7 +672,7 @@ func (h *tasksAPI) delete(ctx context.Context, in *taskRefIn) (*rest.Response, e
 		return nil, err
 	}
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		t, err := lockTask(ctx, tx, sc.OrgID, in.ID)
+		t, err := records.LockTask(ctx, tx, sc.OrgID, in.ID)
 		if err != nil {
 			return err
 		}
@@ -687,8 +680,8 @@ func (h *tasksAPI) delete(ctx context.Context, in *taskRefIn) (*rest.Response, e
 			return err
 		}
 		now := h.clock()
-		t.Status, t.UpdatedAt, t.DeletedAt = taskDeleted, now, &now
-		return updateTask(ctx, tx, t)
+		t.Status, t.UpdatedAt, t.DeletedAt = records.TaskDeleted, now, &now
+		return records.UpdateTask(ctx, tx, t)
 	})
 	if err != nil {
 		return nil, taskErr(err)
@@ -699,12 +692,12 @@ func (h *tasksAPI) delete(ctx context.Context, in *taskRefIn) (*rest.Response, e
 // describeTask looks up the target of a destructive task operation for
 // its confirmation message: another organization's task is 404 before
 // anything is asked.
-func (s *service) describeTask(ctx context.Context, id string) (*taskRecord, error) {
+func (s *service) describeTask(ctx context.Context, id string) (*records.Task, error) {
 	sc, err := s.tenancy(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t, err := getTask(ctx, s.db, sc.OrgID, id)
+	t, err := records.GetTask(ctx, s.db, sc.OrgID, id)
 	return t, taskErr(err)
 }
 
@@ -712,14 +705,14 @@ func (s *service) describeTask(ctx context.Context, id string) (*taskRecord, err
 // lock it, check the caller may (owner or admin when ownerOrAdmin; the
 // operation's own requirement otherwise), change it, write it, answer it.
 // A confirmation in ctx is consumed in the same transaction.
-func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, change func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *taskRecord) error) (*rest.Response, error) {
+func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, change func(ctx context.Context, tx *store.Tx, sc restkit.Tenant, t *records.Task) error) (*rest.Response, error) {
 	sc, err := s.tenancy(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var t *taskRecord
+	var t *records.Task
 	err = s.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		if t, err = lockTask(ctx, tx, sc.OrgID, id); err != nil {
+		if t, err = records.LockTask(ctx, tx, sc.OrgID, id); err != nil {
 			return err
 		}
 		if ownerOrAdmin {
@@ -731,7 +724,7 @@ func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, 
 			return err
 		}
 		t.UpdatedAt = s.clock()
-		return updateTask(ctx, tx, t)
+		return records.UpdateTask(ctx, tx, t)
 	})
 	if err != nil {
 		return nil, taskErr(err)
@@ -741,8 +734,8 @@ func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, 
 
 // checkTriggerers validates triggerers: every user a member of the
 // organization, every role one of the platform's.
-func (s *service) checkTriggerers(ctx context.Context, q store.Querier, orgID string, users, roles []string) (triggerers, error) {
-	tr := triggerers{Users: []string{}, Roles: []string{}}
+func (s *service) checkTriggerers(ctx context.Context, q store.Querier, orgID string, users, roles []string) (records.Triggerers, error) {
+	tr := records.Triggerers{Users: []string{}, Roles: []string{}}
 	var details []rest.FieldError
 	if len(users)+len(roles) > maxTriggerers {
 		details = append(details, rest.FieldError{Field: "users", Message: fmt.Sprintf("at most %d users and roles together", maxTriggerers)})
@@ -751,7 +744,7 @@ func (s *service) checkTriggerers(ctx context.Context, q store.Querier, orgID st
 		if slices.Contains(tr.Users, u) {
 			continue
 		}
-		member, err := isMember(ctx, q, orgID, u)
+		member, err := records.IsMember(ctx, q, orgID, u)
 		if err != nil {
 			return tr, err
 		}
@@ -790,12 +783,12 @@ func describeTriggerers(users, roles []string) string {
 	return strings.Join(parts, " and ")
 }
 
-var outcomes = []string{execSucceeded, execFailed, execCanceled, execTimedOut, execCostExceeded}
+var outcomes = []string{records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecTimedOut, records.ExecCostExceeded}
 
 // checkDestinations validates destinations: an address for email, a
 // tool's name for tool, nothing for webhook; outcomes among the ends.
-func checkDestinations(in []destinationIn) ([]destination, error) {
-	out := []destination{}
+func checkDestinations(in []destinationIn) ([]records.Destination, error) {
+	out := []records.Destination{}
 	var details []rest.FieldError
 	if len(in) > maxDestinations {
 		details = append(details, rest.FieldError{Field: "destinations", Message: fmt.Sprintf("at most %d destinations", maxDestinations)})
@@ -825,7 +818,7 @@ func checkDestinations(in []destinationIn) ([]destination, error) {
 				details = append(details, rest.FieldError{Field: fmt.Sprintf("%s.on.%d", at, j), Message: "must be one of " + strings.Join(outcomes, ", ")})
 			}
 		}
-		out = append(out, destination{Kind: d.Kind, Target: target, On: d.On})
+		out = append(out, records.Destination{Kind: d.Kind, Target: target, On: d.On})
 	}
 	if len(details) > 0 {
 		return nil, rest.Validation("the destinations are invalid", details...)
@@ -847,4 +840,31 @@ func describeDestinations(in []destinationIn) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// validateWorkflowSteps is the check saving a workflow runs
+// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
+// when it is saved, naming the step and the field.
+func validateWorkflowSteps(steps []records.WorkflowStep) error {
+	if err := checkWorkflowStructure(steps); err != nil {
+		return err
+	}
+	compiled, err := runtime.CompileWorkflow(steps)
+	if err == nil {
+		// What reads nothing of the run is evaluated now, under the
+		// budget (wflang.CheckConstants).
+		err = wflang.CheckConstants(compiled)
+	}
+	if err != nil {
+		var we *wflang.Error
+		if errors.As(err, &we) {
+			field := "steps." + strconv.Itoa(we.Step)
+			if we.Path != "" {
+				field += "." + we.Path
+			}
+			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
+		}
+		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
+	}
+	return nil
 }

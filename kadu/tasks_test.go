@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -174,18 +176,18 @@ func TestTasks(t *testing.T) {
 // the person saving the task must be allowed to use them, and the task
 // is granted exactly the scopes they need, per product.
 func TestTaskScopesGranted(t *testing.T) {
-	tools := func(name string) (toolInfo, bool) {
+	tools := func(name string) (runtime.ToolInfo, bool) {
 		switch name {
 		case "inbox_emails_list":
-			return toolInfo{Product: "inbox", Scopes: []string{"inbox.emails"}, Permission: "read"}, true
+			return runtime.ToolInfo{Product: "inbox", Scopes: []string{"inbox.emails"}, Permission: "read"}, true
 		case "dunning_charges_create":
-			return toolInfo{Product: "dunning", Scopes: []string{"dunning.charges"}, Permission: "write"}, true
+			return runtime.ToolInfo{Product: "dunning", Scopes: []string{"dunning.charges"}, Permission: "write"}, true
 		case "dunning_charges_delete":
-			return toolInfo{Product: "dunning", Scopes: []string{"dunning.charges"}, Permission: "manage", Destructive: true}, true
+			return runtime.ToolInfo{Product: "dunning", Scopes: []string{"dunning.charges"}, Permission: "manage", Destructive: true}, true
 		}
-		return toolInfo{}, false
+		return runtime.ToolInfo{}, false
 	}
-	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{Runtime: RuntimeConfig{tools: tools}})
+	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{lookupTool: tools})
 	tk := e.createTask(e.member, map[string]any{"name": "x", "steps": []map[string]any{{"tool": "inbox_emails_list"}, {"tool": "dunning_charges_create"}}})
 	if mustJSON(tk.GrantedScopes) != `{"dunning":["dunning.charges"],"inbox":["inbox.emails"]}` {
 		t.Fatalf("granted: %s", mustJSON(tk.GrantedScopes))
@@ -204,12 +206,12 @@ func TestTaskScopesGranted(t *testing.T) {
 // TestValidateWorkflowHook: the workflow check the service is assembled
 // with is what saving a workflow answers.
 func TestValidateWorkflowHook(t *testing.T) {
-	var seen []workflowStep
-	validate := func(steps []workflowStep) error {
+	var seen []records.WorkflowStep
+	validate := func(steps []records.WorkflowStep) error {
 		seen = steps
 		return checkWorkflowStructure(steps)
 	}
-	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{Runtime: RuntimeConfig{validate: validate}})
+	e := startKadu(t, storetest.Open(t, store.SQLite, Migrations), Config{validateWorkflow: validate})
 	e.createTask(e.Owner, workflow("x"))
 	if len(seen) != 1 || seen[0].Tool != "inbox_emails_list" {
 		t.Fatalf("hook saw %+v", seen)

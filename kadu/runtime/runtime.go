@@ -1,18 +1,22 @@
-package kadu
+package runtime
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
@@ -35,12 +39,13 @@ import (
 // One job owns an execution while it runs: the checkpoint names the River
 // job that moved it to running, and any other job that finds it running
 // leaves it alone (a decision told twice, a stray job). A job works for at
-// most RuntimeConfig.Slice before it snoozes (River runs it again at
+// most Config.Slice before it snoozes (River runs it again at
 // once), so no run of the job outlives its timeout, which must stay below
 // --job-rescue-after.
 
-// RuntimeConfig tunes the runtime; zero fields take the defaults.
-type RuntimeConfig struct {
+// Config tunes the runtime (kadu.Config.Runtime); zero fields take the
+// defaults.
+type Config struct {
 	// JobTimeout bounds one run of the kadu.run_execution job (default 4
 	// minutes, below the default --job-rescue-after of 5).
 	JobTimeout time.Duration
@@ -68,17 +73,12 @@ type RuntimeConfig struct {
 	// Config.ModelURL and ModelKey (tests).
 	Provider Provider
 
-	// hold makes the worker leave every execution as it is: tests of the
+	// Hold makes the worker leave every execution as it is: tests of the
 	// API that move executions by hand.
-	hold bool
-	// tools and validate stand in, in tests, for the deployment's tool
-	// registry and for the engine's workflow check when a task is saved
-	// (service.lookupTool, service.validateWorkflow).
-	tools    func(name string) (toolInfo, bool)
-	validate func(steps []workflowStep) error
+	Hold bool
 }
 
-func (c RuntimeConfig) withDefaults() RuntimeConfig {
+func (c Config) withDefaults() Config {
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = 4 * time.Minute
 	}
@@ -114,62 +114,109 @@ type Provider interface {
 	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// runtime is what the runtime needs beyond the service: the deployment's
-// tools, the role lookup of the moment of each call, where approval links
-// point, the model.
-type runtime struct {
+// Limits are the deployment's limits the runtime enforces, from
+// kadu.Config: the plan, the price table, the steps of one execution and
+// how long it may wait.
+type Limits struct {
+	Plan        PlanLimits
+	Prices      map[string]ModelPrice
+	MaxSteps    int
+	WaitTimeout time.Duration
+}
+
+// Deps are what the product builds the runtime from (kadu's service): the
+// shared stores, the state machine's write path, the bucket, the
+// deployment's tools and roles, the model.
+type Deps struct {
+	DB        *store.DB
+	Accounts  *accounts.Store
+	Jobs      *jobs.Queue
+	Approvals *approval.Store
+	Log       *slog.Logger
+	// Machine is the one write path of statuses, steps and cost.
+	Machine *records.Machine
+	// Clock is the instant written to the database (the product's, so a
+	// test's clock reaches the runtime).
+	Clock func() time.Time
+	// Files is the bucket output files are written to and input files
+	// read from.
+	Files Bucket
+	// Tools are the deployment's MCP tools; Roles the role lookup of the
+	// moment of each call (productkit.Deps.Roles, which serve and worker
+	// fill from the authorization server's store; nil skips it in tests).
+	Tools     *toolreg.Registry
+	Roles     oauth.RoleLookup
+	PublicURL string
+	// ModelURL and ModelKey reach the OpenAI-compatible API agent tasks
+	// run on (Config.Provider replaces it).
+	ModelURL string
+	ModelKey string
+	Limits   Limits
+	Config   Config
+}
+
+// Runtime is the worker of kadu.run_execution and what it carries an
+// execution with: one per listener, built by the product (New).
+type Runtime struct {
+	db        *store.DB
+	accounts  *accounts.Store
+	jobs      *jobs.Queue
+	approvals *approval.Store
+	log       *slog.Logger
+	machine   *records.Machine
+	clock     func() time.Time
+	files     Bucket
+	cfg       Limits
+	rt        *deployment
+}
+
+// deployment is what the runtime reaches beyond the database: the
+// deployment's tools, the role lookup of the moment of each call, where
+// approval links point, the model.
+type deployment struct {
 	tools     *toolreg.Registry
 	roles     oauth.RoleLookup
 	publicURL string
 	provider  Provider
-	cfg       RuntimeConfig
+	cfg       Config
 }
 
-func newRuntime(deps productkit.Deps, cfg Config) *runtime {
-	// The role of each in-process call comes from the deployment's lookup
-	// (productkit.Deps.Roles, which serve and worker fill from the
-	// authorization server's store); nil skips it (tests).
-	rt := &runtime{tools: deps.Tools, roles: deps.Roles, publicURL: deps.PublicURL, cfg: cfg.Runtime.withDefaults()}
+// New builds the runtime of one listener.
+func New(d Deps) *Runtime {
+	rt := &deployment{tools: d.Tools, roles: d.Roles, publicURL: d.PublicURL, cfg: d.Config.withDefaults()}
 	rt.provider = rt.cfg.Provider
-	if rt.provider == nil && cfg.ModelURL != "" {
-		rt.provider = llm.New(llm.Config{URL: cfg.ModelURL, APIKey: cfg.ModelKey, Timeout: rt.cfg.ModelTimeout})
+	if rt.provider == nil && d.ModelURL != "" {
+		rt.provider = llm.New(llm.Config{URL: d.ModelURL, APIKey: d.ModelKey, Timeout: rt.cfg.ModelTimeout})
 	}
-	return rt
+	return &Runtime{db: d.DB, accounts: d.Accounts, jobs: d.Jobs, approvals: d.Approvals, log: d.Log, machine: d.Machine,
+		clock: d.Clock, files: d.Files, cfg: d.Limits, rt: rt}
 }
 
-// newRunExecutionWorker builds the worker of kadu.run_execution for a
-// listener's service. registerJobs adds it to every queue, so every
-// process knows the kind (platform/jobs refuses to enqueue one without a
-// worker).
-func newRunExecutionWorker(s *service) river.Worker[runExecutionArgs] { return &runWorker{s: s} }
+// Worker is the worker of kadu.run_execution. The product's registerJobs
+// adds it to every queue, so every process knows the kind (platform/jobs
+// refuses to enqueue one without a worker).
+func (s *Runtime) Worker() river.Worker[RunExecutionArgs] { return &runWorker{s: s} }
 
 // runWorker is the worker of kadu.run_execution.
 type runWorker struct {
-	river.WorkerDefaults[runExecutionArgs]
-	s *service
+	river.WorkerDefaults[RunExecutionArgs]
+	s *Runtime
 }
 
-// Timeout is RuntimeConfig.JobTimeout: fixed per deployment, as
-// platform/jobs requires.
-func (w *runWorker) Timeout(*river.Job[runExecutionArgs]) time.Duration {
-	return w.s.runtimeConfig().JobTimeout
+// Timeout is Config.JobTimeout: fixed per deployment, as platform/jobs
+// requires.
+func (w *runWorker) Timeout(*river.Job[RunExecutionArgs]) time.Duration {
+	return w.s.rt.cfg.JobTimeout
 }
 
 // Work runs the execution for one slice.
-func (w *runWorker) Work(ctx context.Context, job *river.Job[runExecutionArgs]) error {
-	return w.s.runExecution(ctx, job.ID, job.Args.ExecutionID)
+func (w *runWorker) Work(ctx context.Context, job *river.Job[RunExecutionArgs]) error {
+	return w.s.RunExecution(ctx, job.ID, job.Args.ExecutionID)
 }
 
-func (s *service) runtimeConfig() RuntimeConfig {
-	if s.rt == nil {
-		return RuntimeConfig{}.withDefaults()
-	}
-	return s.rt.cfg
-}
-
-// checkpoint is what the runtime resumes from, kept in the execution's
+// Checkpoint is what the runtime resumes from, kept in the execution's
 // checkpoint column and rewritten with every step's outcome.
-type checkpoint struct {
+type Checkpoint struct {
 	// RunnerJob is the River job that owns the running execution.
 	RunnerJob int64 `json:"runner_job"`
 	// Next is the index of the workflow step to run next; Results the
@@ -209,8 +256,8 @@ type awaitedCall struct {
 	ApprovalID string          `json:"approval_id"`
 }
 
-func readCheckpoint(e *executionRecord) (*checkpoint, error) {
-	cp := &checkpoint{}
+func readCheckpoint(e *records.Execution) (*Checkpoint, error) {
+	cp := &Checkpoint{}
 	if e.CheckpointJSON == nil || *e.CheckpointJSON == "" {
 		return cp, nil
 	}
@@ -220,7 +267,7 @@ func readCheckpoint(e *executionRecord) (*checkpoint, error) {
 	return cp, nil
 }
 
-func (cp *checkpoint) encode() *string {
+func (cp *Checkpoint) Encode() *string {
 	b, _ := json.Marshal(cp)
 	s := string(b)
 	return &s
@@ -229,24 +276,13 @@ func (cp *checkpoint) encode() *string {
 // saveCheckpoint writes cp in q's transaction (the one recording the step
 // it follows). It writes whatever the status: a step that ran is recorded
 // even when the execution was canceled meanwhile.
-func (s *service) saveCheckpoint(ctx context.Context, q store.Querier, e *executionRecord, cp *checkpoint) error {
-	raw := cp.encode()
-	_, err := q.Exec(ctx, `UPDATE kadu_executions SET checkpoint = ?, updated_at = ? WHERE organization_id = ? AND id = ?`,
-		*raw, s.clock(), e.OrganizationID, e.ID)
+func (s *Runtime) saveCheckpoint(ctx context.Context, q store.Querier, e *records.Execution, cp *Checkpoint) error {
+	raw := cp.Encode()
+	err := records.SetCheckpoint(ctx, q, e.OrganizationID, e.ID, *raw, s.clock())
 	if err == nil {
 		e.CheckpointJSON = raw
 	}
 	return err
-}
-
-// loadExecution reads an execution by id alone: the job knows no
-// organization (store.ErrNotFound when it is gone).
-func loadExecution(ctx context.Context, q store.Querier, id string) (*executionRecord, error) {
-	var e executionRecord
-	if err := q.Get(ctx, &e, `SELECT `+executionColumns+` FROM kadu_executions WHERE id = ?`, id); err != nil {
-		return nil, err
-	}
-	return &e, nil
 }
 
 // errStop ends a slice without an error: the execution ended, waits, was
@@ -258,31 +294,32 @@ var errSnooze = errors.New("kadu: snooze")
 
 // run is one slice of one execution.
 type run struct {
-	s       *service
-	e       *executionRecord
-	t       *taskRecord
-	cp      *checkpoint
+	s       *Runtime
+	e       *records.Execution
+	t       *records.Task
+	cp      *Checkpoint
 	jobID   int64
 	started time.Time
 	email   string
 }
 
-// runExecution is one run of the job of execution id.
-func (s *service) runExecution(ctx context.Context, jobID int64, id string) error {
-	if s.rt != nil && s.rt.cfg.hold {
+// RunExecution is one run of the job of execution id (its worker, and
+// tests that run a slice by hand).
+func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) error {
+	if s.rt.cfg.Hold {
 		return nil
 	}
-	e, err := loadExecution(ctx, s.db, id)
+	e, err := records.ExecutionByID(ctx, s.db, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if isTerminal(e.Status) {
+	if records.IsTerminal(e.Status) {
 		return nil
 	}
-	t, err := taskOfExecution(ctx, s.db, e)
+	t, err := records.TaskOfExecution(ctx, s.db, e)
 	if err != nil {
 		return err
 	}
@@ -292,7 +329,7 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 	}
 	r := &run{s: s, e: e, t: t, cp: cp, jobID: jobID, started: time.Now()}
 	switch e.Status {
-	case execQueued:
+	case records.ExecQueued:
 		ok, err := s.mayStart(ctx, s.db, e.OrganizationID)
 		if err != nil {
 			return err
@@ -304,12 +341,12 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 		if err := r.take(ctx); err != nil {
 			return done(err)
 		}
-	case execRunning:
+	case records.ExecRunning:
 		if cp.RunnerJob != jobID {
 			// Another job carries it (or will, once River rescues it).
 			return nil
 		}
-	case execWaitingApproval:
+	case records.ExecWaitingApproval:
 		if err := r.decided(ctx); err != nil {
 			return done(err)
 		}
@@ -326,9 +363,9 @@ func (s *service) runExecution(ctx context.Context, jobID int64, id string) erro
 		return done(err)
 	}
 	switch t.Mode {
-	case modeWorkflow:
+	case records.ModeWorkflow:
 		err = r.workflow(ctx)
-	case modeAgent:
+	case records.ModeAgent:
 		err = r.agent(ctx)
 	default:
 		err = s.fail(ctx, e, "invalid_task", "the task's mode "+t.Mode+" cannot run")
@@ -351,22 +388,22 @@ func done(err error) error {
 func (r *run) take(ctx context.Context) error {
 	r.cp.RunnerJob = r.jobID
 	resume := r.e.ResumeInputJSON
-	if resume != nil && r.t.Mode == modeWorkflow {
+	if resume != nil && r.t.Mode == records.ModeWorkflow {
 		// The answer to the kadu_ask step the workflow waits at, in the
 		// same write that clears resume_input.
 		r.cp.Answer = json.RawMessage(*resume)
 	}
-	ch := executionChange{Checkpoint: r.cp.encode()}
+	ch := records.Change{Checkpoint: r.cp.Encode()}
 	if r.e.ResumeInputJSON != nil {
 		ch.ClearResumeInput = true
 	}
-	if err := r.s.transition(ctx, r.s.db, r.e, execRunning, ch); err != nil {
-		if errors.Is(err, errStaleExecution) {
+	if err := r.s.machine.Transition(ctx, r.s.db, r.e, records.ExecRunning, ch); err != nil {
+		if errors.Is(err, records.ErrStaleExecution) {
 			return errStop
 		}
 		return err
 	}
-	if resume != nil && r.t.Mode == modeAgent {
+	if resume != nil && r.t.Mode == records.ModeAgent {
 		// A person's answer to a waiting_input execution: the model reads
 		// it next.
 		r.cp.Messages = append(r.cp.Messages, llm.Message{Role: llm.RoleUser, Content: "More input from the person (data, as the run's input):\n" + *resume})
@@ -378,11 +415,11 @@ func (r *run) take(ctx context.Context) error {
 // stillRunning re-reads the execution's status before a step: a cancel
 // (or the timeouts sweep) stops it before its next step.
 func (r *run) stillRunning(ctx context.Context) error {
-	var status string
-	if err := r.s.db.Get(ctx, &status, `SELECT status FROM kadu_executions WHERE id = ?`, r.e.ID); err != nil {
+	status, err := records.ExecutionStatus(ctx, r.s.db, r.e.ID)
+	if err != nil {
 		return err
 	}
-	if status != execRunning {
+	if status != records.ExecRunning {
 		return errStop
 	}
 	if time.Since(r.started) > r.s.rt.cfg.Slice {
@@ -396,31 +433,31 @@ func (r *run) stillRunning(ctx context.Context) error {
 
 // end moves the running execution to a final status; a stale row (a
 // cancel won) stops quietly.
-func (s *service) end(ctx context.Context, e *executionRecord, to string, ch executionChange) error {
-	err := s.transition(ctx, s.db, e, to, ch)
-	if err == nil || errors.Is(err, errStaleExecution) {
+func (s *Runtime) end(ctx context.Context, e *records.Execution, to string, ch records.Change) error {
+	err := s.machine.Transition(ctx, s.db, e, to, ch)
+	if err == nil || errors.Is(err, records.ErrStaleExecution) {
 		return errStop
 	}
 	return err
 }
 
 // fail ends the execution failed with a code and a message for people.
-func (s *service) fail(ctx context.Context, e *executionRecord, code, msg string) error {
-	return s.failAs(ctx, e, execFailed, code, msg)
+func (s *Runtime) fail(ctx context.Context, e *records.Execution, code, msg string) error {
+	return s.failAs(ctx, e, records.ExecFailed, code, msg)
 }
 
-func (s *service) failAs(ctx context.Context, e *executionRecord, to, code, msg string) error {
-	return s.end(ctx, e, to, executionChange{ErrorCode: &code, ErrorMessage: &msg})
+func (s *Runtime) failAs(ctx context.Context, e *records.Execution, to, code, msg string) error {
+	return s.end(ctx, e, to, records.Change{ErrorCode: &code, ErrorMessage: &msg})
 }
 
 // succeed ends the execution with its output.
-func (s *service) succeed(ctx context.Context, e *executionRecord, output any) error {
+func (s *Runtime) succeed(ctx context.Context, e *records.Execution, output any) error {
 	b, err := json.Marshal(output)
 	if err != nil {
 		return err
 	}
 	out := string(b)
-	return s.end(ctx, e, execSucceeded, executionChange{Output: &out})
+	return s.end(ctx, e, records.ExecSucceeded, records.Change{Output: &out})
 }
 
 // recover settles the steps a dead worker left started without an
@@ -431,20 +468,19 @@ func (s *service) succeed(ctx context.Context, e *executionRecord, output any) e
 // tool call is marked unknown and the execution fails, because whether it
 // took effect cannot be known and it is never repeated blindly.
 func (r *run) recover(ctx context.Context) error {
-	var open []*stepRecord
-	if err := r.s.db.Select(ctx, &open, `SELECT `+stepColumns+` FROM kadu_execution_steps
-		WHERE execution_id = ? AND status = 'started' ORDER BY seq`, r.e.ID); err != nil {
+	open, err := records.OpenSteps(ctx, r.s.db, r.e.ID)
+	if err != nil {
 		return err
 	}
 	for _, st := range open {
-		out := stepOutcome{Status: stepUnknown}
+		out := records.StepOutcome{Status: records.StepUnknown}
 		failWith := ""
 		switch st.Kind {
-		case stepLLM:
+		case records.StepLLM:
 			out.Error = "interrupted: the worker stopped before the model's answer was recorded (whether the provider charged it is unknown); the call is made again"
-		case stepMessage:
-			out.Status = stepSucceeded
-		case stepToolCall:
+		case records.StepMessage:
+			out.Status = records.StepSucceeded
+		case records.StepToolCall:
 			tool := restkit.Deref(st.ToolName)
 			entry, known := r.s.rt.tools.Lookup(tool)
 			claimed := true
@@ -457,14 +493,14 @@ func (r *run) recover(ctx context.Context) error {
 			case known && entry.Tool.IsReadOnly():
 				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " only reads, so it is called again"
 			case !claimed:
-				out.Status = stepFailed
+				out.Status = records.StepFailed
 				out.Error = "interrupted before the call was made (its approval was never claimed); it is made now"
 			default:
 				out.Error = "interrupted: the worker stopped before the outcome was recorded; " + tool + " is not read-only, so it is not called again"
 				failWith = fmt.Sprintf("step %d called %s and the worker running it stopped before its outcome was recorded: it may or may not have taken effect, and a call that changes data is never repeated blindly. Check in the product whether it did, then run the task again if needed.", st.Seq, tool)
 			}
 		}
-		if err := r.s.finishStep(ctx, r.s.db, r.e, st, out); err != nil {
+		if err := r.s.machine.FinishStep(ctx, r.s.db, r.e, st, out); err != nil {
 			return err
 		}
 		if failWith != "" {
@@ -475,4 +511,16 @@ func (r *run) recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// mayStart reports whether the organization may start one more
+// execution now: fewer than the plan's MaxConcurrentExecutions are
+// running. Queueing is never refused for it; the runtime's worker waits
+// for a slot.
+func (s *Runtime) mayStart(ctx context.Context, q store.Querier, orgID string) (bool, error) {
+	n, err := records.RunningExecutions(ctx, q, orgID)
+	if err != nil {
+		return false, err
+	}
+	return n < s.cfg.Plan.MaxConcurrentExecutions, nil
 }

@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -14,7 +15,7 @@ import (
 // own, so a burst of them never holds the workers of messages, webhooks
 // and sends (platform/jobs, queues.go). Fairness between organizations
 // is the plan's limit of executions at once (mayStart).
-func (runExecutionArgs) JobQueue() string { return jobs.QueueExecutions }
+func (RunExecutionArgs) JobQueue() string { return jobs.QueueExecutions }
 
 // quarantinedMessage is the error message of an execution whose job was
 // quarantined (platform/jobs, Config.MaxRescues).
@@ -23,15 +24,15 @@ const quarantinedMessage = "the worker running this execution stopped twice befo
 // Quarantined fails the execution whose job kept killing its process,
 // with error code worker_crashed, through the runtime's one write path
 // (fail), which emits the execution's failure like any other.
-func (w *runWorker) Quarantined(ctx context.Context, job *river.Job[runExecutionArgs], reason string) error {
-	e, err := loadExecution(ctx, w.s.db, job.Args.ExecutionID)
+func (w *runWorker) Quarantined(ctx context.Context, job *river.Job[RunExecutionArgs], reason string) error {
+	e, err := records.ExecutionByID(ctx, w.s.db, job.Args.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if isTerminal(e.Status) {
+	if records.IsTerminal(e.Status) {
 		return nil
 	}
 	if err := w.s.fail(ctx, e, reason, quarantinedMessage); err != nil && !errors.Is(err, errStop) {
@@ -41,4 +42,4 @@ func (w *runWorker) Quarantined(ctx context.Context, job *river.Job[runExecution
 }
 
 // The runtime's worker fails its execution when quarantined.
-var _ jobs.Quarantiner[runExecutionArgs] = (*runWorker)(nil)
+var _ jobs.Quarantiner[RunExecutionArgs] = (*runWorker)(nil)

@@ -1,16 +1,15 @@
-package kadu
+package runtime
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/rest"
 )
 
 // Workflow mode: the task's steps in order, each a tool call whose
@@ -21,35 +20,9 @@ import (
 // cost: each step, and each element of a loop, counts against the
 // execution's step limit.
 
-// validateWorkflowSteps is the check saving a workflow runs
-// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
-// when it is saved, naming the step and the field.
-func validateWorkflowSteps(steps []workflowStep) error {
-	if err := checkWorkflowStructure(steps); err != nil {
-		return err
-	}
-	compiled, err := compileWorkflow(steps)
-	if err == nil {
-		// What reads nothing of the run is evaluated now, under the
-		// budget (wflang.CheckConstants).
-		err = wflang.CheckConstants(compiled)
-	}
-	if err != nil {
-		var we *wflang.Error
-		if errors.As(err, &we) {
-			field := "steps." + strconv.Itoa(we.Step)
-			if we.Path != "" {
-				field += "." + we.Path
-			}
-			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
-		}
-		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
-	}
-	return nil
-}
-
-// compileWorkflow compiles a task's steps.
-func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
+// CompileWorkflow compiles a task's steps (the product checks a
+// workflow with it when the task is saved).
+func CompileWorkflow(steps []records.WorkflowStep) ([]wflang.Compiled, error) {
 	specs := make([]wflang.StepSpec, len(steps))
 	for i, st := range steps {
 		specs[i] = wflang.StepSpec{ID: st.ID, Tool: st.Tool, Arguments: st.Arguments, OnError: st.OnError}
@@ -65,7 +38,7 @@ func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
 			if err := json.Unmarshal(raw, &each); err != nil || strings.TrimSpace(each) == "" {
 				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: "for_each", Message: "for_each is a string holding one expression that gives a list"}
 			}
-			if st.Tool == askTool {
+			if st.Tool == AskTool {
 				return nil, &wflang.Error{Step: i, StepID: st.ID, Path: "for_each", Message: "a kadu_ask step asks once; it cannot loop"}
 			}
 			specs[i].ForEach = each
@@ -82,7 +55,7 @@ func compileWorkflow(steps []workflowStep) ([]wflang.Compiled, error) {
 // workflow runs the workflow from the checkpoint's next step.
 func (r *run) workflow(ctx context.Context) error {
 	s, e := r.s, r.e
-	steps, err := compileWorkflow(r.t.Steps)
+	steps, err := CompileWorkflow(r.t.Steps)
 	if err != nil {
 		return s.fail(ctx, e, "invalid_workflow", err.Error())
 	}
@@ -130,7 +103,7 @@ func (r *run) workflow(ctx context.Context) error {
 				continue
 			}
 		}
-		if st.Tool == askTool {
+		if st.Tool == AskTool {
 			if err := r.ask(ctx, i, st, env, next); err != nil {
 				return err
 			}
@@ -181,11 +154,11 @@ func (r *run) env(input map[string]any) (wflang.Env, error) {
 // nil.
 func (r *run) skip(ctx context.Context, i int, st wflang.Compiled, next func(*store.Tx, json.RawMessage) error) error {
 	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		rec, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: st.Tool})
+		rec, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepMessage, Tool: st.Tool})
 		if err != nil {
 			return err
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, rec, stepOutcome{Status: stepSucceeded,
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, rec, records.StepOutcome{Status: records.StepSucceeded,
 			ResultSummary: fmt.Sprintf("step %d%s skipped: its condition is false (%s)", i+1, idNote(st.ID), st.If)}); err != nil {
 			return err
 		}

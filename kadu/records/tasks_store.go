@@ -1,4 +1,4 @@
-package kadu
+package records
 
 import (
 	"context"
@@ -10,17 +10,17 @@ import (
 // The SQL of a task (kadu_tasks): the handlers (tasks.go) and the runtime
 // read and write tasks only through these functions.
 
-// taskFilter narrows kadu_tasks_list.
-type taskFilter struct {
+// TaskFilter narrows kadu_tasks_list.
+type TaskFilter struct {
 	Status string
 	Q      string
 	After  string
 	Limit  int
 }
 
-// listTasks reads a page of kadu_tasks_list, one row more than the limit
+// ListTasks reads a page of kadu_tasks_list, one row more than the limit
 // (the next page's sign); deleted tasks are never listed.
-func listTasks(ctx context.Context, q store.Querier, orgID string, f taskFilter) ([]*taskRecord, error) {
+func ListTasks(ctx context.Context, q store.Querier, orgID string, f TaskFilter) ([]*Task, error) {
 	where := []string{"organization_id = ?", "status <> 'deleted'"}
 	args := []any{orgID}
 	if f.Status != "" {
@@ -33,12 +33,12 @@ func listTasks(ctx context.Context, q store.Querier, orgID string, f taskFilter)
 		where, args = append(where, "id > ?"), append(args, f.After)
 	}
 	args = append(args, f.Limit+1)
-	var rows []*taskRecord
+	var rows []*Task
 	if err := q.Select(ctx, &rows, `SELECT `+taskColumns+` FROM kadu_tasks WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`, args...); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		if err := r.decode(); err != nil {
+		if err := r.Decode(); err != nil {
 			return nil, err
 		}
 	}
@@ -59,19 +59,19 @@ func forUpdate(q store.Querier) string {
 	return ""
 }
 
-// lockTask is getTask for a transaction that will rewrite the row.
-func lockTask(ctx context.Context, tx *store.Tx, orgID, id string) (*taskRecord, error) {
-	var t taskRecord
+// LockTask is GetTask for a transaction that will rewrite the row.
+func LockTask(ctx context.Context, tx *store.Tx, orgID, id string) (*Task, error) {
+	var t Task
 	if err := tx.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
 		WHERE organization_id = ? AND id = ? AND status <> 'deleted'`+forUpdate(tx), orgID, id); err != nil {
 		return nil, err
 	}
-	return &t, t.decode()
+	return &t, t.Decode()
 }
 
-// updateTask writes every field of t back (encode runs first).
-func updateTask(ctx context.Context, q store.Querier, t *taskRecord) error {
-	if err := t.encode(); err != nil {
+// UpdateTask writes every field of t back (encode runs first).
+func UpdateTask(ctx context.Context, q store.Querier, t *Task) error {
+	if err := t.Encode(); err != nil {
 		return err
 	}
 	return store.ExpectOne(q.Exec(ctx, `UPDATE kadu_tasks SET name = ?, instructions = ?, mode = ?, steps = ?,
@@ -83,31 +83,31 @@ func updateTask(ctx context.Context, q store.Querier, t *taskRecord) error {
 		t.UpdatedAt, t.DeletedAt, t.OrganizationID, t.ID))
 }
 
-// getTask reads a task of the organization that is not deleted; another
+// GetTask reads a task of the organization that is not deleted; another
 // organization's, a deleted one or none is store.ErrNotFound.
-func getTask(ctx context.Context, q store.Querier, orgID, id string) (*taskRecord, error) {
-	var t taskRecord
+func GetTask(ctx context.Context, q store.Querier, orgID, id string) (*Task, error) {
+	var t Task
 	if err := q.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
 		WHERE organization_id = ? AND id = ? AND status <> 'deleted'`, orgID, id); err != nil {
 		return nil, err
 	}
-	return &t, t.decode()
+	return &t, t.Decode()
 }
 
-// taskOfExecution reads the task an execution runs, deleted or not: an
+// TaskOfExecution reads the task an execution runs, deleted or not: an
 // execution queued before its task was deleted still knows what to run.
-func taskOfExecution(ctx context.Context, q store.Querier, exec *executionRecord) (*taskRecord, error) {
-	var t taskRecord
+func TaskOfExecution(ctx context.Context, q store.Querier, exec *Execution) (*Task, error) {
+	var t Task
 	if err := q.Get(ctx, &t, `SELECT `+taskColumns+` FROM kadu_tasks
 		WHERE organization_id = ? AND id = ?`, exec.OrganizationID, exec.TaskID); err != nil {
 		return nil, err
 	}
-	return &t, t.decode()
+	return &t, t.Decode()
 }
 
-// insertTask writes a new task row (encode runs first).
-func insertTask(ctx context.Context, q store.Querier, t *taskRecord) error {
-	if err := t.encode(); err != nil {
+// InsertTask writes a new task row (encode runs first).
+func InsertTask(ctx context.Context, q store.Querier, t *Task) error {
+	if err := t.Encode(); err != nil {
 		return err
 	}
 	_, err := q.Exec(ctx, `INSERT INTO kadu_tasks (`+taskColumns+`)
@@ -122,10 +122,28 @@ const taskColumns = `id, organization_id, owner_user_id, name, instructions, mod
 	granted_scopes, model, schedule_cron, schedule_timezone, cost_ceiling_cents, schedule_since, triggerers,
 	destinations, status, created_at, updated_at, deleted_at`
 
-// isMember reports whether userID is a person of the organization: a task's
-// triggerers are (service.checkTriggerers).
-func isMember(ctx context.Context, q store.Querier, orgID, userID string) (bool, error) {
+// IsMember reports whether userID is a person of the organization: a task's
+// Triggerers are (service.checkTriggerers).
+func IsMember(ctx context.Context, q store.Querier, orgID, userID string) (bool, error) {
 	var n int
 	err := q.Get(ctx, &n, `SELECT COUNT(*) FROM memberships WHERE organization_id = ? AND user_id = ?`, orgID, userID)
 	return n > 0, err
+}
+
+// ScheduledTasks are the active tasks with a schedule, by id; skipped
+// are the errors of those whose JSON columns did not read (left out).
+func ScheduledTasks(ctx context.Context, q store.Querier) (tasks []*Task, skipped []error, err error) {
+	var rows []*Task
+	if err := q.Select(ctx, &rows, `SELECT `+taskColumns+` FROM kadu_tasks
+		WHERE status = 'active' AND schedule_cron IS NOT NULL ORDER BY id`); err != nil {
+		return nil, nil, err
+	}
+	for _, t := range rows {
+		if err := t.Decode(); err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, skipped, nil
 }

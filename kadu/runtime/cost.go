@@ -1,12 +1,32 @@
-package kadu
+package runtime
 
 import (
 	"context"
 	"fmt"
 	"math/big"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
+
+// PlanLimits are what an organization's plan allows, in cents of BRL.
+type PlanLimits struct {
+	// MonthlyCostLimitCents is what all executions of a month may cost.
+	MonthlyCostLimitCents int64
+	// MaxCostPerExecutionCents is the highest ceiling one execution may
+	// have (a task's own ceiling may only be lower).
+	MaxCostPerExecutionCents int64
+	// MaxConcurrentExecutions is how many executions may run (or wait)
+	// at once.
+	MaxConcurrentExecutions int
+}
+
+// ModelPrice is what a model costs per million tokens, in cents of BRL.
+type ModelPrice struct {
+	InputPerMillionCents  int64 `json:"input"`
+	OutputPerMillionCents int64 `json:"output"`
+	CachedPerMillionCents int64 `json:"cached"`
+}
 
 // stepCost is what one model call cost, from the price table: input
 // tokens (those not served from the cache) at the input price, cached
@@ -15,12 +35,12 @@ import (
 // rounding. usage.In counts every prompt token, cached ones included, as
 // OpenAI-compatible APIs report it. A model missing from the table
 // cannot be priced: that is an error, never a free call.
-func (s *service) stepCost(model string, usage tokenUsage) (int64, error) {
-	return priceStep(s.cfg.Prices, model, usage)
+func (s *Runtime) stepCost(model string, usage records.Tokens) (int64, error) {
+	return PriceStep(s.cfg.Prices, model, usage)
 }
 
-// priceStep is stepCost over a given table.
-func priceStep(prices map[string]ModelPrice, model string, usage tokenUsage) (int64, error) {
+// PriceStep is stepCost over a given table.
+func PriceStep(prices map[string]ModelPrice, model string, usage records.Tokens) (int64, error) {
 	p, ok := prices[model]
 	if !ok {
 		return 0, fmt.Errorf("kadu: no price for model %q", model)
@@ -46,12 +66,12 @@ func priceStep(prices map[string]ModelPrice, model string, usage tokenUsage) (in
 	return q.Int64(), nil
 }
 
-// minimumAgentCeiling is the least ceiling an agent execution may have:
+// MinimumAgentCeiling is the least ceiling an agent execution may have:
 // what a small model call (2 000 prompt tokens, 200 out) costs, at least
 // one cent. A lower ceiling would stop it before its first step, so
 // running it is refused (cost_ceiling_too_low) instead.
-func (s *service) minimumAgentCeiling(model string) int64 {
-	c, err := s.stepCost(model, tokenUsage{In: 2000, Out: 200})
+func MinimumAgentCeiling(prices map[string]ModelPrice, model string) int64 {
+	c, err := PriceStep(prices, model, records.Tokens{In: 2000, Out: 200})
 	if err != nil {
 		return 1
 	}
@@ -65,7 +85,7 @@ func (s *service) minimumAgentCeiling(model string) int64 {
 // (usage, as read in the step's transaction). Never negative. The runtime
 // checks it before each model step, estimated, and stops the execution
 // cost_exceeded before a step that would cross it.
-func (s *service) remainingBudget(exec *executionRecord, task *taskRecord, usage usageRecord) int64 {
+func (s *Runtime) remainingBudget(exec *records.Execution, task *records.Task, usage records.Usage) int64 {
 	left := exec.MaxCostCents - exec.CostCents
 	if task != nil && task.CostCeilingCents != nil {
 		left = min(left, *task.CostCeilingCents-exec.CostCents)
@@ -75,6 +95,6 @@ func (s *service) remainingBudget(exec *executionRecord, task *taskRecord, usage
 }
 
 // currentUsage is the organization's usage of the current month.
-func (s *service) currentUsage(ctx context.Context, q store.Querier, orgID string) (usageRecord, error) {
-	return monthUsage(ctx, q, orgID, usageMonth(s.clock()))
+func (s *Runtime) currentUsage(ctx context.Context, q store.Querier, orgID string) (records.Usage, error) {
+	return records.MonthUsage(ctx, q, orgID, records.UsageMonth(s.clock()))
 }

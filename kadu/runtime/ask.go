@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -25,16 +26,16 @@ import (
 // workflow goes on from the next step. Nobody answering within
 // --kadu-wait-timeout ends it failed (input_timeout, the timeouts sweep).
 
-// askTool is the step tool of a question to the person. It is Kadu's
+// AskTool is the step tool of a question to the person. It is Kadu's
 // runtime's own, not a tool of another product: never in allowed_tools,
 // never granted a scope.
-const askTool = "kadu_ask"
+const AskTool = "kadu_ask"
 
 // maxQuestion bounds a rendered question.
 const maxQuestion = 2000
 
 // waitingInput is what a waiting_input execution's waiting field says.
-type waitingInput struct {
+type WaitingInput struct {
 	Kind      string          `json:"kind"`
 	Step      int             `json:"step"`
 	StepID    string          `json:"step_id,omitempty"`
@@ -45,9 +46,9 @@ type waitingInput struct {
 	ContinueWith string `json:"continue_with"`
 }
 
-// checkAskArguments is the saved check of a kadu_ask step's arguments:
+// CheckAskArguments is the saved check of a kadu_ask step's arguments:
 // a question, a non-blank string ("" when fine).
-func checkAskArguments(raw json.RawMessage) string {
+func CheckAskArguments(raw json.RawMessage) string {
 	var args struct {
 		Question *string `json:"question"`
 	}
@@ -92,20 +93,20 @@ func (r *run) ask(ctx context.Context, i int, st wflang.Compiled, env wflang.Env
 	}
 	deadline := s.clock().Add(s.cfg.WaitTimeout)
 	err = s.db.WithTx(ctx, func(tx *store.Tx) error {
-		rec, err := s.beginStep(ctx, tx, e, stepStart{Kind: stepMessage, Tool: askTool, Arguments: args})
+		rec, err := s.machine.BeginStep(ctx, tx, e, records.StepStart{Kind: records.StepMessage, Tool: AskTool, Arguments: args})
 		if err != nil {
 			return err
 		}
-		if err := s.finishStep(ctx, tx, e, rec, stepOutcome{Status: stepSucceeded,
-			ResultSummary: summarize("waiting for the person's input: "+q.Question, 500)}); err != nil {
+		if err := s.machine.FinishStep(ctx, tx, e, rec, records.StepOutcome{Status: records.StepSucceeded,
+			ResultSummary: records.Summarize("waiting for the person's input: "+q.Question, 500)}); err != nil {
 			return err
 		}
-		w, _ := json.Marshal(waitingInput{Kind: "input", Step: i + 1, StepID: st.ID, Question: q.Question, Arguments: args,
+		w, _ := json.Marshal(WaitingInput{Kind: "input", Step: i + 1, StepID: st.ID, Question: q.Question, Arguments: args,
 			ExpiresAt: deadline, ContinueWith: "kadu_executions_continue"})
 		ws := string(w)
-		return s.transition(ctx, tx, e, execWaitingInput, executionChange{Waiting: &ws, Checkpoint: r.cp.encode(), Deadline: &deadline})
+		return s.machine.Transition(ctx, tx, e, records.ExecWaitingInput, records.Change{Waiting: &ws, Checkpoint: r.cp.Encode(), Deadline: &deadline})
 	})
-	if err != nil && !errors.Is(err, errStaleExecution) {
+	if err != nil && !errors.Is(err, records.ErrStaleExecution) {
 		return err
 	}
 	return errStop

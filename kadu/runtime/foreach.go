@@ -1,10 +1,11 @@
-package kadu
+package runtime
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -110,11 +111,11 @@ func (r *run) forEach(ctx context.Context, i int, st wflang.Compiled, env wflang
 // checkpoint after it in one transaction.
 func (r *run) note(ctx context.Context, st wflang.Compiled, summary string, persist func(tx *store.Tx) error) error {
 	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		rec, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: st.Tool})
+		rec, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepMessage, Tool: st.Tool})
 		if err != nil {
 			return err
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, rec, stepOutcome{Status: stepSucceeded, ResultSummary: summary}); err != nil {
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, rec, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: summary}); err != nil {
 			return err
 		}
 		return persist(tx)

@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/text/encoding/charmap"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -39,15 +41,15 @@ import (
 //     output file of the execution (text, at most 1 MB), listed on the
 //     execution and downloadable like any file; the same name replaces it.
 const (
-	toolReadText    = "files_read_text"
-	toolWriteOutput = "files_write_output"
+	ToolReadText    = "files_read_text"
+	ToolWriteOutput = "files_write_output"
 
 	maxReadText    = 64 << 10
 	maxOutputBytes = 1 << 20
 )
 
 // isFileTool reports whether name is one of the runtime's file tools.
-func isFileTool(name string) bool { return name == toolReadText || name == toolWriteOutput }
+func isFileTool(name string) bool { return name == ToolReadText || name == ToolWriteOutput }
 
 var (
 	readTextSchema = json.RawMessage(`{"type":"object","properties":{` +
@@ -64,63 +66,36 @@ var (
 // fileTools are the file tools as offered to a model.
 func fileTools() []llm.Tool {
 	return []llm.Tool{
-		llm.FunctionTool(toolReadText, "Reads the text of one of the run's input files (CSV, OFX, XML, plain text, a PDF's text), 64 KB at a time; the answer's next_offset reads on.", readTextSchema),
-		llm.FunctionTool(toolWriteOutput, "Writes an output file of this execution (CSV, plain text or XML, at most 1 MB), which the people it is delivered to can download.", writeOutputSchema),
+		llm.FunctionTool(ToolReadText, "Reads the text of one of the run's input files (CSV, OFX, XML, plain text, a PDF's text), 64 KB at a time; the answer's next_offset reads on.", readTextSchema),
+		llm.FunctionTool(ToolWriteOutput, "Writes an output file of this execution (CSV, plain text or XML, at most 1 MB), which the people it is delivered to can download.", writeOutputSchema),
 	}
 }
 
 // fileToolInfo is what tasks.go's check knows of a file tool: Kadu's,
 // no scopes.
-func fileToolInfo(name string) (toolInfo, bool) {
+func fileToolInfo(name string) (ToolInfo, bool) {
 	if !isFileTool(name) {
-		return toolInfo{}, false
+		return ToolInfo{}, false
 	}
-	return toolInfo{Product: "kadu"}, true
-}
-
-// checkInputFiles refuses a run whose input_file_ids are not all ready
-// files of the organization (422, one detail per id): another
-// organization's id reads as one that does not exist.
-func checkInputFiles(ctx context.Context, q store.Querier, orgID string, ids []string) error {
-	var details []rest.FieldError
-	for i, id := range ids {
-		at := fmt.Sprintf("input_file_ids.%d", i)
-		if slices.Index(ids, id) < i {
-			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
-			continue
-		}
-		f, err := getFile(ctx, q, orgID, id)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			details = append(details, rest.FieldError{Field: at, Message: "no such file"})
-		case err != nil:
-			return err
-		case f.Status != fileReady:
-			details = append(details, rest.FieldError{Field: at, Message: "the file is " + f.Status + ": only ready (confirmed) files can be given to a run"})
-		}
-	}
-	if len(details) > 0 {
-		return rest.Validation("the input files are invalid", details...)
-	}
-	return nil
+	return ToolInfo{Product: "kadu"}, true
 }
 
 // inputFileRefs are the run's input files as the execution sees them.
-func (r *run) inputFileRefs(ctx context.Context) ([]fileJSON, error) {
+func (r *run) inputFileRefs(ctx context.Context) ([]records.FileJSON, error) {
 	var ids []string
 	if err := json.Unmarshal([]byte(r.e.InputFileIDsJSON), &ids); err != nil {
 		return nil, err
 	}
-	out := []fileJSON{}
+	out := []records.FileJSON{}
 	for _, id := range ids {
-		f, err := getFile(ctx, r.s.db, r.e.OrganizationID, id)
+		f, err := records.GetFile(ctx, r.s.db, r.e.OrganizationID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			continue // deleted since the run was queued
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, toFileJSON(f))
+		out = append(out, records.ToFileJSON(f))
 	}
 	return out, nil
 }
@@ -132,17 +107,17 @@ func (r *run) filesMessage(ctx context.Context) (string, error) {
 		return "", err
 	}
 	b, _ := json.Marshal(refs)
-	return "The run's input files (metadata, data; read their text with " + toolReadText + " by index or file_id):\n" + string(b), nil
+	return "The run's input files (metadata, data; read their text with " + ToolReadText + " by index or file_id):\n" + string(b), nil
 }
 
 // callFileTool runs a file tool as one step of the execution.
 func (r *run) callFileTool(ctx context.Context, tool string, args json.RawMessage, persist func(tx *store.Tx, ans toolAnswer) error) (toolAnswer, error) {
-	st, err := r.s.beginStep(ctx, r.s.db, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: argsOrNull(args)})
+	st, err := r.s.machine.BeginStep(ctx, r.s.db, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: argsOrNull(args)})
 	if err != nil {
 		return toolAnswer{}, err
 	}
 	var ans toolAnswer
-	if tool == toolReadText {
+	if tool == ToolReadText {
 		ans, err = r.readText(ctx, args)
 	} else {
 		ans, err = r.writeOutput(ctx, args)
@@ -185,14 +160,14 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 		}
 		id = ids[i]
 	}
-	f, err := getFile(ctx, r.s.db, r.e.OrganizationID, id)
+	f, err := records.GetFile(ctx, r.s.db, r.e.OrganizationID, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !slices.Contains(ids, id) && restkit.Deref(f.ExecutionID) != r.e.ID) {
 		return errorAnswer("not_found", "no such file among this execution's input and output files"), nil
 	}
 	if err != nil {
 		return toolAnswer{}, err
 	}
-	if f.Status != fileReady {
+	if f.Status != records.FileReady {
 		return errorAnswer("file_not_ready", "the file is "+f.Status), nil
 	}
 	text, err := r.s.fileText(ctx, f)
@@ -208,7 +183,7 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 	for end < len(text) && end > start && !utf8.RuneStart(text[end]) {
 		end--
 	}
-	out := map[string]any{"file": toFileJSON(f), "offset": start, "text": text[start:end], "text_bytes": len(text), "next_offset": nil}
+	out := map[string]any{"file": records.ToFileJSON(f), "offset": start, "text": text[start:end], "text_bytes": len(text), "next_offset": nil}
 	if end < len(text) {
 		out["next_offset"] = end
 	}
@@ -218,22 +193,22 @@ func (r *run) readText(ctx context.Context, raw json.RawMessage) (toolAnswer, er
 // fileText is a file's text: the bytes as UTF-8 (ISO-8859-1 read as
 // such) for the text types, the extracted text of a PDF. Both are
 // bounded by the file size limit.
-func (s *service) fileText(ctx context.Context, f *fileRecord) (string, error) {
-	fs, err := s.fileStoreReady()
+func (s *Runtime) fileText(ctx context.Context, f *records.File) (string, error) {
+	bucket, maxBytes, err := s.files.Ready()
 	if err != nil {
 		return "", err
 	}
 	switch f.ContentType {
 	case "text/csv", "text/plain", "application/x-ofx", "application/xml", "text/xml", "application/pdf":
 	default:
-		return "", refusal(http.StatusUnprocessableEntity, "not_text", "a "+f.ContentType+" file has no text to read")
+		return "", fileRefusal(http.StatusUnprocessableEntity, "not_text", "a "+f.ContentType+" file has no text to read")
 	}
-	rc, err := fs.bucket.Open(ctx, f.StorageKey)
+	rc, err := bucket.Open(ctx, f.StorageKey)
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, fs.maxBytes))
+	b, err := io.ReadAll(io.LimitReader(rc, maxBytes))
 	if err != nil {
 		return "", err
 	}
@@ -252,11 +227,11 @@ func (s *service) fileText(ctx context.Context, f *fileRecord) (string, error) {
 func pdfText(b []byte) (string, error) {
 	rd, err := pdf.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return "", refusal(http.StatusUnprocessableEntity, "unreadable_pdf", "the PDF's text cannot be read: "+err.Error())
+		return "", fileRefusal(http.StatusUnprocessableEntity, "unreadable_pdf", "the PDF's text cannot be read: "+err.Error())
 	}
 	tr, err := rd.GetPlainText()
 	if err != nil {
-		return "", refusal(http.StatusUnprocessableEntity, "unreadable_pdf", "the PDF's text cannot be read: "+err.Error())
+		return "", fileRefusal(http.StatusUnprocessableEntity, "unreadable_pdf", "the PDF's text cannot be read: "+err.Error())
 	}
 	var sb strings.Builder
 	if _, err := io.Copy(&sb, io.LimitReader(tr, 4*maxOutputBytes)); err != nil {
@@ -276,7 +251,7 @@ func (r *run) writeOutput(ctx context.Context, raw json.RawMessage) (toolAnswer,
 		return errorAnswer("invalid_arguments", "files_write_output takes filename, content_type and content (strings)"), nil
 	}
 	name, nameErr := safename.File(in.Filename)
-	ct := baseType(in.ContentType)
+	ct := records.BaseType(in.ContentType)
 	switch {
 	case nameErr != nil:
 		return errorAnswer("invalid_arguments", "filename: "+nameErr.Error()), nil
@@ -289,44 +264,59 @@ func (r *run) writeOutput(ctx context.Context, raw json.RawMessage) (toolAnswer,
 	if err != nil {
 		return toolAnswer{}, err
 	}
-	return jsonAnswer(map[string]any{"file": toFileJSON(f)}), nil
+	return jsonAnswer(map[string]any{"file": records.ToFileJSON(f)}), nil
 }
 
 // writeOutputFile stores content as the execution's output file name
 // (replacing one of the same name): bytes first, then the row, so a
 // ready row always has its bytes.
-func (s *service) writeOutputFile(ctx context.Context, e *executionRecord, name, ct string, content []byte) (*fileRecord, error) {
-	fs, err := s.fileStoreReady()
+func (s *Runtime) writeOutputFile(ctx context.Context, e *records.Execution, name, ct string, content []byte) (*records.File, error) {
+	bucket, _, err := s.files.Ready()
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(content)
 	hexSum := hex.EncodeToString(sum[:])
 	now := s.clock()
-	var f fileRecord
-	err = s.db.Get(ctx, &f, `SELECT `+fileColumns+` FROM kadu_files WHERE execution_id = ? AND filename = ?`, e.ID, name)
+	var f records.File
+	old, err := records.OutputByName(ctx, s.db, e.ID, name)
 	fresh := errors.Is(err, store.ErrNotFound)
 	if err != nil && !fresh {
 		return nil, err
 	}
-	if fresh {
+	if !fresh {
+		f = *old
+	} else {
 		id := store.NewID()
 		execID := e.ID
-		f = fileRecord{ID: id, OrganizationID: e.OrganizationID, Purpose: "output", Filename: name, StorageKey: fileKey(e.OrganizationID, id),
-			ExecutionID: &execID, UploadState: "uploaded", Status: fileReady, CreatedAt: now}
+		f = records.File{ID: id, OrganizationID: e.OrganizationID, Purpose: "output", Filename: name, StorageKey: records.FileKey(e.OrganizationID, id),
+			ExecutionID: &execID, UploadState: "uploaded", Status: records.FileReady, CreatedAt: now}
 	}
-	if _, err := fs.bucket.Put(ctx, f.StorageKey, bytes.NewReader(content), ct, -1); err != nil {
+	if _, err := bucket.Put(ctx, f.StorageKey, bytes.NewReader(content), ct, -1); err != nil {
 		return nil, err
 	}
-	f.ContentType, f.ByteSize, f.SHA256, f.Status, f.ConfirmedAt, f.UpdatedAt, f.DeletedAt = ct, int64(len(content)), &hexSum, fileReady, &now, now, nil
+	f.ContentType, f.ByteSize, f.SHA256, f.Status, f.ConfirmedAt, f.UpdatedAt, f.DeletedAt = ct, int64(len(content)), &hexSum, records.FileReady, &now, now, nil
 	if fresh {
-		err = insertFile(ctx, s.db, &f)
+		err = records.InsertFile(ctx, s.db, &f)
 	} else {
-		_, err = s.db.Exec(ctx, `UPDATE kadu_files SET content_type = ?, byte_size = ?, sha256 = ?, status = 'ready', confirmed_at = ?,
-			updated_at = ?, deleted_at = NULL WHERE id = ?`, ct, f.ByteSize, hexSum, now, now, f.ID)
+		err = records.ReplaceOutput(ctx, s.db, &f)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return &f, nil
+}
+
+// fileRefusal is a file tool's refusal, as the API answers it
+// (rest.Error); the model reads it as the call's error.
+func fileRefusal(status int, code, msg string) *rest.Error {
+	return &rest.Error{Status: status, Code: code, Message: msg}
+}
+
+// Bucket is where files' bytes are kept: the product's bucket
+// (kadu files_config.go), which may be missing.
+type Bucket interface {
+	// Ready is the bucket and the most bytes a file may hold, or why
+	// files cannot be stored (503 files_unavailable).
+	Ready() (*blob.Bucket, int64, error)
 }

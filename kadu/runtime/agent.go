@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -51,6 +52,10 @@ The task's instructions, from its owner:
 // minOutputTokens is the least answer a model step is started for.
 const minOutputTokens = 16
 
+// CodeModelNotConfigured is the error of an agent execution (or of
+// running an agent task) without a model API or model.
+const CodeModelNotConfigured = "model_not_configured"
+
 // perMessageTokens bounds the tokens a message's framing adds.
 const perMessageTokens = 8
 
@@ -60,7 +65,7 @@ func (r *run) agent(ctx context.Context) error {
 	provider := s.rt.provider
 	model := restkit.Deref(e.Model)
 	if provider == nil || model == "" {
-		return s.fail(ctx, e, codeModelNotConfigured, "no model API is configured for agent tasks: set --kadu-model-url (and --kadu-model-key, --kadu-model)")
+		return s.fail(ctx, e, CodeModelNotConfigured, "no model API is configured for agent tasks: set --kadu-model-url (and --kadu-model-key, --kadu-model)")
 	}
 	if _, ok := s.cfg.Prices[model]; !ok {
 		return s.fail(ctx, e, "model_not_priced", "the model "+model+" has no price in the deployment's table (--kadu-model-prices), so its cost cannot be kept within the ceiling")
@@ -176,7 +181,7 @@ func (r *run) agentCall(ctx context.Context, call llm.ToolCall) error {
 	_, err := r.callTool(ctx, "call:"+call.ID, call.Function.Name, args, func(tx *store.Tx, ans toolAnswer) error {
 		text := ans.Text
 		if limit := r.s.rt.cfg.MaxToolResultBytes; len(text) > limit {
-			text = summarize(text, limit) + fmt.Sprintf(" [cut: the answer had %d bytes]", len(ans.Text))
+			text = records.Summarize(text, limit) + fmt.Sprintf(" [cut: the answer had %d bytes]", len(ans.Text))
 		}
 		if text == "" {
 			text = "(empty answer)"
@@ -207,13 +212,13 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		}
 		maxOut, ok := affordable(price, inBound, remaining, s.rt.cfg.MaxOutputTokens)
 		if !ok {
-			worst, _ := priceStep(s.cfg.Prices, model, tokenUsage{In: inBound, Out: minOutputTokens})
-			return llm.Response{}, s.failAs(ctx, e, execCostExceeded, "cost_exceeded",
+			worst, _ := PriceStep(s.cfg.Prices, model, records.Tokens{In: inBound, Out: minOutputTokens})
+			return llm.Response{}, s.failAs(ctx, e, records.ExecCostExceeded, "cost_exceeded",
 				fmt.Sprintf("stopped before model step %d: it could cost up to %s (a prompt of up to %d tokens), and only %s remain of the ceiling",
 					r.cp.ModelSteps+1, money.Cents(worst).String(), inBound, money.Cents(remaining).String()))
 		}
 		req.MaxTokens = maxOut
-		st, err := s.beginStep(ctx, s.db, e, stepStart{Kind: stepLLM, Arguments: stepArgs(map[string]any{
+		st, err := s.machine.BeginStep(ctx, s.db, e, records.StepStart{Kind: records.StepLLM, Arguments: stepArgs(map[string]any{
 			"model": model, "messages": len(req.Messages), "max_completion_tokens": maxOut, "attempt": attempt})})
 		if err != nil {
 			return llm.Response{}, err
@@ -221,20 +226,20 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		cctx, cancel := context.WithTimeout(ctx, s.rt.cfg.ModelTimeout)
 		resp, callErr := s.rt.provider.Chat(cctx, req)
 		cancel()
-		tokens := tokenUsage{In: int64(resp.Usage.InputTokens), Out: int64(resp.Usage.OutputTokens), Cached: int64(resp.Usage.CachedTokens)}
-		cost, err := priceStep(s.cfg.Prices, model, tokens)
+		tokens := records.Tokens{In: int64(resp.Usage.InputTokens), Out: int64(resp.Usage.OutputTokens), Cached: int64(resp.Usage.CachedTokens)}
+		cost, err := PriceStep(s.cfg.Prices, model, tokens)
 		if err != nil {
 			return llm.Response{}, err
 		}
-		out := stepOutcome{Status: stepSucceeded, Usage: tokens, CostCents: cost}
+		out := records.StepOutcome{Status: records.StepSucceeded, Usage: tokens, CostCents: cost}
 		if callErr != nil {
-			out.Status, out.Error = stepFailed, summarize(callErr.Error(), 500)
+			out.Status, out.Error = records.StepFailed, records.Summarize(callErr.Error(), 500)
 		} else {
 			out.ResultSummary = summarizeAnswer(resp)
 		}
 		wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		err = s.db.WithTx(wctx, func(tx *store.Tx) error {
-			if err := s.finishStep(wctx, tx, e, st, out); err != nil {
+			if err := s.machine.FinishStep(wctx, tx, e, st, out); err != nil {
 				return err
 			}
 			if callErr != nil {
@@ -253,7 +258,7 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 			return resp, nil
 		}
 		if !llm.IsRetryable(callErr) || attempt >= s.rt.cfg.ModelAttempts || ctx.Err() != nil {
-			return llm.Response{}, s.fail(ctx, e, "model_error", "the model call failed: "+summarize(callErr.Error(), 500))
+			return llm.Response{}, s.fail(ctx, e, "model_error", "the model call failed: "+records.Summarize(callErr.Error(), 500))
 		}
 		select {
 		case <-ctx.Done():
@@ -322,7 +327,7 @@ func summarizeAnswer(resp llm.Response) string {
 		return "asked to call " + strings.Join(slices.Compact(names), ", ")
 	}
 	if resp.Content != nil {
-		return summarize(*resp.Content, 500)
+		return records.Summarize(*resp.Content, 500)
 	}
 	return ""
 }

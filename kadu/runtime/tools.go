@@ -1,4 +1,4 @@
-package kadu
+package runtime
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -29,7 +30,7 @@ import (
 
 // approvalOwner names Kadu's executions as the owner of the approvals
 // they ask for (productkit/approval Options.Owners).
-const approvalOwner = "kadu.execution"
+const ApprovalOwner = "kadu.execution"
 
 // toolAnswer is what a tool call gave: its text, the same as a JSON value
 // (the text itself when it is JSON, else a JSON string), and whether it
@@ -94,23 +95,9 @@ func answerOf(res *mcp.CallToolResult, limit int) toolAnswer {
 		a.Value, _ = json.Marshal(text)
 	}
 	if a.Failed {
-		a.Error = summarize(text, 500)
+		a.Error = records.Summarize(text, 500)
 	}
 	return a
-}
-
-// summarize is a result cut to n bytes on a character boundary, for a
-// step's result_summary.
-func summarize(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && (s[i]&0xC0) == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // canonicalJSON is the RFC 8785 form of a call's arguments, as approvals
@@ -136,11 +123,11 @@ func (r *run) toolCall(tool string, args json.RawMessage) toolreg.Call {
 // transaction.
 func (r *run) recordFailedCall(ctx context.Context, tool string, args json.RawMessage, ans toolAnswer, persist func(tx *store.Tx) error) error {
 	return r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		st, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: argsOrNull(args)})
+		st, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: argsOrNull(args)})
 		if err != nil {
 			return err
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, st, stepOutcome{Status: stepFailed, Error: ans.Error, ResultSummary: summarize(ans.Text, 500)}); err != nil {
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, st, records.StepOutcome{Status: records.StepFailed, Error: ans.Error, ResultSummary: records.Summarize(ans.Text, 500)}); err != nil {
 			return err
 		}
 		return persist(tx)
@@ -194,7 +181,7 @@ func (r *run) callTool(ctx context.Context, ref, tool string, args json.RawMessa
 			return ans, r.recordFailedCall(ctx, tool, args, ans, func(tx *store.Tx) error { return persist(tx, ans) })
 		}
 	}
-	st, err := r.s.beginStep(ctx, r.s.db, r.e, stepStart{Kind: stepToolCall, Tool: tool, Arguments: args})
+	st, err := r.s.machine.BeginStep(ctx, r.s.db, r.e, records.StepStart{Kind: records.StepToolCall, Tool: tool, Arguments: args})
 	if err != nil {
 		return toolAnswer{}, err
 	}
@@ -241,16 +228,16 @@ const wflangMaxResult = 256 << 10
 
 // finishCall records a call's outcome, the checkpoint and, for an
 // approved call, the approval's outcome, in one transaction.
-func (r *run) finishCall(ctx context.Context, st *stepRecord, ans toolAnswer, approved *approval.Approval, persist func(tx *store.Tx, ans toolAnswer) error) error {
-	out := stepOutcome{Status: stepSucceeded, ResultSummary: summarize(ans.Text, 500)}
+func (r *run) finishCall(ctx context.Context, st *records.Step, ans toolAnswer, approved *approval.Approval, persist func(tx *store.Tx, ans toolAnswer) error) error {
+	out := records.StepOutcome{Status: records.StepSucceeded, ResultSummary: records.Summarize(ans.Text, 500)}
 	if ans.Failed {
-		out.Status, out.Error = stepFailed, ans.Error
+		out.Status, out.Error = records.StepFailed, ans.Error
 	}
 	// Recorded even when the job's context ended during the call.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return r.s.db.WithTx(wctx, func(tx *store.Tx) error {
-		if err := r.s.finishStep(wctx, tx, r.e, st, out); err != nil {
+		if err := r.s.machine.FinishStep(wctx, tx, r.e, st, out); err != nil {
 			return err
 		}
 		r.cp.Awaiting = nil
@@ -262,7 +249,7 @@ func (r *run) finishCall(ctx context.Context, st *stepRecord, ans toolAnswer, ap
 			if ans.Failed {
 				status = approval.StatusFailed
 			}
-			if _, err := approval.NewStore(tx, r.s.now).Finish(wctx, approved.ID, status, []mcp.Content{mcp.TextContent(ans.Text)}); err != nil {
+			if _, err := approval.NewStore(tx, r.s.clock).Finish(wctx, approved.ID, status, []mcp.Content{mcp.TextContent(ans.Text)}); err != nil {
 				return err
 			}
 		}
@@ -294,7 +281,7 @@ func (r *run) approvedCall(ctx context.Context, ref, tool string, args json.RawM
 
 // waitingApproval is what a waiting_approval execution's waiting field
 // says: the approval and the exact call.
-type waitingApproval struct {
+type WaitingApproval struct {
 	Kind        string          `json:"kind"`
 	ApprovalID  string          `json:"approval_id"`
 	ApprovalURL string          `json:"approval_url,omitempty"`
@@ -326,7 +313,7 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 			ans := answerOf(res, wflangMaxResult)
 			ans.Failed = true
 			if ans.Error == "" {
-				ans.Error = summarize(ans.Text, 500)
+				ans.Error = records.Summarize(ans.Text, 500)
 			}
 			return ans, nil
 		}
@@ -335,17 +322,17 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 	now := r.s.clock()
 	a := &approval.Approval{OrganizationID: r.e.OrganizationID, UserID: restkit.Deref(r.e.TriggeredBy), Email: r.email,
 		PrincipalHash: approval.PrincipalHash("kadu-execution\x00" + r.e.ID), Issuer: toolreg.Issuer, Subject: restkit.Deref(r.e.TriggeredBy),
-		Tool: tool, Arguments: canon, Message: msg, Owner: approvalOwner, OwnerRef: r.e.ID,
+		Tool: tool, Arguments: canon, Message: msg, Owner: ApprovalOwner, OwnerRef: r.e.ID,
 		CreatedAt: now, ExpiresAt: now.Add(r.s.cfg.WaitTimeout)}
 	err = r.s.db.WithTx(ctx, func(tx *store.Tx) error {
-		if err := approval.NewStore(tx, r.s.now).Create(ctx, a); err != nil {
+		if err := approval.NewStore(tx, r.s.clock).Create(ctx, a); err != nil {
 			return err
 		}
 		url := ""
 		if r.s.rt.publicURL != "" {
 			url = strings.TrimSuffix(r.s.rt.publicURL, "/") + approval.PathPrefix + a.ID
 		}
-		st, err := r.s.beginStep(ctx, tx, r.e, stepStart{Kind: stepMessage, Tool: tool, Arguments: args})
+		st, err := r.s.machine.BeginStep(ctx, tx, r.e, records.StepStart{Kind: records.StepMessage, Tool: tool, Arguments: args})
 		if err != nil {
 			return err
 		}
@@ -353,17 +340,17 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 		if url != "" {
 			summary += ": " + url
 		}
-		if err := r.s.finishStep(ctx, tx, r.e, st, stepOutcome{Status: stepSucceeded, ResultSummary: summarize(summary, 500)}); err != nil {
+		if err := r.s.machine.FinishStep(ctx, tx, r.e, st, records.StepOutcome{Status: records.StepSucceeded, ResultSummary: records.Summarize(summary, 500)}); err != nil {
 			return err
 		}
 		r.cp.Awaiting = &awaitedCall{Ref: ref, Tool: tool, Arguments: json.RawMessage(canon), ApprovalID: a.ID}
-		w, _ := json.Marshal(waitingApproval{Kind: "approval", ApprovalID: a.ID, ApprovalURL: url, Tool: tool,
+		w, _ := json.Marshal(WaitingApproval{Kind: "approval", ApprovalID: a.ID, ApprovalURL: url, Tool: tool,
 			Arguments: json.RawMessage(canon), Message: msg, ExpiresAt: a.ExpiresAt})
 		ws := string(w)
-		return r.s.transition(ctx, tx, r.e, execWaitingApproval, executionChange{Waiting: &ws, ApprovalID: &a.ID,
-			Checkpoint: r.cp.encode(), Deadline: &a.ExpiresAt})
+		return r.s.machine.Transition(ctx, tx, r.e, records.ExecWaitingApproval, records.Change{Waiting: &ws, ApprovalID: &a.ID,
+			Checkpoint: r.cp.Encode(), Deadline: &a.ExpiresAt})
 	})
-	if errors.Is(err, errStaleExecution) {
+	if errors.Is(err, records.ErrStaleExecution) {
 		return toolAnswer{}, errStop
 	}
 	if err != nil {
@@ -392,15 +379,15 @@ func (r *run) decided(ctx context.Context) error {
 	case approval.StatusPending:
 		return errStop
 	case approval.StatusCancelled:
-		return s.failAs(ctx, e, execCanceled, "approval_cancelled",
+		return s.failAs(ctx, e, records.ExecCanceled, "approval_cancelled",
 			fmt.Sprintf("the person chose Cancelar on the approval of %s: nothing was called", a.Tool))
 	case approval.StatusExpired:
 		return s.fail(ctx, e, "approval_expired",
 			fmt.Sprintf("nobody approved %s before the approval expired at %s: nothing was called", a.Tool, a.ExpiresAt.UTC().Format(time.RFC3339)))
 	}
 	r.cp.RunnerJob = r.jobID
-	if err := s.transition(ctx, s.db, e, execRunning, executionChange{Checkpoint: r.cp.encode()}); err != nil {
-		if errors.Is(err, errStaleExecution) {
+	if err := s.machine.Transition(ctx, s.db, e, records.ExecRunning, records.Change{Checkpoint: r.cp.Encode()}); err != nil {
+		if errors.Is(err, records.ErrStaleExecution) {
 			return errStop
 		}
 		return err
@@ -408,22 +395,22 @@ func (r *run) decided(ctx context.Context) error {
 	return nil
 }
 
-// approvalDecided is Owner.Decided of Kadu's approvals: the person chose
+// ApprovalDecided is Owner.Decided of Kadu's approvals: the person chose
 // Continuar or Cancelar on the page, so the execution's job runs again to
 // act on it (make the call, or end canceled).
-func (s *service) approvalDecided(ctx context.Context, a *approval.Approval) error {
+func (s *Runtime) ApprovalDecided(ctx context.Context, a *approval.Approval) error {
 	if s.jobs == nil {
 		return errors.New("kadu: no job queue to resume the execution on")
 	}
-	_, err := s.jobs.Enqueue(ctx, runExecutionArgs{ExecutionID: a.OwnerRef}, nil)
+	_, err := s.jobs.Enqueue(ctx, RunExecutionArgs{ExecutionID: a.OwnerRef}, nil)
 	return err
 }
 
-// approvalOwners are the approval owners Kadu registers on its approval
+// ApprovalOwners are the approval owners Kadu registers on its approval
 // page (productkit/approval Options.Owners).
-func (s *service) approvalOwners() map[string]approval.Owner {
-	return map[string]approval.Owner{approvalOwner: {
-		Decided: s.approvalDecided,
+func (s *Runtime) ApprovalOwners() map[string]approval.Owner {
+	return map[string]approval.Owner{ApprovalOwner: {
+		Decided: s.ApprovalDecided,
 		Requester: func(a *approval.Approval) string {
 			return "Kadu — uma execução de tarefa (" + a.OwnerRef + ")"
 		},
@@ -443,34 +430,60 @@ func (s *service) approvalOwners() map[string]approval.Owner {
 
 // abandonApproval records that an approved call's outcome is unknown (its
 // worker died during it).
-func (s *service) abandonApproval(ctx context.Context, id string) {
+func (s *Runtime) abandonApproval(ctx context.Context, id string) {
 	_, _ = s.approvals.Finish(ctx, id, approval.StatusFailed, []mcp.Content{mcp.TextContent(
 		"The run was interrupted before it recorded an outcome: it may or may not have taken effect. Check before trying again.")})
 }
 
-// toolLookup is what saving a task knows of the deployment's tools
+// ToolLookup is what saving a task knows of the deployment's tools
 // (service.lookupTool): Kadu's file tools, then the registry's. A test's
 // override stands in for the registry; with neither it is nil, and any
 // well-formed name is accepted and granted no scope.
-func toolLookup(reg *toolreg.Registry, override func(name string) (toolInfo, bool)) func(name string) (toolInfo, bool) {
+func ToolLookup(reg *toolreg.Registry, override func(name string) (ToolInfo, bool)) func(name string) (ToolInfo, bool) {
 	other := override
 	if other == nil && reg != nil {
-		other = func(name string) (toolInfo, bool) {
+		other = func(name string) (ToolInfo, bool) {
 			e, ok := reg.Lookup(name)
 			if !ok {
-				return toolInfo{}, false
+				return ToolInfo{}, false
 			}
-			return toolInfo{Product: e.Product, Scopes: e.Tool.Requires.Scopes, Permission: e.Tool.Requires.Permission,
+			return ToolInfo{Product: e.Product, Scopes: e.Tool.Requires.Scopes, Permission: e.Tool.Requires.Permission,
 				Destructive: e.Tool.IsDestructive()}, true
 		}
 	}
 	if other == nil {
 		return nil
 	}
-	return func(name string) (toolInfo, bool) {
+	return func(name string) (ToolInfo, bool) {
 		if info, ok := fileToolInfo(name); ok {
 			return info, true
 		}
 		return other(name)
 	}
+}
+
+// ToolInfo is what Kadu must know of another product's tool for a task to
+// call it: the product it belongs to, the scopes and permission its
+// requirement names, and whether it is destructive (an execution then
+// waits for an approval before calling it).
+type ToolInfo struct {
+	Product     string
+	Scopes      []string
+	Permission  string
+	Destructive bool
+}
+
+// CallTool makes one tool call as a step of the running execution e of
+// task t, as a workflow step does: through the registry, recorded as
+// started and then with its outcome and the checkpoint cp (Last is the
+// answer). It answers the tool's answer and whether it failed; the
+// product's BenchmarkToolCallOverhead measures the runtime's share with
+// it.
+func (s *Runtime) CallTool(ctx context.Context, e *records.Execution, t *records.Task, cp *Checkpoint, ref, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	r := &run{s: s, e: e, t: t, cp: cp}
+	ans, err := r.callTool(ctx, ref, tool, args, func(tx *store.Tx, ans toolAnswer) error {
+		r.cp.Last = ans.Value
+		return s.saveCheckpoint(ctx, tx, e, r.cp)
+	})
+	return ans.Value, ans.Failed, err
 }
