@@ -56,7 +56,9 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	// processes with the built-in extractor). Its own rescue time must
 	// exceed its 3-minute openai timeout; b's is the one that rescues.
 	hang := make(chan struct{})
+	var modelCalls atomic.Int64
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		modelCalls.Add(1)
 		select {
 		case <-hang:
 		case <-r.Context().Done():
@@ -151,6 +153,14 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 		}()
 	}
 	time.Sleep(1500 * time.Millisecond)
+	// On a loaded machine a may not have taken an e-mail job yet: the kill
+	// must find one of its jobs hanging in the model call, or the rescue
+	// this test is about is never exercised.
+	for wait := time.Now().Add(30 * time.Second); modelCalls.Load() == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(wait) {
+			t.Fatal("replica a never called its model in 30 s: no e-mail job of its own to leave running")
+		}
+	}
 	if err := a.cmd.Process.Kill(); err != nil { // SIGKILL: no drain, no goodbye
 		t.Fatal(err)
 	}
