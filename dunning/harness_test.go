@@ -3,7 +3,6 @@ package dunning
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -181,7 +180,7 @@ func (e *dunEnv) closedCalls() []string {
 // the notifier's workers: a second worker process.
 func (e *dunEnv) secondQueue(t testing.TB) *jobs.Queue {
 	t.Helper()
-	q, err := jobs.New(context.Background(), e.DB, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	q, err := jobs.New(context.Background(), e.DB, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: producttest.FailureLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -100,7 +99,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	if e.Other, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@theirs.example", Password: "a long enough password", OrganizationID: e.Theirs.ID, Role: identity.RoleOwner}); err != nil {
 		t.Fatal(err)
 	}
-	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: FailureLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
