@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
@@ -27,7 +28,7 @@ func TestSplitCentsAwkwardTotals(t *testing.T) {
 		{200, 3, 68, 66},
 		{1000000007, 60, 16666713, 16666666},
 	} {
-		got := splitCents(tc.total, tc.n)
+		got := escalation.SplitCents(tc.total, tc.n)
 		if len(got) != tc.n {
 			t.Fatalf("%v in %d: %d parts", tc.total, tc.n, len(got))
 		}
@@ -56,7 +57,7 @@ func TestPercentOfHalfUp(t *testing.T) {
 		{123456, 30 * latefee.OnePercent, 37037},
 		{1, latefee.OnePercent, 0},
 	} {
-		if got := percentOf(tc.amount, tc.pct); got != tc.want {
+		if got := escalation.PercentOf(tc.amount, tc.pct); got != tc.want {
 			t.Errorf("%v of %v = %v, want %v", tc.pct, tc.amount, got, tc.want)
 		}
 	}
@@ -68,7 +69,7 @@ func TestMonthlyDueDates(t *testing.T) {
 	t.Parallel()
 	cal := calendar.New()
 	from := calendar.NewDate(2026, 1, 15)
-	got := monthlyDueDates(from, 31, 4, cal)
+	got := escalation.MonthlyDueDates(from, 31, 4, cal)
 	// 31 Jan 2026 is a Saturday → 2 Feb; February's last day, the 28th,
 	// a Saturday too → 2 Mar; then 31 Mar and 30 Apr.
 	want := []string{"2026-02-02", "2026-03-02", "2026-03-31", "2026-04-30"}
@@ -79,7 +80,7 @@ func TestMonthlyDueDates(t *testing.T) {
 	}
 	// Tiradentes (21 April 2026, a Tuesday) moves to the 22nd; a day
 	// already past this month starts next month.
-	got = monthlyDueDates(calendar.NewDate(2026, 3, 25), 21, 2, cal)
+	got = escalation.MonthlyDueDates(calendar.NewDate(2026, 3, 25), 21, 2, cal)
 	if got[0].String() != "2026-04-22" || got[1].String() != "2026-05-21" {
 		t.Fatalf("dates %v", got)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/escalation"
+	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -63,7 +65,7 @@ func TestAgreementSettled(t *testing.T) {
 		// Proposing made its term: the debtor, the charges and the
 		// installment table, as proposed.
 		termID := ag["term_document_id"].(string)
-		if term := ee.waitFile("/v1/documents/" + termID); term["status"] != FileReady || term["kind"] != DocumentAgreementTerm {
+		if term := ee.waitFile("/v1/documents/" + termID); term["status"] != files.FileReady || term["kind"] != files.DocumentAgreementTerm {
 			t.Fatalf("term %v", term)
 		}
 		code, ctype, _, pdf := ee.download("/v1/documents/" + termID + "/download")
@@ -109,7 +111,7 @@ func TestAgreementSettled(t *testing.T) {
 		ee.waitStatus(rid, "removed")
 		// The agreements export lists it as accepted, another state none.
 		exp := ee.ok(202, "POST", "/v1/exports", obj{"resource": "agreements", "filters": obj{"debtor_id": "maria"}, "separator": ";"})
-		if done := ee.waitFile("/v1/exports/" + exp["id"].(string)); done["status"] != FileReady {
+		if done := ee.waitFile("/v1/exports/" + exp["id"].(string)); done["status"] != files.FileReady {
 			t.Fatalf("export %v", done)
 		}
 		_, _, _, csvData := ee.download("/v1/exports/" + exp["id"].(string) + "/download")
@@ -130,7 +132,7 @@ func TestAgreementSettled(t *testing.T) {
 
 		ctx := context.Background()
 		ee.ok(201, "POST", "/v1/charges/"+inst[0]+"/payments", obj{"amount": 33.34})
-		if n, err := ee.svc.monitorAgreements(ctx); err != nil || n != 1 {
+		if n, err := ee.svc.MonitorAgreements(ctx); err != nil || n != 1 {
 			t.Fatalf("monitor: %d %v", n, err)
 		}
 		if got := ee.ok(200, "GET", "/v1/agreements/"+id, nil); got["status"] != "active" {
@@ -138,7 +140,7 @@ func TestAgreementSettled(t *testing.T) {
 		}
 		ee.ok(201, "POST", "/v1/charges/"+inst[1]+"/payments", obj{"amount": 33.33})
 		ee.ok(201, "POST", "/v1/charges/"+inst[2]+"/payments", obj{"amount": 33.33})
-		if n, err := ee.svc.monitorAgreements(ctx); err != nil || n != 1 {
+		if n, err := ee.svc.MonitorAgreements(ctx); err != nil || n != 1 {
 			t.Fatalf("monitor: %d %v", n, err)
 		}
 		got := ee.ok(200, "GET", "/v1/agreements/"+id, nil)
@@ -150,10 +152,10 @@ func TestAgreementSettled(t *testing.T) {
 				t.Fatalf("%s is %s owing %v", ref, st, open)
 			}
 		}
-		if ev := ee.events(id); !slices.Equal(ev, []string{EventAgreementProposed, EventAgreementAccepted, EventAgreementSettled}) {
+		if ev := ee.events(id); !slices.Equal(ev, []string{escalation.EventAgreementProposed, escalation.EventAgreementAccepted, escalation.EventAgreementSettled}) {
 			t.Fatalf("events %v", ev)
 		}
-		if n, err := ee.svc.monitorAgreements(ctx); err != nil || n != 0 {
+		if n, err := ee.svc.MonitorAgreements(ctx); err != nil || n != 0 {
 			t.Fatalf("monitor again: %d %v", n, err)
 		}
 	})
@@ -186,14 +188,14 @@ func TestAgreementBroken(t *testing.T) {
 		// The last installment is due 30 April; with 5 days of grace it is
 		// not late on 5 May (the agreement only turns active).
 		ee.clock.Set(coreStart.AddDate(0, 1, 25)) // 5 May
-		if n, err := ee.svc.monitorAgreements(ctx); err != nil || n != 1 {
+		if n, err := ee.svc.MonitorAgreements(ctx); err != nil || n != 1 {
 			t.Fatalf("monitor on 5 May: %d %v", n, err)
 		}
 		if got := ee.ok(200, "GET", "/v1/agreements/"+id, nil); got["status"] != "active" {
 			t.Fatalf("on 5 May %v", got)
 		}
 		ee.clock.Set(coreStart.AddDate(0, 1, 26)) // 6 May: 6 days late
-		if n, err := ee.svc.monitorAgreements(ctx); err != nil || n != 1 {
+		if n, err := ee.svc.MonitorAgreements(ctx); err != nil || n != 1 {
 			t.Fatalf("monitor on 6 May: %d %v", n, err)
 		}
 		got := ee.ok(200, "GET", "/v1/agreements/"+id, nil)
@@ -210,7 +212,7 @@ func TestAgreementBroken(t *testing.T) {
 		if st, _ := ee.chargeStatus(inst[2]); st != "canceled" {
 			t.Fatalf("the unpaid installment is %s", st)
 		}
-		if ev := ee.events(id); !slices.Equal(ev, []string{EventAgreementProposed, EventAgreementAccepted, EventAgreementBroken}) {
+		if ev := ee.events(id); !slices.Equal(ev, []string{escalation.EventAgreementProposed, escalation.EventAgreementAccepted, escalation.EventAgreementBroken}) {
 			t.Fatalf("events %v", ev)
 		}
 		ee.refused("POST", "/v1/agreements", obj{"debtor_id": "maria", "charge_ids": []string{"fatura-a"}, "installments": 1, "discount_percent": 50}, "max_discount")

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -96,7 +97,7 @@ func TestCompanyInterestCap(t *testing.T) {
 		ce.charge(body("maria", "maria-2", 1))
 		fields, _ = ce.fails(ce.Owner, 422, "VALIDATION_ERROR", "PATCH", "/v1/settings", obj{"company_interest_cap_percent": 101})
 		wantFields(t, fields, "company_interest_cap_percent")
-		stored, err := (&service{db: db}).settings(t.Context(), ce.Mine.ID)
+		stored, err := (&ledger.Service{DB: db}).Settings(t.Context(), ce.Mine.ID)
 		if err != nil || stored.CompanyInterestCap != 50_000 {
 			t.Fatalf("stored: %+v %v", stored, err)
 		}
@@ -120,13 +121,13 @@ func TestOrganizationPlaceHolidays(t *testing.T) {
 		c := ce.charge(obj{"debtor_id": "maria", "external_id": "jan", "amount": 1000, "due_date": "2027-01-25", "fine_percent": 2, "interest_percent": 1})
 		ce.payOnTime(t, c["id"].(string), time.Date(2027, 1, 26, 12, 0, 0, 0, brasilia))
 
-		stored, err := (&service{db: db}).settings(t.Context(), ce.Mine.ID)
+		stored, err := (&ledger.Service{DB: db}).Settings(t.Context(), ce.Mine.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cal := stored.Calendar()
 		for _, day := range []string{"2027-01-25", "2027-07-09"} {
-			d, _ := dateIn("d", day)
+			d, _ := ledger.DateIn("d", day)
 			if cal.IsBusinessDay(d) {
 				t.Errorf("%s should be closed in São Paulo/SP", day)
 			}

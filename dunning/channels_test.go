@@ -14,6 +14,8 @@ import (
 	"github.com/emersion/go-smtp"
 	"github.com/riverqueue/river"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -29,18 +31,18 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
-		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelEmail: {Enabled: true, Provider: ledger.ProviderSMTP}}, 0)
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"joao@example.com", "gone@example.com"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10", Description: "Aluguel"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
-		if n.Provider != ProviderSMTP {
+		if n.Provider != ledger.ProviderSMTP {
 			t.Fatalf("provider %s", n.Provider)
 		}
-		sent := waitNotification(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, notify.NotificationSent)
 		msgs := relay.messages()
 		if len(msgs) != 1 {
 			t.Fatalf("the relay got %d messages", len(msgs))
@@ -73,7 +75,7 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 		if code, _, _ := ne.DoFull("", "POST", path[:len(path)-3]+"AAA", "List-Unsubscribe=One-Click"); code != 404 {
 			t.Errorf("tampered link: %d", code)
 		}
-		if d, _ := getDebtor(context.Background(), db, org, debtor); d.OptedOut(ChannelEmail) {
+		if d, _ := ledger.GetDebtor(context.Background(), db, org, debtor); d.OptedOut(ledger.ChannelEmail) {
 			t.Fatal("a GET (or a bad link) opted the debtor out")
 		}
 		// The mail client's one-click POST, twice.
@@ -83,8 +85,8 @@ func TestEmailOverSMTPWithUnsubscribe(t *testing.T) {
 				t.Fatalf("POST link #%d: %d %s", i+1, code, page)
 			}
 		}
-		d, err := getDebtor(context.Background(), db, org, debtor)
-		if err != nil || len(d.OptOuts) != 1 || d.OptOuts[0].Channel != ChannelEmail || d.OptOuts[0].Reason != unsubscribeReason || d.OptOuts[0].Source != "debtor" {
+		d, err := ledger.GetDebtor(context.Background(), db, org, debtor)
+		if err != nil || len(d.OptOuts) != 1 || d.OptOuts[0].Channel != ledger.ChannelEmail || d.OptOuts[0].Reason != notify.UnsubscribeReason || d.OptOuts[0].Source != "debtor" {
 			t.Fatalf("opt-outs %+v %v", d.OptOuts, err)
 		}
 		// Never e-mailed again: refused now, and a message queued before
@@ -108,19 +110,19 @@ func TestEmailPermanentRefusal(t *testing.T) {
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		relay := &ntRelay{rcptErr: map[string]*smtp.SMTPError{
 			"gone@example.com": {Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}}
-		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{SMTP: ntStartRelay(t, relay)}, ntMonday)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{ChannelEmail: {Enabled: true, Provider: ProviderSMTP}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelEmail: {Enabled: true, Provider: ledger.ProviderSMTP}}, 0)
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "João", Emails: []string{"gone@example.com"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 50000, Due: "2026-03-10"})
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
-		failed := waitNotification(t, db, n.ID, NotificationFailed)
+		failed := waitNotification(t, db, n.ID, notify.NotificationFailed)
 		if failed.Error == nil || !strings.Contains(*failed.Error, "5.1.1") || failed.FailedAt == nil {
 			t.Errorf("failed row %+v", failed)
 		}
 		eventually(t, "dunning.notification.failed", func() bool {
-			return strings.Contains(strings.Join(ntEvents(t, db, org), ","), EventNotificationFailed)
+			return strings.Contains(strings.Join(ntEvents(t, db, org), ","), notify.EventNotificationFailed)
 		})
 	})
 }
@@ -134,17 +136,17 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
-		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{
-			ChannelSMS:      {Enabled: true, Provider: ProviderTwilio},
-			ChannelWhatsApp: {Enabled: true, Provider: ProviderTwilio}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{
+			ledger.ChannelSMS:      {Enabled: true, Provider: ledger.ProviderTwilio},
+			ledger.ChannelWhatsApp: {Enabled: true, Provider: ledger.ProviderTwilio}}, 0)
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321", "+5511900000500", "+5511900000400"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms"})
 		n := data[ntView](t, code, body, 202)
-		sent := waitNotification(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, notify.NotificationSent)
 		reqs := tw.requests()
 		if len(reqs) != 1 {
 			t.Fatalf("twilio got %d requests", len(reqs))
@@ -173,7 +175,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		if code := ne.callback(t, callbackURL, cb("sent"), ntTwilioToken); code != http.StatusNoContent {
 			t.Fatalf("late sent callback: %d", code)
 		}
-		if got := ntNotification(t, db, n.ID); got.Status != NotificationDelivered || got.DeliveredAt == nil {
+		if got := ntNotification(t, db, n.ID); got.Status != notify.NotificationDelivered || got.DeliveredAt == nil {
 			t.Fatalf("after the callbacks: %s", got.Status)
 		}
 		// A callback naming another message of ours is ignored.
@@ -182,7 +184,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		if code := ne.callback(t, callbackURL, other, ntTwilioToken); code != http.StatusNoContent {
 			t.Fatalf("foreign sid: %d", code)
 		}
-		if got := ntNotification(t, db, n.ID); got.Status != NotificationDelivered {
+		if got := ntNotification(t, db, n.ID); got.Status != notify.NotificationDelivered {
 			t.Fatalf("a foreign sid moved the row to %s", got.Status)
 		}
 		if code := ne.callback(t, ntLinkBase+"/v1/callbacks/twilio/"+store.NewID(), cb("delivered"), ntTwilioToken); code != http.StatusNotFound {
@@ -192,7 +194,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		// WhatsApp, read receipt.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "whatsapp"})
 		wa := data[ntView](t, code, body, 202)
-		waSent := waitNotification(t, db, wa.ID, NotificationSent)
+		waSent := waitNotification(t, db, wa.ID, notify.NotificationSent)
 		reqs = tw.requests()
 		if f := reqs[len(reqs)-1]; f.Get("To") != "whatsapp:+5511987654321" || f.Get("From") != "whatsapp:"+ntTwilioWA {
 			t.Fatalf("whatsapp form %v", f)
@@ -201,7 +203,7 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		if code := ne.callback(t, ntLinkBase+"/v1/callbacks/twilio/"+wa.ID, read, ntTwilioToken); code != http.StatusNoContent {
 			t.Fatalf("read callback: %d", code)
 		}
-		if got := ntNotification(t, db, wa.ID); got.Status != NotificationOpened {
+		if got := ntNotification(t, db, wa.ID); got.Status != notify.NotificationOpened {
 			t.Fatalf("after read: %s", got.Status)
 		}
 
@@ -215,8 +217,8 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		retried := data[ntView](t, code, body, 202)
 		code, body = ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{"channel": "sms", "to": "+5511900000400"})
 		refused := data[ntView](t, code, body, 202)
-		waitNotification(t, db, retried.ID, NotificationSent)
-		if got := waitNotification(t, db, refused.ID, NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
+		waitNotification(t, db, retried.ID, notify.NotificationSent)
+		if got := waitNotification(t, db, refused.ID, notify.NotificationFailed); got.Error == nil || !strings.Contains(*got.Error, "21211") {
 			t.Errorf("refused: %+v", got)
 		}
 		attempts := 0
@@ -234,11 +236,11 @@ func TestTwilioChannelsAndCallbacks(t *testing.T) {
 		if code := ne.callback(t, ntLinkBase+"/v1/callbacks/twilio/"+retried.ID, fcb, ntTwilioToken); code != http.StatusNoContent {
 			t.Fatalf("undelivered callback: %d", code)
 		}
-		if got := ntNotification(t, db, retried.ID); got.Status != NotificationFailed || !strings.Contains(deref(got.Error), "30003") {
+		if got := ntNotification(t, db, retried.ID); got.Status != notify.NotificationFailed || !strings.Contains(deref(got.Error), "30003") {
 			t.Errorf("after undelivered: %+v", got)
 		}
 		slugs := strings.Join(ntEvents(t, db, org), ",")
-		for _, want := range []string{EventNotificationSent, EventNotificationDelivered, EventNotificationFailed} {
+		for _, want := range []string{notify.EventNotificationSent, notify.EventNotificationDelivered, notify.EventNotificationFailed} {
 			if !strings.Contains(slugs, want) {
 				t.Errorf("no %s event in %s", want, slugs)
 			}
@@ -254,9 +256,9 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
-		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelSMS: {Enabled: true, Provider: ledger.ProviderTwilio}}, 0)
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		tw.mu.Lock()
@@ -270,7 +272,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		case <-time.After(testWait):
 			t.Fatal("the provider never got the request")
 		}
-		if got := ntNotification(t, db, n.ID); got.Status != NotificationSending || got.SendingAt == nil {
+		if got := ntNotification(t, db, n.ID); got.Status != notify.NotificationSending || got.SendingAt == nil {
 			t.Fatalf("while the provider holds it: %s", got.Status)
 		}
 		// The hard stop: the grace runs out, the job is cancelled.
@@ -279,7 +281,7 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		if err := ne.Jobs.Stop(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Stop = %v, want the grace to run out", err)
 		}
-		got := waitNotification(t, db, n.ID, NotificationUnknown)
+		got := waitNotification(t, db, n.ID, notify.NotificationUnknown)
 		if got.Error == nil || !strings.Contains(*got.Error, "not sent again") {
 			t.Errorf("unknown row %+v", got)
 		}
@@ -289,13 +291,13 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 		if reqs := tw.requests(); len(reqs) != 1 {
 			t.Fatalf("twilio got %d requests, want only the one cut off", len(reqs))
 		}
-		if got := ntNotification(t, db, n.ID); got.Status != NotificationUnknown {
+		if got := ntNotification(t, db, n.ID); got.Status != notify.NotificationUnknown {
 			t.Fatalf("the second worker moved the row to %s", got.Status)
 		}
 		// A person decides: resend is a new notification.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/notifications/"+n.ID+"/resend", map[string]any{})
 		re := data[ntView](t, code, body, 202)
-		waitNotification(t, db, re.ID, NotificationSent)
+		waitNotification(t, db, re.ID, notify.NotificationSent)
 		if reqs := tw.requests(); len(reqs) != 2 {
 			t.Fatalf("after the resend twilio got %d requests, want 2", len(reqs))
 		}
@@ -306,10 +308,10 @@ func TestWorkerCutOffMidSendIsUnknownAndNeverResent(t *testing.T) {
 // half a configuration is refused with the setting's name.
 func TestChannelSettings(t *testing.T) {
 	t.Parallel()
-	parse := func(args ...string) (ChannelConfig, error) {
-		var c ChannelConfig
+	parse := func(args ...string) (ledger.ChannelConfig, error) {
+		var c ledger.ChannelConfig
 		s := &productkit.Settings{}
-		check := c.settings(s)
+		check := c.Settings(s)
 		if err := s.Parse("serve", args, io.Discard); err != nil {
 			return c, err
 		}
@@ -319,8 +321,8 @@ func TestChannelSettings(t *testing.T) {
 	if err != nil || c.SMTP != nil || c.Twilio != nil {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
-	ch, _ := newChannels(c)
-	if got := ch.Providers(ChannelEmail); len(got) != 1 || got[0] != ProviderOutbox {
+	ch, _ := ledger.NewChannels(c)
+	if got := ch.Providers(ledger.ChannelEmail); len(got) != 1 || got[0] != ledger.ProviderOutbox {
 		t.Errorf("providers without settings: %v", got)
 	}
 	c, err = parse("--dunning-smtp-host", "smtp.example.com", "--dunning-smtp-from", "Cobrança <c@example.com>", "--dunning-smtp-username", "u",
@@ -328,15 +330,15 @@ func TestChannelSettings(t *testing.T) {
 	if err != nil || c.SMTP == nil || c.SMTP.Port != 0 || c.Twilio == nil || c.Twilio.BaseURL != "https://api.twilio.com" {
 		t.Fatalf("configured: %+v %v", c, err)
 	}
-	ch, _ = newChannels(c)
-	if !ch.Offers(ChannelEmail, ProviderSMTP) || !ch.Offers(ChannelSMS, ProviderTwilio) || ch.Offers(ChannelWhatsApp, ProviderTwilio) || ch.Offers(ChannelSMS, ProviderSMTP) {
-		t.Errorf("offers: %v %v %v", ch.Providers(ChannelEmail), ch.Providers(ChannelSMS), ch.Providers(ChannelWhatsApp))
+	ch, _ = ledger.NewChannels(c)
+	if !ch.Offers(ledger.ChannelEmail, ledger.ProviderSMTP) || !ch.Offers(ledger.ChannelSMS, ledger.ProviderTwilio) || ch.Offers(ledger.ChannelWhatsApp, ledger.ProviderTwilio) || ch.Offers(ledger.ChannelSMS, ledger.ProviderSMTP) {
+		t.Errorf("offers: %v %v %v", ch.Providers(ledger.ChannelEmail), ch.Providers(ledger.ChannelSMS), ch.Providers(ledger.ChannelWhatsApp))
 	}
 	// An organization that chose a provider the deployment lacks is kept
 	// in the outbox.
-	st := DefaultSettings("org")
-	st.Channels[ChannelWhatsApp] = ChannelSetting{Enabled: true, Provider: ProviderTwilio}
-	if p, on := ch.resolve(st, ChannelWhatsApp); p != ProviderOutbox || !on {
+	st := ledger.DefaultSettings("org")
+	st.Channels[ledger.ChannelWhatsApp] = ledger.ChannelSetting{Enabled: true, Provider: ledger.ProviderTwilio}
+	if p, on := ch.Resolve(st, ledger.ChannelWhatsApp); p != ledger.ProviderOutbox || !on {
 		t.Errorf("resolve whatsapp: %s %v", p, on)
 	}
 	for _, bad := range [][]string{
@@ -364,9 +366,9 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		tw := ntNewTwilio(t)
-		ne := startNotify(t, db, ChannelConfig{Twilio: tw.config()}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{Twilio: tw.config()}, ntMonday)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelSMS: {Enabled: true, Provider: ledger.ProviderTwilio}}, 0)
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Rita", Phones: []string{"+5511987654321"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 		ctx := context.Background()
@@ -374,29 +376,29 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			t.Helper()
 			var id string
 			err := db.WithTx(ctx, func(tx *store.Tx) error {
-				c, err := getCharge(ctx, tx, org, charge)
+				c, err := ledger.GetCharge(ctx, tx, org, charge)
 				if err != nil {
 					return err
 				}
-				d, err := getDebtor(ctx, tx, org, debtor)
+				d, err := ledger.GetDebtor(ctx, tx, org, debtor)
 				if err != nil {
 					return err
 				}
-				st, _ := loadSettings(ctx, tx, org)
-				row, err := ne.n.compose(ctx, tx, st, draft{Debtor: d, Charge: &c, Channel: ChannelSMS, Body: "Lembrete", Kind: KindAdHoc, CreatedBy: "test"})
+				st, _ := ledger.LoadSettings(ctx, tx, org)
+				row, err := ne.n.Compose(ctx, tx, st, notify.Draft{Debtor: d, Charge: &c, Channel: ledger.ChannelSMS, Body: "Lembrete", Kind: notify.KindAdHoc, CreatedBy: "test"})
 				if err != nil {
 					return err
 				}
 				now := ne.clock.Now()
-				row.Status, row.SendingAt, id = NotificationSending, &now, row.ID
-				if _, err := insertNotification(ctx, tx, row); err != nil {
+				row.Status, row.SendingAt, id = notify.NotificationSending, &now, row.ID
+				if _, err := notify.InsertNotification(ctx, tx, row); err != nil {
 					return err
 				}
-				opts := &river.InsertOpts{MaxAttempts: sendAttempts}
+				opts := &river.InsertOpts{MaxAttempts: notify.SendAttempts}
 				if callStarted {
 					opts.Metadata = []byte(`{"kobana:call:send":{"state":"started","attempts":1,"unknown":0,"started_at":"2026-03-02T13:00:00Z","finished_at":null,"error":""}}`)
 				}
-				_, err = ne.Jobs.EnqueueTx(ctx, tx, sendArgs{OrganizationID: org, NotificationID: row.ID}, opts)
+				_, err = ne.Jobs.EnqueueTx(ctx, tx, notify.SendArgs{OrganizationID: org, NotificationID: row.ID}, opts)
 				return err
 			})
 			if err != nil {
@@ -405,7 +407,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			return id
 		}
 		started := leave(true)
-		got := waitNotification(t, db, started, NotificationUnknown)
+		got := waitNotification(t, db, started, notify.NotificationUnknown)
 		if !strings.Contains(deref(got.Error), "never recorded an outcome") {
 			t.Errorf("unknown row's error: %s", deref(got.Error))
 		}
@@ -413,7 +415,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 			t.Fatalf("the provider was called %d times for a send whose outcome is unknown", n)
 		}
 		notStarted := leave(false)
-		waitNotification(t, db, notStarted, NotificationSent)
+		waitNotification(t, db, notStarted, notify.NotificationSent)
 		if n := len(tw.requests()); n != 1 {
 			t.Fatalf("the provider was called %d times, want once for the send that never started", n)
 		}
@@ -426,7 +428,7 @@ func TestDeadWorkerLeftovers(t *testing.T) {
 func TestSettingsOfferOnlyConfiguredProviders(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		bare := startNotify(t, db, ChannelConfig{}, ntMonday)
+		bare := startNotify(t, db, ledger.ChannelConfig{}, ntMonday)
 		for _, ch := range []map[string]any{{"email": map[string]any{"provider": "smtp"}}, {"sms": map[string]any{"provider": "twilio"}}} {
 			code, body := bare.Do(bare.Owner, "PATCH", "/v1/settings", map[string]any{"channels": ch})
 			if got, fields := errorOf(body); code != 422 || got != "VALIDATION_ERROR" || len(fields) != 1 || !strings.Contains(body, "not configured in this deployment") {
@@ -436,7 +438,7 @@ func TestSettingsOfferOnlyConfiguredProviders(t *testing.T) {
 		tw := ntNewTwilio(t)
 		cfg := tw.config()
 		cfg.WhatsAppFrom = ""
-		full := startNotify(t, storetest.Open(t, db.Dialect(), Migrations), ChannelConfig{SMTP: ntStartRelay(t, &ntRelay{}), Twilio: cfg}, ntMonday)
+		full := startNotify(t, storetest.Open(t, db.Dialect(), Migrations), ledger.ChannelConfig{SMTP: ntStartRelay(t, &ntRelay{}), Twilio: cfg}, ntMonday)
 		code, body := full.Do(full.Owner, "PATCH", "/v1/settings", map[string]any{"channels": map[string]any{
 			"email": map[string]any{"provider": "smtp"}, "sms": map[string]any{"provider": "twilio"}}})
 		if code != 200 || !strings.Contains(body, `"provider":"smtp"`) || !strings.Contains(body, `"provider":"twilio"`) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -31,17 +32,17 @@ import (
 //   - A paid or canceled charge grows no more.
 func TestChargeBreakdown(t *testing.T) {
 	t.Parallel()
-	st := DefaultSettings("org")
+	st := ledger.DefaultSettings("org")
 	d := func(y int, m time.Month, day int) calendar.Date { return calendar.NewDate(y, m, day) }
-	c := func(cents money.Cents, due calendar.Date) Charge {
-		return Charge{OpenAmount: cents, DueDate: due, Fine: 2 * latefee.OnePercent, Interest: latefee.OnePercent, Status: lifecycle.ChargeOverdue}
+	c := func(cents money.Cents, due calendar.Date) ledger.Charge {
+		return ledger.Charge{OpenAmount: cents, DueDate: due, Fine: 2 * latefee.OnePercent, Interest: latefee.OnePercent, Status: lifecycle.ChargeOverdue}
 	}
-	grace := DefaultSettings("org")
+	grace := ledger.DefaultSettings("org")
 	grace.GraceDays = 10
 	for _, tc := range []struct {
 		name                          string
-		c                             Charge
-		st                            Settings
+		c                             ledger.Charge
+		st                            ledger.Settings
 		on                            calendar.Date
 		fine, interest, updated, days int
 	}{
@@ -55,7 +56,7 @@ func TestChargeBreakdown(t *testing.T) {
 		{"grace, on time", c(100000, d(2026, 3, 10)), grace, d(2026, 3, 20), 0, 0, 100000, 0},
 		{"grace, late", c(100000, d(2026, 3, 10)), grace, d(2026, 3, 21), 2000, 367, 102367, 11},
 	} {
-		b, err := chargeBreakdown(tc.c, tc.st, tc.on)
+		b, err := ledger.ChargeBreakdown(tc.c, tc.st, tc.on)
 		if err != nil || int(b.Fine) != tc.fine || int(b.Interest) != tc.interest || int(b.Updated) != tc.updated || b.DaysLate != tc.days {
 			t.Errorf("%s: %+v %v, want fine %d interest %d updated %d days %d", tc.name, b, err, tc.fine, tc.interest, tc.updated, tc.days)
 		}
@@ -64,8 +65,8 @@ func TestChargeBreakdown(t *testing.T) {
 	paid.Status = lifecycle.ChargePaid
 	canceled := c(5000, d(2026, 1, 1))
 	canceled.Status = lifecycle.ChargeCanceled
-	for _, x := range []Charge{paid, canceled} {
-		if b, _ := chargeBreakdown(x, st, d(2026, 3, 1)); b.Updated != x.OpenAmount || b.Fine != 0 || b.Interest != 0 {
+	for _, x := range []ledger.Charge{paid, canceled} {
+		if b, _ := ledger.ChargeBreakdown(x, st, d(2026, 3, 1)); b.Updated != x.OpenAmount || b.Fine != 0 || b.Interest != 0 {
 			t.Errorf("%s grows: %+v", x.Status, b)
 		}
 	}
@@ -89,7 +90,7 @@ func TestCharges(t *testing.T) {
 			num(c, "fine_percent") != 2 || num(c, "interest_percent") != 1 || c["origin"] != "invoice" || c["archived"] != false {
 			t.Fatalf("created: %v", c)
 		}
-		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated {
+		if ev := ce.events(id); strings.Join(ev, ",") != ledger.EventChargeCreated {
 			t.Fatalf("events: %v", ev)
 		}
 		for amount, want := range map[float64]float64{10.555: 10.56, 10.554: 10.55, 0.005: 0.01, 2.675: 2.68, 1e6: 1e6} {
@@ -155,7 +156,7 @@ func TestCharges(t *testing.T) {
 		if late["status"] != "overdue" || late["overdue_at"] == nil || num(late, "fine_amount") != 6 || num(late, "days_late") != 11 {
 			t.Fatalf("late: %v", late)
 		}
-		if ev := ce.events(late["id"].(string)); strings.Join(ev, ",") != EventChargeCreated+","+EventChargeOverdue {
+		if ev := ce.events(late["id"].(string)); strings.Join(ev, ",") != ledger.EventChargeCreated+","+ledger.EventChargeOverdue {
 			t.Fatalf("late events: %v", ev)
 		}
 
@@ -221,7 +222,7 @@ func TestCharges(t *testing.T) {
 				t.Fatalf("cancel: %d %v", code, out)
 			}
 		}
-		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated+","+EventChargeOverdue+","+EventChargeCanceled {
+		if ev := ce.events(id); strings.Join(ev, ",") != ledger.EventChargeCreated+","+ledger.EventChargeOverdue+","+ledger.EventChargeCanceled {
 			t.Fatalf("cancel events: %v", ev)
 		}
 		_, msg = ce.fails(ce.Member, 422, "UNPROCESSABLE", "PATCH", "/v1/charges/"+id, obj{"amount": 1})
@@ -297,7 +298,7 @@ func TestChargeIllegalTransitions(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, msg := ce.fails(ce.Member, 422, "UNPROCESSABLE", "POST", "/v1/charges/"+c["id"].(string)+"/payments", obj{"amount": 1})
-			if msg != fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", articleFor(status), status) {
+			if msg != fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ledger.ArticleFor(status), status) {
 				t.Fatalf("pay %s: %q", status, msg)
 			}
 			if status == "written_off" {
@@ -324,7 +325,7 @@ func TestChargeIllegalTransitions(t *testing.T) {
 				t.Fatalf("write off: %v", got)
 			}
 		}
-		if ev := ce.events(oid); strings.Join(ev, ",") != EventChargeCreated+","+EventChargeOverdue {
+		if ev := ce.events(oid); strings.Join(ev, ",") != ledger.EventChargeCreated+","+ledger.EventChargeOverdue {
 			t.Fatalf("write-off events: %v", ev)
 		}
 		if calls := ce.closedCalls(); calls[len(calls)-1] != oid+":written_off" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -158,7 +159,7 @@ func TestCancelConfirmationMatrix(t *testing.T) {
 		if r := ce.cancelTool(other); r.Error == nil || r.Error.Code != -32602 || status("inv-2") != "pending" {
 			t.Fatalf("a state for inv-1 used on inv-2: %s", r.raw)
 		}
-		if ev := ce.events(c["id"].(string)); strings.Join(ev, ",") != EventChargeCreated {
+		if ev := ce.events(c["id"].(string)); strings.Join(ev, ",") != ledger.EventChargeCreated {
 			t.Fatalf("inv-2 events: %v", ev)
 		}
 	})

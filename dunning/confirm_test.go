@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -68,7 +69,7 @@ func TestChargeCancelConfirmation(t *testing.T) {
 		if again.Error == nil || again.Error.Code != -32602 {
 			t.Fatalf("replayed answer: %s", raw)
 		}
-		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated+","+EventChargeCanceled {
+		if ev := ce.events(id); strings.Join(ev, ",") != ledger.EventChargeCreated+","+ledger.EventChargeCanceled {
 			t.Fatalf("events: %v", ev)
 		}
 	})

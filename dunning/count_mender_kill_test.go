@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -32,7 +33,7 @@ func runMenderProcess(raw []byte) int {
 		fmt.Fprintln(os.Stderr, "mender:", err)
 		return 2
 	}
-	n, err := newService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).mendCounts(ctx)
+	n, err := ledger.NewService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).MendCounts(ctx)
 	fmt.Println("mended", n, err)
 	return 0
 }
@@ -133,7 +134,7 @@ func TestCountMenderKilled(t *testing.T) {
 			if fmt.Sprint(counters) != fmt.Sprint(counted) {
 				t.Fatalf("after the kill the counters say %v, the rows are counted as %v", counters, counted)
 			}
-			n, err := newService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).mendCounts(ctx)
+			n, err := ledger.NewService(db, accounts.New(db, accounts.Options{}), nil, nil, nil).MendCounts(ctx)
 			if err != nil || n != rows-before {
 				t.Fatalf("the next run mended %d (%v), want the %d left", n, err, rows-before)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/bureau"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -77,7 +78,7 @@ func TestCreditReportRules(t *testing.T) {
 		if code != 200 || list["meta"].(obj)["total"] != 0.0 {
 			t.Fatalf("their list %d %v", code, list)
 		}
-		if ev := ee.events(rid); !slices.Equal(ev, []string{EventCreditReportRequested, EventCreditReportConfirmed}) {
+		if ev := ee.events(rid); !slices.Equal(ev, []string{escalation.EventCreditReportRequested, escalation.EventCreditReportConfirmed}) {
 			t.Fatalf("events %v", ev)
 		}
 		// The prior-notice days are a setting.
@@ -115,7 +116,7 @@ func TestCreditReportRemovedOnPayment(t *testing.T) {
 		if recs := ee.fake.Records(); recs[0].Status != bureau.StatusRemoved || recs[0].Withdrawal.Reason != "paid" {
 			t.Fatalf("bureau record %+v", recs[0])
 		}
-		if ev := ee.events(rid); !slices.Equal(ev, []string{EventCreditReportRequested, EventCreditReportConfirmed, EventCreditReportRemoved}) {
+		if ev := ee.events(rid); !slices.Equal(ev, []string{escalation.EventCreditReportRequested, escalation.EventCreditReportConfirmed, escalation.EventCreditReportRemoved}) {
 			t.Fatalf("events %v", ev)
 		}
 		// Removing it again answers it as it is.
@@ -203,18 +204,18 @@ func TestCreditReportRemovalWatch(t *testing.T) {
 		ctx := context.Background()
 		// Monday 16 March, the fourth business day: not late.
 		ee.clock.Set(coreStart.AddDate(0, 0, 6))
-		if n, err := svc.watchRemovals(ctx); err != nil || n != 0 {
+		if n, err := svc.WatchRemovals(ctx); err != nil || n != 0 {
 			t.Fatalf("on the 4th business day: %d %v", n, err)
 		}
 		// Wednesday 18 March: past the deadline (the end of 17 March).
 		ee.clock.Set(coreStart.AddDate(0, 0, 8))
-		if n, err := svc.watchRemovals(ctx); err != nil || n != 1 {
+		if n, err := svc.WatchRemovals(ctx); err != nil || n != 1 {
 			t.Fatalf("after the deadline: %d %v", n, err)
 		}
-		if n, err := svc.watchRemovals(ctx); err != nil || n != 0 {
+		if n, err := svc.WatchRemovals(ctx); err != nil || n != 0 {
 			t.Fatalf("a second watch: %d %v", n, err)
 		}
-		if ev := ee.events(rid); ev[len(ev)-1] != EventCreditReportRemovalOverdue {
+		if ev := ee.events(rid); ev[len(ev)-1] != escalation.EventCreditReportRemovalOverdue {
 			t.Fatalf("events %v", ev)
 		}
 		if got := ee.ok(200, "GET", "/v1/credit-reports/"+rid, nil); got["removal_overdue_at"] == nil || got["removal_reason"] != "canceled" {

@@ -3,6 +3,7 @@ package dunning
 import (
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -146,7 +147,7 @@ func TestDebtors(t *testing.T) {
 			t.Fatalf("opt out: %d %v", code, out)
 		}
 		ce.ok(200, "PUT", "/v1/debtors/"+id+"/opt-outs", obj{"channel": "whatsapp", "reason": "STOP reply"})
-		rec, err := getDebtor(t.Context(), db, ce.Mine.ID, "cust-1")
+		rec, err := ledger.GetDebtor(t.Context(), db, ce.Mine.ID, "cust-1")
 		if err != nil || !rec.OptedOut("sms") || !rec.OptedOut("whatsapp") || rec.OptedOut("email") {
 			t.Fatalf("record opt-outs: %+v %v", rec.OptOuts, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -20,7 +21,7 @@ func (ce *dunEnv) waitFile(path string) obj {
 	deadline := time.Now().Add(testWait)
 	for {
 		d := ce.ok(200, "GET", path, nil)
-		if d["status"] != FileGenerating {
+		if d["status"] != files.FileGenerating {
 			return d
 		}
 		if time.Now().After(deadline) {
@@ -76,12 +77,12 @@ func TestDocuments(t *testing.T) {
 		// The statement.
 		doc := fe.ok(202, "POST", "/v1/debtors/joao/statement", nil)
 		id := doc["id"].(string)
-		if doc["status"] != FileGenerating || doc["byte_size"] != nil || doc["content_type"] != "application/pdf" || doc["kind"] != "statement" ||
+		if doc["status"] != files.FileGenerating || doc["byte_size"] != nil || doc["content_type"] != "application/pdf" || doc["kind"] != "statement" ||
 			doc["download_path"] != "/v1/documents/"+id+"/download" || !strings.Contains(doc["note"].(string), "dunning_documents_get") {
 			t.Fatalf("statement asked: %v", doc)
 		}
 		doc = fe.waitFile("/v1/documents/" + id)
-		if doc["status"] != FileReady || num(doc, "byte_size") < 1000 || doc["amounts_on"] != "2026-03-10" {
+		if doc["status"] != files.FileReady || num(doc, "byte_size") < 1000 || doc["amounts_on"] != "2026-03-10" {
 			t.Fatalf("statement: %v", doc)
 		}
 		code, ctype, disp, pdf := fe.download("/v1/documents/" + id + "/download")
@@ -101,7 +102,7 @@ func TestDocuments(t *testing.T) {
 			t.Fatalf("the charge's fine and interest: %v", lateNow)
 		}
 		keepArtifact(t, "dunning-statement-"+string(db.Dialect())+".pdf", pdf)
-		if ev := fe.events(id); strings.Join(ev, ",") != EventDocumentReady {
+		if ev := fe.events(id); strings.Join(ev, ",") != files.EventDocumentReady {
 			t.Fatalf("events of the statement: %v", ev)
 		}
 
@@ -134,13 +135,13 @@ func TestDocuments(t *testing.T) {
 		var termID string
 		if err := db.WithTx(context.Background(), func(tx *store.Tx) error {
 			var err error
-			termID, err = fe.svc.requestDocumentTx(context.Background(), tx, fe.Mine.ID, DocumentAgreementTerm, "agreement-1")
+			termID, err = fe.svc.RequestDocumentTx(context.Background(), tx, fe.Mine.ID, files.DocumentAgreementTerm, "agreement-1")
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 		term := fe.waitFile("/v1/documents/" + termID)
-		if term["status"] != FileFailed || term["error"] != "agreement not found" || term["byte_size"] != nil || term["kind"] != "agreement_term" {
+		if term["status"] != files.FileFailed || term["error"] != "agreement not found" || term["byte_size"] != nil || term["kind"] != "agreement_term" {
 			t.Fatalf("term: %v", term)
 		}
 		_, msg = fe.fails(fe.Owner, 422, "UNPROCESSABLE", "GET", "/v1/documents/"+termID+"/download", nil)
@@ -152,7 +153,7 @@ func TestDocuments(t *testing.T) {
 		// bytes; the resource is the PDF itself.
 		out, isErr := fe.Call(fe.Owner, "dunning_debtors_statement", map[string]any{"id": "joao"})
 		var answer struct{ Data obj }
-		if err := json.Unmarshal([]byte(out), &answer); isErr || err != nil || answer.Data["status"] != FileGenerating ||
+		if err := json.Unmarshal([]byte(out), &answer); isErr || err != nil || answer.Data["status"] != files.FileGenerating ||
 			answer.Data["byte_size"] != nil || strings.Contains(out, "%PDF") || len(out) > 4000 {
 			t.Fatalf("tool: %v %s", isErr, out)
 		}

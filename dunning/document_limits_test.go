@@ -13,6 +13,8 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
+	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -63,7 +65,7 @@ func documentJobState(t *testing.T, db *store.DB, docID string) (state string, a
 		Attempt int    `db:"attempt"`
 		Args    string `db:"args"`
 	}
-	if err := db.Select(context.Background(), &jobs, `SELECT state, attempt, `+args+` AS args FROM river_job WHERE kind = ?`, documentArgs{}.Kind()); err != nil {
+	if err := db.Select(context.Background(), &jobs, `SELECT state, attempt, `+args+` AS args FROM river_job WHERE kind = ?`, files.DocumentArgs{}.Kind()); err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range jobs {
@@ -90,11 +92,11 @@ func TestDocumentBounds(t *testing.T) {
 		// At the bound: it renders.
 		fe.debtor("big", "Grande Devedora Ltda", cnpjOK)
 		first := fe.charge(obj{"debtor_id": "big", "description": "Parcela", "amount": 10, "due_date": "2026-03-20"})
-		cloneCharge(t, ctx, db, db, first["id"].(string), maxDocumentRows-1)
+		cloneCharge(t, ctx, db, db, first["id"].(string), files.MaxDocumentRows-1)
 		start := time.Now()
 		doc := fe.ok(202, "POST", "/v1/debtors/big/statement", nil)
 		doc = fe.waitFile("/v1/documents/" + doc["id"].(string))
-		if doc["status"] != FileReady {
+		if doc["status"] != files.FileReady {
 			t.Fatalf("statement at the bound: %v", doc)
 		}
 		_, _, _, data := fe.download(doc["download_path"].(string))
@@ -102,9 +104,9 @@ func TestDocumentBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d lines: %d pages, %d KB, ready in %v", maxDocumentRows, r.NumPage(), len(data)>>10, time.Since(start))
-		if r.NumPage() < maxDocumentRows/50 {
-			t.Fatalf("%d pages for %d lines", r.NumPage(), maxDocumentRows)
+		t.Logf("%d lines: %d pages, %d KB, ready in %v", files.MaxDocumentRows, r.NumPage(), len(data)>>10, time.Since(start))
+		if r.NumPage() < files.MaxDocumentRows/50 {
+			t.Fatalf("%d pages for %d lines", r.NumPage(), files.MaxDocumentRows)
 		}
 
 		// One more: refused at request time, nothing made.
@@ -115,7 +117,7 @@ func TestDocumentBounds(t *testing.T) {
 		}
 		fields, msg := fe.fails(fe.Owner, 422, "VALIDATION_ERROR", "POST", "/v1/debtors/big/statement", nil)
 		wantFields(t, fields, "id")
-		if !strings.Contains(msg, fmt.Sprintf("this debtor has %d open charges and a statement lists at most %d", maxDocumentRows+1, maxDocumentRows)) ||
+		if !strings.Contains(msg, fmt.Sprintf("this debtor has %d open charges and a statement lists at most %d", files.MaxDocumentRows+1, files.MaxDocumentRows)) ||
 			!strings.Contains(msg, "POST /v1/exports") || !strings.Contains(msg, `"debtor_id": "big"`) {
 			t.Fatalf("message: %q", msg)
 		}
@@ -132,11 +134,11 @@ func TestDocumentBounds(t *testing.T) {
 		// bound, then the same transaction adds one charge.
 		fe.debtor("grows", "Devedora Crescente", cpfOK)
 		seed := fe.charge(obj{"debtor_id": "grows", "description": "Parcela", "amount": 10, "due_date": "2026-03-20"})
-		cloneCharge(t, ctx, db, db, seed["id"].(string), maxDocumentRows-1)
+		cloneCharge(t, ctx, db, db, seed["id"].(string), files.MaxDocumentRows-1)
 		var id string
 		if err := db.WithTx(ctx, func(tx *store.Tx) error {
 			var err error
-			if id, err = fe.svc.requestDocumentTx(ctx, tx, fe.Mine.ID, DocumentStatement, "grows"); err != nil {
+			if id, err = fe.svc.RequestDocumentTx(ctx, tx, fe.Mine.ID, files.DocumentStatement, "grows"); err != nil {
 				return err
 			}
 			cloneCharge(t, ctx, db, tx, seed["id"].(string)+"-1", 1)
@@ -145,7 +147,7 @@ func TestDocumentBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc = fe.waitFile("/v1/documents/" + id)
-		if doc["status"] != FileFailed || !strings.Contains(fmt.Sprint(doc["error"]), fmt.Sprintf("more than %d rows", maxDocumentRows)) ||
+		if doc["status"] != files.FileFailed || !strings.Contains(fmt.Sprint(doc["error"]), fmt.Sprintf("more than %d rows", files.MaxDocumentRows)) ||
 			!strings.Contains(fmt.Sprint(doc["error"]), "dunning_exports_create") {
 			t.Fatalf("grown statement: %v", doc)
 		}
@@ -171,19 +173,19 @@ func TestDocumentBounds(t *testing.T) {
 // its size.
 func TestAgreementTermWithinBound(t *testing.T) {
 	t.Parallel()
-	if maxAgreementCharges+maxAgreementInstallments > maxDocumentRows {
-		t.Fatalf("an agreement of %d charges and %d installments exceeds the %d rows of a document", maxAgreementCharges, maxAgreementInstallments, maxDocumentRows)
+	if escalation.MaxAgreementCharges+escalation.MaxAgreementInstallments > files.MaxDocumentRows {
+		t.Fatalf("an agreement of %d charges and %d installments exceeds the %d rows of a document", escalation.MaxAgreementCharges, escalation.MaxAgreementInstallments, files.MaxDocumentRows)
 	}
 }
 
 // atCapStatement is a statement of maxDocumentRows lines with long
 // descriptions, the largest a job draws.
-func atCapStatement() statementDoc {
+func atCapStatement() files.StatementDoc {
 	on := calendar.DateOf(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
-	d := statementDoc{Creditor: docParty{Name: "Condomínio Edifício Açaí", Document: cnpjOK}, Debtor: docParty{Name: "João da Conceição Araújo"}, On: on,
+	d := files.StatementDoc{Creditor: files.DocParty{Name: "Condomínio Edifício Açaí", Document: cnpjOK}, Debtor: files.DocParty{Name: "João da Conceição Araújo"}, On: on,
 		IssuedAt: time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)}
-	for i := 0; i < maxDocumentRows; i++ {
-		d.Lines = append(d.Lines, statementLine{Description: fmt.Sprintf("Cota condominial nº %d, com multa e juros de mora do período", i),
+	for i := 0; i < files.MaxDocumentRows; i++ {
+		d.Lines = append(d.Lines, files.StatementLine{Description: fmt.Sprintf("Cota condominial nº %d, com multa e juros de mora do período", i),
 			Reference: fmt.Sprintf("cota-%d", i), DueDate: on, DaysLate: 28, Open: 123456, Fine: 2469, Interest: 1152, Updated: 127077})
 	}
 	return d
@@ -198,16 +200,16 @@ func TestStatementAtCapMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	out, err := renderStatement(d)
+	out, err := files.RenderStatement(d)
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
 	}
 	alloc := after.TotalAlloc - before.TotalAlloc
-	t.Logf("%d lines: %d KB PDF, %d MB allocated, %v", maxDocumentRows, len(out)>>10, alloc>>20, elapsed)
+	t.Logf("%d lines: %d KB PDF, %d MB allocated, %v", files.MaxDocumentRows, len(out)>>10, alloc>>20, elapsed)
 	if alloc > 256<<20 {
-		t.Fatalf("drawing %d lines allocated %d MB", maxDocumentRows, alloc>>20)
+		t.Fatalf("drawing %d lines allocated %d MB", files.MaxDocumentRows, alloc>>20)
 	}
 }
 
@@ -216,7 +218,7 @@ func BenchmarkRenderStatementAtCap(b *testing.B) {
 	d := atCapStatement()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := renderStatement(d); err != nil {
+		if _, err := files.RenderStatement(d); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
@@ -80,8 +81,8 @@ func keepArtifact(t *testing.T, name string, data []byte) {
 
 var (
 	docIssued   = time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
-	docCreditor = docParty{Name: "Cobranças Paulistânia Ltda.", Document: "12.345.678/0001-95", Address: "Av. Paulista, 1000 - Bela Vista - São Paulo/SP", City: "São Paulo"}
-	docDebtor   = docParty{Name: "João da Conceição Araújo", Document: "123.456.789-09", Address: "Rua das Acácias, 45 - Vila Mariana - São Paulo/SP"}
+	docCreditor = files.DocParty{Name: "Cobranças Paulistânia Ltda.", Document: "12.345.678/0001-95", Address: "Av. Paulista, 1000 - Bela Vista - São Paulo/SP", City: "São Paulo"}
+	docDebtor   = files.DocParty{Name: "João da Conceição Araújo", Document: "123.456.789-09", Address: "Rua das Acácias, 45 - Vila Mariana - São Paulo/SP"}
 )
 
 func day(s string) calendar.Date {
@@ -94,13 +95,13 @@ func day(s string) calendar.Date {
 
 func TestRenderStatementReadsBack(t *testing.T) {
 	t.Parallel()
-	doc := statementDoc{Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
-		Lines: []statementLine{
+	doc := files.StatementDoc{Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
+		Lines: []files.StatementLine{
 			{Description: "Mensalidade de fevereiro", Reference: "MENS-02", DueDate: day("2026-02-10"), DaysLate: 28,
 				Open: 123456, Fine: 2469, Interest: 1152, Updated: 127077, Paid: latefee.Applied{Interest: 300, Fine: 200, Principal: 9500}},
 			{Description: "Manutenção do elevador", DueDate: day("2026-03-20"), Open: 50000, Updated: 50000},
 		}}
-	data, err := renderStatement(doc)
+	data, err := files.RenderStatement(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 	keepArtifact(t, "dunning-statement.pdf", data)
 
 	// The same input draws the same bytes.
-	again, err := renderStatement(doc)
+	again, err := files.RenderStatement(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 		t.Error("two renders of the same statement differ")
 	}
 
-	empty, err := renderStatement(statementDoc{Creditor: docParty{Name: "Sem CNPJ S.A."}, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued})
+	empty, err := files.RenderStatement(files.StatementDoc{Creditor: files.DocParty{Name: "Sem CNPJ S.A."}, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestRenderStatementReadsBack(t *testing.T) {
 
 func TestRenderSettlementLetterReadsBack(t *testing.T) {
 	t.Parallel()
-	data, err := renderSettlementLetter(settlementDoc{Creditor: docCreditor, Debtor: docDebtor, Description: "Mensalidade de fevereiro",
+	data, err := files.RenderSettlementLetter(files.SettlementDoc{Creditor: docCreditor, Debtor: docDebtor, Description: "Mensalidade de fevereiro",
 		Reference: "MENS-02", Amount: 123456, DueDate: day("2026-02-10"), PaidOn: day("2026-03-09"), Paid: 127077, On: day("2026-03-10"), IssuedAt: docIssued})
 	if err != nil {
 		t.Fatal(err)
@@ -146,13 +147,13 @@ func TestRenderSettlementLetterReadsBack(t *testing.T) {
 
 func TestRenderAgreementTermReadsBack(t *testing.T) {
 	t.Parallel()
-	term := agreementTerm{AgreementID: "acordo-1", Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
-		Charges: []agreementTermCharge{
+	term := files.AgreementTerm{AgreementID: "acordo-1", Creditor: docCreditor, Debtor: docDebtor, On: day("2026-03-10"), IssuedAt: docIssued,
+		Charges: []files.AgreementTermCharge{
 			{Description: "Mensalidade de janeiro", Reference: "MENS-01", DueDate: day("2026-01-10"), AmountCents: 6000},
 			{Description: "Mensalidade de fevereiro", Reference: "MENS-02", DueDate: day("2026-02-10"), AmountCents: 4000},
 		},
 		DiscountCents: 1000, DownPaymentCents: 0, GraceDays: 5,
-		Installments: []agreementTermInstallment{
+		Installments: []files.AgreementTermInstallment{
 			{Number: 1, DueDate: day("2026-04-10"), AmountCents: 3002},
 			{Number: 2, DueDate: day("2026-05-11"), AmountCents: 2999},
 			{Number: 3, DueDate: day("2026-06-10"), AmountCents: 2999},
@@ -160,7 +161,7 @@ func TestRenderAgreementTermReadsBack(t *testing.T) {
 	if got := term.TotalCents(); got != money.Cents(9000) {
 		t.Fatalf("total %d", got)
 	}
-	data, err := renderAgreementTerm(term)
+	data, err := files.RenderAgreementTerm(term)
 	if err != nil {
 		t.Fatal(err)
 	}

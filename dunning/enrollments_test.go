@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/collection"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -16,9 +18,9 @@ import (
 // e-mail. For a charge due Tuesday 10 March 2026 they run (São Paulo,
 // UTC−3) on 5 March 12:00Z, 10 March 12:00Z, 13 March 13:00Z and 20 March
 // 12:00Z.
-func (pe *dunEnv) reguaPlan(name string) (planDetailJSON, []stepJSON) {
+func (pe *dunEnv) reguaPlan(name string) (collection.PlanDetailJSON, []collection.StepJSON) {
 	p := pe.createPlan(name)
-	steps := []stepJSON{
+	steps := []collection.StepJSON{
 		pe.addStep(p.ID, emailStep(-5, "09:00")),
 		pe.addStep(p.ID, map[string]any{"offset_days": 0, "send_time": "09:00", "channel": "sms", "template": "{{debtor.name}}, vence hoje: {{charge.amount}}"}),
 		pe.addStep(p.ID, map[string]any{"offset_days": 3, "send_time": "10:00", "channel": "whatsapp", "template": "{{debtor.name}}, em atraso: {{charge.updated_amount}}"}),
@@ -53,7 +55,7 @@ func TestEnrollments(t *testing.T) {
 		charge := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, ExternalID: "fat-1", Due: "2026-03-10", NoFees: true})
 
 		// Enrolled on Sunday 8 March: D−5 is past.
-		ans := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(charge, p.ID), nil))
+		ans := planData[collection.EnrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(charge, p.ID), nil))
 		if ans.Status != "active" || ans.SkippedPast != 1 || len(ans.SkippedPastSteps) != 1 || ans.SkippedPastSteps[0].StepID != steps[0].ID ||
 			!ans.SkippedPastSteps[0].RunAt.Equal(utcAt(time.March, 5, 12)) || ans.NextStep == nil || ans.NextStep.StepID != steps[1].ID ||
 			*ans.NextStepID != steps[1].ID || !ans.NextRunAt.Equal(utcAt(time.March, 10, 12)) || len(ans.UpcomingSteps) != 3 ||
@@ -64,37 +66,37 @@ func TestEnrollments(t *testing.T) {
 			t.Fatalf("events %v", got)
 		}
 		// Again, by external id: nothing changes.
-		again := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 200, "PUT", enrollPath("fat-1", p.ID), nil))
+		again := planData[collection.EnrollmentAnswerJSON](t, pe.must(pe.Owner, 200, "PUT", enrollPath("fat-1", p.ID), nil))
 		if again.ID != ans.ID || !again.UpdatedAt.Equal(ans.UpdatedAt) || again.SkippedPast != 1 || len(planEvents(t, db, pe.Mine.ID)) != 1 {
 			t.Fatalf("again %+v", again)
 		}
 
 		// A new step before the next one reschedules the enrollment.
 		d1 := pe.addStep(p.ID, map[string]any{"offset_days": -1, "send_time": "11:00", "channel": "sms", "template": "Amanhã vence {{charge.amount}}"})
-		e, err := getEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, "")
+		e, err := collection.GetEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, "")
 		if err != nil || *e.NextStepID != d1.ID || !e.NextRunAt.Equal(utcAt(time.March, 9, 14)) {
 			t.Fatalf("rescheduled %+v %v", e, err)
 		}
 		pe.must(pe.Owner, 200, "PATCH", "/v1/collection-plans/"+p.ID+"/steps/"+d1.ID, map[string]any{"status": "disabled"})
-		if e, _ = getEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); *e.NextStepID != steps[1].ID {
+		if e, _ = collection.GetEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); *e.NextStepID != steps[1].ID {
 			t.Fatalf("after disabling: %+v", e)
 		}
 
 		// The step runner advances it once the due step ran.
 		pe.clock.Set(utcAt(time.March, 10, 12).Add(time.Minute))
-		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.advanceEnrollment(ctx, tx, &e) })
+		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.AdvanceEnrollment(ctx, tx, &e) })
 		if err != nil || *e.NextStepID != steps[2].ID || !e.NextRunAt.Equal(utcAt(time.March, 13, 13)) {
 			t.Fatalf("advanced %+v %v", e, err)
 		}
 		// Down for a week: the missed D+3 is handled once, then D+10 —
 		// not a burst of everything missed.
 		pe.clock.Set(utcAt(time.March, 19, 12))
-		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.advanceEnrollment(ctx, tx, &e) })
+		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.AdvanceEnrollment(ctx, tx, &e) })
 		if err != nil || *e.NextStepID != steps[3].ID {
 			t.Fatalf("advanced after downtime %+v %v", e, err)
 		}
 		pe.clock.Set(utcAt(time.March, 20, 13))
-		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.advanceEnrollment(ctx, tx, &e) })
+		err = db.WithTx(ctx, func(tx *store.Tx) error { return pe.svc.AdvanceEnrollment(ctx, tx, &e) })
 		if err != nil || e.Status != "completed" || e.NextStepID != nil || e.NextRunAt != nil {
 			t.Fatalf("completed %+v %v", e, err)
 		}
@@ -105,11 +107,11 @@ func TestEnrollments(t *testing.T) {
 		// A completed enrollment starts again from now when enrolled again;
 		// unenrolling stops it, and a second unenroll changes nothing.
 		pe.clock.Set(utcAt(time.March, 9, 12))
-		re := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 200, "PUT", enrollPath(charge, p.ID), nil))
+		re := planData[collection.EnrollmentAnswerJSON](t, pe.must(pe.Owner, 200, "PUT", enrollPath(charge, p.ID), nil))
 		if re.ID != ans.ID || re.Status != "active" || *re.NextStepID != steps[1].ID || !re.StartedAt.Equal(utcAt(time.March, 9, 12)) {
 			t.Fatalf("re-enrolled %+v", re)
 		}
-		stopped := planData[enrollmentJSON](t, pe.must(pe.Owner, 200, "DELETE", enrollPath(charge, p.ID), nil))
+		stopped := planData[collection.EnrollmentJSON](t, pe.must(pe.Owner, 200, "DELETE", enrollPath(charge, p.ID), nil))
 		if stopped.Status != "stopped" || *stopped.StoppedReason != "unenrolled" || stopped.NextStepID != nil || !stopped.StoppedAt.Equal(utcAt(time.March, 9, 12)) {
 			t.Fatalf("unenrolled %+v", stopped)
 		}
@@ -140,7 +142,7 @@ func TestEnrollments(t *testing.T) {
 		// Enrolled late: every step is past, nothing is ever sent and the
 		// enrollment completes at once.
 		old := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, Due: "2026-01-10", Status: "overdue", NoFees: true})
-		late := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(old, p.ID), nil))
+		late := planData[collection.EnrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath(old, p.ID), nil))
 		if late.Status != "completed" || late.SkippedPast != 4 || len(late.SkippedPastSteps) != 4 || late.NextStep != nil || late.NextRunAt != nil {
 			t.Fatalf("late %+v", late)
 		}
@@ -150,7 +152,7 @@ func TestEnrollments(t *testing.T) {
 		pe.must(pe.Owner, 200, "PUT", enrollPath(charge, p.ID), nil)
 		closeCharge := func(fail bool) error {
 			return db.WithTx(ctx, func(tx *store.Tx) error {
-				c, err := getCharge(ctx, tx, pe.Mine.ID, charge)
+				c, err := ledger.GetCharge(ctx, tx, pe.Mine.ID, charge)
 				if err != nil {
 					return err
 				}
@@ -158,7 +160,7 @@ func TestEnrollments(t *testing.T) {
 				if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET status = 'paid', open_amount_cents = 0 WHERE id = ?`, charge); err != nil {
 					return err
 				}
-				if err := pe.svc.onChargeClosed(ctx, tx, c, lifecycle.StopPaid); err != nil {
+				if err := pe.svc.OnChargeClosed(ctx, tx, c, lifecycle.StopPaid); err != nil {
 					return err
 				}
 				if fail {
@@ -170,13 +172,13 @@ func TestEnrollments(t *testing.T) {
 		if err := closeCharge(true); err == nil {
 			t.Fatal("the failing close committed")
 		}
-		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); e.Status != "active" || e.NextStepID == nil {
+		if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); e.Status != "active" || e.NextStepID == nil {
 			t.Fatalf("rolled back: %+v", e)
 		}
 		if err := closeCharge(false); err != nil {
 			t.Fatal(err)
 		}
-		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "paid" || e.NextRunAt != nil {
+		if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, charge, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "paid" || e.NextRunAt != nil {
 			t.Fatalf("stopped by payment: %+v", e)
 		}
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(charge, p.ID), nil, "A paid charge cannot be enrolled")
@@ -185,7 +187,7 @@ func TestEnrollments(t *testing.T) {
 		other := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: debtor, Due: "2026-03-30", NoFees: true})
 		pe.must(pe.Owner, 201, "PUT", enrollPath(other, p.ID), nil)
 		pe.must(pe.Owner, 200, "POST", "/v1/collection-plans/"+p.ID+"/archive", nil)
-		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, other, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "plan_archived" {
+		if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, other, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "plan_archived" {
 			t.Fatalf("stopped by archive: %+v", e)
 		}
 		got := planEvents(t, db, pe.Mine.ID)
@@ -230,7 +232,7 @@ func TestPlansConfirmedThroughMCP(t *testing.T) {
 		if isErr || msg != "Archive collection plan 'Régua'? The 1 charge running through it stops (no further step is sent), and it takes no new charges. This cannot be undone." {
 			t.Fatalf("archive: %v %q", isErr, msg)
 		}
-		if e, _ := getEnrollment(context.Background(), db, pe.Mine.ID, charge, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "plan_archived" {
+		if e, _ := collection.GetEnrollment(context.Background(), db, pe.Mine.ID, charge, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != "plan_archived" {
 			t.Fatalf("after archive %+v", e)
 		}
 		// A target another organization owns is its 404, asked nothing.
@@ -271,13 +273,13 @@ func TestCollectionThroughTheCharge(t *testing.T) {
 		pe.addStep(p.ID, map[string]any{"offset_days": 3, "send_time": "10:00", "channel": "whatsapp", "template": "Em atraso: {{charge.updated_amount}} {{payment_link}}"})
 		pe.activate(p.ID)
 
-		pv := planData[previewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath("fat-1", p.ID)+"/preview", nil))
+		pv := planData[collection.PreviewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath("fat-1", p.ID)+"/preview", nil))
 		if pv.Summary.Send != 3 || *pv.Steps[0].To != "maria@example.com" || *pv.Steps[1].To != "+5511987654321" || *pv.Steps[2].To != "+5511987654321" ||
 			*pv.Steps[0].Message != "Olá Maria da Silva, sua fatura de R$ 150,00 vence em 13/03/2026: https://pague.example/fat-1" ||
 			*pv.Steps[2].Message != "Em atraso: R$ 153,15 https://pague.example/fat-1" || !pv.Steps[2].RunAt.Equal(utcAt(time.March, 16, 13)) {
 			t.Fatalf("preview %+v", pv)
 		}
-		en := planData[enrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath("fat-1", p.ID), nil))
+		en := planData[collection.EnrollmentAnswerJSON](t, pe.must(pe.Owner, 201, "PUT", enrollPath("fat-1", p.ID), nil))
 		if en.SkippedPast != 0 || !en.NextRunAt.Equal(utcAt(time.March, 10, 17)) || len(en.UpcomingSteps) != 3 {
 			t.Fatalf("enrolled %+v", en)
 		}
@@ -285,18 +287,18 @@ func TestCollectionThroughTheCharge(t *testing.T) {
 		// A new due date moves the steps with it: D−3 of the 20th at 14:00
 		// São Paulo is the 17th at 17:00 UTC.
 		pe.must(pe.Owner, 200, "PATCH", "/v1/charges/fat-1", map[string]any{"due_date": "2026-03-20"})
-		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.NextRunAt == nil || !e.NextRunAt.Equal(utcAt(time.March, 17, 17)) {
+		if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.NextRunAt == nil || !e.NextRunAt.Equal(utcAt(time.March, 17, 17)) {
 			t.Fatalf("after moving the due date %+v", e)
 		}
 		pe.must(pe.Owner, 200, "PATCH", "/v1/charges/fat-1", map[string]any{"due_date": "2026-03-13"})
 
 		// A partial payment keeps collecting; the one that clears it stops.
 		pe.must(pe.Owner, 201, "POST", "/v1/charges/fat-1/payments", map[string]any{"amount": 50, "method": "pix"})
-		if e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.Status != "active" {
+		if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, first, p.ID, ""); e.Status != "active" {
 			t.Fatalf("after a partial payment %+v", e)
 		}
 		pe.must(pe.Owner, 201, "POST", "/v1/charges/fat-1/payments", map[string]any{"amount": 100, "method": "pix"})
-		e, _ := getEnrollment(ctx, db, pe.Mine.ID, first, p.ID, "")
+		e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, first, p.ID, "")
 		if e.Status != "stopped" || *e.StoppedReason != "paid" || e.NextStepID != nil || e.NextRunAt != nil {
 			t.Fatalf("after the payment %+v", e)
 		}
@@ -314,7 +316,7 @@ func TestCollectionThroughTheCharge(t *testing.T) {
 			id := charge(tc.ext)
 			pe.must(pe.Owner, 201, "PUT", enrollPath(id, p.ID), nil)
 			pe.must(pe.Owner, 200, "POST", "/v1/charges/"+tc.ext+"/"+tc.op, nil)
-			if e, _ := getEnrollment(ctx, db, pe.Mine.ID, id, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != tc.reason {
+			if e, _ := collection.GetEnrollment(ctx, db, pe.Mine.ID, id, p.ID, ""); e.Status != "stopped" || *e.StoppedReason != tc.reason {
 				t.Fatalf("%s: %+v", tc.op, e)
 			}
 			pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "PUT", enrollPath(id, p.ID), nil, "cannot be enrolled")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -35,7 +36,7 @@ func TestEscalatingStepParksAndRunsUnderTheRules(t *testing.T) {
 		// Tuesday 17 March 10:00, the step's instant: the runner parks it.
 		ee.clock.Set(time.Date(2026, 3, 17, 10, 1, 0, 0, brasilia))
 		ctx := context.Background()
-		job, err := ee.Jobs.Enqueue(ctx, runnerArgs{}, nil)
+		job, err := ee.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -134,7 +136,7 @@ func BenchmarkExport100k(b *testing.B) {
 			}
 			const n = 100_000
 			seedCharges(b, db, org.ID, "joao", n)
-			s := newService(db, acc, nil, nil, nil)
+			s := layered(ledger.NewService(db, acc, nil, nil, nil))
 			b.ReportAllocs()
 			b.ResetTimer()
 			var peak, size uint64
@@ -145,18 +147,18 @@ func BenchmarkExport100k(b *testing.B) {
 					VALUES (?, ?, 'charges', '{}', ';', 'generating', '2026-03-10', 'bench', ?, ?)`, id, org.ID, now, now); err != nil {
 					b.Fatal(err)
 				}
-				e, err := getExport(ctx, db, org.ID, id)
+				e, err := files.GetExport(ctx, db, org.ID, id)
 				if err != nil {
 					b.Fatal(err)
 				}
 				stop := heapPeak()
 				b.StartTimer()
-				rows, bytes, err := s.drawExport(ctx, e)
+				rows, bytes, err := s.DrawExport(ctx, e)
 				if err != nil || rows != n {
 					b.Fatalf("drawExport: %d %v", rows, err)
 				}
 				var streamed int64
-				if err := s.streamExport(ctx, id, func(p []byte) error { streamed += int64(len(p)); return nil }); err != nil || streamed != bytes {
+				if err := s.StreamExport(ctx, id, func(p []byte) error { streamed += int64(len(p)); return nil }); err != nil || streamed != bytes {
 					b.Fatalf("stream: %d of %d, %v", streamed, bytes, err)
 				}
 				b.StopTimer()

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -41,15 +44,15 @@ func TestExportsSafeToOpen(t *testing.T) {
 			stored["description/c"+ext] = c["description"].(string)
 			stored["debtor_name/c"+ext] = d["name"].(string)
 
-			dr, err := getDebtor(ctx, db, fe.Mine.ID, ext)
+			dr, err := ledger.GetDebtor(ctx, db, fe.Mine.ID, ext)
 			if err != nil {
 				t.Fatal(err)
 			}
 			subject, failure := p, p
-			n := Notification{ID: "n" + ext, OrganizationID: fe.Mine.ID, DebtorID: dr.ID, Kind: KindAdHoc, Channel: "email", ToAddress: p,
-				Subject: &subject, Body: "Olá", Status: NotificationSent, Provider: DefaultProvider, QueuedAt: coreStart, Error: &failure,
+			n := notify.Notification{ID: "n" + ext, OrganizationID: fe.Mine.ID, DebtorID: dr.ID, Kind: notify.KindAdHoc, Channel: "email", ToAddress: p,
+				Subject: &subject, Body: "Olá", Status: notify.NotificationSent, Provider: ledger.DefaultProvider, QueuedAt: coreStart, Error: &failure,
 				CreatedBy: "test", CreatedAt: coreStart, UpdatedAt: coreStart}
-			if err := db.WithTx(ctx, func(tx *store.Tx) error { _, err := insertNotification(ctx, tx, n); return err }); err != nil {
+			if err := db.WithTx(ctx, func(tx *store.Tx) error { _, err := notify.InsertNotification(ctx, tx, n); return err }); err != nil {
 				t.Fatal(err)
 			}
 			for _, col := range []string{"to", "subject", "error"} {
@@ -69,14 +72,14 @@ func TestExportsSafeToOpen(t *testing.T) {
 			{"notifications", "id", []string{"to", "subject", "error"}},
 		}
 		for _, sep := range []string{",", ";"} {
-			for _, escaping := range []string{"", FormulaNone} {
+			for _, escaping := range []string{"", files.FormulaNone} {
 				for _, c := range checks {
 					body := obj{"resource": c.resource, "separator": sep}
 					if escaping != "" {
 						body["formula_escaping"] = escaping
 					}
 					exp := fe.ok(202, "POST", "/v1/exports", body)
-					want := FormulaQuote
+					want := files.FormulaQuote
 					if escaping != "" {
 						want = escaping
 					}
@@ -97,7 +100,7 @@ func TestExportsSafeToOpen(t *testing.T) {
 							// "\r=1+1" reads back "'=1+1", or "=1+1" raw.
 							got, orig := csvColumn(t, recs[0], rec, col), strings.ReplaceAll(stored[col+"/"+key], "\r", "")
 							wantCell := "'" + orig
-							if escaping == FormulaNone {
+							if escaping == files.FormulaNone {
 								wantCell = orig
 							}
 							if got != wantCell {

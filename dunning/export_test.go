@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -16,10 +19,10 @@ import (
 // readCSV checks the byte order mark and parses an export with sep.
 func readCSV(t *testing.T, data []byte, sep rune) [][]string {
 	t.Helper()
-	if !bytes.HasPrefix(data, []byte(utf8BOM)) {
+	if !bytes.HasPrefix(data, []byte(files.UTF8BOM)) {
 		t.Fatalf("no byte order mark: %q", data[:min(len(data), 10)])
 	}
-	r := csv.NewReader(bytes.NewReader(data[len(utf8BOM):]))
+	r := csv.NewReader(bytes.NewReader(data[len(files.UTF8BOM):]))
 	r.Comma = sep
 	recs, err := r.ReadAll()
 	if err != nil {
@@ -63,12 +66,12 @@ func TestExports(t *testing.T) {
 		// Charges, ';' for Brazilian spreadsheets, open ones by due date.
 		exp := fe.ok(202, "POST", "/v1/exports", obj{"resource": "charges", "filters": obj{"status": "pending,overdue"}, "separator": ";"})
 		id := exp["id"].(string)
-		if exp["status"] != FileGenerating || exp["byte_size"] != nil || exp["download_path"] != "/v1/exports/"+id+"/download" ||
+		if exp["status"] != files.FileGenerating || exp["byte_size"] != nil || exp["download_path"] != "/v1/exports/"+id+"/download" ||
 			!strings.HasPrefix(exp["content_type"].(string), "text/csv") || !strings.Contains(exp["note"].(string), "dunning_exports_get") {
 			t.Fatalf("export asked: %v", exp)
 		}
 		exp = fe.waitFile("/v1/exports/" + id)
-		if exp["status"] != FileReady || num(exp, "row_count") != 2 {
+		if exp["status"] != files.FileReady || num(exp, "row_count") != 2 {
 			t.Fatalf("export: %v", exp)
 		}
 		code, ctype, disp, body := fe.download("/v1/exports/" + id + "/download")
@@ -100,7 +103,7 @@ func TestExports(t *testing.T) {
 		if got := csvColumn(t, h, recs[2], "description"); got != "Nota fiscal nº 7\nsegunda linha" {
 			t.Errorf("multi-line description: %q", got)
 		}
-		if ev := fe.events(id); strings.Join(ev, ",") != EventExportReady {
+		if ev := fe.events(id); strings.Join(ev, ",") != files.EventExportReady {
 			t.Fatalf("events: %v", ev)
 		}
 
@@ -115,17 +118,17 @@ func TestExports(t *testing.T) {
 		}
 
 		// Notifications, filtered by channel, newest first.
-		d, err := getDebtor(ctx, db, fe.Mine.ID, "joao")
+		d, err := ledger.GetDebtor(ctx, db, fe.Mine.ID, "joao")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, ch := range []string{"email", "sms", "email"} {
 			at := coreStart.UTC().Add(-timeMinutes(10 - i))
 			subject := "Lembrete: cobrança nº " + string(rune('1'+i))
-			n := Notification{ID: store.NewID(), OrganizationID: fe.Mine.ID, DebtorID: d.ID, Kind: KindAdHoc, Channel: ch, ToAddress: "joao@example.com",
-				Subject: &subject, Body: "Olá, João", Status: NotificationSent, Provider: DefaultProvider, QueuedAt: at, SentAt: &at, CreatedBy: "test",
+			n := notify.Notification{ID: store.NewID(), OrganizationID: fe.Mine.ID, DebtorID: d.ID, Kind: notify.KindAdHoc, Channel: ch, ToAddress: "joao@example.com",
+				Subject: &subject, Body: "Olá, João", Status: notify.NotificationSent, Provider: ledger.DefaultProvider, QueuedAt: at, SentAt: &at, CreatedBy: "test",
 				CreatedAt: at, UpdatedAt: at}
-			if err := db.WithTx(ctx, func(tx *store.Tx) error { _, err := insertNotification(ctx, tx, n); return err }); err != nil {
+			if err := db.WithTx(ctx, func(tx *store.Tx) error { _, err := notify.InsertNotification(ctx, tx, n); return err }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -193,7 +196,7 @@ func TestExportHundredThousandRows(t *testing.T) {
 		seedCharges(t, db, fe.Mine.ID, "joao", n)
 		exp := fe.ok(202, "POST", "/v1/exports", obj{"resource": "charges", "separator": ";"})
 		exp = fe.waitFile("/v1/exports/" + exp["id"].(string))
-		if exp["status"] != FileReady || num(exp, "row_count") != n {
+		if exp["status"] != files.FileReady || num(exp, "row_count") != n {
 			t.Fatalf("export: %v", exp)
 		}
 		resp, err := httpGet(fe, exp["download_path"].(string))
@@ -201,8 +204,8 @@ func TestExportHundredThousandRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Close()
-		bom := make([]byte, len(utf8BOM))
-		if _, err := io.ReadFull(resp, bom); err != nil || string(bom) != utf8BOM {
+		bom := make([]byte, len(files.UTF8BOM))
+		if _, err := io.ReadFull(resp, bom); err != nil || string(bom) != files.UTF8BOM {
 			t.Fatalf("bom %q %v", bom, err)
 		}
 		r := csv.NewReader(resp)

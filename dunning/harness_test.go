@@ -9,7 +9,11 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/bureau"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -57,7 +61,7 @@ type envOptions struct {
 	// start is the clock's first instant (zero: coreStart).
 	start time.Time
 	// channels are the deployment's channel providers (none: the outbox).
-	channels ChannelConfig
+	channels ledger.ChannelConfig
 	// bureau serves a bureau.Fake on loopback as the credit bureau,
 	// reached over HTTP by the product's client with a timeout of
 	// bureauTimeout (zero: 5 s) and fast retries.
@@ -70,8 +74,8 @@ type dunEnv struct {
 	*producttest.Env
 	t      testing.TB
 	clock  *producttest.Clock
-	svc    *service  // the service serving (over the database)
-	n      *notifier // the notifier serving
+	svc    *escalation.Service // the service serving (over the database)
+	n      *regua.Notifier     // the notifier serving
 	Viewer accounts.User
 	Member accounts.User
 	Admin  accounts.User
@@ -91,7 +95,7 @@ func newEnv(t testing.TB, db *store.DB, o envOptions) *dunEnv {
 		o.start = coreStart
 	}
 	e := &dunEnv{t: t, clock: producttest.NewClock(o.start)}
-	var bureaus bureauSetup
+	var bureaus ledger.BureauSetup
 	if o.bureau {
 		e.secret = []byte("a shared secret of the test bureau")
 		e.fake = bureau.NewFake(e.secret)
@@ -103,34 +107,34 @@ func newEnv(t testing.TB, db *store.DB, o envOptions) *dunEnv {
 		if o.bureauTimeout == 0 {
 			o.bureauTimeout = 5 * time.Second
 		}
-		bureaus = bureauSetup{provider: bureau.NewClient(base, o.bureauTimeout), secret: e.secret, retryBase: 10 * time.Millisecond}
+		bureaus = ledger.BureauSetup{Provider: bureau.NewClient(base, o.bureauTimeout), Secret: e.secret, RetryBase: 10 * time.Millisecond}
 	}
 	cfg := o.channels
-	cfg.linkBase = ntLinkBase
+	cfg.LinkBase = ntLinkBase
 	// The product is built more than once (its catalog and scopes are
 	// built without a database): only the build over the database serves.
 	var mu sync.Mutex
-	spec := newSpec(&cfg, func(s *service) {
-		s.noPeriodic = true
-		s.now = e.clock.Now
+	spec := newSpec(&cfg, func(s *escalation.Service) {
+		s.NoPeriodic = true
+		s.Now = e.clock.Now
 		if o.bureau {
-			s.bureaus = bureaus
+			s.Bureaus = bureaus
 		}
-		s.whenChargeClosed(func(_ context.Context, _ *store.Tx, c Charge, reason lifecycle.StopReason) error {
+		s.WhenChargeClosed(func(_ context.Context, _ *store.Tx, c ledger.Charge, reason lifecycle.StopReason) error {
 			e.closedMu.Lock()
 			e.closed = append(e.closed, c.ID+":"+string(reason))
 			e.closedMu.Unlock()
 			return nil
 		})
-		if s.db != nil {
+		if s.DB != nil {
 			mu.Lock()
 			e.svc = s
 			mu.Unlock()
 		}
-	}, func(n *notifier) {
-		n.retryBase = 10 * time.Millisecond
-		n.periodic = false
-		if n.db != nil {
+	}, func(n *regua.Notifier) {
+		n.RetryBase = 10 * time.Millisecond
+		n.Periodic = false
+		if n.DB != nil {
 			mu.Lock()
 			e.n = n
 			mu.Unlock()
@@ -166,7 +170,7 @@ func newEscEnv(t testing.TB, db *store.DB, timeout time.Duration) *dunEnv {
 }
 
 // startNotify is Dunning with the channels cfg, its clock at start.
-func startNotify(t testing.TB, db *store.DB, cfg ChannelConfig, start time.Time) *dunEnv {
+func startNotify(t testing.TB, db *store.DB, cfg ledger.ChannelConfig, start time.Time) *dunEnv {
 	return newEnv(t, db, envOptions{channels: cfg, start: start})
 }
 
@@ -180,11 +184,21 @@ func (e *dunEnv) closedCalls() []string {
 // the notifier's workers: a second worker process.
 func (e *dunEnv) secondQueue(t testing.TB) *jobs.Queue {
 	t.Helper()
-	q, err := jobs.New(context.Background(), e.DB, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: producttest.FailureLog(t)})
+	// On SQLite every poll of every queue takes the writer's lock: two
+	// processes both polling four queues every 50 ms starved the sends'
+	// own writes for over 30 s under -race on two cores (seen with the
+	// failure log: SQLITE_BUSY on the call record, an outcome left
+	// unknown). The second process polls at a quarter of that rate; it
+	// still takes its share of the sends, which the tests check.
+	poll := 50 * time.Millisecond
+	if e.DB.Dialect() == store.SQLite {
+		poll = 200 * time.Millisecond
+	}
+	q, err := jobs.New(context.Background(), e.DB, jobs.Config{Work: true, PollInterval: poll, Logger: producttest.FailureLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.n.registerJobs(q)
+	e.n.RegisterJobs(q)
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +343,7 @@ func (e *dunEnv) priorNotice(ext string) {
 	e.eventually("the prior notice sent", func() bool {
 		var st string
 		_ = e.DB.Get(context.Background(), &st, `SELECT status FROM dunning_notifications WHERE id = ?`, id)
-		return st == NotificationSent
+		return st == notify.NotificationSent
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
@@ -57,12 +58,12 @@ func TestInstructionsSayEveryPoint(t *testing.T) {
 				Instructions string `json:"instructions"`
 			} `json:"result"`
 		}
-		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Result.Instructions != Instructions {
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Result.Instructions != ledger.Instructions {
 			t.Fatalf("%s: %d %v: %s", call.era, w.Code, err, w.Body.String())
 		}
 	}
 	for _, point := range points {
-		if !strings.Contains(Instructions, point) {
+		if !strings.Contains(ledger.Instructions, point) {
 			t.Errorf("the instructions do not say %q", point)
 		}
 	}

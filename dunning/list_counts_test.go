@@ -7,6 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/regua"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -110,7 +114,7 @@ func TestListingCountsMatch(t *testing.T) {
 		check("canceled, written off, archived")
 		// The sweep turns c5 (due the 11th) overdue two days later.
 		ee.clock.Set(coreStart.AddDate(0, 0, 3))
-		if _, err := (&notifier{service: ee.svc}).sweep(context.Background()); err != nil {
+		if _, err := (&regua.Notifier{Notifier: &notify.Notifier{Service: ee.svc.Service.Service}}).Sweep(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		check("swept")
@@ -122,8 +126,8 @@ func TestListingCountsMatch(t *testing.T) {
 		ee.debtor("jose", "José Souza", "11144477735")
 		check("debtor upserted back")
 		// All of that went through the ledger: the alarm finds nothing.
-		if n, err := ee.svc.mendCounts(context.Background()); err != nil || n != 0 ||
-			gaugeValue(t, ee.svc.countMismatches.WithLabelValues("dunning_charges")) != 0 {
+		if n, err := ee.svc.MendCounts(context.Background()); err != nil || n != 0 ||
+			gaugeValue(t, ee.svc.CountMismatches.WithLabelValues("dunning_charges")) != 0 {
 			t.Fatalf("the count mender found %d mismatches after the API's own writes (%v)", n, err)
 		}
 	})
@@ -200,7 +204,7 @@ func TestCountMender(t *testing.T) {
 			ee.charge(obj{"debtor_id": "maria", "external_id": fmt.Sprintf("m%d", i), "amount": 100, "due_date": due, "description": "Mensalidade"})
 		}
 		wantCountsMatch(t, ee, db, org)
-		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 {
+		if n, err := ee.svc.MendCounts(ctx); err != nil || n != 0 {
 			t.Fatalf("nothing to mend: %d %v", n, err)
 		}
 		// Behind the counters' back: a status changed, an archiving, a debtor's
@@ -222,21 +226,21 @@ func TestCountMender(t *testing.T) {
 		if err := db.Get(ctx, &total, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = 0 AND status = 'canceled'`, org); err != nil || total != 0 {
 			t.Fatalf("the hand-made change should not be counted yet: %d %v", total, err)
 		}
-		n, err := ee.svc.mendCounts(ctx)
+		n, err := ee.svc.MendCounts(ctx)
 		if err != nil || n != 4 {
 			t.Fatalf("mended %d rows (%v), want 4", n, err)
 		}
 		// The alarm: what it found, by table, as kobana_dunning_count_mismatches.
-		gauge := func(table string) float64 { return gaugeValue(t, ee.svc.countMismatches.WithLabelValues(table)) }
+		gauge := func(table string) float64 { return gaugeValue(t, ee.svc.CountMismatches.WithLabelValues(table)) }
 		if gauge("dunning_charges") != 3 || gauge("dunning_debtors") != 1 {
 			t.Fatalf("mismatches reported: charges %v, debtors %v", gauge("dunning_charges"), gauge("dunning_debtors"))
 		}
 		wantCountsMatch(t, nil, db, org)
-		if n, err := ee.svc.mendCounts(ctx); err != nil || n != 0 || gauge("dunning_charges") != 0 || gauge("dunning_debtors") != 0 {
+		if n, err := ee.svc.MendCounts(ctx); err != nil || n != 0 || gauge("dunning_charges") != 0 || gauge("dunning_debtors") != 0 {
 			t.Fatalf("a second run mended %d (%v)", n, err)
 		}
 		if db.Dialect() == store.SQLite {
-			for index, where := range map[string]string{"dunning_charges_miscounted": miscountedCharges, "dunning_debtors_miscounted": miscountedDebtors} {
+			for index, where := range map[string]string{"dunning_charges_miscounted": ledger.MiscountedCharges, "dunning_debtors_miscounted": ledger.MiscountedDebtors} {
 				table := strings.TrimSuffix(index, "_miscounted")
 				if plan := storetest.Explain(t, db, `SELECT id FROM `+table+` WHERE `+where+` ORDER BY id LIMIT 500`); !strings.Contains(plan, index) {
 					t.Errorf("the mender's read of %s does not use %s:\n%s", table, index, plan)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit/producttest"
@@ -47,7 +48,7 @@ func seedListing(t testing.TB, db *store.DB, tag, orgID string, n int) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.WithTx(ctx, func(tx *store.Tx) error { return recountOrganization(ctx, tx, orgID) }); err != nil {
+	if err := db.WithTx(ctx, func(tx *store.Tx) error { return ledger.RecountOrganization(ctx, tx, orgID) }); err != nil {
 		t.Fatal(err)
 	}
 	if db.Dialect() == store.Postgres {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -87,7 +88,7 @@ func TestMeAndSettings(t *testing.T) {
 			t.Fatalf("theirs: %d %v", code, out)
 		}
 		// Settings reach the records: today in Manaus is still 10 March.
-		st2, err := (&service{db: db}).settings(t.Context(), ce.Mine.ID)
+		st2, err := (&ledger.Service{DB: db}).Settings(t.Context(), ce.Mine.ID)
 		if err != nil || !st2.Stored || st2.Timezone != "America/Manaus" || len(st2.ClosedDays) != 2 || !strings.HasPrefix(st2.Window().Open.String(), "09:00") {
 			t.Fatalf("settings record: %+v %v", st2, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -81,17 +82,17 @@ func TestLedgerMigrationOnPopulatedData(t *testing.T) {
 			}
 			on, _ := calendar.ParseDate("2026-03-10")
 			amounts := func(db *store.DB) map[string][2]money.Cents {
-				st, err := loadSettings(ctx, db, org.ID)
+				st, err := ledger.LoadSettings(ctx, db, org.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
 				out := map[string][2]money.Cents{}
 				for _, c := range charges {
-					ch, err := getChargeWhere(ctx, db, `id = ?`, c.id)
+					ch, err := ledger.GetChargeWhere(ctx, db, `id = ?`, c.id)
 					if err != nil {
 						t.Fatal(err)
 					}
-					b, err := chargeBreakdown(ch, st, on)
+					b, err := ledger.ChargeBreakdown(ch, st, on)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -116,11 +117,11 @@ func TestLedgerMigrationOnPopulatedData(t *testing.T) {
 				after["paid"] != before["paid"] || after["ontime"] != before["ontime"] {
 				t.Fatalf("after the migration %v, before %v", after, before)
 			}
-			pays, err := chargePayments(ctx, db, org.ID, "partial")
+			pays, err := ledger.ChargePayments(ctx, db, org.ID, "partial")
 			if err != nil || len(pays) != 1 || pays[0].AppliedPrincipal != 40000 || pays[0].AppliedInterest != 0 || pays[0].AppliedFine != 0 {
 				t.Fatalf("payments after: %+v %v", pays, err)
 			}
-			st, err := loadSettings(ctx, db, org.ID)
+			st, err := ledger.LoadSettings(ctx, db, org.ID)
 			if err != nil || !st.Stored || st.PaymentImputation != "interest_first" {
 				t.Fatalf("settings: %+v %v", st, err)
 			}

@@ -2,11 +2,12 @@ package dunning
 
 import (
 	"encoding/json"
-
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -29,14 +30,14 @@ type ntView struct {
 func TestOutboxNotificationLog(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Maria da Silva", Emails: []string{"maria@example.com"}, Phones: []string{"+5511987654321"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 123456, Due: "2026-03-10", Description: "Mensalidade de março", PaymentLink: "https://pague.example/c/1"})
 
 		code, body := ne.Do(ne.Owner, "POST", "/v1/charges/"+charge+"/notify", map[string]any{})
 		n := data[ntView](t, code, body, 202)
-		if n.Status != NotificationQueued || n.Provider != ProviderOutbox || n.Channel != ChannelEmail || n.To != "maria@example.com" || n.Kind != KindAdHoc {
+		if n.Status != notify.NotificationQueued || n.Provider != ledger.ProviderOutbox || n.Channel != ledger.ChannelEmail || n.To != "maria@example.com" || n.Kind != notify.KindAdHoc {
 			t.Fatalf("queued notification %+v", n)
 		}
 		for _, want := range []string{"Maria da Silva", "R$ 1.234,56", "10/03/2026", "https://pague.example/c/1", ntLinkBase + "/v1/unsubscribe/"} {
@@ -47,7 +48,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		if n.Subject == nil || *n.Subject != "Lembrete de pagamento: Mensalidade de março" {
 			t.Errorf("subject %v", n.Subject)
 		}
-		sent := waitNotification(t, db, n.ID, NotificationSent)
+		sent := waitNotification(t, db, n.ID, notify.NotificationSent)
 		if sent.ProviderMessageID == nil || *sent.ProviderMessageID != "outbox-"+n.ID || sent.SentAt == nil || sent.SendingAt == nil {
 			t.Errorf("sent row %+v", sent)
 		}
@@ -58,7 +59,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		if sms.Body != "Maria da Silva, pague R$ 1.234,56" || sms.To != "+5511987654321" || sms.Subject != nil {
 			t.Fatalf("sms %+v", sms)
 		}
-		waitNotification(t, db, sms.ID, NotificationSent)
+		waitNotification(t, db, sms.ID, notify.NotificationSent)
 
 		all := list[ntView](t, ne.Env, "/v1/notifications")
 		if all.Meta.Total != 2 || len(all.Data) != 2 || all.Data[0].ID != sms.ID {
@@ -75,7 +76,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 			}
 		}
 		code, body = ne.Do(ne.Owner, "GET", "/v1/notifications/"+n.ID, nil)
-		if got := data[ntView](t, code, body, 200); got.Status != NotificationSent || got.Body != n.Body {
+		if got := data[ntView](t, code, body, 200); got.Status != notify.NotificationSent || got.Body != n.Body {
 			t.Errorf("get %+v", got)
 		}
 		// Another organization sees none of it.
@@ -117,10 +118,10 @@ func TestOutboxNotificationLog(t *testing.T) {
 		// Resend: a new row naming the original; a queued one cannot be.
 		code, body = ne.Do(ne.Owner, "POST", "/v1/notifications/"+n.ID+"/resend", map[string]any{})
 		re := data[ntView](t, code, body, 202)
-		if re.ResendOf == nil || *re.ResendOf != n.ID || re.Kind != KindResend || re.Body != n.Body || re.ID == n.ID {
+		if re.ResendOf == nil || *re.ResendOf != n.ID || re.Kind != notify.KindResend || re.Body != n.Body || re.ID == n.ID {
 			t.Fatalf("resend %+v", re)
 		}
-		waitNotification(t, db, re.ID, NotificationSent)
+		waitNotification(t, db, re.ID, notify.NotificationSent)
 
 		// A paid charge is not collected: nothing more is sent about it.
 		ne.closeCharge(t, charge)
@@ -135,7 +136,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 		// The events of each send.
 		sentEvents := 0
 		for _, s := range ntEvents(t, db, org) {
-			if s == EventNotificationSent {
+			if s == notify.EventNotificationSent {
 				sentEvents++
 			}
 		}
@@ -150,7 +151,7 @@ func TestOutboxNotificationLog(t *testing.T) {
 func TestNotificationRolesAndConfirmation(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})
@@ -216,7 +217,7 @@ func toolOf(t *testing.T, id string) ntTool {
 func TestNotifyConfirmation(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10", Description: "Aluguel"})

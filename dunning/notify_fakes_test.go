@@ -17,6 +17,8 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -24,9 +26,9 @@ import (
 
 // ntSettings stores the organization's settings with these channels
 // (the rest at their defaults).
-func ntSettings(t testing.TB, db *store.DB, orgID string, channels map[string]ChannelSetting, graceDays int) {
+func ntSettings(t testing.TB, db *store.DB, orgID string, channels map[string]ledger.ChannelSetting, graceDays int) {
 	t.Helper()
-	st := DefaultSettings(orgID)
+	st := ledger.DefaultSettings(orgID)
 	for k, v := range channels {
 		st.Channels[k] = v
 	}
@@ -41,19 +43,19 @@ func ntSettings(t testing.TB, db *store.DB, orgID string, channels map[string]Ch
 
 // ntNotifications are every notification of the organization, oldest
 // first.
-func ntNotifications(t testing.TB, db *store.DB, orgID string) []Notification {
+func ntNotifications(t testing.TB, db *store.DB, orgID string) []notify.Notification {
 	t.Helper()
-	var out []Notification
-	if err := db.Select(context.Background(), &out, `SELECT `+notificationColumns+` FROM dunning_notifications
+	var out []notify.Notification
+	if err := db.Select(context.Background(), &out, `SELECT `+notify.NotificationColumns+` FROM dunning_notifications
 		WHERE organization_id = ? ORDER BY created_at, id`, orgID); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func ntNotification(t testing.TB, db *store.DB, id string) Notification {
+func ntNotification(t testing.TB, db *store.DB, id string) notify.Notification {
 	t.Helper()
-	n, err := getNotificationByID(context.Background(), db, id)
+	n, err := notify.GetNotificationByID(context.Background(), db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func ntNotification(t testing.TB, db *store.DB, id string) Notification {
 }
 
 // waitNotification waits until notification id is in one of statuses.
-func waitNotification(t testing.TB, db *store.DB, id string, statuses ...string) Notification {
+func waitNotification(t testing.TB, db *store.DB, id string, statuses ...string) notify.Notification {
 	t.Helper()
 	deadline := time.Now().Add(testWait)
 	for {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -16,7 +17,7 @@ import (
 func TestNotifyChargeWithoutDescription(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, ntMonday)
+		ne := startNotify(t, db, ledger.ChannelConfig{}, ntMonday)
 		org := ne.Mine.ID
 		debtor := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Ana", Emails: []string{"ana@example.com"}, Phones: []string{"+5511987654321"}})
 		charge := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: debtor, Amount: 1000, Due: "2026-03-10"})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -71,7 +72,7 @@ func TestPaymentImputationInterestFirst(t *testing.T) {
 			t.Fatalf("updated amount: %v", p)
 		}
 		var payload string
-		if err := db.Get(t.Context(), &payload, `SELECT payload FROM system_events WHERE subject_id = ? AND slug = ?`, id, EventChargePaid); err != nil {
+		if err := db.Get(t.Context(), &payload, `SELECT payload FROM system_events WHERE subject_id = ? AND slug = ?`, id, ledger.EventChargePaid); err != nil {
 			t.Fatal(err)
 		}
 		var env struct {

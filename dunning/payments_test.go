@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -61,7 +62,7 @@ func TestPayments(t *testing.T) {
 		if ch["status"] != "paid" || num(ch, "open_amount") != 0 || num(ch, "updated_amount") != 0 || ch["paid_at"] != "2026-04-24T18:00:00Z" || num(ch, "paid_amount") != 1000 {
 			t.Fatalf("paid: %v", p)
 		}
-		if ev := ce.events(id); strings.Join(ev, ",") != EventChargeCreated+","+EventPaymentRecorded+","+EventPaymentRecorded+","+EventChargePaid {
+		if ev := ce.events(id); strings.Join(ev, ",") != ledger.EventChargeCreated+","+ledger.EventPaymentRecorded+","+ledger.EventPaymentRecorded+","+ledger.EventChargePaid {
 			t.Fatalf("events: %v", ev)
 		}
 		if calls := ce.closedCalls(); len(calls) != 1 || calls[0] != id+":paid" {
@@ -73,7 +74,7 @@ func TestPayments(t *testing.T) {
 		}
 		// The paid event carries the charge as the API shows it.
 		var payload string
-		if err := db.Get(t.Context(), &payload, `SELECT payload FROM system_events WHERE subject_id = ? AND slug = ?`, id, EventChargePaid); err != nil {
+		if err := db.Get(t.Context(), &payload, `SELECT payload FROM system_events WHERE subject_id = ? AND slug = ?`, id, ledger.EventChargePaid); err != nil {
 			t.Fatal(err)
 		}
 		var env struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -36,14 +37,14 @@ func planSeedSettings(t *testing.T, db *store.DB, orgID, quietStart, quietEnd st
 }
 
 // planBody and stepBody are what the tests create.
-func (pe *dunEnv) createPlan(name string) planDetailJSON {
+func (pe *dunEnv) createPlan(name string) collection.PlanDetailJSON {
 	pe.t.Helper()
-	return planData[planDetailJSON](pe.t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans", map[string]any{"name": name}))
+	return planData[collection.PlanDetailJSON](pe.t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans", map[string]any{"name": name}))
 }
 
-func (pe *dunEnv) addStep(planID string, body map[string]any) stepJSON {
+func (pe *dunEnv) addStep(planID string, body map[string]any) collection.StepJSON {
 	pe.t.Helper()
-	return planData[stepJSON](pe.t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans/"+planID+"/steps", body))
+	return planData[collection.StepJSON](pe.t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans/"+planID+"/steps", body))
 }
 
 func (pe *dunEnv) activate(planID string) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -31,7 +32,7 @@ func TestCollectionPlans(t *testing.T) {
 		if p.Status != "draft" || p.Name != "Régua padrão" || len(p.Steps) != 0 || p.ExternalID != nil || !p.CreatedAt.Equal(planT0) {
 			t.Fatalf("created %+v", p)
 		}
-		other := planData[planDetailJSON](t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans",
+		other := planData[collection.PlanDetailJSON](t, pe.must(pe.Owner, 201, "POST", "/v1/collection-plans",
 			map[string]any{"name": "Empresas", "external_id": "pj", "description": "Clientes PJ"}))
 		pe.wantError(pe.Owner, 409, "CONFLICT", "POST", "/v1/collection-plans", map[string]any{"name": "Outra", "external_id": "pj"}, "external_id")
 		e := pe.wantError(pe.Owner, 422, "VALIDATION_ERROR", "POST", "/v1/collection-plans", map[string]any{"name": "x", "colour": "red"})
@@ -44,21 +45,21 @@ func TestCollectionPlans(t *testing.T) {
 		}
 
 		// Listings: numbered pages, filters, strict reads.
-		pg := list[planJSON](t, pe.Env, "/v1/collection-plans?per_page=1")
+		pg := list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans?per_page=1")
 		if len(pg.Data) != 1 || pg.Data[0].ID != p.ID || pg.Meta.Total != 2 || pg.Meta.TotalPages != 2 || pg.Meta.PerPage != 1 {
 			t.Fatalf("page 1: %+v", pg)
 		}
-		if pg = list[planJSON](t, pe.Env, "/v1/collection-plans?page=2&per_page=1"); len(pg.Data) != 1 || pg.Data[0].ID != other.ID {
+		if pg = list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans?page=2&per_page=1"); len(pg.Data) != 1 || pg.Data[0].ID != other.ID {
 			t.Fatalf("page 2: %+v", pg)
 		}
-		if pg = list[planJSON](t, pe.Env, "/v1/collection-plans?q=pj"); len(pg.Data) != 1 || pg.Data[0].ID != other.ID {
+		if pg = list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans?q=pj"); len(pg.Data) != 1 || pg.Data[0].ID != other.ID {
 			t.Fatalf("q=pj: %+v", pg)
 		}
-		if pg = list[planJSON](t, pe.Env, "/v1/collection-plans?status=active"); len(pg.Data) != 0 || pg.Meta.Total != 0 {
+		if pg = list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans?status=active"); len(pg.Data) != 0 || pg.Meta.Total != 0 {
 			t.Fatalf("status=active: %+v", pg)
 		}
 		pe.wantError(pe.Owner, 422, "VALIDATION_ERROR", "GET", "/v1/collection-plans?sttus=draft", nil)
-		got := planData[planDetailJSON](t, pe.must(pe.Viewer, 200, "GET", "/v1/collection-plans/pj", nil))
+		got := planData[collection.PlanDetailJSON](t, pe.must(pe.Viewer, 200, "GET", "/v1/collection-plans/pj", nil))
 		if got.ID != other.ID || got.Description != "Clientes PJ" {
 			t.Fatalf("get by external_id: %+v", got)
 		}
@@ -70,7 +71,7 @@ func TestCollectionPlans(t *testing.T) {
 			"without an active step")
 		pe.addStep(p.ID, emailStep(-3, "09:00"))
 		pe.clock.Set(planT0.Add(time.Hour))
-		upd := planData[planDetailJSON](t, pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID,
+		upd := planData[collection.PlanDetailJSON](t, pe.must(pe.Member, 200, "PATCH", "/v1/collection-plans/"+p.ID,
 			map[string]any{"status": "active", "name": "Régua PF", "description": "Pessoas físicas"}))
 		if upd.Status != "active" || upd.Name != "Régua PF" || upd.Description != "Pessoas físicas" || len(upd.Steps) != 1 ||
 			!upd.UpdatedAt.Equal(planT0.Add(time.Hour)) {
@@ -90,7 +91,7 @@ func TestCollectionPlans(t *testing.T) {
 			"an active collection plan cannot be deleted; only a draft can")
 		pe.wantError(pe.Owner, 422, "UNPROCESSABLE", "POST", "/v1/collection-plans/"+other.ID+"/archive", nil,
 			"a draft collection plan cannot become archived", "delete it instead")
-		arch := planData[planDetailJSON](t, pe.must(pe.Owner, 200, "POST", "/v1/collection-plans/"+p.ID+"/archive", nil))
+		arch := planData[collection.PlanDetailJSON](t, pe.must(pe.Owner, 200, "POST", "/v1/collection-plans/"+p.ID+"/archive", nil))
 		if arch.Status != "archived" {
 			t.Fatalf("archived %+v", arch)
 		}
@@ -102,7 +103,7 @@ func TestCollectionPlans(t *testing.T) {
 		pe.addStep(other.ID, emailStep(0, "10:00"))
 		pe.must(pe.Owner, 204, "DELETE", "/v1/collection-plans/"+other.ID, nil)
 		pe.wantError(pe.Owner, 404, "NOT_FOUND", "GET", "/v1/collection-plans/"+other.ID, nil)
-		if pg = list[planJSON](t, pe.Env, "/v1/collection-plans"); pg.Meta.Total != 1 {
+		if pg = list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans"); pg.Meta.Total != 1 {
 			t.Fatalf("after delete: %+v", pg)
 		}
 		// The external_id of a deleted plan is free again.
@@ -130,7 +131,7 @@ func TestCollectionPlans(t *testing.T) {
 			}
 			pe.wantError(pe.Other, 404, "NOT_FOUND", r.method, r.path, body)
 		}
-		if pg := list[planJSON](t, pe.Env, "/v1/collection-plans"); pg.Meta.Total != 2 {
+		if pg := list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans"); pg.Meta.Total != 2 {
 			t.Fatalf("mine: %+v", pg)
 		}
 		code, body := pe.Do(pe.Other, "GET", "/v1/collection-plans", nil)
@@ -149,7 +150,7 @@ func TestCollectionPlans(t *testing.T) {
 			planErrorOf(t, b3).Code != "CONFLICT" {
 			t.Fatalf("key reused with other arguments: %d %s", c3, b3)
 		}
-		if pg := list[planJSON](t, pe.Env, "/v1/collection-plans?q=idem"); pg.Meta.Total != 1 {
+		if pg := list[collection.PlanJSON](t, pe.Env, "/v1/collection-plans?q=idem"); pg.Meta.Total != 1 {
 			t.Fatalf("replayed create stored twice: %+v", pg)
 		}
 
@@ -229,7 +230,7 @@ func TestPlanSteps(t *testing.T) {
 
 		// Update: e-mail → WhatsApp drops the subject; a bad template is
 		// refused with its position.
-		upd := planData[stepJSON](t, pe.must(pe.Member, 200, "PATCH", path+"/"+st.ID, map[string]any{"channel": "whatsapp", "offset_days": -5}))
+		upd := planData[collection.StepJSON](t, pe.must(pe.Member, 200, "PATCH", path+"/"+st.ID, map[string]any{"channel": "whatsapp", "offset_days": -5}))
 		if upd.Channel != "whatsapp" || upd.Subject != nil || upd.OffsetDays != -5 || upd.Template != st.Template {
 			t.Fatalf("updated %+v", upd)
 		}
@@ -239,7 +240,7 @@ func TestPlanSteps(t *testing.T) {
 		}
 		pe.wantError(pe.Owner, 422, "VALIDATION_ERROR", "PATCH", path+"/"+st.ID, map[string]any{"subject": "Oi"}, "invalid")
 		pe.must(pe.Owner, 200, "PATCH", path+"/"+sms.ID, map[string]any{"status": "disabled"})
-		got := planData[planDetailJSON](t, pe.must(pe.Owner, 200, "GET", "/v1/collection-plans/"+p.ID, nil))
+		got := planData[collection.PlanDetailJSON](t, pe.must(pe.Owner, 200, "GET", "/v1/collection-plans/"+p.ID, nil))
 		if len(got.Steps) != 2 || got.Steps[0].ID != st.ID || got.Steps[1].Status != "disabled" || got.StepsCount != 2 {
 			t.Fatalf("plan %+v", got)
 		}
@@ -262,7 +263,7 @@ func TestPlanSteps(t *testing.T) {
 	})
 }
 
-func variableNames(st stepJSON) []string {
+func variableNames(st collection.StepJSON) []string {
 	out := make([]string, len(st.Variables))
 	for i, v := range st.Variables {
 		out[i] = string(v)

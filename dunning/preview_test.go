@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -41,7 +42,7 @@ func TestPreview(t *testing.T) {
 			"template": "{{debtor.name}}, devido hoje: {{charge.updated_amount}} ({{charge.days_late}} dias)", "requires_approval": true})
 		before := planCount(t, db, `SELECT COUNT(*) FROM system_events`) + planCount(t, db, `SELECT COUNT(*) FROM dunning_enrollments`)
 
-		out := planData[previewJSON](t, pe.must(pe.Viewer, 200, "POST", enrollPath("fat-carnaval", p.ID)+"/preview", nil))
+		out := planData[collection.PreviewJSON](t, pe.must(pe.Viewer, 200, "POST", enrollPath("fat-carnaval", p.ID)+"/preview", nil))
 		if out.Timezone != "America/Sao_Paulo" || out.Plan.Status != "draft" || out.Enrollment != nil || out.Charge.ID != charge ||
 			out.Debtor.Name != "Maria da Silva" || len(out.Steps) != 4 {
 			t.Fatalf("preview %+v", out)
@@ -111,7 +112,7 @@ func TestPreview(t *testing.T) {
 		// Good Friday, and a debtor with no e-mail and only a fixed line.
 		joao := seedDebtor(t, db, debtorSeed{OrgID: pe.Mine.ID, Name: "João", Phones: []string{"+551133334444"}})
 		easter := seedCharge(t, db, chargeSeed{OrgID: pe.Mine.ID, DebtorID: joao, Due: "2026-03-31", NoFees: true})
-		out = planData[previewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath(easter, p.ID)+"/preview", nil))
+		out = planData[collection.PreviewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath(easter, p.ID)+"/preview", nil))
 		// The WhatsApp step (Sunday 5 April at 21:30, calendar days) now
 		// runs on Monday's opening, before the SMS moved from Good Friday
 		// to Monday 09:00: the calendar's order is the instants'.
@@ -141,7 +142,7 @@ func TestPreview(t *testing.T) {
 		// Enrolled, the preview shows the enrollment and what it ran.
 		pe.activate(p.ID)
 		pe.must(pe.Owner, 201, "PUT", enrollPath(charge, p.ID), nil)
-		out = planData[previewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath(charge, p.ID)+"/preview", nil))
+		out = planData[collection.PreviewJSON](t, pe.must(pe.Owner, 200, "POST", enrollPath(charge, p.ID)+"/preview", nil))
 		if out.Enrollment == nil || out.Enrollment.Status != "active" || *out.Enrollment.NextStepID != sms.ID || out.Enrollment.SkippedPast != 1 {
 			t.Fatalf("enrolled preview %+v", out.Enrollment)
 		}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/money"
@@ -40,8 +42,8 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 	maxN := defaultOfferMaxInstallments
 	if v := strings.TrimSpace(req.Arguments["max_installments"]); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxAgreementInstallments {
-			return nil, mcp.InvalidParams("max_installments must be a whole number from 1 to %d (got %q)", maxAgreementInstallments, v)
+		if err != nil || n < 1 || n > escalation.MaxAgreementInstallments {
+			return nil, mcp.InvalidParams("max_installments must be a whole number from 1 to %d (got %q)", escalation.MaxAgreementInstallments, v)
 		}
 		maxN = n
 	}
@@ -60,11 +62,11 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 	var open struct {
 		Data []listedCharge `json:"data"`
 	}
-	if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/charges", url.Values{"debtor_id": {debtorID}, "status": {"pending,overdue"}, "per_page": {"50"}}, &open); err != nil {
+	if err := restkit.GetJSON(ctx, b, &req.Request, ledger.APIBase+"/charges", url.Values{"debtor_id": {debtorID}, "status": {"pending,overdue"}, "per_page": {"50"}}, &open); err != nil {
 		return nil, err
 	}
 	if len(open.Data) == 0 {
-		return restkit.UserPrompt("Agreement proposal", "Tell the user this debtor has no pending or overdue charge, so there is nothing to renegotiate.\n\n"+untrustedNotice+"\n\nDebtor:\n"+debtor), nil
+		return restkit.UserPrompt("Agreement proposal", "Tell the user this debtor has no pending or overdue charge, so there is nothing to renegotiate.\n\n"+ledger.UntrustedNotice+"\n\nDebtor:\n"+debtor), nil
 	}
 	var total money.Cents
 	ids := make([]string, 0, len(open.Data))
@@ -78,7 +80,7 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 	if err != nil {
 		return nil, mcp.InvalidParams("max_discount_pct: %v", err)
 	}
-	discount := percentOf(total, pct)
+	discount := escalation.PercentOf(total, pct)
 	net := total - discount
 	options := []string{}
 	seen := map[int]bool{}
@@ -87,7 +89,7 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 			continue
 		}
 		seen[n] = true
-		parts := splitCents(net, n)
+		parts := escalation.SplitCents(net, n)
 		options = append(options, fmt.Sprintf("- %d installments: the first %s, then %s each", n, parts[0], parts[len(parts)-1]))
 	}
 	args, _ := json.Marshal(map[string]any{"debtor_id": debtorID, "charge_ids": ids, "discount_percent": maxPct, "installments": maxN})
@@ -97,6 +99,6 @@ func proposeAgreement(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPro
 		"\n\nShow the user the charges and these options, and ask which one they want (they may choose a smaller discount, a down payment or a due day). " +
 		"Only after they agree, call dunning_agreements_create with what they chose — for the largest option: " + string(args) + " — and show the proposal it answers (its installments table is the server's). " +
 		"Creating the proposal is destructive and confirmed by the user; accepting it (dunning_agreements_accept) is a separate decision, when the debtor accepts.\n\n" +
-		untrustedNotice + "\n\nDebtor:\n" + debtor + "\n\nOpen charges:\n" + strings.Join(lines, "\n")
+		ledger.UntrustedNotice + "\n\nDebtor:\n" + debtor + "\n\nOpen charges:\n" + strings.Join(lines, "\n")
 	return restkit.UserPrompt("Agreement proposal", text), nil
 }

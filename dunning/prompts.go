@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/collection"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
@@ -55,7 +57,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 				{Name: "days_overdue_min", Title: "At least this many days late", Description: "Only charges at least this many days past their due date (a whole number, default 1)."},
 				{Name: "min_amount", Title: "Minimum amount", Description: "Only charges whose amount is at least this, in BRL (1500.00)."},
 			},
-			Requires: chargesRead,
+			Requires: ledger.ChargesRead,
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return portfolioReview(ctx, b, req)
 			},
@@ -68,7 +70,7 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 				{Name: "segment", Title: "Segment", Description: "Who the plan is for (\"natural persons with utility bills\", \"companies (CNPJ)\").", Required: true},
 				{Name: "tone", Title: "Tone", Description: "How the messages sound: friendly, neutral, firm, or your own words.", Required: true},
 			},
-			Requires: plansWrite,
+			Requires: collection.PlansWrite,
 			Get: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				return designPlan(ctx, b, req)
 			},
@@ -108,7 +110,7 @@ func fetchData(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path
 		Data json.RawMessage `json:"data"`
 		Meta json.RawMessage `json:"meta,omitempty"`
 	}
-	if err := restkit.GetJSON(ctx, b, req, APIBase+path, q, &doc); err != nil {
+	if err := restkit.GetJSON(ctx, b, req, ledger.APIBase+path, q, &doc); err != nil {
 		return "", err
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -139,7 +141,7 @@ func readMe(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (me, er
 	var doc struct {
 		Data me `json:"data"`
 	}
-	err := restkit.GetJSON(ctx, b, req, APIBase+"/me", nil, &doc)
+	err := restkit.GetJSON(ctx, b, req, ledger.APIBase+"/me", nil, &doc)
 	return doc.Data, err
 }
 
@@ -233,7 +235,7 @@ func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetProm
 				Data []listedCharge `json:"data"`
 				Meta listMeta       `json:"meta"`
 			}
-			if err := restkit.GetJSON(ctx, b, &req.Request, APIBase+"/charges", q, &doc); err != nil {
+			if err := restkit.GetJSON(ctx, b, &req.Request, ledger.APIBase+"/charges", q, &doc); err != nil {
 				return nil, err
 			}
 			if page == 1 {
@@ -288,7 +290,7 @@ func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetProm
 		"Quote these numbers as they are: never add, multiply or re-derive amounts yourself, and where a bucket is not `complete` say that its sums cover only its largest charges rather than estimating the rest. " +
 		"If you need another figure, ask the server for it (dunning_charges_list with status=overdue, due_from and due_to gives a count in meta.total; dunning_charges_get gives one charge's amounts).\n\n" +
 		"Then: name the buckets that hold most of the money and the largest debts, suggest which debtors to contact or which collection plan to enroll them in (dunning_plans_list; enrolling with dunning_charges_enroll is destructive, it starts contacting the debtor, and is confirmed by the user), and which old debts to consider writing off (dunning_charges_cancel with write_off, destructive, confirmed). Do not run any of them without the user's go-ahead.\n\n" +
-		untrustedNotice + "\n\n" + string(data)
+		ledger.UntrustedNotice + "\n\n" + string(data)
 	return restkit.UserPrompt("Overdue portfolio by aging bucket", text), nil
 }
 
@@ -407,7 +409,7 @@ func debtorBriefing(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromp
 		"how they paid before (recently closed charges); and what they were sent and what happened to it (notifications: channel, status, failures). " +
 		"End with a suggested next step (a reminder with dunning_charges_notify, a plan to enroll in, a payment to record), each to be run only if the user asks: sending a message and enrolling are destructive and confirmed by the user. " +
 		"For one charge in full (payments, enrollments), use dunning_charges_get or the resource kobana://dunning/charges/{id}.\n\n" +
-		untrustedNotice + "\n\nDebtor:\n" + debtor +
+		ledger.UntrustedNotice + "\n\nDebtor:\n" + debtor +
 		"\n\nOpen charges (pending and overdue, by due date):\n" + open +
 		"\n\nRecently closed charges (paid, canceled, written off, in agreement; newest first, at most 10):\n" + closed +
 		"\n\nMessages sent to the debtor (newest first, at most 50):\n" + sent

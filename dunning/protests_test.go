@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/bureau"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
+	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -52,7 +54,7 @@ func TestProtest(t *testing.T) {
 		if consent == "" {
 			t.Fatalf("no consent document %v", got)
 		}
-		if doc := ee.waitFile("/v1/documents/" + consent); doc["status"] != FileReady || doc["kind"] != DocumentSettlementLetter {
+		if doc := ee.waitFile("/v1/documents/" + consent); doc["status"] != files.FileReady || doc["kind"] != files.DocumentSettlementLetter {
 			t.Fatalf("consent %v", doc)
 		}
 		_, _, _, letter := ee.download("/v1/documents/" + consent + "/download")
@@ -63,7 +65,7 @@ func TestProtest(t *testing.T) {
 		if recs := ee.fake.Records(); recs[0].Status != bureau.StatusCanceled || recs[0].Withdrawal.Reason != "paid" {
 			t.Fatalf("notary record %+v", recs[0])
 		}
-		if ev := ee.events(pid); !slices.Equal(ev, []string{EventProtestRequested, EventProtestConfirmed, EventProtestCanceled}) {
+		if ev := ee.events(pid); !slices.Equal(ev, []string{escalation.EventProtestRequested, escalation.EventProtestConfirmed, escalation.EventProtestCanceled}) {
 			t.Fatalf("events %v", ev)
 		}
 		if r := ee.ok(202, "POST", "/v1/charges/fatura-1/protest/cancel", obj{}); r["status"] != "canceled" {
@@ -92,7 +94,7 @@ func TestProtestRefusedByNotary(t *testing.T) {
 		if got["error"] != "endereço do devedor incompleto" || got["failed_at"] == nil {
 			t.Fatalf("protest %v", got)
 		}
-		if ev := ee.events(pid); !slices.Equal(ev, []string{EventProtestRequested, EventProtestFailed}) {
+		if ev := ee.events(pid); !slices.Equal(ev, []string{escalation.EventProtestRequested, escalation.EventProtestFailed}) {
 			t.Fatalf("events %v", ev)
 		}
 		ee.fake.Set(func(f *bureau.Fake) { delete(f.Refuse, "52998224725") })

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -32,7 +33,7 @@ func BenchmarkStepRunner(b *testing.B) {
 		b.Run(string(engine), func(b *testing.B) {
 			db := storetest.Open(b, engine, Migrations)
 			now := sp(2026, 3, 16, 12, 0)
-			ne := startNotify(b, db, ChannelConfig{}, now)
+			ne := startNotify(b, db, ledger.ChannelConfig{}, now)
 			org := ne.Mine.ID
 			ctx := context.Background()
 			planID, stepID := store.NewID(), store.NewID()
@@ -55,7 +56,7 @@ func BenchmarkStepRunner(b *testing.B) {
 				benchEnrollments(b, db, org, planID, stepID, due, benchBatch)
 				b.StartTimer()
 				start := time.Now()
-				k, err := ne.n.runDue(ctx)
+				k, err := ne.n.RunDue(ctx)
 				if err != nil || k != benchBatch {
 					b.Fatalf("runDue: %d %v", k, err)
 				}
@@ -122,7 +123,7 @@ func BenchmarkSweep(b *testing.B) {
 		for _, size := range []int{10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/%d", engine, size), func(b *testing.B) {
 				db := storetest.Open(b, engine, Migrations)
-				ne := startNotify(b, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
+				ne := startNotify(b, db, ledger.ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 				ctx := context.Background()
 				benchCharges(b, db, ne.Mine.ID, size)
 				if engine == store.Postgres {
@@ -140,7 +141,7 @@ func BenchmarkSweep(b *testing.B) {
 					}
 					b.StartTimer()
 					start := time.Now()
-					n, err := ne.n.sweep(ctx)
+					n, err := ne.n.Sweep(ctx)
 					took += time.Since(start)
 					if err != nil || n != size {
 						b.Fatalf("sweep turned %d of %d: %v", n, size, err)

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/collection"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -38,7 +42,7 @@ func ntPlan(t *testing.T, ne *dunEnv, steps []ntStep) (string, []string) {
 	for _, s := range steps {
 		in := map[string]any{"offset_days": s.Offset, "send_time": s.At, "channel": s.Channel,
 			"template": "{{debtor.name}}: {{charge.description}} de {{charge.updated_amount}}, vencimento {{charge.due_date}} (" + fmt.Sprint(s.Offset) + ")"}
-		if s.Channel == ChannelEmail {
+		if s.Channel == ledger.ChannelEmail {
 			in["subject"] = "Cobrança D" + fmt.Sprint(s.Offset)
 		}
 		if s.Approval {
@@ -72,7 +76,7 @@ func (ne *dunEnv) tick(t *testing.T, at time.Time, runners int) {
 	ctx := context.Background()
 	var ids []int64
 	for i := 0; i < runners; i++ {
-		id, err := ne.Jobs.Enqueue(ctx, runnerArgs{}, nil)
+		id, err := ne.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,22 +145,22 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		relay := &ntRelay{}
 		tw := ntNewTwilio(t)
 		start := sp(2026, 3, 2, 10, 0)
-		ne := startNotify(t, db, ChannelConfig{SMTP: ntStartRelay(t, relay), Twilio: tw.config()}, start)
+		ne := startNotify(t, db, ledger.ChannelConfig{SMTP: ntStartRelay(t, relay), Twilio: tw.config()}, start)
 		ne.secondQueue(t)
 		org := ne.Mine.ID
-		ntSettings(t, db, org, map[string]ChannelSetting{
-			ChannelEmail:    {Enabled: true, Provider: ProviderSMTP},
-			ChannelSMS:      {Enabled: true, Provider: ProviderTwilio},
-			ChannelWhatsApp: {Enabled: true, Provider: ProviderTwilio}}, 0)
+		ntSettings(t, db, org, map[string]ledger.ChannelSetting{
+			ledger.ChannelEmail:    {Enabled: true, Provider: ledger.ProviderSMTP},
+			ledger.ChannelSMS:      {Enabled: true, Provider: ledger.ProviderTwilio},
+			ledger.ChannelWhatsApp: {Enabled: true, Provider: ledger.ProviderTwilio}}, 0)
 		// Due Monday 16 March 2026.
 		plan, steps := ntPlan(t, ne, []ntStep{
-			{-3, "09:00", ChannelEmail, false, false},
-			{0, "10:00", ChannelSMS, false, false},
-			{3, "09:00", ChannelWhatsApp, false, false},
-			{10, "14:00", ChannelEmail, false, false},
-			{30, "09:00", ChannelSMS, false, false},
-			{45, "09:00", ChannelEmail, true, false},
-			{60, "09:00", ChannelWhatsApp, false, false},
+			{-3, "09:00", ledger.ChannelEmail, false, false},
+			{0, "10:00", ledger.ChannelSMS, false, false},
+			{3, "09:00", ledger.ChannelWhatsApp, false, false},
+			{10, "14:00", ledger.ChannelEmail, false, false},
+			{30, "09:00", ledger.ChannelSMS, false, false},
+			{45, "09:00", ledger.ChannelEmail, true, false},
+			{60, "09:00", ledger.ChannelWhatsApp, false, false},
 		})
 		const charges = 24
 		var chargeIDs, debtorIDs []string
@@ -168,7 +172,7 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 			ntEnroll(t, ne, c, plan)
 		}
 		// Debtor 1 opted out of SMS.
-		if err := optOut(context.Background(), db, org, debtorIDs[1], ChannelSMS, "STOP reply", "debtor", start); err != nil {
+		if err := notify.RecordOptOut(context.Background(), db, org, debtorIDs[1], ledger.ChannelSMS, "STOP reply", "debtor", start); err != nil {
 			t.Fatal(err)
 		}
 		paidAt := sp(2026, 3, 21, 12, 0) // after D+3, before D+10
@@ -210,10 +214,10 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 			}
 		}
 		all := ntNotifications(t, db, org)
-		perCharge := map[string][]Notification{}
+		perCharge := map[string][]notify.Notification{}
 		for _, n := range all {
 			perCharge[*n.ChargeID] = append(perCharge[*n.ChargeID], n)
-			if n.Status == NotificationSent && arrived[n.ID] != 1 {
+			if n.Status == notify.NotificationSent && arrived[n.ID] != 1 {
 				t.Errorf("notification %s is sent but reached its provider %d times", n.ID, arrived[n.ID])
 			}
 		}
@@ -227,9 +231,9 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 				}
 				seen[*n.StepID] = true
 				switch {
-				case n.Status == NotificationSent:
+				case n.Status == notify.NotificationSent:
 					sent++
-				case n.Status == NotificationFailed && strings.HasPrefix(deref(n.Error), "skipped: "):
+				case n.Status == notify.NotificationFailed && strings.HasPrefix(deref(n.Error), "skipped: "):
 					skipped++
 				default:
 					t.Errorf("charge %d: notification %s is %s (%s)", i, n.ID, n.Status, deref(n.Error))
@@ -254,7 +258,7 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		}
 		// Both worker processes sent.
 		var workers []string
-		if err := db.Select(context.Background(), &workers, `SELECT DISTINCT CAST(attempted_by AS TEXT) FROM river_job WHERE kind = ?`, sendArgs{}.Kind()); err != nil {
+		if err := db.Select(context.Background(), &workers, `SELECT DISTINCT CAST(attempted_by AS TEXT) FROM river_job WHERE kind = ?`, notify.SendArgs{}.Kind()); err != nil {
 			t.Fatal(err)
 		}
 		if len(workers) < 2 {
@@ -262,7 +266,7 @@ func TestRegua60DaysTwoWorkers(t *testing.T) {
 		}
 		// The enrollments: the paid charge's stopped, the rest completed.
 		for i, c := range chargeIDs {
-			e, err := getEnrollment(context.Background(), db, org, c, plan, "")
+			e, err := collection.GetEnrollment(context.Background(), db, org, c, plan, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +321,7 @@ func (ne *dunEnv) decideApprovals(t *testing.T, approved map[string]bool, want i
 		}
 		code, body := ne.Do(ne.Owner, "POST", "/v1/approvals/"+a.ID+"/"+verb, map[string]any{"note": "test"})
 		got := data[approvalView](t, code, body, 200)
-		if (verb == "approve") != (got.Status == ApprovalApproved) {
+		if (verb == "approve") != (got.Status == regua.ApprovalApproved) {
 			t.Fatalf("%s: %s", verb, body)
 		}
 		// Deciding again changes nothing; the other decision conflicts.
@@ -340,21 +344,21 @@ func (ne *dunEnv) decideApprovals(t *testing.T, approved map[string]bool, want i
 func TestMissedWindowsAndQuietHours(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
+		ne := startNotify(t, db, ledger.ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		// Due Monday 16 March 2026.
 		plan, steps := ntPlan(t, ne, []ntStep{
-			{Offset: -3, At: "09:00", Channel: ChannelEmail},                   // Fri 13
-			{Offset: 1, At: "09:00", Channel: ChannelSMS},                      // Tue 17
-			{Offset: 2, At: "09:00", Channel: ChannelEmail},                    // Wed 18
-			{Offset: 4, At: "19:30", Channel: ChannelWhatsApp, Calendar: true}, // Fri 20
-			{Offset: 7, At: "09:00", Channel: ChannelSMS},                      // Mon 23
+			{Offset: -3, At: "09:00", Channel: ledger.ChannelEmail},                   // Fri 13
+			{Offset: 1, At: "09:00", Channel: ledger.ChannelSMS},                      // Tue 17
+			{Offset: 2, At: "09:00", Channel: ledger.ChannelEmail},                    // Wed 18
+			{Offset: 4, At: "19:30", Channel: ledger.ChannelWhatsApp, Calendar: true}, // Fri 20
+			{Offset: 7, At: "09:00", Channel: ledger.ChannelSMS},                      // Mon 23
 		})
 		d := seedDebtor(t, db, debtorSeed{OrgID: org, Name: "Bia", Emails: []string{"bia@example.com"}, Phones: []string{"+5511987654321"}})
 		c := seedCharge(t, db, chargeSeed{OrgID: org, DebtorID: d, Amount: 10000, Due: "2026-03-16"})
 		ntEnroll(t, ne, c, plan)
-		byStep := func() map[string]Notification {
-			out := map[string]Notification{}
+		byStep := func() map[string]notify.Notification {
+			out := map[string]notify.Notification{}
 			for _, n := range ntNotifications(t, db, org) {
 				out[*n.StepID] = n
 			}
@@ -364,7 +368,7 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 		// SMS are both due; only the later one is sent.
 		ne.tick(t, sp(2026, 3, 17, 12, 0), 2)
 		got := byStep()
-		if len(got) != 2 || got[steps[1]].Status != NotificationSent || got[steps[0]].Status != NotificationFailed ||
+		if len(got) != 2 || got[steps[1]].Status != notify.NotificationSent || got[steps[0]].Status != notify.NotificationFailed ||
 			!strings.Contains(deref(got[steps[0]].Error), "skipped: past: missed") {
 			t.Fatalf("after coming back on Tuesday: %+v", got)
 		}
@@ -372,12 +376,12 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 		// relevant (Friday's step is not due yet): sent, once.
 		ne.tick(t, sp(2026, 3, 19, 12, 0), 2)
 		ne.tick(t, sp(2026, 3, 19, 12, 5), 2)
-		if got = byStep(); len(got) != 3 || got[steps[2]].Status != NotificationSent {
+		if got = byStep(); len(got) != 3 || got[steps[2]].Status != notify.NotificationSent {
 			t.Fatalf("after coming back on Thursday: %+v", got)
 		}
 		// Friday 21:00, in the quiet hours: the 19:30 step waits for 08:00.
 		ne.tick(t, sp(2026, 3, 20, 21, 0), 2)
-		e, _ := getEnrollment(context.Background(), db, org, c, plan, "")
+		e, _ := collection.GetEnrollment(context.Background(), db, org, c, plan, "")
 		if _, ok := byStep()[steps[3]]; ok || e.NextRunAt == nil || !e.NextRunAt.Equal(sp(2026, 3, 21, 8, 0)) {
 			t.Fatalf("in the quiet hours: sent %v, next run %v", ok, e.NextRunAt)
 		}
@@ -386,12 +390,12 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 			t.Fatal("sent at 07:59, inside the quiet hours")
 		}
 		ne.tick(t, sp(2026, 3, 21, 8, 0), 2)
-		if n := byStep()[steps[3]]; n.Status != NotificationSent || !n.QueuedAt.Equal(sp(2026, 3, 21, 8, 0)) {
+		if n := byStep()[steps[3]]; n.Status != notify.NotificationSent || !n.QueuedAt.Equal(sp(2026, 3, 21, 8, 0)) {
 			t.Fatalf("when the window opens: %+v", n)
 		}
 		ne.tick(t, sp(2026, 3, 23, 12, 0), 2)
-		e, _ = getEnrollment(context.Background(), db, org, c, plan, "")
-		if got = byStep(); len(got) != 5 || got[steps[4]].Status != NotificationSent || e.Status != "completed" {
+		e, _ = collection.GetEnrollment(context.Background(), db, org, c, plan, "")
+		if got = byStep(); len(got) != 5 || got[steps[4]].Status != notify.NotificationSent || e.Status != "completed" {
 			t.Fatalf("at the end: %d notifications, enrollment %s", len(got), e.Status)
 		}
 	})
@@ -403,7 +407,7 @@ func TestMissedWindowsAndQuietHours(t *testing.T) {
 func TestDailySweep(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 13, 23, 0))
+		ne := startNotify(t, db, ledger.ChannelConfig{}, sp(2026, 3, 13, 23, 0))
 		mine, theirs := ne.Mine.ID, ne.Theirs.ID
 		ntSettings(t, db, theirs, nil, 2)
 		if _, err := db.Exec(context.Background(), `UPDATE dunning_settings SET timezone = 'Asia/Tokyo' WHERE organization_id = ?`, theirs); err != nil {
@@ -428,7 +432,7 @@ func TestDailySweep(t *testing.T) {
 		}
 		sweep := func(at time.Time) int {
 			ne.clock.Set(at)
-			n, err := ne.n.sweep(context.Background())
+			n, err := ne.n.Sweep(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -459,7 +463,7 @@ func TestDailySweep(t *testing.T) {
 		count := func(org string) int {
 			n := 0
 			for _, s := range ntEvents(t, db, org) {
-				if s == EventChargeOverdue {
+				if s == ledger.EventChargeOverdue {
 					n++
 				}
 			}
@@ -507,11 +511,11 @@ const (
 func TestStepApprovals(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
+		ne := startNotify(t, db, ledger.ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		org := ne.Mine.ID
 		plan, steps := ntPlan(t, ne, []ntStep{
-			{Offset: 1, At: "09:00", Channel: ChannelEmail, Approval: true},
-			{Offset: 2, At: "09:00", Channel: ChannelSMS},
+			{Offset: 1, At: "09:00", Channel: ledger.ChannelEmail, Approval: true},
+			{Offset: 2, At: "09:00", Channel: ledger.ChannelSMS},
 		})
 		var charges []string
 		for i := 0; i < 3; i++ {
@@ -554,12 +558,12 @@ func TestStepApprovals(t *testing.T) {
 		// Charge 2: paid before anyone decides.
 		code, body := ne.Do(ne.Owner, "POST", "/v1/approvals/"+byCharge[charges[0]].ID+"/approve", map[string]any{})
 		a0 := data[approvalView](t, code, body, 200)
-		if a0.Status != ApprovalApproved || a0.NotificationID == nil {
+		if a0.Status != regua.ApprovalApproved || a0.NotificationID == nil {
 			t.Fatalf("approved %+v", a0)
 		}
-		waitNotification(t, db, *a0.NotificationID, NotificationSent)
-		c1, _ := getCharge(context.Background(), db, org, charges[1])
-		if err := optOut(context.Background(), db, org, c1.DebtorID, ChannelEmail, "asked by phone", ne.Owner.ID, ne.clock.Now()); err != nil {
+		waitNotification(t, db, *a0.NotificationID, notify.NotificationSent)
+		c1, _ := ledger.GetCharge(context.Background(), db, org, charges[1])
+		if err := notify.RecordOptOut(context.Background(), db, org, c1.DebtorID, ledger.ChannelEmail, "asked by phone", ne.Owner.ID, ne.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if code, body := ne.Do(ne.Owner, "POST", "/v1/approvals/"+byCharge[charges[1]].ID+"/approve", map[string]any{}); code != 422 || !strings.Contains(body, "opted out") {
@@ -573,7 +577,7 @@ func TestStepApprovals(t *testing.T) {
 		ne.tick(t, sp(2026, 3, 18, 12, 0), 1)
 		sms := 0
 		for _, n := range ntNotifications(t, db, org) {
-			if *n.StepID == steps[1] && n.Status == NotificationSent {
+			if *n.StepID == steps[1] && n.Status == notify.NotificationSent {
 				sms++
 			}
 		}
@@ -587,10 +591,10 @@ func TestStepApprovals(t *testing.T) {
 // hourly schedule depends on the clock only.
 func TestSchedules(t *testing.T) {
 	t.Parallel()
-	if n := newNotifier(&service{}, &channels{}, "", nil); !n.periodic {
+	if n := notify.NewNotifier(&notify.Service{}, &ledger.ChannelSenders{}, "", nil); !n.Periodic {
 		t.Error("the scheduler's periodic jobs are off by default")
 	}
-	h := hourly{min: 1}
+	h := ledger.Hourly{Min: 1}
 	for at, want := range map[time.Time]time.Time{
 		time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC):  time.Date(2026, 3, 2, 10, 1, 0, 0, time.UTC),
 		time.Date(2026, 3, 2, 10, 1, 0, 0, time.UTC):  time.Date(2026, 3, 2, 11, 1, 0, 0, time.UTC),
@@ -610,10 +614,10 @@ func TestSchedules(t *testing.T) {
 func TestPaymentsRacingTheRunner(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		ne := startNotify(t, db, ChannelConfig{}, sp(2026, 3, 2, 10, 0))
+		ne := startNotify(t, db, ledger.ChannelConfig{}, sp(2026, 3, 2, 10, 0))
 		ne.secondQueue(t)
 		org := ne.Mine.ID
-		plan, _ := ntPlan(t, ne, []ntStep{{Offset: 0, At: "09:00", Channel: ChannelEmail}, {Offset: 0, At: "09:00", Channel: ChannelSMS}})
+		plan, _ := ntPlan(t, ne, []ntStep{{Offset: 0, At: "09:00", Channel: ledger.ChannelEmail}, {Offset: 0, At: "09:00", Channel: ledger.ChannelSMS}})
 		const n = 30
 		var charges []string
 		for i := 0; i < n; i++ {
@@ -625,7 +629,7 @@ func TestPaymentsRacingTheRunner(t *testing.T) {
 		ne.clock.Set(sp(2026, 3, 16, 12, 0))
 		ctx := context.Background()
 		for i := 0; i < 4; i++ {
-			if _, err := ne.Jobs.Enqueue(ctx, runnerArgs{}, nil); err != nil {
+			if _, err := ne.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -649,12 +653,12 @@ func TestPaymentsRacingTheRunner(t *testing.T) {
 		if db.Dialect() == store.SQLite {
 			args = "json(args)" // River keeps SQLite's args as JSONB
 		}
-		if err := db.Select(ctx, &runs, `SELECT `+args+` AS args, attempted_at FROM river_job WHERE kind = ?`, sendArgs{}.Kind()); err != nil {
+		if err := db.Select(ctx, &runs, `SELECT `+args+` AS args, attempted_at FROM river_job WHERE kind = ?`, notify.SendArgs{}.Kind()); err != nil {
 			t.Fatal(err)
 		}
 		started := map[string]time.Time{}
 		for _, r := range runs {
-			var a sendArgs
+			var a notify.SendArgs
 			if err := json.Unmarshal([]byte(r.Args), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -665,7 +669,7 @@ func TestPaymentsRacingTheRunner(t *testing.T) {
 			at, ok := paid[*x.ChargeID]
 			switch {
 			case !ok:
-			case x.Status == NotificationSent:
+			case x.Status == notify.NotificationSent:
 				sentPaid++
 				if started[x.ID].After(at) {
 					t.Errorf("charge %s was paid at %s and its %s message's send started at %s", *x.ChargeID, at, x.Channel, started[x.ID])

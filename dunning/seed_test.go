@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -29,10 +30,10 @@ type debtorSeed struct {
 func seedDebtor(t testing.TB, db *store.DB, f debtorSeed) string {
 	t.Helper()
 	if f.Document == "" {
-		f.Document, f.Kind = "52998224725", PersonNatural
+		f.Document, f.Kind = "52998224725", ledger.PersonNatural
 	}
 	if f.Status == "" {
-		f.Status = DebtorActive
+		f.Status = ledger.DebtorActive
 	}
 	if f.Emails == nil {
 		f.Emails = []string{}
@@ -49,7 +50,7 @@ func seedDebtor(t testing.TB, db *store.DB, f debtorSeed) string {
 		id, f.OrgID, "ext-"+id, f.Name, f.Document, f.Kind, string(emails), string(phones), f.Status, now, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := syncDebtorCount(context.Background(), db, id); err != nil {
+	if err := ledger.SyncDebtorCount(context.Background(), db, id); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -107,7 +108,7 @@ func seedCharge(t testing.TB, db *store.DB, f chargeSeed) string {
 		id, f.OrgID, f.DebtorID, ext, f.Amount, f.Amount, f.Due, f.Description, f.Fine, f.Interest, link, f.Status, now, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := syncChargeCount(context.Background(), db, id); err != nil {
+	if err := ledger.SyncChargeCount(context.Background(), db, id); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/internal/childproc"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -45,17 +48,17 @@ func TestMain(m *testing.M) {
 // job, with the kill test's short timeout (the step runner and the sweep,
 // with their minutes-long timeouts, would not fit a rescue time of
 // seconds).
-func sendOnlyNotifier(t testing.TB, db *store.DB, q *jobs.Queue, tw messaging.TwilioConfig) *notifier {
-	ch, err := newChannels(ChannelConfig{Twilio: &tw})
+func sendOnlyNotifier(t testing.TB, db *store.DB, q *jobs.Queue, tw messaging.TwilioConfig) *regua.Notifier {
+	ch, err := ledger.NewChannels(ledger.ChannelConfig{Twilio: &tw})
 	if err != nil {
 		if t != nil {
 			t.Fatal(err)
 		}
 		panic(err)
 	}
-	n := newNotifier(newService(db, accounts.New(db, accounts.Options{}), q, nil, nil), ch, ntLinkBase, nil)
-	jobs.AddWorker(q, &sendWorker{n: n, q: q, timeout: killSendTimeout})
-	return n
+	n := notify.NewNotifier(layered(ledger.NewService(db, accounts.New(db, accounts.Options{}), q, nil, nil)).Service.Service, ch, ntLinkBase, nil)
+	jobs.AddWorker(q, &notify.SendWorker{Notifier: n, Queue: q, SendTimeout: killSendTimeout})
+	return &regua.Notifier{Notifier: n}
 }
 
 func killQueue(ctx context.Context, db *store.DB, logger *slog.Logger) (*jobs.Queue, error) {
@@ -120,7 +123,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ntSettings(t, db, org.ID, map[string]ChannelSetting{ChannelSMS: {Enabled: true, Provider: ProviderTwilio}}, 0)
+			ntSettings(t, db, org.ID, map[string]ledger.ChannelSetting{ledger.ChannelSMS: {Enabled: true, Provider: ledger.ProviderTwilio}}, 0)
 			debtor := seedDebtor(t, db, debtorSeed{OrgID: org.ID, Name: "Rita", Phones: []string{phone}})
 			charge := seedCharge(t, db, chargeSeed{OrgID: org.ID, DebtorID: debtor, Amount: 9990, Due: "2026-03-10"})
 
@@ -133,24 +136,24 @@ func TestSenderKilledMidSend(t *testing.T) {
 			apiN := sendOnlyNotifier(t, db, api, twCfg)
 			var id string
 			if err := db.WithTx(ctx, func(tx *store.Tx) error {
-				c, err := getCharge(ctx, tx, org.ID, charge)
+				c, err := ledger.GetCharge(ctx, tx, org.ID, charge)
 				if err != nil {
 					return err
 				}
-				d, err := getDebtor(ctx, tx, org.ID, debtor)
+				d, err := ledger.GetDebtor(ctx, tx, org.ID, debtor)
 				if err != nil {
 					return err
 				}
-				st, err := loadSettings(ctx, tx, org.ID)
+				st, err := ledger.LoadSettings(ctx, tx, org.ID)
 				if err != nil {
 					return err
 				}
-				row, err := apiN.compose(ctx, tx, st, draft{Debtor: d, Charge: &c, Channel: ChannelSMS, Body: "Lembrete: {{charge.updated_amount}}", Kind: KindAdHoc, CreatedBy: "test"})
+				row, err := apiN.Compose(ctx, tx, st, notify.Draft{Debtor: d, Charge: &c, Channel: ledger.ChannelSMS, Body: "Lembrete: {{charge.updated_amount}}", Kind: notify.KindAdHoc, CreatedBy: "test"})
 				if err != nil {
 					return err
 				}
 				id = row.ID
-				_, err = apiN.queue(ctx, tx, row)
+				_, err = apiN.Queue(ctx, tx, row)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -162,11 +165,11 @@ func TestSenderKilledMidSend(t *testing.T) {
 			case <-time.After(60 * time.Second):
 				t.Fatal("the worker process never called Twilio")
 			}
-			if got := ntNotification(t, db, id); got.Status != NotificationSending || got.SendingAt == nil {
+			if got := ntNotification(t, db, id); got.Status != notify.NotificationSending || got.SendingAt == nil {
 				t.Fatalf("while Twilio holds the request: %s", got.Status)
 			}
 			child.Kill(t)
-			if got := ntNotification(t, db, id); got.Status != NotificationSending {
+			if got := ntNotification(t, db, id); got.Status != notify.NotificationSending {
 				t.Fatalf("after the kill: %s, want still sending (nobody recorded an outcome)", got.Status)
 			}
 
@@ -186,8 +189,8 @@ func TestSenderKilledMidSend(t *testing.T) {
 				defer cancel()
 				_ = survivor.Stop(sctx)
 			})
-			got := waitNotification(t, db, id, NotificationUnknown, NotificationSent, NotificationFailed, NotificationQueued)
-			if got.Status != NotificationUnknown || !bytes.Contains([]byte(deref(got.Error)), []byte("not sent again")) {
+			got := waitNotification(t, db, id, notify.NotificationUnknown, notify.NotificationSent, notify.NotificationFailed, notify.NotificationQueued)
+			if got.Status != notify.NotificationUnknown || !bytes.Contains([]byte(deref(got.Error)), []byte("not sent again")) {
 				t.Fatalf("after the rescue: %s (%s), want unknown", got.Status, deref(got.Error))
 			}
 			// Nothing more reaches Twilio: the one request is the one the
@@ -196,7 +199,7 @@ func TestSenderKilledMidSend(t *testing.T) {
 			if reqs := tw.requests(); len(reqs) != 1 || reqs[0].Get("To") != phone {
 				t.Fatalf("Twilio got %d requests, want only the one in flight at the kill", len(reqs))
 			}
-			if got := ntNotification(t, db, id); got.Status != NotificationUnknown {
+			if got := ntNotification(t, db, id); got.Status != notify.NotificationUnknown {
 				t.Fatalf("the surviving worker moved the row to %s", got.Status)
 			}
 		})

@@ -1,6 +1,12 @@
 package dunning
 
 import (
+	"github.com/kobana/kobana-mcp/dunning/collection"
+	"github.com/kobana/kobana-mcp/dunning/escalation"
+	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -15,7 +21,7 @@ import (
 // Spec is Dunning as the binary serves it: its listener and its API at
 // /v1, whose operations its MCP tools mirror, and its own settings (the
 // providers of its channels, channels.go).
-func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
+func Spec() *productkit.Spec { return newSpec(&ledger.ChannelConfig{}, nil, nil) }
 
 // specWith is Spec whose service configure adjusts once it is built,
 // before any operation is declared: tests inject a clock (service.now)
@@ -23,30 +29,30 @@ func Spec() *productkit.Spec { return newSpec(&ChannelConfig{}, nil, nil) }
 // out: a test that moves the clock itself would race a step runner or a
 // sweep started by the queue at an arbitrary moment of it (the
 // scheduler's own tests run them when they choose).
-func specWith(configure func(*service)) *productkit.Spec {
-	return newSpec(&ChannelConfig{}, func(s *service) {
-		s.noPeriodic = true
+func specWith(configure func(*escalation.Service)) *productkit.Spec {
+	return newSpec(&ledger.ChannelConfig{}, func(s *escalation.Service) {
+		s.NoPeriodic = true
 		if configure != nil {
 			configure(s)
 		}
-	}, func(n *notifier) { n.periodic = false })
+	}, func(n *regua.Notifier) { n.Periodic = false })
 }
 
 // newSpec is Spec with the channel configuration cfg, which the spec's
 // settings fill once parsed, configure adjusting the service, and tune
 // adjusting the notifier (channels.go) before anything serves: tests give
 // it a clock, an https link base, fast retries. nil adjusts nothing.
-func newSpec(cfg *ChannelConfig, configure func(*service), tune func(*notifier)) *productkit.Spec {
+func newSpec(cfg *ledger.ChannelConfig, configure func(*escalation.Service), tune func(*regua.Notifier)) *productkit.Spec {
 	return &productkit.Spec{
 		Key:               "dunning",
-		Name:              ServerName,
-		Title:             ServerTitle,
-		Version:           ServerVersion,
+		Name:              ledger.ServerName,
+		Title:             ledger.ServerTitle,
+		Version:           ledger.ServerVersion,
 		DefaultAddr:       "127.0.0.1:8082",
-		APIBase:           APIBase,
+		APIBase:           ledger.APIBase,
 		ScopeDescriptions: scopeDescriptions,
 		Migrations:        Migrations,
-		Settings:          cfg.settings,
+		Settings:          cfg.Settings,
 		Build:             func(b *productkit.Builder) error { return build(b, cfg, configure, tune) },
 	}
 }
@@ -76,34 +82,46 @@ var webhookEventSlugs = []string{
 	"dunning.charge.overdue",
 	"dunning.charge.paid",
 	"dunning.charge.canceled",
-	EventChargeWaived,
-	EventPaymentRecorded,
+	ledger.EventChargeWaived,
+	ledger.EventPaymentRecorded,
 	"dunning.notification.sent",
 	"dunning.notification.delivered",
 	"dunning.notification.failed",
 	"dunning.enrollment.started",
 	"dunning.enrollment.completed",
 	"dunning.enrollment.stopped",
-	EventDocumentReady,
-	EventExportReady,
-	EventCreditReportRequested,
-	EventCreditReportConfirmed,
-	EventCreditReportFailed,
-	EventCreditReportRemoved,
-	EventCreditReportRemovalOverdue,
-	EventProtestRequested,
-	EventProtestConfirmed,
-	EventProtestFailed,
-	EventProtestCanceled,
-	EventAgreementProposed,
-	EventAgreementAccepted,
-	EventAgreementBroken,
-	EventAgreementSettled,
-	EventAgreementCanceled,
+	files.EventDocumentReady,
+	files.EventExportReady,
+	escalation.EventCreditReportRequested,
+	escalation.EventCreditReportConfirmed,
+	escalation.EventCreditReportFailed,
+	escalation.EventCreditReportRemoved,
+	escalation.EventCreditReportRemovalOverdue,
+	escalation.EventProtestRequested,
+	escalation.EventProtestConfirmed,
+	escalation.EventProtestFailed,
+	escalation.EventProtestCanceled,
+	escalation.EventAgreementProposed,
+	escalation.EventAgreementAccepted,
+	escalation.EventAgreementBroken,
+	escalation.EventAgreementSettled,
+	escalation.EventAgreementCanceled,
 	webhooks.TestEventSlug,
 }
 
-func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), tune func(*notifier)) error {
+// layered is svc seen through every layer of Dunning, bottom up: the
+// ledger, the collection plans, the notifications, the files, the
+// escalation. Each layer's Service embeds the one below, so the one
+// returned reaches every operation, and each register function is handed
+// the layer it belongs to.
+func layered(svc *ledger.Service) *escalation.Service {
+	plans := &collection.Service{Service: svc}
+	notices := &notify.Service{Service: plans}
+	docs := &files.Service{Service: notices}
+	return &escalation.Service{Service: docs}
+}
+
+func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*escalation.Service), tune func(*regua.Notifier)) error {
 	deps := b.Deps
 	// Writes replay their first answer for a repeated X-Idempotency-Key,
 	// per organization, for 24 h (platform/idempotency).
@@ -113,28 +131,36 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	}
 	// Every answer of the API spells its error code in upper case
 	// (errors.go).
-	api := b.API(rest.Config{MaxBodyBytes: MaxBodyBytes, ErrorCodes: ErrorCodes, Idempotency: idem})
+	api := b.API(rest.Config{MaxBodyBytes: ledger.MaxBodyBytes, ErrorCodes: ledger.ErrorCodes, Idempotency: idem})
 	acc := accounts.New(deps.DB, accounts.Options{Watch: deps.Changes})
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets, Retries: deps.Webhooks.Retries, Logger: deps.Logger})
-	svc := newService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
-	svc.nonces = deps.Nonces()
+	// One service, seen through its layers (docs/decisions.md "Product
+	// code layout (issue 24)"): each sub-package's Service embeds the one
+	// below and adds its own operations, so the ledger at the bottom is
+	// shared by all, and no layer can call one above it.
+	svc := ledger.NewService(deps.DB, acc, deps.Jobs, hooks, deps.Logger)
+	svc.Nonces = deps.Nonces()
+	esc := layered(svc)
+	docs := esc.Service
+	notices := docs.Service
+	plans := notices.Service
 	if configure != nil {
-		configure(svc)
+		configure(esc)
 	}
 	// Who the caller is and the settings; debtors; charges and payments.
-	registerMe(api, svc)
-	registerDebtors(api, svc)
-	registerCharges(api, svc)
+	ledger.RegisterMe(api, svc)
+	ledger.RegisterDebtors(api, svc)
+	ledger.RegisterCharges(api, svc)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
-	webhookapi.Register(api, svc.hooks, webhookapi.Options{
-		Product:    ServerTitle,
+	webhookapi.Register(api, svc.Hooks, webhookapi.Options{
+		Product:    ledger.ServerTitle,
 		Prefix:     "dunning_",
 		ReplayVerb: "retry",
 		Scope:      "dunning.webhooks",
 		Events:     webhookEventSlugs,
-		Tenancy:    svc.tenancy,
+		Tenancy:    svc.Tenancy,
 		Lists:      restkit.NumberedList,
 		EventData:  webhookapi.OrganizationData(acc),
 		// Seed 002: idempotentHint is false on ordinary writes, an update
@@ -143,22 +169,22 @@ func build(b *productkit.Builder, cfg *ChannelConfig, configure func(*service), 
 	})
 	// Collection plans, their steps, enrollments and the preview
 	// (plans.go, steps.go, enrollments.go, preview.go).
-	registerCollectionPlans(api, svc)
+	collection.RegisterCollectionPlans(api, plans)
 	// Documents, exports and the creditor they print (document_api.go).
-	registerFiles(b, api, svc)
+	files.RegisterFiles(b, api, docs)
 	// Notifications, channels, approvals and the scheduler (notify.go).
-	if err := registerNotify(b, api, svc, *cfg, tune); err != nil {
+	if err := regua.RegisterNotify(b, api, esc, *cfg, tune); err != nil {
 		return err
 	}
 	// Credit-bureau reports, protests and agreements (commands.go,
 	// credit_reports.go, agreements.go), and the escalating steps.
-	if err := registerEscalation(b, api, svc, *cfg); err != nil {
+	if err := escalation.RegisterEscalation(b, api, esc, *cfg); err != nil {
 		return err
 	}
-	b.MCP(MCPOptions, restbridge.Options{Logger: deps.Logger})
+	b.MCP(ledger.MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {
-		b.Collect(svc.hooks.Collector(), svc.countMismatches)
+		b.Collect(svc.Hooks.Collector(), svc.CountMismatches)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/productkit"
 )
 
@@ -39,11 +40,11 @@ func TestDunningTransport(t *testing.T) {
 	if w := post(mid, ""); w.Code != 200 {
 		t.Fatalf("1.5 MB: %d %s", w.Code, w.Body.String()[:100])
 	}
-	big := `{"jsonrpc":"2.0","id":1,"method":"ping","pad":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","pad":"` + strings.Repeat("x", ledger.MaxBodyBytes) + `"}`
 	if w := post(big, ""); w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "limit 2097152 bytes") {
 		t.Fatalf("over 2 MB: %d", w.Code)
 	}
-	if opts := MCPOptions(productkit.Deps{}); opts.TextIndent != "  " || opts.Version != "1.0.0" || opts.Name != "kobana-dunning" {
+	if opts := ledger.MCPOptions(productkit.Deps{}); opts.TextIndent != "  " || opts.Version != "1.0.0" || opts.Name != "kobana-dunning" {
 		t.Fatalf("options: %+v", opts)
 	}
 }

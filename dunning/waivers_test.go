@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -46,7 +47,7 @@ func TestChargeWaiver(t *testing.T) {
 		if err := db.Get(t.Context(), &total, `SELECT SUM(fine_cents + interest_cents) FROM dunning_charge_waivers WHERE charge_id = ?`, id); err != nil || total != 4033 {
 			t.Fatalf("waived in all: %d %v", total, err)
 		}
-		if ev := strings.Join(ce.events(id), ","); strings.Count(ev, EventChargeWaived) != 2 {
+		if ev := strings.Join(ce.events(id), ","); strings.Count(ev, ledger.EventChargeWaived) != 2 {
 			t.Fatalf("events: %s", ev)
 		}
 		// A payment of the face value now clears it: nothing was forgiven by it.

@@ -1,0 +1,749 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// Permissions on charges: viewers read, members create and change them and
+// record payments (an ordinary write), admins cancel and archive them
+// (docs/dunning.md "Dunning: debtors, charges and payments").
+var (
+	ChargesRead   = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermRead}
+	chargesWrite  = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermWrite}
+	chargesManage = mcp.Requirement{Scopes: []string{"dunning.charges"}, Permission: identity.PermManage}
+)
+
+// Bounds of a charge's free-form parts.
+const (
+	maxTags          = 20
+	maxTagLength     = 50
+	maxCustomDataLen = 10_000
+)
+
+// createChargeIn is a new charge. Amounts are floats in reais rounded
+// half-up to the cent; percentages are numbers (2 for 2 %).
+type createChargeIn struct {
+	DebtorID        string         `json:"debtor_id" minLength:"1" maxLength:"255" jsonschema:"The debtor (id or external_id) who owes it."`
+	ExternalID      string         `json:"external_id,omitempty" minLength:"1" maxLength:"255" jsonschema:"Your own id for the charge, unique in the organization: a second create with it is CONFLICT naming the existing charge."`
+	Amount          float64        `json:"amount" minimum:"0" jsonschema:"What is owed, in BRL (1234.56); more than two decimals are rounded half-up to the cent."`
+	DueDate         string         `json:"due_date" format:"date" jsonschema:"Due date, YYYY-MM-DD."`
+	Description     string         `json:"description,omitempty" maxLength:"1000" jsonschema:"What the charge is for, as the debtor will read it."`
+	FinePercent     *float64       `json:"fine_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"Late fine (multa), percent of the open amount, charged once after the due date (default 0; at most 2 for a natural person, by law, and the organization's company_fine_cap_percent for a company)."`
+	InterestPercent *float64       `json:"interest_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"Default interest (juros de mora), percent per month, pro rata at one thirtieth per calendar day late (default 0; at most the settings' interest_cap_percent)."`
+	Origin          string         `json:"origin,omitempty" enum:"bank_billet,pix,invoice,external" jsonschema:"Where the charge comes from (default external)."`
+	OriginRef       string         `json:"origin_ref,omitempty" maxLength:"255" jsonschema:"Its id where it comes from (the boleto's or Pix charge's id)."`
+	Barcode         string         `json:"barcode,omitempty" maxLength:"80" jsonschema:"The boleto's digitable line or barcode, checked by its check digits and stored as the digitable line."`
+	PaymentLink     string         `json:"payment_link,omitempty" maxLength:"2000" jsonschema:"An https link where the debtor pays."`
+	Tags            []string       `json:"tags,omitempty" jsonschema:"Labels for your own grouping (at most 20 of 50 characters)."`
+	CustomData      map[string]any `json:"custom_data,omitempty" jsonschema:"Your own data, kept and shown as given (at most 10 000 bytes of JSON)."`
+}
+
+// updateChargeIn changes what it names; never the status, which only the
+// lifecycle operations, payments and the scheduler change.
+type updateChargeIn struct {
+	ID              string          `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	Amount          *float64        `json:"amount,omitempty" minimum:"0" jsonschema:"A new amount in BRL; the open amount moves by the same difference, and must stay above what was paid."`
+	DueDate         *string         `json:"due_date,omitempty" format:"date" jsonschema:"A new due date, YYYY-MM-DD. A pending charge whose new due date is past its grace turns overdue; an overdue charge cannot be made pending again."`
+	Description     *string         `json:"description,omitempty" maxLength:"1000" jsonschema:"A new description."`
+	FinePercent     *float64        `json:"fine_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"A new late fine, percent."`
+	InterestPercent *float64        `json:"interest_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"A new monthly interest, percent."`
+	OriginRef       *string         `json:"origin_ref,omitempty" maxLength:"255" jsonschema:"A new origin reference; \"\" removes it."`
+	Barcode         *string         `json:"barcode,omitempty" maxLength:"80" jsonschema:"A new digitable line or barcode; \"\" removes it."`
+	PaymentLink     *string         `json:"payment_link,omitempty" maxLength:"2000" jsonschema:"A new payment link; \"\" removes it."`
+	Tags            *[]string       `json:"tags,omitempty" jsonschema:"Replaces the tags."`
+	CustomData      *map[string]any `json:"custom_data,omitempty" jsonschema:"Replaces the custom data."`
+}
+
+type ChargeRefIn struct {
+	ID string `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+}
+
+type getChargeIn struct {
+	ID string `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	On string `json:"on,omitempty" in:"query" format:"date" jsonschema:"Compute updated_amount, fine and interest for this date (YYYY-MM-DD) instead of today in the organization's timezone."`
+}
+
+type listChargesIn struct {
+	Status    []string `json:"status,omitempty" in:"query" jsonschema:"Only charges in these statuses, a comma list: pending, overdue, paid, canceled, written_off, in_agreement."`
+	DebtorID  string   `json:"debtor_id,omitempty" in:"query" maxLength:"255" jsonschema:"Only this debtor's charges (id or external_id)."`
+	DueFrom   string   `json:"due_from,omitempty" in:"query" format:"date" jsonschema:"Only charges due on or after this date (YYYY-MM-DD)."`
+	DueTo     string   `json:"due_to,omitempty" in:"query" format:"date" jsonschema:"Only charges due on or before this date (YYYY-MM-DD)."`
+	PlanID    string   `json:"plan_id,omitempty" in:"query" maxLength:"255" jsonschema:"Only charges enrolled in this collection plan (id or external_id), whatever the enrollment's state."`
+	Q         string   `json:"q,omitempty" in:"query" maxLength:"200" jsonschema:"Only charges whose description, external_id or debtor's name contains this text (case-insensitive)."`
+	Archived  bool     `json:"archived,omitempty" in:"query" jsonschema:"true lists archived charges instead of the others (default false)."`
+	SortBy    string   `json:"sort_by,omitempty" in:"query" enum:"due_date,amount,created_at,updated_at" jsonschema:"Sort by due_date (default), amount, created_at or updated_at."`
+	SortOrder string   `json:"sort_order,omitempty" in:"query" enum:"asc,desc" jsonschema:"asc (default) or desc."`
+	restkit.NumberedParams
+}
+
+type cancelChargeIn struct {
+	ID       string `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	WriteOff bool   `json:"write_off,omitempty" jsonschema:"true writes the debt off as a loss (written_off, only for an overdue charge) instead of canceling it (default false)."`
+}
+
+// checkTags trims, de-duplicates and bounds tags.
+func checkTags(tags []string) ([]string, error) {
+	out := CleanStrings(tags)
+	if len(out) > maxTags {
+		return nil, Invalid("tags", fmt.Sprintf("must have at most %d tags", maxTags))
+	}
+	for i, t := range out {
+		if len([]rune(t)) > maxTagLength {
+			return nil, Invalid(fmt.Sprintf("tags.%d", i), fmt.Sprintf("must be at most %d characters", maxTagLength))
+		}
+	}
+	return out, nil
+}
+
+func checkCustomData(m map[string]any) (string, error) {
+	if m == nil {
+		m = map[string]any{}
+	}
+	s := MustJSON(m)
+	if len(s) > maxCustomDataLen {
+		return "", Invalid("custom_data", fmt.Sprintf("must be at most %d bytes of JSON", maxCustomDataLen))
+	}
+	return s, nil
+}
+
+// checkBarcode verifies a boleto's line or barcode by its check digits and
+// answers its digitable line ("" stays "": none).
+func checkBarcode(text string, ref time.Time) (*string, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	b, err := brazil.DecodeBoleto(text, ref)
+	if err != nil {
+		return nil, Invalid("barcode", err.Error())
+	}
+	return &b.DigitableLine, nil
+}
+
+func checkPaymentLink(text string) (*string, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(text)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, Invalid("payment_link", "must be an http or https URL")
+	}
+	return &text, nil
+}
+
+func optionalText(s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ChargeView is a charge as the API shows it with its amounts for date
+// on, or for the organization's today when on is zero.
+func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSON, error) {
+	if on.IsZero() {
+		on = st.Today(s.Clock())
+	}
+	b, err := ChargeBreakdown(c, st, on)
+	if err != nil {
+		return ChargeJSON{}, err
+	}
+	return ShowCharge(c, b, on), nil
+}
+
+// chargeEnrollmentRow is one enrollment of a charge in a collection plan,
+// as a charge's detail shows it (dunning_enrollments).
+type chargeEnrollmentRow struct {
+	ID            string     `db:"id" json:"id"`
+	PlanID        string     `db:"plan_id" json:"plan_id"`
+	PlanName      string     `db:"plan_name" json:"plan_name"`
+	Status        string     `db:"status" json:"status"`
+	NextStepID    *string    `db:"next_step_id" json:"next_step_id"`
+	NextRunAt     *time.Time `db:"next_run_at" json:"next_run_at"`
+	StartedAt     time.Time  `db:"started_at" json:"started_at"`
+	StoppedAt     *time.Time `db:"stopped_at" json:"stopped_at"`
+	StoppedReason *string    `db:"stopped_reason" json:"stopped_reason"`
+}
+
+// chargeNotificationRow is one of the last messages about a charge
+// (dunning_notifications), without its body: the notification log has it.
+type chargeNotificationRow struct {
+	ID        string     `db:"id" json:"id"`
+	Kind      string     `db:"kind" json:"kind"`
+	Channel   string     `db:"channel" json:"channel"`
+	ToAddress string     `db:"to_address" json:"to"`
+	Subject   *string    `db:"subject" json:"subject"`
+	Status    string     `db:"status" json:"status"`
+	SentAt    *time.Time `db:"sent_at" json:"sent_at"`
+	CreatedAt time.Time  `db:"created_at" json:"created_at"`
+}
+
+// lastNotifications is how many of a charge's messages its detail shows.
+const lastNotifications = 10
+
+// chargeDetailJSON is a charge with its debtor, payments, enrollments
+// and last notifications: everything dunning_charges_get answers.
+type chargeDetailJSON struct {
+	ChargeJSON
+	Debtor        DebtorJSON              `json:"debtor"`
+	Payments      []paymentJSON           `json:"payments"`
+	Enrollments   []chargeEnrollmentRow   `json:"enrollments"`
+	Notifications []chargeNotificationRow `json:"notifications"`
+}
+
+func (s *Service) chargeDetail(ctx context.Context, q store.Querier, c Charge, st Settings, on calendar.Date) (chargeDetailJSON, error) {
+	var out chargeDetailJSON
+	var err error
+	if out.ChargeJSON, err = s.ChargeView(c, st, on); err != nil {
+		return out, err
+	}
+	d, err := GetDebtor(ctx, q, c.OrganizationID, c.DebtorID)
+	if err != nil {
+		return out, err
+	}
+	out.Debtor = ShowDebtor(d)
+	pays, err := ChargePayments(ctx, q, c.OrganizationID, c.ID)
+	if err != nil {
+		return out, err
+	}
+	out.Payments = make([]paymentJSON, 0, len(pays))
+	for _, p := range pays {
+		out.Payments = append(out.Payments, showPayment(p))
+	}
+	out.Enrollments = []chargeEnrollmentRow{}
+	if err := q.Select(ctx, &out.Enrollments, `SELECT e.id, e.plan_id, p.name AS plan_name, e.status, e.next_step_id, e.next_run_at, e.started_at, e.stopped_at, e.stopped_reason
+		FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
+		WHERE e.organization_id = ? AND e.charge_id = ? ORDER BY e.started_at, e.id`, c.OrganizationID, c.ID); err != nil {
+		return out, err
+	}
+	out.Notifications = []chargeNotificationRow{}
+	err = q.Select(ctx, &out.Notifications, `SELECT id, kind, channel, to_address, subject, status, sent_at, created_at FROM dunning_notifications
+		WHERE organization_id = ? AND charge_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, c.OrganizationID, c.ID, lastNotifications)
+	return out, err
+}
+
+// RegisterCharges declares the charge operations and payments.
+func RegisterCharges(api *rest.API, s *Service) {
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_list", Method: "GET", Path: "/charges", Tags: []string{"charges"},
+		Title:    "List charges",
+		Summary:  "Lists the organization's charges a page at a time, by due date unless sort_by says otherwise, each with its updated_amount for today; filters by status (a comma list), debtor, due dates, collection plan and text.",
+		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
+	}, s.chargesList)
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_get", Method: "GET", Path: "/charges/{id}", Tags: []string{"charges"},
+		Title:    "Get a charge",
+		Summary:  "Gets one charge by id or external_id with its updated_amount (open amount plus fine and interest, computed by the server for today or the date in on), its debtor, payments, enrollments in collection plans and last notifications.",
+		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
+	}, s.chargesGet)
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_create", Method: "POST", Path: "/charges", Tags: []string{"charges"},
+		Title:    "Create a charge",
+		Summary:  "Creates a charge (título) owed by a debtor: amount in BRL, due date, fine and monthly interest within the law's and the organization's caps. It starts pending (overdue when its due date and grace are already past) and emits dunning.charge.created.",
+		Requires: chargesWrite, Annotations: restkit.Write(false),
+	}, s.chargesCreate)
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_update", Method: "PATCH", Path: "/charges/{id}", Tags: []string{"charges"},
+		Title:    "Change a charge",
+		Summary:  "Changes a pending or overdue charge's amount, due date, description, fine, interest, references, tags or custom data; never its status (payments, cancel and the scheduler change it).",
+		Requires: chargesWrite, Annotations: restkit.Write(false),
+	}, s.chargesUpdate)
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_charges_cancel", Method: "POST", Path: "/charges/{id}/cancel", Tags: []string{"charges"},
+		Title: "Cancel or write off a charge",
+		Summary: "Cancels a charge (the creditor withdraws it; dunning.charge.canceled is emitted) or, with write_off, writes an overdue one off as a loss. Either way collection stops. " +
+			"A paid charge cannot be canceled; repeating the same operation changes nothing.",
+		Description: "Destructive: a canceled or written-off charge is final.",
+		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, s.describeChargesCancel, s.chargesCancel)
+	rest.HandleConfirmed(api, rest.Operation{
+		ID: "dunning_charges_archive", Method: "POST", Path: "/charges/{id}/archive", Tags: []string{"charges"},
+		Title:       "Archive a charge",
+		Summary:     "Archives a charge whatever its status: it leaves the default listing and the counts, and collection of it stops. Archiving an archived charge changes nothing.",
+		Description: "Destructive: its collection plans stop for good.",
+		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
+	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), s.chargesArchive)
+	registerPayments(api, s)
+	registerWaivers(api, s)
+}
+
+// chargesList answers dunning_charges_list.
+func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := chargeListFilter{Archived: in.Archived, DebtorRef: in.DebtorID, DueFrom: in.DueFrom, DueTo: in.DueTo, PlanRef: in.PlanID,
+		Q: strings.TrimSpace(in.Q), Dir: "ASC",
+		Order: map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]}
+	for _, st := range in.Status {
+		if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
+			return nil, Invalid("status", err.Error())
+		}
+		f.Statuses = append(f.Statuses, strings.TrimSpace(st))
+	}
+	if in.DueFrom != "" {
+		if _, err := DateIn("due_from", in.DueFrom); err != nil {
+			return nil, err
+		}
+	}
+	if in.DueTo != "" {
+		if _, err := DateIn("due_to", in.DueTo); err != nil {
+			return nil, err
+		}
+	}
+	if in.SortOrder == "desc" {
+		f.Dir = "DESC"
+	}
+	page, perPage, offset := in.Window()
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listCharges(ctx, s.DB, t.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]ChargeJSON, 0, len(rows))
+	for i := range rows {
+		if err := rows[i].Decode(); err != nil {
+			return nil, err
+		}
+		v, err := s.ChargeView(rows[i], st, calendar.Date{})
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, v)
+	}
+	return restkit.NumberedPage(views, page, perPage, total, func(v ChargeJSON) ChargeJSON { return v }), nil
+}
+
+// chargesGet answers dunning_charges_get.
+func (s *Service) chargesGet(ctx context.Context, in *getChargeIn) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var on calendar.Date
+	if in.On != "" {
+		if on, err = DateIn("on", in.On); err != nil {
+			return nil, err
+		}
+		if horizon := calendar.DateOf(s.Clock()).AddDays(onHorizonDays); on.After(horizon) {
+			return nil, Invalid("on", fmt.Sprintf("must be at most %d days after today (%s)", onHorizonDays, horizon))
+		}
+	}
+	c, err := GetCharge(ctx, s.DB, t.OrgID, in.ID)
+	if err != nil {
+		return nil, NotFoundAs(err, "charge")
+	}
+	st, err := s.Settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	detail, err := s.chargeDetail(ctx, s.DB, c, st, on)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": detail}), nil
+}
+
+// chargesCreate answers dunning_charges_create.
+func (s *Service) chargesCreate(ctx context.Context, in *createChargeIn) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.createCharge(ctx, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.ChargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": v}), nil
+}
+
+// chargesUpdate answers dunning_charges_update.
+func (s *Service) chargesUpdate(ctx context.Context, in *updateChargeIn) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, st, err := s.updateCharge(ctx, t.OrgID, in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.ChargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": v}), nil
+}
+
+// describeChargesCancel is the confirmation dunning_charges_cancel asks for.
+func (s *Service) describeChargesCancel(ctx context.Context, in *cancelChargeIn) (string, error) {
+	verb, consequence := "Cancel", "Collection stops and the charge cannot be reopened."
+	if in.WriteOff {
+		verb, consequence = "Write off", "It becomes a loss, collection stops and the charge cannot be reopened."
+	}
+	return s.describeCharge(verb, consequence)(ctx, &ChargeRefIn{ID: in.ID})
+}
+
+// chargesCancel answers dunning_charges_cancel.
+func (s *Service) chargesCancel(ctx context.Context, in *cancelChargeIn) (*rest.Response, error) {
+	to := lifecycle.ChargeCanceled
+	if in.WriteOff {
+		to = lifecycle.ChargeWrittenOff
+	}
+	return s.closeCharge(ctx, in.ID, to)
+}
+
+// chargesArchive answers dunning_charges_archive.
+func (s *Service) chargesArchive(ctx context.Context, in *ChargeRefIn) (*rest.Response, error) {
+	return s.closeCharge(ctx, in.ID, "")
+}
+
+// describeCharge is the confirmation message of a destructive charge
+// operation, naming the charge.
+func (s *Service) describeCharge(verb, consequence string) rest.Describe[ChargeRefIn] {
+	return func(ctx context.Context, in *ChargeRefIn) (string, error) {
+		t, err := s.Tenant(ctx)
+		if err != nil {
+			return "", err
+		}
+		c, err := GetCharge(ctx, s.DB, t.OrgID, in.ID)
+		if err != nil {
+			return "", NotFoundAs(err, "charge")
+		}
+		d, err := GetDebtor(ctx, s.DB, t.OrgID, c.DebtorID)
+		if err != nil {
+			return "", err
+		}
+		ref := c.ID
+		if c.ExternalID != nil {
+			ref = "external id " + *c.ExternalID
+		}
+		return fmt.Sprintf("%s the %s charge of %s owed by '%s', due %s (%s)? %s", verb, c.Status, c.OpenAmount, d.Name, c.DueDate.BR(), ref, consequence), nil
+	}
+}
+
+// createCharge stores a new charge and emits its events, all in one
+// transaction.
+func (s *Service) createCharge(ctx context.Context, orgID string, in *createChargeIn) (Charge, error) {
+	amount, err := positiveAmountIn("amount", in.Amount)
+	if err != nil {
+		return Charge{}, err
+	}
+	due, err := DateIn("due_date", in.DueDate)
+	if err != nil {
+		return Charge{}, err
+	}
+	var fine, interest latefee.Percent
+	if in.FinePercent != nil {
+		if fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+			return Charge{}, err
+		}
+	}
+	if in.InterestPercent != nil {
+		if interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+			return Charge{}, err
+		}
+	}
+	tags, err := checkTags(in.Tags)
+	if err != nil {
+		return Charge{}, err
+	}
+	custom, err := checkCustomData(in.CustomData)
+	if err != nil {
+		return Charge{}, err
+	}
+	now := s.Clock()
+	barcode, err := checkBarcode(in.Barcode, now)
+	if err != nil {
+		return Charge{}, err
+	}
+	link, err := checkPaymentLink(in.PaymentLink)
+	if err != nil {
+		return Charge{}, err
+	}
+	origin := in.Origin
+	if origin == "" {
+		origin = OriginExternal
+	}
+	ext := optionalText(in.ExternalID)
+	var c Charge
+	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
+		d, err := GetDebtor(ctx, tx, orgID, in.DebtorID)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return Invalid("debtor_id", "no debtor of the organization has this id or external_id")
+			}
+			return err
+		}
+		if d.Status == DebtorArchived {
+			return rest.Unprocessable("the debtor is archived: an upsert with its external_id makes it active again")
+		}
+		st, err := LoadSettings(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		if err := capError(st.Caps().Validate(d.FeeKind(), fine, interest)); err != nil {
+			return err
+		}
+		if ext != nil {
+			if old, err := GetChargeWhere(ctx, tx, `organization_id = ? AND external_id = ?`, orgID, *ext); err == nil {
+				return externalIDTaken(old)
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		status := lifecycle.ChargePending
+		var overdueAt *time.Time
+		if st.LateOn(due, st.Today(now)) {
+			status, overdueAt = lifecycle.ChargeOverdue, &now
+		}
+		id := store.NewID()
+		_, err = tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents, open_amount_cents, due_date,
+			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, orgID, d.ID, ext, int64(amount), int64(amount), due.String(), strings.TrimSpace(in.Description), int64(fine), int64(interest),
+			origin, optionalText(in.OriginRef), barcode, link, MustJSON(tags), custom, string(status), overdueAt, now, now)
+		if err != nil {
+			return err
+		}
+		if err := SyncChargeCount(ctx, tx, id); err != nil {
+			return err
+		}
+		if c, err = GetCharge(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		if err := s.EmitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
+			return err
+		}
+		if status == lifecycle.ChargeOverdue {
+			return s.EmitChargeEvent(ctx, tx, EventChargeOverdue, c)
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrConflict) && ext != nil {
+		// A concurrent create with the same external_id won at the unique
+		// index.
+		if old, e := GetChargeWhere(ctx, s.DB, `organization_id = ? AND external_id = ?`, orgID, *ext); e == nil {
+			return Charge{}, externalIDTaken(old)
+		}
+	}
+	return c, err
+}
+
+// externalIDTaken is the CONFLICT of a second charge with an external_id,
+// naming the charge that has it.
+func externalIDTaken(old Charge) *rest.Error {
+	return &rest.Error{Status: http.StatusConflict, Code: rest.CodeConflict,
+		Message: fmt.Sprintf("a charge with external_id %q already exists: %s", *old.ExternalID, old.ID),
+		Details: []rest.FieldError{{Field: "external_id", Message: "is taken by charge " + old.ID}}}
+}
+
+// LockCharge is getCharge that also locks the row until tx ends.
+func LockCharge(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (Charge, error) {
+	c, err := GetCharge(ctx, tx, orgID, idOrExternal)
+	if err != nil || tx.Dialect() != store.Postgres {
+		return c, err
+	}
+	return GetChargeWhere(ctx, tx, `id = ? AND organization_id = ? FOR UPDATE`, c.ID, orgID)
+}
+
+// TransitionError answers a refused change of a charge's status: an
+// illegal one is UNPROCESSABLE naming both states ("a paid charge cannot
+// become canceled").
+func TransitionError(err error) error {
+	var te *lifecycle.TransitionError
+	if errors.As(err, &te) {
+		return rest.Unprocessable(te.Error())
+	}
+	return err
+}
+
+// updateCharge applies a change to a pending or overdue charge.
+func (s *Service) updateCharge(ctx context.Context, orgID string, in *updateChargeIn) (Charge, Settings, error) {
+	var c Charge
+	var st Settings
+	err := s.DB.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := LockCharge(ctx, tx, orgID, in.ID)
+		if err != nil {
+			return NotFoundAs(err, "charge")
+		}
+		if !old.Status.Collectible() {
+			return rest.Unprocessable(fmt.Sprintf("a charge that is %s cannot be changed: only pending and overdue charges can", old.Status))
+		}
+		if st, err = LoadSettings(ctx, tx, orgID); err != nil {
+			return err
+		}
+		now := s.Clock()
+		c = old
+		if in.Amount != nil {
+			amount, err := positiveAmountIn("amount", *in.Amount)
+			if err != nil {
+				return err
+			}
+			paid := old.Amount - old.OpenAmount
+			if amount <= paid {
+				return Invalid("amount", fmt.Sprintf("must be more than the %s already paid", paid))
+			}
+			c.Amount, c.OpenAmount = amount, amount-paid
+		}
+		if in.DueDate != nil {
+			if c.DueDate, err = DateIn("due_date", *in.DueDate); err != nil {
+				return err
+			}
+			c.DueDateText = c.DueDate.String()
+		}
+		if in.Description != nil {
+			c.Description = strings.TrimSpace(*in.Description)
+		}
+		if in.FinePercent != nil {
+			if c.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+				return err
+			}
+		}
+		if in.InterestPercent != nil {
+			if c.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+				return err
+			}
+		}
+		if in.FinePercent != nil || in.InterestPercent != nil {
+			d, err := GetDebtor(ctx, tx, orgID, old.DebtorID)
+			if err != nil {
+				return err
+			}
+			if err := capError(st.Caps().Validate(d.FeeKind(), c.Fine, c.Interest)); err != nil {
+				return err
+			}
+		}
+		if in.OriginRef != nil {
+			c.OriginRef = optionalText(*in.OriginRef)
+		}
+		if in.Barcode != nil {
+			if c.Barcode, err = checkBarcode(*in.Barcode, now); err != nil {
+				return err
+			}
+		}
+		if in.PaymentLink != nil {
+			if c.PaymentLink, err = checkPaymentLink(*in.PaymentLink); err != nil {
+				return err
+			}
+		}
+		if in.Tags != nil {
+			if c.Tags, err = checkTags(*in.Tags); err != nil {
+				return err
+			}
+		}
+		custom := old.CustomDataJSON
+		if in.CustomData != nil {
+			if custom, err = checkCustomData(*in.CustomData); err != nil {
+				return err
+			}
+		}
+		// A new due date may make a pending charge late (it turns overdue
+		// now, as the sweep would) or an overdue one on time, which the
+		// status machine does not allow.
+		if in.DueDate != nil {
+			late := st.LateOn(c.DueDate, st.Today(now))
+			switch {
+			case late && c.Status == lifecycle.ChargePending:
+				c.Status = lifecycle.ChargeOverdue
+			case !late && c.Status == lifecycle.ChargeOverdue:
+				if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
+					return rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
+				}
+			}
+		}
+		c.CustomDataJSON = custom
+		if c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: c}); err != nil {
+			return err
+		}
+		// A new due date moves every step of the charge's plans with it,
+		// in the same transaction (the plans' due-moved hook).
+		if in.DueDate != nil && c.DueDateText != old.DueDateText {
+			return s.onDueMoved(ctx, tx, orgID, old.ID)
+		}
+		return nil
+	})
+	return c, st, err
+}
+
+// closeCharge takes a charge out of collection, stopping its enrollments
+// in the same transaction (onChargeClosed): to canceled or written_off,
+// or, with to empty, archives it. Repeating either changes nothing and
+// answers the charge as it is. Only a cancellation emits an event
+// (dunning.charge.canceled): the catalog has none for a write-off or an
+// archive.
+func (s *Service) closeCharge(ctx context.Context, ref string, to lifecycle.ChargeStatus) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var c Charge
+	err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := LockCharge(ctx, tx, t.OrgID, ref)
+		if err != nil {
+			return NotFoundAs(err, "charge")
+		}
+		c = old
+		next := old
+		if to == "" {
+			if old.ArchivedAt != nil {
+				return nil
+			}
+			now := s.Clock()
+			next.ArchivedAt = &now
+		} else {
+			if err := old.Status.CanBecome(to); err != nil {
+				if errors.Is(err, lifecycle.ErrNoChange) {
+					return nil
+				}
+				return TransitionError(err)
+			}
+			// canceled_at records when the charge left collection,
+			// canceled or written off (applyCharge stamps it).
+			next.Status = to
+		}
+		c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Settings(ctx, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.ChargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": v}), nil
+}

@@ -1,0 +1,15 @@
+// Package ledger is the bottom layer of Kobana Dunning: the organization's
+// debtors, charges, payments, waivers and settings, the one write path of
+// a charge's status, amounts, counts and events (ledger.go), and what
+// every layer above shares — the Service (database, queue, webhooks,
+// clock, tenancy), the error shapes, the list counts, the channels'
+// senders. It calls no layer above it: what must happen above when a
+// charge closes or its due date moves is a hook those layers add while
+// the product is built (Service.WhenChargeClosed, Service.WhenDueMoved).
+//
+// Where to start: a tool name (dunning_payments_create) is declared in a
+// RegisterX table (RegisterCharges in charges.go), which names its
+// handler method; the handler reads and writes through the aggregate's
+// store (charges_store.go) and, for money, through ledger.go. See
+// docs/dunning.md "Code layout".
+package ledger

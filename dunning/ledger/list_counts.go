@@ -1,0 +1,160 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// The numbered listings' totals at any size (docs/decisions.md, "Listings
+// at scale"): dunning_charge_counts and dunning_debtor_counts
+// (00270_dunning_listing_counts.sql) count the rows per organization and
+// key, and change in the transaction of every write that creates a row or
+// changes its key. A total over the whole list or over statuses is a sum
+// of a few counter rows; one with another filter (a debtor, dates, a plan,
+// a text) counts the matching rows, bounded by how many match.
+
+// chargeKey is what a charge is counted as.
+type chargeKey struct {
+	archived int
+	status   string
+}
+
+// SyncChargeCount moves charge id from the key it is counted as to the
+// one it has now, in q (the transaction that just inserted it or changed
+// its status or archiving, so the row is locked by that write until the
+// commit and no other writer can move it meanwhile). Nothing happens when
+// the key is unchanged. Every write of dunning_charges' status or
+// archived_at calls it; TestListingCountsMatch checks the counters against
+// COUNT(*) after each kind of write.
+func SyncChargeCount(ctx context.Context, q store.Querier, id string) error {
+	var r struct {
+		Org             string  `db:"organization_id"`
+		Status          string  `db:"status"`
+		Archived        int     `db:"archived"`
+		CountedStatus   *string `db:"counted_status"`
+		CountedArchived *int    `db:"counted_archived"`
+	}
+	if err := q.Get(ctx, &r, `SELECT organization_id, status, CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived,
+		counted_status, counted_archived FROM dunning_charges WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("dunning: count charge %s: %w", id, err)
+	}
+	now := chargeKey{r.Archived, r.Status}
+	var was *chargeKey
+	if r.CountedStatus != nil && r.CountedArchived != nil {
+		was = &chargeKey{*r.CountedArchived, *r.CountedStatus}
+		if *was == now {
+			return nil
+		}
+	}
+	// The two counter rows in one order (archived, status), so two
+	// transactions moving charges between the same keys lock them in the
+	// same order.
+	moves := []struct {
+		k chargeKey
+		d int
+	}{{now, 1}}
+	if was != nil {
+		moves = append(moves, struct {
+			k chargeKey
+			d int
+		}{*was, -1})
+		if was.archived < now.archived || (was.archived == now.archived && was.status < now.status) {
+			moves[0], moves[1] = moves[1], moves[0]
+		}
+	}
+	for _, m := range moves {
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_charge_counts (organization_id, archived, status, n) VALUES (?, ?, ?, ?)
+			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = dunning_charge_counts.n + excluded.n`,
+			r.Org, m.k.archived, m.k.status, m.d); err != nil {
+			return fmt.Errorf("dunning: count charge %s: %w", id, err)
+		}
+	}
+	_, err := q.Exec(ctx, `UPDATE dunning_charges SET counted_status = ?, counted_archived = ? WHERE id = ?`, now.status, now.archived, id)
+	return err
+}
+
+// SyncDebtorCount is syncChargeCount for a debtor (its status).
+func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
+	var r struct {
+		Org           string  `db:"organization_id"`
+		Status        string  `db:"status"`
+		CountedStatus *string `db:"counted_status"`
+	}
+	if err := q.Get(ctx, &r, `SELECT organization_id, status, counted_status FROM dunning_debtors WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("dunning: count debtor %s: %w", id, err)
+	}
+	if r.CountedStatus != nil && *r.CountedStatus == r.Status {
+		return nil
+	}
+	type move struct {
+		status string
+		d      int
+	}
+	moves := []move{{r.Status, 1}}
+	if r.CountedStatus != nil {
+		moves = append(moves, move{*r.CountedStatus, -1})
+		if *r.CountedStatus < r.Status {
+			moves[0], moves[1] = moves[1], moves[0]
+		}
+	}
+	for _, m := range moves {
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_debtor_counts (organization_id, status, n) VALUES (?, ?, ?)
+			ON CONFLICT (organization_id, status) DO UPDATE SET n = dunning_debtor_counts.n + excluded.n`, r.Org, m.status, m.d); err != nil {
+			return fmt.Errorf("dunning: count debtor %s: %w", id, err)
+		}
+	}
+	_, err := q.Exec(ctx, `UPDATE dunning_debtors SET counted_status = ? WHERE id = ?`, r.Status, id)
+	return err
+}
+
+// RecountOrganization rebuilds an organization's counters from its rows,
+// for rows written without syncChargeCount or syncDebtorCount (a bulk
+// load by SQL, the benchmarks' seeding); run it in one transaction.
+func RecountOrganization(ctx context.Context, q store.Querier, orgID string) error {
+	for _, stmt := range []string{
+		`UPDATE dunning_charges SET counted_status = status, counted_archived = CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END WHERE organization_id = ?`,
+		`UPDATE dunning_debtors SET counted_status = status WHERE organization_id = ?`,
+		`DELETE FROM dunning_charge_counts WHERE organization_id = ?`,
+		`DELETE FROM dunning_debtor_counts WHERE organization_id = ?`,
+		`INSERT INTO dunning_charge_counts (organization_id, archived, status, n)
+			SELECT organization_id, counted_archived, counted_status, COUNT(*) FROM dunning_charges WHERE organization_id = ? GROUP BY organization_id, counted_archived, counted_status`,
+		`INSERT INTO dunning_debtor_counts (organization_id, status, n)
+			SELECT organization_id, counted_status, COUNT(*) FROM dunning_debtors WHERE organization_id = ? GROUP BY organization_id, counted_status`,
+	} {
+		if _, err := q.Exec(ctx, stmt, orgID); err != nil {
+			return fmt.Errorf("dunning: recount: %w", err)
+		}
+	}
+	return nil
+}
+
+// chargeTotal is the counters' number of the organization's charges,
+// archived or not, in statuses (every status when empty).
+func chargeTotal(ctx context.Context, q store.Querier, orgID string, archived bool, statuses []string) (int, error) {
+	query := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = ?`
+	a := 0
+	if archived {
+		a = 1
+	}
+	args := []any{orgID, a}
+	if len(statuses) > 0 {
+		query += ` AND status IN (?` + strings.Repeat(", ?", len(statuses)-1) + `)`
+		for _, s := range statuses {
+			args = append(args, s)
+		}
+	}
+	var n int
+	err := q.Get(ctx, &n, query, args...)
+	return n, err
+}
+
+// debtorTotal is the counter's number of the organization's debtors in
+// status.
+func debtorTotal(ctx context.Context, q store.Querier, orgID, status string) (int, error) {
+	var n int
+	err := q.Get(ctx, &n, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_debtor_counts WHERE organization_id = ? AND status = ?`, orgID, status)
+	return n, err
+}

@@ -1,0 +1,221 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/money"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// paymentClockSkew is how far in the future a paid_at may be: a client's
+// clock a little ahead of ours is not a payment from tomorrow.
+const paymentClockSkew = 5 * time.Minute
+
+// paidBeforeCharge is how long before its charge a payment may say it
+// was paid: before the earlier of the charge's creation and its due date
+// (an imported legacy charge is created today with an old due date, and
+// its payments are as old as it), by at most a year (an early payment
+// recorded against the charge later). Before that, paid_at is a typo —
+// "1900-01-01" on a charge created today.
+const paidBeforeCharge = 365 * 24 * time.Hour
+
+// onHorizonDays is how far after today GET /charges/{id}?on= may ask
+// for the updated amount: ten years, longer than any agreement, so a
+// projection is possible but year 9999's fine and interest are not.
+const onHorizonDays = 3653
+
+// paidAtFloor is the earliest paid_at a payment of c may carry:
+// paidBeforeCharge before the earlier of c's creation and due date, and
+// never before the API's date window (dateWindow).
+func paidAtFloor(c Charge) time.Time {
+	start := c.CreatedAt
+	if due := c.DueDate.At(0, 0, time.UTC); due.Before(start) {
+		start = due
+	}
+	floor := start.Add(-paidBeforeCharge)
+	if first, _ := dateWindow(); floor.Before(first.At(0, 0, time.UTC)) {
+		floor = first.At(0, 0, time.UTC)
+	}
+	return floor
+}
+
+type createPaymentIn struct {
+	ID        string  `json:"id" in:"path" jsonschema:"The charge's id or external_id."`
+	Amount    float64 `json:"amount" minimum:"0" jsonschema:"What was paid, in BRL; more than two decimals are rounded half-up to the cent. At most the charge's updated amount on the day it was paid (open amount plus fine and interest)."`
+	PaidAt    string  `json:"paid_at,omitempty" format:"date-time" jsonschema:"When it was paid, RFC 3339 (default now); not in the future."`
+	Method    string  `json:"method,omitempty" enum:"pix,bank_billet,card,cash,transfer,other" jsonschema:"How it was paid (default other)."`
+	Reference string  `json:"reference,omitempty" maxLength:"255" jsonschema:"The payment's reference: a Pix end-to-end id, a receipt number."`
+}
+
+// paymentResultJSON is a recorded payment with the charge as it stands
+// after it.
+type paymentResultJSON struct {
+	paymentRecordedJSON
+	Charge ChargeJSON `json:"charge"`
+}
+
+// paymentRecordedJSON is a payment as it was just recorded: how it was
+// applied (paymentJSON.Applied) and what the charge still owes on the
+// payment's day, by part.
+type paymentRecordedJSON struct {
+	paymentJSON
+	Remaining remainingJSON `json:"remaining"`
+}
+
+// remainingJSON is what a charge still owes after a payment, on its day.
+type remainingJSON struct {
+	Principal money.Cents `json:"principal"`
+	Fine      money.Cents `json:"fine"`
+	Interest  money.Cents `json:"interest"`
+	Total     money.Cents `json:"total"`
+}
+
+// showPaymentResult is pay with what stays open after it (left, the
+// charge's breakdown on the payment's day).
+func showPaymentResult(pay Payment, left latefee.Breakdown) paymentRecordedJSON {
+	return paymentRecordedJSON{paymentJSON: showPayment(pay),
+		Remaining: remainingJSON{Principal: left.Open, Fine: left.Fine, Interest: left.Interest, Total: left.Updated}}
+}
+
+// withTerms is c with the ledger of t (latefee.Impute's answer): its
+// principal left, the fine and interest still due, and from when
+// interest accrues.
+func withTerms(c Charge, t latefee.Terms) Charge {
+	c.OpenAmount, c.FineDue, c.InterestDue, c.FineAssessed, c.AccrualFrom = t.Open, t.FineDue, t.InterestDue, t.FineAssessed, t.AccrualFrom
+	return c
+}
+
+// recordedBy names who recorded something: the person, or the OAuth client
+// of a machine token.
+func recordedBy(id *identity.Identity) string {
+	if id.UserID != "" {
+		return id.UserID
+	}
+	return "client:" + id.ClientID
+}
+
+// EventPaymentRecorded reports every payment, with how it was applied
+// (interest, fine, principal) and what remains; the one that clears the
+// charge is followed by dunning.charge.paid, which carries it too.
+const EventPaymentRecorded = "dunning.payment.recorded"
+
+// registerPayments declares dunning_charges_payments_create.
+func registerPayments(api *rest.API, s *Service) {
+	rest.Handle(api, rest.Operation{
+		ID: "dunning_charges_payments_create", Method: "POST", Path: "/charges/{id}/payments", Tags: []string{"charges"},
+		Title: "Record a payment",
+		Summary: "Records a payment against a pending or overdue charge. On a late charge it pays first the interest due, then the fine, then the principal (Código Civil art. 354; the organization's payment_imputation setting may be principal_first where agreed). " +
+			"The answer and dunning.payment.recorded say how it was applied and what remains; only paying the whole updated amount marks the charge paid, stops its collection and emits dunning.charge.paid (with the payment).",
+		Requires: chargesWrite, Annotations: restkit.Write(false),
+	}, s.chargesPaymentsCreate)
+}
+
+// chargesPaymentsCreate answers dunning_charges_payments_create.
+func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn) (*rest.Response, error) {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	amount, err := positiveAmountIn("amount", in.Amount)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Clock()
+	paidAt := now
+	if in.PaidAt != "" {
+		p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
+		if err != nil {
+			return nil, Invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
+		}
+		if p.After(now.Add(paymentClockSkew)) {
+			return nil, Invalid("paid_at", "must not be in the future")
+		}
+		paidAt = p.UTC().Truncate(time.Microsecond)
+	}
+	method := in.Method
+	if method == "" {
+		method = "other"
+	}
+	var pay Payment
+	var c Charge
+	var st Settings
+	var left latefee.Breakdown
+	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
+		old, err := LockCharge(ctx, tx, t.OrgID, in.ID)
+		if err != nil {
+			return NotFoundAs(err, "charge")
+		}
+		if !old.Status.Collectible() {
+			return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ArticleFor(string(old.Status)), old.Status))
+		}
+		if floor := paidAtFloor(old); paidAt.Before(floor) {
+			return Invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
+				floor.Format(time.RFC3339), earliestYear))
+		}
+		if st, err = LoadSettings(ctx, tx, t.OrgID); err != nil {
+			return err
+		}
+		day := st.Today(paidAt)
+		b, err := ChargeBreakdown(old, st, day)
+		if err != nil {
+			return err
+		}
+		if amount > b.Updated {
+			return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
+				amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
+		}
+		after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
+		if err != nil {
+			return err
+		}
+		pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
+			Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
+			AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
+		if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
+			applied_interest_cents, applied_fine_cents, applied_principal_cents)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
+			pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
+			return err
+		}
+		next := withTerms(old, after)
+		switch {
+		case after.Cleared():
+			next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
+		case next.Status == lifecycle.ChargePending && st.LateOn(next.DueDate, st.Today(now)):
+			// What stays open is late: it turns overdue now, as the
+			// sweep would (charges.go does the same on a write).
+			next.Status = lifecycle.ChargeOverdue
+		}
+		if left, err = ChargeBreakdown(next, st, day); err != nil {
+			return err
+		}
+		recorded := map[string]any{"payment": showPaymentResult(pay, left)}
+		c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.ChargeView(c, st, calendar.Date{})
+	if err != nil {
+		return nil, err
+	}
+	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
+}
+
+// ArticleFor is "a" or "an" before word, for messages naming a state.
+func ArticleFor(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}

@@ -1,0 +1,370 @@
+package regua
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/dunning/collection"
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
+)
+
+// The step runner: every minute it takes the active enrollments whose
+// next step is due (the index dunning_enrollments_due, status and
+// next_run_at) and runs each step in one transaction of its own:
+//
+//  1. lock the charge, then the enrollment — the order a payment takes
+//     them — with SKIP LOCKED on PostgreSQL, so two workers or replicas
+//     split the work instead of queueing on it (SQLite runs one writer at
+//     a time), and check the enrollment is still due. A payment
+//     committing meanwhile is seen here, or sees this step's message
+//     queued and skips it (chargeClosed); a charge out of collection
+//     stops the enrollment and sends nothing;
+//  2. never inside the quiet hours: a step found due there (the process
+//     was down at its instant) waits for the window to open;
+//  3. a missed step is sent once when the process comes back if it is
+//     still relevant: not when a later step of the plan is due as well
+//     (the later one supersedes it), nor a reminder before the due date
+//     once the due date has passed;
+//  4. write the step's notification — the unique (enrollment, step) row,
+//     so a second worker's insert is a no-op and a step is sent at most
+//     once — and enqueue its send in the same transaction; a step the
+//     debtor cannot receive (opted out, no address, channel off, a value
+//     missing) is written as skipped instead, and a step that requires
+//     approval parks in dunning_step_approvals;
+//  5. point the enrollment at its next step, or complete it.
+//
+// Time is the service's clock, so a test drives a two-month régua in
+// milliseconds.
+
+// RunnerArgs is one run of the step runner.
+type RunnerArgs struct{}
+
+// Kind names the job in the queue.
+func (RunnerArgs) Kind() string { return "dunning.step_runner" }
+
+type runnerWorker struct {
+	river.WorkerDefaults[RunnerArgs]
+	n *Notifier
+}
+
+// Timeout bounds one run; one that runs out of time stops between
+// enrollments and the next minute's run goes on.
+func (w *runnerWorker) Timeout(*river.Job[RunnerArgs]) time.Duration { return 2 * time.Minute }
+
+// Work runs the due steps.
+func (w *runnerWorker) Work(ctx context.Context, _ *river.Job[RunnerArgs]) error {
+	_, err := w.n.RunDue(ctx)
+	return err
+}
+
+// schedule adds the scheduler's periodic jobs: the step runner every
+// minute and the sweep every hour, both also when a process becomes the
+// leader (a restart catches up at once).
+func (n *Notifier) schedule(q *jobs.Queue) {
+	q.AddPeriodic(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) { return RunnerArgs{}, nil }, true)
+	q.AddPeriodic(ledger.Hourly{Min: 1}, func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, true)
+}
+
+// maxRunnerRounds bounds one run: a round takes a batch of due
+// enrollments; the next round takes what is still due (the rest of a full
+// batch, or an enrollment whose passed-over step left it at another due
+// step).
+const maxRunnerRounds = 50
+
+// RunDue runs every due step and reports how many steps it decided
+// (sent, skipped, parked, deferred or passed over).
+func (n *Notifier) RunDue(ctx context.Context) (int, error) {
+	total := 0
+	for round := 0; round < maxRunnerRounds; round++ {
+		now := n.Clock()
+		var ids []string
+		if err := n.DB.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
+			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at LIMIT ?`,
+			string(lifecycle.EnrollmentActive), now, string(lifecycle.PlanActive), n.RunnerBatch); err != nil {
+			return total, err
+		}
+		progressed := 0
+		for _, id := range ids {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			did, err := n.runEnrollment(ctx, id, now)
+			if err != nil {
+				return total, fmt.Errorf("dunning: step runner, enrollment %s: %w", id, err)
+			}
+			if did {
+				progressed++
+			}
+		}
+		total += progressed
+		// Another round while this one decided something: a passed-over
+		// step leaves its enrollment at a step that may be due as well.
+		if progressed == 0 {
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+// runEnrollment runs the due step of one enrollment at now, in one
+// transaction; false when there was nothing to do (another worker took
+// it, it is no longer due).
+func (n *Notifier) runEnrollment(ctx context.Context, id string, now time.Time) (bool, error) {
+	did := false
+	err := n.DB.WithTx(ctx, func(tx *store.Tx) error {
+		// Locks in the order every writer of a charge takes them — the
+		// charge, then its enrollments (a payment, enrolling) — so the
+		// runner and a payment never wait for each other in a circle. On
+		// PostgreSQL SKIP LOCKED passes over a charge or an enrollment
+		// another transaction holds (a payment, another worker): the next
+		// round or the next minute takes it.
+		skip := ""
+		if tx.Dialect() == store.Postgres {
+			skip = " FOR UPDATE SKIP LOCKED"
+		}
+		var ref struct {
+			ChargeID string `db:"charge_id"`
+			OrgID    string `db:"organization_id"`
+		}
+		err := tx.Get(ctx, &ref, `SELECT charge_id, organization_id FROM dunning_enrollments WHERE id = ?`, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c, err := ledger.GetChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+skip, ref.ChargeID, ref.OrgID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // gone, or held by another transaction
+		}
+		if err != nil {
+			return err
+		}
+		var e collection.EnrollmentRecord
+		err = tx.Get(ctx, &e, `SELECT `+collection.EnrollmentColumns+` FROM dunning_enrollments WHERE id = ?`+skip, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // gone, or another worker holds it
+		}
+		if err != nil {
+			return err
+		}
+		if e.Status != string(lifecycle.EnrollmentActive) || e.NextStepID == nil || e.NextRunAt == nil || e.NextRunAt.After(now) {
+			return nil
+		}
+		did = true
+		return n.runStep(ctx, tx, &e, &c, now)
+	})
+	return did, err
+}
+
+// runStep decides the due step of e at now, e and its charge c locked;
+// see the steps above.
+func (n *Notifier) runStep(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, c *ledger.Charge, now time.Time) error {
+	p, err := collection.GetPlan(ctx, tx, e.OrganizationID, e.PlanID)
+	if err != nil {
+		return err
+	}
+	if p.Status != string(lifecycle.PlanActive) {
+		return nil // paused meanwhile: resuming reschedules it
+	}
+	if collection.ChargeCollectible(*c) != nil {
+		// Its closing should have stopped the enrollment already
+		// (chargeClosed hooks); stop it now if it did not.
+		reason := ledger.StopArchived
+		if r, ok := lifecycle.StopReasonFor(c.Status); ok {
+			reason = r
+		}
+		return n.StopEnrollment(ctx, tx, e, reason, c, &p)
+	}
+	st, err := ledger.LoadSettings(ctx, tx, e.OrganizationID)
+	if err != nil {
+		return err
+	}
+	opt, err := collection.PlanScheduleOptions(st)
+	if err != nil {
+		return err
+	}
+	cal, err := collection.ChargePlanCalendar(ctx, tx, *c, p, st)
+	if err != nil {
+		return err
+	}
+	done, err := collection.DoneSteps(ctx, tx, e.ID)
+	if err != nil {
+		return err
+	}
+	var entry *collection.CalendarEntry
+	for i := range cal {
+		if cal[i].Step.ID == *e.NextStepID {
+			entry = &cal[i]
+		}
+	}
+	if entry == nil || done[entry.Step.ID] {
+		// The step was deleted, disabled or already run since the
+		// enrollment pointed at it: point it at what the calendar says now.
+		return n.RescheduleEnrollment(ctx, tx, e, &p)
+	}
+	// Never inside the quiet hours.
+	if open, ok := windowOpen(now, opt, entry.Step.BusinessDays != 0); !ok {
+		e.NextRunAt, e.UpdatedAt = &open, now
+		return collection.UpdateEnrollment(ctx, tx, e)
+	}
+	done[entry.Step.ID] = true
+	if why := stale(cal, entry, done, now, opt); why != "" {
+		// A missed step no longer worth sending: recorded, passed over.
+		d, err := ledger.GetDebtor(ctx, tx, e.OrganizationID, c.DebtorID)
+		if err != nil {
+			return err
+		}
+		row := n.Skipped(n.stepDraft(e, entry.Step, d, c), &notify.Refusal{Code: collection.SkipPast, Msg: why}, "")
+		if _, err := n.Queue(ctx, tx, row); err != nil {
+			return err
+		}
+		return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
+	}
+	if entry.Step.Action == collection.ActionNotify {
+		if err := n.notifyStep(ctx, tx, e, entry.Step, st, c); err != nil {
+			return err
+		}
+	} else if err := n.park(ctx, tx, e, entry.Step, c); err != nil {
+		// A step that escalates (report, protest, agreement offer) always
+		// waits for a person, whatever its requires_approval; approving
+		// runs it through its route's rules (approvals.go).
+		return err
+	}
+	return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
+}
+
+// notifyStep writes the step's notification (queued with its send job,
+// or skipped with its reason) or, for a step that requires approval, its
+// pending approval.
+func (n *Notifier) notifyStep(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, step collection.StepRecord, st ledger.Settings, c *ledger.Charge) error {
+	d, err := ledger.GetDebtor(ctx, tx, e.OrganizationID, c.DebtorID)
+	if err != nil {
+		return err
+	}
+	dr := n.stepDraft(e, step, d, c)
+	row, err := n.Compose(ctx, tx, st, dr)
+	var r *notify.Refusal
+	var re *rest.Error
+	switch {
+	case errors.As(err, &r):
+		_, err = n.Queue(ctx, tx, n.Skipped(dr, r, ""))
+		return err
+	case errors.As(err, &re):
+		// A value the template needs and the charge lacks, a message too
+		// long: what the preview calls missing_values.
+		_, err = n.Queue(ctx, tx, n.Skipped(dr, &notify.Refusal{Code: collection.SkipMissingValues, Msg: fieldMessage(re)}, ""))
+		return err
+	case err != nil:
+		return err
+	}
+	if step.RequiresApproval != 0 {
+		return n.park(ctx, tx, e, step, c)
+	}
+	_, err = n.Queue(ctx, tx, row)
+	return err
+}
+
+// stepDraft is what a plan step sends: its templates, to the debtor's
+// default address on its channel, marked as the enrollment's step.
+func (n *Notifier) stepDraft(e *collection.EnrollmentRecord, step collection.StepRecord, d ledger.Debtor, c *ledger.Charge) notify.Draft {
+	subject := ""
+	if step.Subject != nil {
+		subject = *step.Subject
+	}
+	eid, sid := e.ID, step.ID
+	return notify.Draft{Debtor: d, Charge: c, Channel: step.Channel, Subject: subject, Body: step.Template, Kind: notify.KindReminder,
+		CreatedBy: notify.CreatedByScheduler, EnrollmentID: &eid, StepID: &sid}
+}
+
+// advance points e at the first step after entry not done yet (steps at
+// the same instant included), or completes it.
+func (n *Notifier) advance(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, cal []collection.CalendarEntry, done map[string]bool,
+	entry *collection.CalendarEntry, c *ledger.Charge, p *collection.PlanRecord, now time.Time) error {
+	next := collection.PickNextStep(cal, done, entry.Run.At, true)
+	collection.SetNextStep(e, next)
+	e.UpdatedAt = now
+	if next == nil {
+		return n.CompleteEnrollment(ctx, tx, e, c, p)
+	}
+	return collection.UpdateEnrollment(ctx, tx, e)
+}
+
+// stale says why a due step is no longer worth sending ("" when it is):
+// a later step of the plan is due too (the process was down across both,
+// and the later message supersedes this one), or the step is a reminder
+// before the due date and the due date has passed.
+func stale(cal []collection.CalendarEntry, entry *collection.CalendarEntry, done map[string]bool, now time.Time, opt schedule.Options) string {
+	for i := range cal {
+		later := &cal[i]
+		if done[later.Step.ID] || !later.Run.At.After(entry.Run.At) {
+			continue
+		}
+		if !later.Run.At.After(now) {
+			return fmt.Sprintf("missed at %s, and the later step %s (%s) is due too: only the later one is sent",
+				entry.Run.At.Format(time.RFC3339), later.Step.ID, collection.StepDay(later.Step.OffsetDays))
+		}
+		break
+	}
+	zone := opt.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	if entry.Step.OffsetDays < 0 && calendar.DateOf(now.In(zone)).After(entry.Nominal.AddDays(-entry.Step.OffsetDays)) {
+		return fmt.Sprintf("a reminder %d days before the due date, missed until after the due date", -entry.Step.OffsetDays)
+	}
+	return ""
+}
+
+// windowOpen reports whether now is inside the organization's sending
+// window and, when it is not, the next instant it opens (the next
+// business day's opening for a step that keeps to business days).
+func windowOpen(now time.Time, opt schedule.Options, businessDays bool) (time.Time, bool) {
+	zone := opt.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	w := opt.Window
+	if w.IsZero() {
+		w = schedule.DefaultWindow
+	}
+	local := now.In(zone)
+	if w.Contains(schedule.At(local.Hour(), local.Minute())) {
+		return now, true
+	}
+	day := calendar.DateOf(local)
+	if schedule.At(local.Hour(), local.Minute()) >= w.Close {
+		day = day.AddDays(1)
+	}
+	if businessDays {
+		day = opt.Calendar.NextBusinessDay(day)
+	}
+	return day.At(w.Open.Hour(), w.Open.Minute(), zone).UTC(), false
+}
+
+// fieldMessage is an API validation error in one line: its field
+// messages, or its message.
+func fieldMessage(e *rest.Error) string {
+	if len(e.Details) == 0 {
+		return e.Message
+	}
+	out := ""
+	for i, d := range e.Details {
+		if i > 0 {
+			out += "; "
+		}
+		out += d.Field + " " + d.Message
+	}
+	return out
+}
