@@ -95,7 +95,7 @@ func (h *agentRunsAPI) list(ctx context.Context, in *listAgentRunsIn) (*rest.Res
 	}
 	f := agentRunFilter{Status: in.Status, Before: before, Limit: restkit.PageLimit(in.Limit)}
 	if in.AgentID != "" {
-		a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
+		a, err := getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, rest.NotFound("agent")
 		}

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -24,10 +25,6 @@ var (
 	emailsRead  = mcp.Requirement{Scopes: []string{"inbox.emails"}, Permission: identity.PermRead}
 	emailsWrite = mcp.Requirement{Scopes: []string{"inbox.emails"}, Permission: identity.PermWrite}
 )
-
-// errEmailBusy is reprocessing an e-mail whose processing is running: a
-// second run would race the first over the same result.
-var errEmailBusy = errors.New("inbox: the e-mail is being processed")
 
 // emailView is an e-mail as the API shows it. Subject, addresses, bodies,
 // file names and agent_metadata come from third parties (the sender, or
@@ -311,7 +308,7 @@ func (h *emailsAPI) eml(w http.ResponseWriter, r *http.Request) {
 	em, err := getWorkspaceEmail(r.Context(), h.db, sc.OrgID, sc.WorkspaceID, id)
 	if err == nil {
 		var raw []byte
-		if raw, err = h.emailRaw(r.Context(), h.db, sc.OrgID, em.ID); err == nil {
+		if raw, err = emailRaw(r.Context(), h.db, sc.OrgID, em.ID); err == nil {
 			w.Header().Set("Content-Type", "message/rfc822")
 			w.Header().Set("Content-Disposition", `attachment; filename="`+em.ID+`.eml"`)
 			w.Header().Set("Content-Length", strconv.Itoa(len(raw)))

@@ -134,7 +134,7 @@ func (h *inboxesAPI) describeRecipientsAdd(ctx context.Context, in *addRecipient
 	if err != nil {
 		return "", err
 	}
-	r, err := h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	r, err := getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	if err != nil {
 		return "", inboxErr(err)
 	}
@@ -184,7 +184,7 @@ func (h *inboxesAPI) describeRecipientsRemove(ctx context.Context, in *removeRec
 	if err != nil {
 		return "", err
 	}
-	r, err := h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	r, err := getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	if err != nil {
 		return "", inboxErr(err)
 	}

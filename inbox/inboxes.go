@@ -172,7 +172,7 @@ func (h *inboxesAPI) list(ctx context.Context, in *listInboxesIn) (*rest.Respons
 	if in.AgentID != "" {
 		// An agent that is not there matches no inbox.
 		f.AgentID = in.AgentID
-		if a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
+		if a, err := getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
 			f.AgentID = a.ID
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return nil, err
@@ -188,7 +188,7 @@ func (h *inboxesAPI) list(ctx context.Context, in *listInboxesIn) (*rest.Respons
 // get answers inboxes_get.
 func (h *inboxesAPI) get(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
 	return restkit.ReadItem(ctx, h.workspaceScope, "inbox", func(sc scope) (inboxRecord, error) {
-		return h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		return getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	}, toInboxJSON)
 }
 
@@ -273,7 +273,7 @@ func (h *inboxesAPI) describeDelete(ctx context.Context, in *inboxRefIn) (string
 	if err != nil {
 		return "", err
 	}
-	r, err := h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	r, err := getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	if err != nil {
 		return "", inboxErr(err)
 	}

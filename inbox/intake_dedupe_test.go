@@ -317,7 +317,7 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 		s := mailService(t, e, Config{SMTPAddr: "off"})
 		ctx := context.Background()
 		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
-		ib, err := s.inboxByAddress(ctx, db, "contas@inbox.localhost")
+		ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestDedupeMigration(t *testing.T) {
 			e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 			s := mailService(t, e, Config{SMTPAddr: "off"})
 			mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
-			ib, err := s.inboxByAddress(ctx, db, "contas@inbox.localhost")
+			ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 			if err != nil {
 				t.Fatal(err)
 			}

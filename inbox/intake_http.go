@@ -192,7 +192,7 @@ func (s *service) ownActiveInbox(r *http.Request, id *identity.Identity, addr st
 	if addr == "" {
 		return ib, false, nil
 	}
-	ib, err = s.inboxByAddress(r.Context(), s.db, addr)
+	ib, err = inboxByAddress(r.Context(), s.db, addr)
 	if errors.Is(err, store.ErrNotFound) {
 		return ib, false, nil
 	}

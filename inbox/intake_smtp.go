@@ -188,7 +188,7 @@ func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), smtpDataTimeout)
 	defer cancel()
-	ib, err := ss.s.inboxByAddress(ctx, ss.s.db, addr)
+	ib, err := inboxByAddress(ctx, ss.s.db, addr)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errNoSuchMailbox

@@ -142,7 +142,7 @@ func mailJobs(t *testing.T, db *store.DB, emailID string, reprocess bool) int {
 // mailUsage is the workspace's count of accepted e-mails this month.
 func mailUsage(t *testing.T, s *service, orgID, workspaceID string) int {
 	t.Helper()
-	ws, err := s.workspaceSettings(context.Background(), s.db, orgID, workspaceID)
+	ws, err := readWorkspaceSettings(context.Background(), s.db, orgID, workspaceID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func registerWebhooks(api *rest.API, s *service) {
 // filters on. An inbox the caller cannot see is 404, as its own routes
 // answer.
 func (s *service) filterInboxID(ctx context.Context, sc scope, ref string) (string, error) {
-	ib, err := s.getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, ref)
+	ib, err := getInbox(ctx, s.db, sc.OrgID, sc.WorkspaceID, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", rest.NotFound("inbox")
 	}

@@ -131,7 +131,7 @@ func (h *workspacesAPI) update(ctx context.Context, in *updateWorkspaceIn) (*res
 		if err := accounts.NoteChange(ctx, tx); err != nil {
 			return err
 		}
-		if ws, err = h.workspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
+		if ws, err = readWorkspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
 			return err
 		}
 		if in.Label != nil {

@@ -139,7 +139,7 @@ func (h *workspacesAPI) list(ctx context.Context, in *listWorkspacesIn) (*rest.R
 	end := min(start+limit, len(all))
 	data := make([]workspaceJSON, 0, end-start)
 	for _, w := range all[start:end] {
-		ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
+		ws, err := readWorkspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func (h *workspacesAPI) get(ctx context.Context, in *getWorkspaceIn) (*rest.Resp
 	if err != nil {
 		return nil, err
 	}
-	ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
+	ws, err := readWorkspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
 	if err != nil {
 		return nil, err
 	}
