@@ -30,7 +30,7 @@ type emailsSeed struct {
 func seedEmails(t *testing.T, db *store.DB) *emailsSeed {
 	t.Helper()
 	e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-	sd := &emailsSeed{e: e, s: mailService(t, e, Config{SMTPAddr: "off"}), byFixture: map[string]string{}}
+	sd := &emailsSeed{e: e, s: mailService(t, e, Config{SMTPAddr: "off"}).service, byFixture: map[string]string{}}
 	sd.contas = mailInbox(t, e, e.Owner, "contas@inbox.localhost", map[string]any{"external_id": "contas-ext"})
 	sd.fechada = mailInbox(t, e, e.Owner, "fechada@inbox.localhost", map[string]any{"allowed_recipients": []string{"ninguem@x.example"}})
 	sd.deles = mailInbox(t, e, e.Other, "deles@inbox.localhost", nil)

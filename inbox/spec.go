@@ -78,8 +78,9 @@ func build(b *productkit.Builder, cfg Config) error {
 	if deps.DB == nil {
 		return nil // a catalog only: no intake to serve
 	}
-	b.Lifecycle(svc.start, svc.shutdown, func() []string {
-		if a := svc.smtpAddr(); a != nil {
+	smtpIn := &smtpIntake{s: svc}
+	b.Lifecycle(smtpIn.start, smtpIn.shutdown, func() []string {
+		if a := smtpIn.addr(); a != nil {
 			return []string{ServerName + " SMTP intake: smtp://" + a.String() + " (addresses @" + cfg.MailDomain + ")"}
 		}
 		return nil
