@@ -39,8 +39,9 @@ type emailIDIn struct {
 }
 
 // emailsAPI holds the handlers of the e-mail operations and of the HTTP
-// intake (intake_http.go). The raw ones (the .eml download, the intake)
-// write their own answers, in api's error shape.
+// intake (what the intake does is in intake_http.go). The raw ones (the
+// .eml download, the intake) write their own answers, in api's error
+// shape.
 type emailsAPI struct {
 	*service
 	api *rest.API
@@ -75,7 +76,13 @@ func registerEmails(api *rest.API, s *service) {
 		// works on the e-mail already stored.
 		Annotations: restkit.Destructive(false),
 	}, h.describeReprocess, h.reprocess)
-	registerIntake(api, h)
+	// The HTTP intake, among the e-mail operations whose raw handlers it
+	// shares (intake_http.go has what it does).
+	rest.HandleRaw(api, rest.Operation{
+		ID: "intake_messages_create", Method: "POST", Path: intakeHTTPPath, Tags: []string{"intake"},
+		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status; a message an inbox has already (same Message-ID and bytes: a retry) answers that e-mail with duplicate: true and is not stored again. REST only.",
+		Requires: emailsWrite, Annotations: restkit.Write(false),
+	}, h.intake)
 }
 
 // list answers emails_list.
@@ -228,6 +235,16 @@ func (h *emailsAPI) eml(w http.ResponseWriter, r *http.Request) {
 		err = rest.NotFound("email")
 	}
 	h.writeRawError(h.api, w, r, err)
+}
+
+// intake answers intake_messages_create (POST /intake/messages).
+func (h *emailsAPI) intake(w http.ResponseWriter, r *http.Request) {
+	out, err := h.deliverPosted(w, r)
+	if err != nil {
+		h.writeRawError(h.api, w, r, err)
+		return
+	}
+	h.api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
 }
 
 // rawScope is workspaceScope for a raw handler, which reads the

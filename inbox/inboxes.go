@@ -83,10 +83,6 @@ var (
 	inboxesManage = mcp.Requirement{Scopes: []string{"inbox.inboxes"}, Permission: identity.PermManage}
 )
 
-// writeAnnotations is restkit.Write under the name the HTTP intake's
-// declaration (intake_http.go) still uses.
-func writeAnnotations(idempotent bool) mcp.ToolAnnotations { return restkit.Write(idempotent) }
-
 // inboxesAPI holds the handlers of the inbox operations, allow-list
 // included (inbox_recipients.go): each is a named method, so an operation
 // reads from its declaration to its store in one hop.
@@ -129,7 +125,6 @@ func registerInboxes(api *rest.API, s *service) {
 		Description: "Destructive: it cannot be undone.",
 		Requires:    inboxesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, h.describeDelete, h.delete)
-	registerInboxRecipients(api, s)
 }
 
 // list answers inboxes_list.
@@ -583,4 +578,15 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// inboxErr turns a store error about an inbox into the API's answer.
+func inboxErr(err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return rest.NotFound("inbox")
+	case errors.Is(err, store.ErrConflict):
+		return rest.Conflict("another live inbox already uses this external_id or address")
+	}
+	return err
 }

@@ -81,15 +81,13 @@ func findWorkspace(ctx context.Context, acc *accounts.Store, orgID, ref string) 
 	return w, err
 }
 
-// registerWorkspaces declares workspaces_delete, the one workspace
-// operation that needs nothing beyond the accounts store and the
-// confirmations; the others read the Inbox's settings of each workspace and
-// are declared with the service (registerWorkspaceReads, called by
-// registerWorkspaceWrites). Every query is scoped by the caller's
-// organization; another organization's workspace is 404, never 403.
-func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
-	registerWorkspaceDelete(api, acc, nonces)
-}
+// workspacesAPI holds the handlers of the workspace operations that read
+// or write the Inbox's settings of a workspace: the reads here, the
+// writes in workspace_writes.go. workspaces_delete needs nothing beyond
+// the accounts store and the confirmations (workspaceDeleteAPI). Every
+// query is scoped by the caller's organization; another organization's
+// workspace is 404, never 403.
+type workspacesAPI struct{ *service }
 
 // registerWorkspaceReads declares workspaces_list and workspaces_get.
 func registerWorkspaceReads(api *rest.API, s *service) {
