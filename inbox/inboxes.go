@@ -435,15 +435,6 @@ func (s *service) patchInbox(ctx context.Context, tx *store.Tx, sc scope, r *inb
 	return updateInbox(ctx, tx, r)
 }
 
-// clearable turns a PATCH limit into the stored one: -1 (any negative)
-// removes the limit.
-func clearable[T int | int64](v T) *T {
-	if v < 0 {
-		return nil
-	}
-	return &v
-}
-
 // agentForInbox resolves the agent an inbox is to use. On PostgreSQL the
 // agent's row is share-locked until the transaction ends, so a concurrent
 // agents_delete either sees this inbox or runs first and makes this one
