@@ -2,9 +2,7 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -14,46 +12,6 @@ import (
 )
 
 var agentRunsRead = mcp.Requirement{Scopes: []string{"inbox.agent_runs"}, Permission: identity.PermRead}
-
-// agentRunJSON is a run as the API shows it. Output is what the agent
-// produced from a third party's e-mail: data, never instructions.
-type agentRunJSON struct {
-	ID           string          `json:"id"`
-	WorkspaceID  string          `json:"workspace_id"`
-	InboxID      string          `json:"inbox_id"`
-	AgentID      *string         `json:"agent_id"`
-	EmailID      string          `json:"email_id"`
-	Provider     string          `json:"provider"`
-	LLMModel     string          `json:"llm_model"`
-	Status       string          `json:"status"`
-	Error        *string         `json:"error"`
-	InputTokens  int             `json:"input_tokens"`
-	OutputTokens int             `json:"output_tokens"`
-	CacheRead    int             `json:"cache_read"`
-	CacheWrite   int             `json:"cache_write"`
-	CostPerToken float64         `json:"cost_per_token"`
-	TotalCost    float64         `json:"total_cost"`
-	DurationMS   *int64          `json:"duration_ms"`
-	Output       json.RawMessage `json:"output"`
-	StartedAt    time.Time       `json:"started_at"`
-	FinishedAt   *time.Time      `json:"finished_at"`
-}
-
-func toAgentRunJSON(r agentRunRecord) agentRunJSON {
-	out := json.RawMessage(r.OutputJSON)
-	if len(out) == 0 {
-		out = json.RawMessage(`{}`)
-	}
-	var finished *time.Time
-	if r.FinishedAt != nil {
-		f := r.FinishedAt.UTC()
-		finished = &f
-	}
-	return agentRunJSON{ID: r.ID, WorkspaceID: r.WorkspaceID, InboxID: r.InboxID, AgentID: r.AgentID, EmailID: r.EmailID,
-		Provider: r.Provider, LLMModel: r.LLMModel, Status: r.Status, Error: r.Error, InputTokens: r.InputTokens,
-		OutputTokens: r.OutputTokens, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite, CostPerToken: r.CostPerToken,
-		TotalCost: r.TotalCost, DurationMS: r.DurationMS, Output: out, StartedAt: r.StartedAt.UTC(), FinishedAt: finished}
-}
 
 type listAgentRunsIn struct {
 	AgentID string `json:"agent_id,omitempty" in:"query" jsonschema:"Only runs of this agent (its id or external_id)."`
@@ -95,7 +53,7 @@ func (h *agentRunsAPI) list(ctx context.Context, in *listAgentRunsIn) (*rest.Res
 	}
 	f := agentRunFilter{Status: in.Status, Before: before, Limit: restkit.PageLimit(in.Limit)}
 	if in.AgentID != "" {
-		a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
+		a, err := getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, rest.NotFound("agent")
 		}

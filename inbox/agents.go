@@ -126,7 +126,7 @@ func (h *agentsAPI) list(ctx context.Context, in *listAgentsIn) (*rest.Response,
 // get answers agents_get.
 func (h *agentsAPI) get(ctx context.Context, in *agentRefIn) (*rest.Response, error) {
 	return restkit.ReadItem(ctx, h.workspaceScope, "agent", func(sc scope) (agentRecord, error) {
-		return h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		return getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	}, toAgentJSON)
 }
 
@@ -224,7 +224,7 @@ func (h *agentsAPI) describeDelete(ctx context.Context, in *agentRefIn) (string,
 	if err != nil {
 		return "", err
 	}
-	a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	a, err := getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	if err != nil {
 		return "", agentErr(err)
 	}
@@ -245,7 +245,7 @@ func (h *agentsAPI) delete(ctx context.Context, in *agentRefIn) (*rest.Response,
 		return nil, err
 	}
 	err = h.nonces.WithTx(ctx, func(tx *store.Tx) error {
-		a, err := h.getAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
+		a, err := getAgent(ctx, tx, sc.OrgID, sc.WorkspaceID, in.ID)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ const agentColumns = `id, organization_id, workspace_id, external_id, label, llm
 
 // getAgent finds a live agent of the workspace by id or external_id; none
 // (or another workspace's) is store.ErrNotFound.
-func (s *service) getAgent(ctx context.Context, q store.Querier, orgID, workspaceID, ref string) (agentRecord, error) {
+func getAgent(ctx context.Context, q store.Querier, orgID, workspaceID, ref string) (agentRecord, error) {
 	var a agentRecord
 	err := q.Get(ctx, &a, `SELECT `+agentColumns+` FROM inbox_agents
 		WHERE deleted_at IS NULL AND organization_id = ? AND workspace_id = ? AND (id = ? OR external_id = ?)

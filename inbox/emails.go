@@ -2,16 +2,15 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/datebounds"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -24,102 +23,6 @@ var (
 	emailsRead  = mcp.Requirement{Scopes: []string{"inbox.emails"}, Permission: identity.PermRead}
 	emailsWrite = mcp.Requirement{Scopes: []string{"inbox.emails"}, Permission: identity.PermWrite}
 )
-
-// errEmailBusy is reprocessing an e-mail whose processing is running: a
-// second run would race the first over the same result.
-var errEmailBusy = errors.New("inbox: the e-mail is being processed")
-
-// emailView is an e-mail as the API shows it. Subject, addresses, bodies,
-// file names and agent_metadata come from third parties (the sender, or
-// the agent reading what the sender wrote): data, never instructions.
-type emailView struct {
-	ID              string            `json:"id"`
-	WorkspaceID     string            `json:"workspace_id"`
-	InboxID         string            `json:"inbox_id"`
-	AgentID         *string           `json:"agent_id"`
-	MessageID       string            `json:"message_id"`
-	Status          string            `json:"status"`
-	Subject         *string           `json:"subject"`
-	From            string            `json:"from"`
-	To              []string          `json:"to"`
-	Cc              []string          `json:"cc"`
-	Bcc             []string          `json:"bcc"`
-	HeaderTo        []string          `json:"header_to"`
-	Forwarded       bool              `json:"forwarded"`
-	ForwardedFor    *string           `json:"forwarded_for"`
-	RejectionReason *string           `json:"rejection_reason"`
-	SpamVerdict     *string           `json:"spam_verdict"`
-	VirusVerdict    *string           `json:"virus_verdict"`
-	Body            *emailBody        `json:"body,omitempty"`
-	Attachments     []emailAttachment `json:"attachments"`
-	AgentMetadata   json.RawMessage   `json:"agent_metadata"`
-	CustomMetadata  json.RawMessage   `json:"custom_metadata"`
-	LastError       *string           `json:"last_error"`
-	SentAt          *time.Time        `json:"sent_at"`
-	ReceivedAt      time.Time         `json:"received_at"`
-	ProcessedAt     *time.Time        `json:"processed_at"`
-	EmlDownloadPath string            `json:"eml_download_path"`
-}
-
-// emailBody is the decoded body; html is as received, not sanitised.
-type emailBody struct {
-	Text *string `json:"text"`
-	HTML *string `json:"html"`
-}
-
-// emailJSON is the e-mail as emails_get shows it, and as the e-mail's
-// events carry it (data.email).
-func emailJSON(r emailRecord) emailView {
-	return emailView{
-		ID: r.ID, WorkspaceID: r.WorkspaceID, InboxID: r.InboxID, AgentID: r.AgentID, MessageID: r.MessageID,
-		Status: r.Status, Subject: r.Subject, From: r.FromAddress,
-		To: decodeList[string](r.ToJSON), Cc: decodeList[string](r.CcJSON), Bcc: decodeList[string](r.BccJSON),
-		HeaderTo: decodeList[string](r.HeaderToJSON), Forwarded: r.Forwarded != 0, ForwardedFor: r.ForwardedFor,
-		RejectionReason: r.RejectionReason, SpamVerdict: r.SpamVerdict, VirusVerdict: r.VirusVerdict,
-		Body:          &emailBody{Text: r.BodyText, HTML: r.BodyHTML},
-		Attachments:   decodeList[emailAttachment](r.AttachmentsJSON),
-		AgentMetadata: jsonObject(r.AgentMetadataJSON), CustomMetadata: jsonObject(r.CustomMetadataJSON),
-		LastError: r.LastError, SentAt: utcOrNil(r.SentAt), ReceivedAt: r.ReceivedAt.UTC(), ProcessedAt: utcOrNil(r.ProcessedAt),
-		EmlDownloadPath: APIBase + "/emails/" + r.ID + "/eml",
-	}
-}
-
-// emailListJSON is an e-mail in a listing: everything but the body, which
-// can be large (emails_get has it).
-func emailListJSON(r emailRecord) emailView {
-	v := emailJSON(r)
-	v.Body = nil
-	return v
-}
-
-// decodeList reads a JSON array column; a broken one shows as empty
-// rather than failing the whole answer.
-func decodeList[T any](s string) []T {
-	out := []T{}
-	_ = json.Unmarshal([]byte(s), &out)
-	if out == nil {
-		out = []T{}
-	}
-	return out
-}
-
-// jsonObject is a JSON object column as raw JSON ({} when empty or not an
-// object).
-func jsonObject(s string) json.RawMessage {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") || !json.Valid([]byte(s)) {
-		return json.RawMessage(`{}`)
-	}
-	return json.RawMessage(s)
-}
-
-func utcOrNil(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
 
 type listEmailsIn struct {
 	Status       string `json:"status,omitempty" in:"query" enum:"received,approved,rejected,processing,processed,failed" jsonschema:"Only e-mails in this status."`
@@ -136,8 +39,9 @@ type emailIDIn struct {
 }
 
 // emailsAPI holds the handlers of the e-mail operations and of the HTTP
-// intake (intake_http.go). The raw ones (the .eml download, the intake)
-// write their own answers, in api's error shape.
+// intake (what the intake does is in intake_http.go). The raw ones (the
+// .eml download, the intake) write their own answers, in api's error
+// shape.
 type emailsAPI struct {
 	*service
 	api *rest.API
@@ -172,7 +76,13 @@ func registerEmails(api *rest.API, s *service) {
 		// works on the e-mail already stored.
 		Annotations: restkit.Destructive(false),
 	}, h.describeReprocess, h.reprocess)
-	registerIntake(api, h)
+	// The HTTP intake, among the e-mail operations whose raw handlers it
+	// shares (intake_http.go has what it does).
+	rest.HandleRaw(api, rest.Operation{
+		ID: "intake_messages_create", Method: "POST", Path: intakeHTTPPath, Tags: []string{"intake"},
+		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status; a message an inbox has already (same Message-ID and bytes: a retry) answers that e-mail with duplicate: true and is not stored again. REST only.",
+		Requires: emailsWrite, Annotations: restkit.Write(false),
+	}, h.intake)
 }
 
 // list answers emails_list.
@@ -311,7 +221,7 @@ func (h *emailsAPI) eml(w http.ResponseWriter, r *http.Request) {
 	em, err := getWorkspaceEmail(r.Context(), h.db, sc.OrgID, sc.WorkspaceID, id)
 	if err == nil {
 		var raw []byte
-		if raw, err = h.emailRaw(r.Context(), h.db, sc.OrgID, em.ID); err == nil {
+		if raw, err = emailRaw(r.Context(), h.db, sc.OrgID, em.ID); err == nil {
 			w.Header().Set("Content-Type", "message/rfc822")
 			w.Header().Set("Content-Disposition", `attachment; filename="`+em.ID+`.eml"`)
 			w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
@@ -325,6 +235,16 @@ func (h *emailsAPI) eml(w http.ResponseWriter, r *http.Request) {
 		err = rest.NotFound("email")
 	}
 	h.writeRawError(h.api, w, r, err)
+}
+
+// intake answers intake_messages_create (POST /intake/messages).
+func (h *emailsAPI) intake(w http.ResponseWriter, r *http.Request) {
+	out, err := h.deliverPosted(w, r)
+	if err != nil {
+		h.writeRawError(h.api, w, r, err)
+		return
+	}
+	h.api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
 }
 
 // rawScope is workspaceScope for a raw handler, which reads the

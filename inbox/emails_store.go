@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -80,7 +81,7 @@ const emailColumns = `id, organization_id, workspace_id, inbox_id, agent_id, mes
 // getEmail reads a live e-mail of the organization by id, whatever its
 // workspace: what the processing job, which knows only the organization
 // and the e-mail, reads. Another organization's is store.ErrNotFound.
-func (s *service) getEmail(ctx context.Context, q store.Querier, orgID, ref string) (emailRecord, error) {
+func getEmail(ctx context.Context, q store.Querier, orgID, ref string) (emailRecord, error) {
 	var r emailRecord
 	err := q.Get(ctx, &r, `SELECT `+emailColumns+` FROM emails WHERE organization_id = ? AND id = ? AND deleted_at IS NULL`, orgID, ref)
 	return r, err
@@ -107,7 +108,7 @@ func selectWorkspaceEmail(ctx context.Context, q store.Querier, lock, orgID, wor
 // (nil leaves the stored one as it is; otherwise a JSON object) and the
 // last error (nil clears it). An e-mail of another organization, or none,
 // is store.ErrNotFound.
-func (s *service) setEmailStatus(ctx context.Context, q store.Querier, orgID, emailID, status string, processedAt *time.Time, agentMetadata json.RawMessage, lastError *string) error {
+func setEmailStatus(ctx context.Context, q store.Querier, orgID, emailID, status string, processedAt *time.Time, agentMetadata json.RawMessage, lastError *string) error {
 	valid := false
 	for _, st := range emailStatuses {
 		valid = valid || st == status
@@ -136,12 +137,16 @@ func (s *service) setEmailStatus(ctx context.Context, q store.Querier, orgID, em
 
 // emailRaw is the message exactly as it was received. An e-mail of
 // another organization, or none, is store.ErrNotFound.
-func (s *service) emailRaw(ctx context.Context, q store.Querier, orgID, emailID string) ([]byte, error) {
+func emailRaw(ctx context.Context, q store.Querier, orgID, emailID string) ([]byte, error) {
 	var raw []byte
 	err := q.Get(ctx, &raw, `SELECT r.raw FROM inbox_email_raw r JOIN emails e ON e.id = r.email_id
 		WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`, orgID, emailID)
 	return raw, err
 }
+
+// errEmailBusy is reprocessing an e-mail whose processing is running: a
+// second run would race the first over the same result.
+var errEmailBusy = errors.New("inbox: the e-mail is being processed")
 
 // markReprocessing puts an e-mail back to processing for a reprocess:
 // processed_at and the last error cleared. It is a conflict when the
@@ -164,6 +169,32 @@ func markReprocessing(ctx context.Context, tx *store.Tx, orgID, workspaceID, id 
 	return r, nil
 }
 
+// claimEmail makes an e-mail processing only if it still waits for it
+// (approved, or processing since an earlier attempt): the claim of a run
+// that records its outcome in the same transaction (processLocally). On
+// PostgreSQL a concurrent run of the same e-mail waits on the row here and
+// then finds it processed; SQLite's writers are serialized. An e-mail
+// deleted, or whose outcome another run recorded, is store.ErrNotFound.
+func claimEmail(ctx context.Context, q store.Querier, orgID, emailID string) error {
+	return store.ExpectOne(q.Exec(ctx, `UPDATE emails SET status = ?, updated_at = ?
+		WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)`,
+		emailProcessing, store.Now(), orgID, emailID, emailApproved, emailProcessing))
+}
+
+// claimProcessed is the claim and the outcome at once: an e-mail that
+// still waits for its processing becomes processed at at, with the agent's
+// result (metadata, a JSON object) and no last error, and the row is
+// returned as stored, for the events (recordLocalSuccess). An e-mail
+// deleted, or whose outcome another run recorded, is store.ErrNotFound.
+func claimProcessed(ctx context.Context, q store.Querier, orgID, emailID string, at time.Time, metadata string) (emailRecord, error) {
+	var done emailRecord
+	err := q.Get(ctx, &done, `UPDATE emails SET status = ?, processed_at = ?, last_error = NULL, updated_at = ?, agent_metadata = ?
+		WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)
+		RETURNING `+emailColumns,
+		emailProcessed, at, at, metadata, orgID, emailID, emailApproved, emailProcessing)
+	return done, err
+}
+
 // jsonList marshals a list for a JSON column ([] when empty).
 func jsonList[T any](v []T) string {
 	if v == nil {
@@ -180,4 +211,53 @@ func liveEmailID(ctx context.Context, q store.Querier, orgID, workspaceID, id st
 	err := q.Get(ctx, &found, `SELECT id FROM emails
 		WHERE organization_id = ? AND workspace_id = ? AND id = ? AND deleted_at IS NULL`, orgID, workspaceID, id)
 	return found, err
+}
+
+// emailByDedupeKey reads the e-mail an inbox already has for a key;
+// store.ErrNotFound when it has none.
+func emailByDedupeKey(ctx context.Context, q store.Querier, orgID, inboxID, key string) (emailRecord, error) {
+	var r emailRecord
+	err := q.Get(ctx, &r, `SELECT `+emailColumns+` FROM emails
+		WHERE organization_id = ? AND inbox_id = ? AND dedupe_key = ?`, orgID, inboxID, key)
+	return r, err
+}
+
+// insertEmailKeyed writes a new e-mail row with its dedupe key ("" for
+// none: NULL, never deduplicated) and its raw message, in q (the intake's
+// transaction). inserted is false, and nothing written, when the inbox has
+// an e-mail with the key already. On PostgreSQL both rows are written by
+// one statement (the raw message inserted from what the e-mail's insert
+// returned: nothing when it did nothing), a round trip less per e-mail.
+func insertEmailKeyed(ctx context.Context, q store.Querier, r *emailRecord, raw []byte, key string) (inserted bool, err error) {
+	var k *string
+	if key != "" {
+		k = &key
+	}
+	insert := `INSERT INTO emails (` + emailColumns + `, dedupe_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`
+	args := []any{r.ID, r.OrganizationID, r.WorkspaceID, r.InboxID, r.AgentID, r.MessageID, r.Status, r.Subject,
+		r.FromAddress, r.ToJSON, r.CcJSON, r.BccJSON, r.HeaderToJSON, r.Forwarded, r.ForwardedFor,
+		r.RejectionReason, r.SpamVerdict, r.VirusVerdict, r.BodyText, r.BodyHTML, r.AttachmentsJSON, r.RawSize, r.RawSHA256,
+		r.Intake, r.AgentMetadataJSON, r.CustomMetadataJSON, r.LastError, r.SentAt, r.ReceivedAt, r.ProcessedAt, r.CreatedAt, r.UpdatedAt, k}
+	if q.Dialect() == store.Postgres {
+		res, err := q.Exec(ctx, `WITH e AS (`+insert+` RETURNING id)
+			INSERT INTO inbox_email_raw (email_id, raw) SELECT id, ? FROM e`, append(args, raw)...)
+		if err != nil {
+			return false, fmt.Errorf("inbox: insert e-mail: %w", err)
+		}
+		n, err := res.RowsAffected()
+		return n == 1, err
+	}
+	res, err := q.Exec(ctx, insert, args...)
+	if err != nil {
+		return false, fmt.Errorf("inbox: insert e-mail: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO inbox_email_raw (email_id, raw) VALUES (?, ?)`, r.ID, raw); err != nil {
+		return false, fmt.Errorf("inbox: insert raw e-mail: %w", err)
+	}
+	return true, nil
 }

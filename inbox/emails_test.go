@@ -30,7 +30,7 @@ type emailsSeed struct {
 func seedEmails(t *testing.T, db *store.DB) *emailsSeed {
 	t.Helper()
 	e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-	sd := &emailsSeed{e: e, s: mailService(t, e, Config{SMTPAddr: "off"}), byFixture: map[string]string{}}
+	sd := &emailsSeed{e: e, s: mailService(t, e, Config{SMTPAddr: "off"}).service, byFixture: map[string]string{}}
 	sd.contas = mailInbox(t, e, e.Owner, "contas@inbox.localhost", map[string]any{"external_id": "contas-ext"})
 	sd.fechada = mailInbox(t, e, e.Owner, "fechada@inbox.localhost", map[string]any{"allowed_recipients": []string{"ninguem@x.example"}})
 	sd.deles = mailInbox(t, e, e.Other, "deles@inbox.localhost", nil)
@@ -340,7 +340,7 @@ func TestEmailsReprocess(t *testing.T) {
 
 		// While it is processing, a second reprocess is a conflict.
 		busy := sd.byFixture["latin1.eml"]
-		if err := sd.s.setEmailStatus(ctx, db, e.Mine.ID, busy, emailProcessing, nil, nil, nil); err != nil {
+		if err := setEmailStatus(ctx, db, e.Mine.ID, busy, emailProcessing, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if code, body := e.Do(e.Owner, "POST", "/api/v1/emails/"+busy+"/reprocess", nil); code != 409 || !strings.Contains(body, `"code":"conflict"`) {
@@ -394,23 +394,23 @@ func TestEmailsStore(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		sd := seedEmails(t, db)
-		s, e, ctx := sd.s, sd.e, context.Background()
+		e, ctx := sd.e, context.Background()
 		id := sd.byFixture["mixed_pdf.eml"]
-		if r, err := s.getEmail(ctx, db, e.Mine.ID, id); err != nil || r.ID != id {
+		if r, err := getEmail(ctx, db, e.Mine.ID, id); err != nil || r.ID != id {
 			t.Fatalf("getEmail: %v", err)
 		}
-		if _, err := s.getEmail(ctx, db, e.Theirs.ID, id); !errors.Is(err, store.ErrNotFound) {
+		if _, err := getEmail(ctx, db, e.Theirs.ID, id); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("getEmail across organizations: %v", err)
 		}
-		if raw, err := s.emailRaw(ctx, db, e.Mine.ID, id); err != nil || string(raw) != string(mailFixture(t, "mixed_pdf.eml")) {
+		if raw, err := emailRaw(ctx, db, e.Mine.ID, id); err != nil || string(raw) != string(mailFixture(t, "mixed_pdf.eml")) {
 			t.Fatalf("emailRaw: %v", err)
 		}
-		if _, err := s.emailRaw(ctx, db, e.Theirs.ID, id); !errors.Is(err, store.ErrNotFound) {
+		if _, err := emailRaw(ctx, db, e.Theirs.ID, id); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("emailRaw across organizations: %v", err)
 		}
 		done := time.Date(2026, 3, 2, 13, 0, 0, 123456789, time.FixedZone("BRT", -3*3600))
 		msg := "boom"
-		if err := s.setEmailStatus(ctx, db, e.Mine.ID, id, emailFailed, &done, json.RawMessage(`{"boleto":{"valor":1234.56}}`), &msg); err != nil {
+		if err := setEmailStatus(ctx, db, e.Mine.ID, id, emailFailed, &done, json.RawMessage(`{"boleto":{"valor":1234.56}}`), &msg); err != nil {
 			t.Fatal(err)
 		}
 		r := mailRow(t, db, id)
@@ -418,7 +418,7 @@ func TestEmailsStore(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 		// nil metadata keeps it; nil error and time clear them.
-		if err := s.setEmailStatus(ctx, db, e.Mine.ID, id, emailProcessed, nil, nil, nil); err != nil {
+		if err := setEmailStatus(ctx, db, e.Mine.ID, id, emailProcessed, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		r = mailRow(t, db, id)
@@ -428,13 +428,13 @@ func TestEmailsStore(t *testing.T) {
 		if v := emailJSON(r); string(v.AgentMetadata) != `{"boleto":{"valor":1234.56}}` {
 			t.Fatalf("emailJSON agent_metadata %s", v.AgentMetadata)
 		}
-		if err := s.setEmailStatus(ctx, db, e.Theirs.ID, id, emailProcessed, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
+		if err := setEmailStatus(ctx, db, e.Theirs.ID, id, emailProcessed, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("across organizations: %v", err)
 		}
-		if err := s.setEmailStatus(ctx, db, e.Mine.ID, id, "done", nil, nil, nil); err == nil {
+		if err := setEmailStatus(ctx, db, e.Mine.ID, id, "done", nil, nil, nil); err == nil {
 			t.Fatal("an unknown status was written")
 		}
-		if err := s.setEmailStatus(ctx, db, e.Mine.ID, id, emailProcessed, nil, json.RawMessage(`[1]`), nil); err == nil {
+		if err := setEmailStatus(ctx, db, e.Mine.ID, id, emailProcessed, nil, json.RawMessage(`[1]`), nil); err == nil {
 			t.Fatal("a non-object agent_metadata was written")
 		}
 	})

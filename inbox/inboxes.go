@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
@@ -16,35 +15,6 @@ import (
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
-
-// inboxJSON is an inbox as the API shows it.
-type inboxJSON struct {
-	ID                       string        `json:"id"`
-	ExternalID               string        `json:"external_id"`
-	WorkspaceID              string        `json:"workspace_id"`
-	AgentID                  *string       `json:"agent_id"`
-	Label                    string        `json:"label"`
-	Email                    string        `json:"email"`
-	Status                   string        `json:"status"`
-	AllowedRecipients        []string      `json:"allowed_recipients"`
-	Filters                  []inboxFilter `json:"filters"`
-	AttachmentsAllow         bool          `json:"attachments_allow"`
-	AttachmentsMaxFileNumber *int          `json:"attachments_max_file_number"`
-	AttachmentsMaxFileSize   *int64        `json:"attachments_max_file_size"`
-	AttachmentsMaxTotalSize  *int64        `json:"attachments_max_total_size"`
-	CreatedAt                time.Time     `json:"created_at"`
-	UpdatedAt                time.Time     `json:"updated_at"`
-}
-
-func toInboxJSON(r inboxRecord) inboxJSON {
-	return inboxJSON{
-		ID: r.ID, ExternalID: r.ExternalID, WorkspaceID: r.WorkspaceID, AgentID: r.AgentID, Label: r.Label,
-		Email: r.Email, Status: r.Status, AllowedRecipients: r.AllowedRecipients, Filters: r.Filters,
-		AttachmentsAllow: r.AttachmentsAllow != 0, AttachmentsMaxFileNumber: r.AttachmentsMaxFileNumber,
-		AttachmentsMaxFileSize: r.AttachmentsMaxFileSize, AttachmentsMaxTotalSize: r.AttachmentsMaxTotalSize,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-	}
-}
 
 // maxFilters bounds an inbox's screening rules: they run on every e-mail.
 const maxFilters = 100
@@ -113,10 +83,6 @@ var (
 	inboxesManage = mcp.Requirement{Scopes: []string{"inbox.inboxes"}, Permission: identity.PermManage}
 )
 
-// writeAnnotations is restkit.Write under the name the HTTP intake's
-// declaration (intake_http.go) still uses.
-func writeAnnotations(idempotent bool) mcp.ToolAnnotations { return restkit.Write(idempotent) }
-
 // inboxesAPI holds the handlers of the inbox operations, allow-list
 // included (inbox_recipients.go): each is a named method, so an operation
 // reads from its declaration to its store in one hop.
@@ -159,7 +125,6 @@ func registerInboxes(api *rest.API, s *service) {
 		Description: "Destructive: it cannot be undone.",
 		Requires:    inboxesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
 	}, h.describeDelete, h.delete)
-	registerInboxRecipients(api, s)
 }
 
 // list answers inboxes_list.
@@ -172,7 +137,7 @@ func (h *inboxesAPI) list(ctx context.Context, in *listInboxesIn) (*rest.Respons
 	if in.AgentID != "" {
 		// An agent that is not there matches no inbox.
 		f.AgentID = in.AgentID
-		if a, err := h.getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
+		if a, err := getAgent(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.AgentID); err == nil {
 			f.AgentID = a.ID
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return nil, err
@@ -188,7 +153,7 @@ func (h *inboxesAPI) list(ctx context.Context, in *listInboxesIn) (*rest.Respons
 // get answers inboxes_get.
 func (h *inboxesAPI) get(ctx context.Context, in *inboxRefIn) (*rest.Response, error) {
 	return restkit.ReadItem(ctx, h.workspaceScope, "inbox", func(sc scope) (inboxRecord, error) {
-		return h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+		return getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	}, toInboxJSON)
 }
 
@@ -273,7 +238,7 @@ func (h *inboxesAPI) describeDelete(ctx context.Context, in *inboxRefIn) (string
 	if err != nil {
 		return "", err
 	}
-	r, err := h.getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
+	r, err := getInbox(ctx, h.db, sc.OrgID, sc.WorkspaceID, in.ID)
 	if err != nil {
 		return "", inboxErr(err)
 	}
@@ -470,15 +435,6 @@ func (s *service) patchInbox(ctx context.Context, tx *store.Tx, sc scope, r *inb
 	return updateInbox(ctx, tx, r)
 }
 
-// clearable turns a PATCH limit into the stored one: -1 (any negative)
-// removes the limit.
-func clearable[T int | int64](v T) *T {
-	if v < 0 {
-		return nil
-	}
-	return &v
-}
-
 // agentForInbox resolves the agent an inbox is to use. On PostgreSQL the
 // agent's row is share-locked until the transaction ends, so a concurrent
 // agents_delete either sees this inbox or runs first and makes this one
@@ -613,4 +569,15 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// inboxErr turns a store error about an inbox into the API's answer.
+func inboxErr(err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return rest.NotFound("inbox")
+	case errors.Is(err, store.ErrConflict):
+		return rest.Conflict("another live inbox already uses this external_id or address")
+	}
+	return err
 }

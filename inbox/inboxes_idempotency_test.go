@@ -24,8 +24,8 @@ import (
 )
 
 // cfgIdempotentListener serves the Inbox's configuration operations (and
-// their MCP tools) the way New does, with idempotency keys kept in the
-// database: the wiring product.go gets with
+// their MCP tools) the way build (spec.go) does, with idempotency keys
+// kept in the database: the wiring build gets with
 // rest.Config{…, Idempotency: idempotency.New(deps.DB, …)}. It answers the
 // harness's tokens (same public URL, issuer and keys), on its own address.
 func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) string {
@@ -38,9 +38,11 @@ func cfgIdempotentListener(t *testing.T, e *testEnv, idem *idempotency.Store) st
 	auth := deps.ProductAuth("inbox", APIBase, Spec(Config{}).Scopes(), ServerTitle)
 	api := rest.New(rest.Config{Authorize: auth.APIAuthorize(), BasePath: APIBase, Idempotency: idem})
 	svc := &service{db: e.DB, accounts: accounts.New(e.DB, accounts.Options{}), nonces: deps.Nonces(), jobs: e.Jobs, cfg: Config{}.withDefaults()}
-	registerWorkspaces(api, svc.accounts, svc.nonces)
+	registerWorkspaceDelete(api, svc.accounts, svc.nonces)
+	registerWorkspaceReads(api, svc)
 	registerWorkspaceWrites(api, svc)
 	registerInboxes(api, svc)
+	registerInboxRecipients(api, svc)
 	registerAgents(api, svc)
 	bridge := restbridge.New(api, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id"}})
 	opts := MCPOptions(deps)

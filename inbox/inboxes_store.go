@@ -62,7 +62,7 @@ func getInboxWhere(ctx context.Context, q store.Querier, where string, args ...a
 // inboxByAddress finds the live inbox that receives mail for address, in
 // any organization (addresses are unique across all of them); none is
 // store.ErrNotFound. The intake calls it for every recipient.
-func (s *service) inboxByAddress(ctx context.Context, q store.Querier, address string) (inboxRecord, error) {
+func inboxByAddress(ctx context.Context, q store.Querier, address string) (inboxRecord, error) {
 	return getInboxWhere(ctx, q, `email = ?`, strings.ToLower(strings.TrimSpace(address)))
 }
 
@@ -72,7 +72,7 @@ const byRef = `organization_id = ? AND workspace_id = ? AND (id = ? OR external_
 	ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
 
 // getInbox finds a live inbox of the workspace by id or external_id.
-func (s *service) getInbox(ctx context.Context, q store.Querier, orgID, workspaceID, ref string) (inboxRecord, error) {
+func getInbox(ctx context.Context, q store.Querier, orgID, workspaceID, ref string) (inboxRecord, error) {
 	return getInboxWhere(ctx, q, byRef, orgID, workspaceID, ref, ref, ref)
 }
 

@@ -177,15 +177,14 @@ func TestInboxesCreateGetDelete(t *testing.T) {
 			t.Fatalf("stored %+v", ap)
 		}
 		// The record the intake reads has the same, decoded.
-		svc := &service{db: db}
-		rec, err := svc.inboxByAddress(context.Background(), db, "AP@INBOX.localhost")
+		rec, err := inboxByAddress(context.Background(), db, "AP@INBOX.localhost")
 		if err != nil || rec.ID != ap.ID || len(rec.AllowedRecipients) != 2 || len(rec.Filters) != 1 || rec.Filters[0].Value != "^(re|fwd):" {
 			t.Fatalf("inboxByAddress: %+v %v", rec, err)
 		}
-		if r, err := svc.getInbox(context.Background(), db, e.Mine.ID, e.MineWS.ID, "ap"); err != nil || r.ID != ap.ID || r.AllowedRecipients == nil {
+		if r, err := getInbox(context.Background(), db, e.Mine.ID, e.MineWS.ID, "ap"); err != nil || r.ID != ap.ID || r.AllowedRecipients == nil {
 			t.Fatalf("getInbox by external id: %+v %v", r, err)
 		}
-		if _, err := svc.getInbox(context.Background(), db, e.Theirs.ID, e.TheirWS.ID, ap.ID); err != store.ErrNotFound {
+		if _, err := getInbox(context.Background(), db, e.Theirs.ID, e.TheirWS.ID, ap.ID); err != store.ErrNotFound {
 			t.Fatalf("getInbox across organizations: %v", err)
 		}
 
@@ -260,7 +259,7 @@ func TestInboxesCreateGetDelete(t *testing.T) {
 		if code, _ := e.Do(e.Owner, "DELETE", "/api/v1/inboxes/"+ap.ID, nil); code != 404 {
 			t.Fatalf("deleting twice: %d", code)
 		}
-		if _, err := svc.inboxByAddress(context.Background(), db, "ap@inbox.localhost"); err != store.ErrNotFound {
+		if _, err := inboxByAddress(context.Background(), db, "ap@inbox.localhost"); err != store.ErrNotFound {
 			t.Fatalf("a deleted inbox still receives: %v", err)
 		}
 		_, body = e.Do(e.Owner, "GET", "/api/v1/inboxes", nil)

@@ -54,7 +54,7 @@ func (s *service) receive(ctx context.Context, raw []byte, envelopeFrom string, 
 			continue
 		}
 		seen[addr] = true
-		ib, err := s.inboxByAddress(ctx, s.db, addr)
+		ib, err := inboxByAddress(ctx, s.db, addr)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -147,7 +147,7 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		}
 		cur, ws := mc.inbox, mc.settings
 		if !mc.settingsOK || (limited(ws) && tx.Dialect() == store.Postgres) {
-			if ws, err = s.lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID); err != nil {
+			if ws, err = lockedSettings(ctx, tx, cur.OrganizationID, cur.WorkspaceID); err != nil {
 				return err
 			}
 		}
@@ -204,32 +204,6 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		s.logger().Info("inbox: message delivered again, kept once", "email_id", rec.ID, "inbox_id", rec.InboxID, "intake", in.via)
 	}
 	return receivedEmail{emailRecord: rec, Duplicate: duplicate}, nil
-}
-
-// limited reports whether a monthly limit applies to the workspace: its
-// intake must then count under the settings row's lock (lockedSettings).
-func limited(ws workspaceSettings) bool {
-	return ws.MonthlyEmailsLimit != nil || ws.MonthlyCostLimit != nil
-}
-
-// lockedSettings reads the workspace's settings and usage with its row
-// locked until the transaction ends (PostgreSQL; SQLite's transactions are
-// serialized already), so two e-mails arriving together cannot both pass
-// the monthly limit's last slot. A workspace without a monthly limit has
-// no last slot: its row is not locked here, and its e-mails count their
-// usage in slots that e-mails arriving together seldom share
-// (settings_store.go; docs/decisions.md, "Inbox intake on PostgreSQL").
-func (s *service) lockedSettings(ctx context.Context, tx *store.Tx, orgID, workspaceID string) (workspaceSettings, error) {
-	ws, err := s.workspaceSettings(ctx, tx, orgID, workspaceID)
-	if err != nil || tx.Dialect() != store.Postgres || !limited(ws) {
-		return ws, err
-	}
-	var id string
-	if err := tx.Get(ctx, &id, `SELECT workspace_id FROM inbox_workspace_settings
-		WHERE workspace_id = ? AND organization_id = ? FOR UPDATE`, workspaceID, orgID); err != nil {
-		return ws, err
-	}
-	return s.workspaceSettings(ctx, tx, orgID, workspaceID)
 }
 
 // emitEmailEvents emits an e-mail's system events (email.received, then
@@ -303,39 +277,4 @@ func newEmailRecord(ib inboxRecord, to []string, in incoming, v verdict) emailRe
 		r.SentAt = &d
 	}
 	return r
-}
-
-// addresses are the addr-specs of a header list.
-func addresses(list []mailparse.Address) []string {
-	out := make([]string, 0, len(list))
-	for _, a := range list {
-		out = append(out, a.Address)
-	}
-	return out
-}
-
-// parseMessage is mailparse.Parse with a last line of defence: a panic in
-// a parser dependency makes the message unparseable, never takes the
-// intake down.
-func parseMessage(raw []byte) (m *mailparse.Message, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			m, err = nil, fmt.Errorf("mailparse: panic: %v", p)
-		}
-	}()
-	return mailparse.Parse(raw)
-}
-
-// normalizeAddress is an envelope or header address as the Inbox compares
-// it: angle brackets and blanks removed, lower-cased, valid UTF-8; "" when
-// it is not an address (the null sender "<>", say).
-func normalizeAddress(a string) string {
-	a = strings.TrimSpace(a)
-	a = strings.TrimSuffix(strings.TrimPrefix(a, "<"), ">")
-	a = strings.ToLower(strings.TrimSpace(strings.ToValidUTF8(a, "")))
-	a = strings.ReplaceAll(a, "\x00", "")
-	if !strings.Contains(a, "@") || len(a) > 320 {
-		return ""
-	}
-	return a
 }

@@ -2,6 +2,8 @@ package inbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -24,7 +26,7 @@ type mailContext struct {
 	tenant tenantSnapshot
 	// settings is the workspace's settings of this month; ok false when
 	// the one read could not tell (no settings row yet, a row still
-	// counting an earlier month): workspaceSettings then reads them the
+	// counting an earlier month): readWorkspaceSettings then reads them the
 	// long way, creating or starting them over.
 	settings   workspaceSettings
 	settingsOK bool
@@ -111,6 +113,60 @@ func readMailContext(ctx context.Context, q store.Querier, orgID, workspaceID, i
 		return mailContext{}, err
 	}
 	return r.context()
+}
+
+// processInput is what a processing job reads before it runs: the
+// e-mail, its raw message and its inbox's context.
+type processInput struct {
+	email      emailRecord
+	raw        []byte
+	mc         mailContext
+	inboxFound bool
+}
+
+// processQuery reads a live e-mail with its raw message and its live
+// inbox's context in one statement (a round trip instead of three on
+// PostgreSQL: docs/decisions.md, "Inbox intake on PostgreSQL").
+var processQuery = `SELECT ` + aliasColumns("e.", "email.", emailColumns) + `, r.raw, ` + mailContextColumns + `
+	FROM emails e
+	JOIN inbox_email_raw r ON r.email_id = e.id
+	JOIN inboxes i ON i.id = e.inbox_id AND i.organization_id = e.organization_id AND i.workspace_id = e.workspace_id
+		AND i.deleted_at IS NULL` + mailContextJoins + `
+	WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`
+
+// readProcessInput reads the e-mail and what its processing needs;
+// store.ErrNotFound when the e-mail is gone. An e-mail whose inbox is gone
+// (or, never expected, without its raw message) is read the long way.
+func readProcessInput(ctx context.Context, q store.Querier, orgID, emailID string) (processInput, error) {
+	var r struct {
+		Email emailRecord `db:"email"`
+		Raw   []byte      `db:"raw"`
+		mailContextRow
+	}
+	err := q.Get(ctx, &r, processQuery, orgID, emailID)
+	if err == nil {
+		mc, err := r.context()
+		return processInput{email: r.Email, raw: r.Raw, mc: mc, inboxFound: true}, err
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return processInput{}, err
+	}
+	var in processInput
+	if in.email, err = getEmail(ctx, q, orgID, emailID); err != nil {
+		return in, err
+	}
+	if in.raw, err = emailRaw(ctx, q, orgID, emailID); err != nil {
+		// Not "deleted meanwhile": the job fails and is tried again.
+		return in, fmt.Errorf("inbox: the raw message of e-mail %s: %v", emailID, err)
+	}
+	in.mc, err = readMailContext(ctx, q, orgID, in.email.WorkspaceID, in.email.InboxID)
+	switch {
+	case err == nil:
+		in.inboxFound = true
+	case errors.Is(err, store.ErrNotFound):
+		err = nil
+	}
+	return in, err
 }
 
 // context is the row as a mailContext.

@@ -12,7 +12,7 @@ import (
 
 // TestMailContextReadsWhatTheLongWayReads: the one read of the intake and
 // processing answers the inbox, the settings (with the month's usage) and
-// the tenant exactly as getInbox, workspaceSettings and withTenant do, on
+// the tenant exactly as getInbox, readWorkspaceSettings and withTenant do, on
 // both engines; it says it cannot tell the settings when there are none
 // yet or they count an earlier month, and leaves out a deleted workspace;
 // a deleted inbox is not found.
@@ -21,9 +21,8 @@ func TestMailContextReadsWhatTheLongWayReads(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-		s := mailService(t, e, Config{SMTPAddr: "off"})
 		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
-		ib, err := s.inboxByAddress(ctx, db, "contas@inbox.localhost")
+		ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,12 +49,12 @@ func TestMailContextReadsWhatTheLongWayReads(t *testing.T) {
 			t.Fatalf("no settings row, yet settingsOK: %+v", mc.settings)
 		}
 		for range 3 {
-			if err := s.addUsage(ctx, db, ib.OrganizationID, ib.WorkspaceID, 1, 0.5); err != nil {
+			if err := addUsage(ctx, db, ib.OrganizationID, ib.WorkspaceID, 1, 0.5); err != nil {
 				t.Fatal(err)
 			}
 		}
 		mc := read()
-		want, err := s.workspaceSettings(ctx, db, ib.OrganizationID, ib.WorkspaceID)
+		want, err := readWorkspaceSettings(ctx, db, ib.OrganizationID, ib.WorkspaceID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func dedupeMessage(to, messageID, body string) []byte {
 // jobs, and the workspace's usage.
 type dedupeCounts struct{ emails, events, jobs, usage int }
 
-func countDedupe(t *testing.T, s *service, e *testEnv) dedupeCounts {
+func countDedupe(t *testing.T, s *mailServer, e *testEnv) dedupeCounts {
 	t.Helper()
 	ctx := context.Background()
 	var c dedupeCounts
@@ -71,7 +71,7 @@ func TestDedupeSMTP(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
-		addr := s.smtpAddr().String()
+		addr := s.addr().String()
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		outra := mailInbox(t, e, e.Owner, "outra@inbox.localhost", nil)
 		send := func(raw []byte, rcpts ...string) {
@@ -183,7 +183,7 @@ func TestDedupeHTTP(t *testing.T) {
 
 		// First over SMTP, then posted: one e-mail, the SMTP one.
 		viaSMTP := dedupeMessage("contas@inbox.localhost", "cross-1@fornecedor.example", "primeiro por SMTP")
-		if err := smtpSend(t, s.smtpAddr().String(), "bounces@fornecedor.example", []string{"contas@inbox.localhost"}, viaSMTP); err != nil {
+		if err := smtpSend(t, s.addr().String(), "bounces@fornecedor.example", []string{"contas@inbox.localhost"}, viaSMTP); err != nil {
 			t.Fatal(err)
 		}
 		code, body = httpDeliver(e, e.Owner, "", viaSMTP)
@@ -210,7 +210,7 @@ func TestDedupeConcurrent(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0"})
-		addr := s.smtpAddr().String()
+		addr := s.addr().String()
 		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		token := e.Token(e.Owner, "api")
 		for round := range 5 {
@@ -317,7 +317,7 @@ func TestDedupeRaceCommitsFirst(t *testing.T) {
 		s := mailService(t, e, Config{SMTPAddr: "off"})
 		ctx := context.Background()
 		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
-		ib, err := s.inboxByAddress(ctx, db, "contas@inbox.localhost")
+		ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestDedupeMigration(t *testing.T) {
 			e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 			s := mailService(t, e, Config{SMTPAddr: "off"})
 			mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
-			ib, err := s.inboxByAddress(ctx, db, "contas@inbox.localhost")
+			ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 			if err != nil {
 				t.Fatal(err)
 			}

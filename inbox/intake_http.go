@@ -27,6 +27,10 @@ import (
 // message's To and Cc headers are those that are, the rest being other
 // people the message was also sent to. A retried post of a message an
 // inbox has already answers 202 with that e-mail (duplicate: true).
+//
+// The operation (intake_messages_create) is declared among the e-mail
+// operations, registerEmails, whose raw handlers it shares
+// (emailsAPI.intake); what it does is here, below the API.
 
 // intakeHTTPPath is the HTTP intake's route under the API base.
 const intakeHTTPPath = "/intake/messages"
@@ -43,40 +47,20 @@ type intakeResultJSON struct {
 	Duplicate       bool    `json:"duplicate,omitempty"`
 }
 
-// registerIntake declares the HTTP intake operation, among the e-mail
-// operations (registerEmails) whose handlers it shares.
-func registerIntake(api *rest.API, h *emailsAPI) {
-	rest.HandleRaw(api, rest.Operation{
-		ID: "intake_messages_create", Method: "POST", Path: intakeHTTPPath, Tags: []string{"intake"},
-		Title: "Deliver a message", Summary: "Delivers a raw RFC 5322 message (the request body, Content-Type message/rfc822) to inboxes of the organization, as the SMTP intake would: recipients from ?to= (repeatable), else the message's To and Cc headers; sender from ?from=, else the From header. Answers 202 with each e-mail's id and screening status; a message an inbox has already (same Message-ID and bytes: a retry) answers that e-mail with duplicate: true and is not stored again. REST only.",
-		Requires: emailsWrite, Annotations: writeAnnotations(false),
-	}, h.intake)
-}
-
-// intake answers intake_messages_create (POST /intake/messages).
-func (h *emailsAPI) intake(w http.ResponseWriter, r *http.Request) {
-	out, err := h.deliverPosted(w, r)
-	if err != nil {
-		h.writeRawError(h.api, w, r, err)
-		return
-	}
-	h.api.WriteResponse(w, rest.Accepted(map[string]any{"data": out}))
-}
-
 // deliverPosted reads the posted message, finds its recipients and stores
 // an e-mail for each.
-func (h *emailsAPI) deliverPosted(w http.ResponseWriter, r *http.Request) ([]intakeResultJSON, error) {
+func (s *service) deliverPosted(w http.ResponseWriter, r *http.Request) ([]intakeResultJSON, error) {
 	id := identity.From(r.Context())
 	if id == nil {
 		return nil, rest.Forbidden("no identity")
 	}
 	query := r.URL.Query()
-	raw, err := h.readPosted(w, r, query)
+	raw, err := s.readPosted(w, r, query)
 	if err != nil {
 		return nil, err
 	}
 	msg, perr := parseMessage(raw)
-	rcpts, err := h.postedRecipients(r, id, query["to"], msg)
+	rcpts, err := s.postedRecipients(r, id, query["to"], msg)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +68,7 @@ func (h *emailsAPI) deliverPosted(w http.ResponseWriter, r *http.Request) ([]int
 	if from == "" && msg != nil && msg.From != nil {
 		from = msg.From.Address
 	}
-	emails, err := h.receiveParsed(r.Context(), raw, msg, perr, from, rcpts, intakeHTTP)
+	emails, err := s.receiveParsed(r.Context(), raw, msg, perr, from, rcpts, intakeHTTP)
 	if errors.Is(err, errNoRecipient) {
 		return nil, rest.Validation("the message has no recipient that is an active inbox of this organization", rest.FieldError{Field: "to", Message: "the inboxes were deleted meanwhile"})
 	}
@@ -100,7 +84,7 @@ func (h *emailsAPI) deliverPosted(w http.ResponseWriter, r *http.Request) ([]int
 
 // readPosted checks the request's media type and query parameters and
 // reads the raw message, at most Config.MaxMessageBytes of it.
-func (h *emailsAPI) readPosted(w http.ResponseWriter, r *http.Request, query url.Values) ([]byte, error) {
+func (s *service) readPosted(w http.ResponseWriter, r *http.Request, query url.Values) ([]byte, error) {
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || (ct != "message/rfc822" && ct != "message/global") {
 		return nil, &rest.Error{Status: http.StatusUnsupportedMediaType, Code: rest.CodeUnsupportedMedia, Message: "the body must be a raw message sent as Content-Type: message/rfc822"}
@@ -115,7 +99,7 @@ func (h *emailsAPI) readPosted(w http.ResponseWriter, r *http.Request, query url
 		sort.Slice(details, func(i, j int) bool { return details[i].Field < details[j].Field })
 		return nil, rest.Validation("the request is invalid", details...)
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxMessageBytes))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxMessageBytes))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
@@ -134,7 +118,7 @@ func (h *emailsAPI) readPosted(w http.ResponseWriter, r *http.Request, query url
 // anew). Explicit recipients (?to=, each a comma-separated list) must all
 // be the caller's active inboxes; without them, the message's To and Cc
 // addresses that are.
-func (h *emailsAPI) postedRecipients(r *http.Request, id *identity.Identity, to []string, msg *mailparse.Message) ([]inboxRecord, error) {
+func (s *service) postedRecipients(r *http.Request, id *identity.Identity, to []string, msg *mailparse.Message) ([]inboxRecord, error) {
 	var rcpts []inboxRecord
 	seen := map[string]bool{}
 	add := func(ib inboxRecord) {
@@ -150,7 +134,7 @@ func (h *emailsAPI) postedRecipients(r *http.Request, id *identity.Identity, to 
 				if strings.TrimSpace(a) == "" {
 					continue
 				}
-				ib, own, err := h.ownActiveInbox(r, id, normalizeAddress(a))
+				ib, own, err := s.ownActiveInbox(r, id, normalizeAddress(a))
 				if err != nil {
 					return nil, err
 				}
@@ -170,7 +154,7 @@ func (h *emailsAPI) postedRecipients(r *http.Request, id *identity.Identity, to 
 		}
 	} else if msg != nil {
 		for _, a := range append(append([]string{}, addresses(msg.To)...), addresses(msg.Cc)...) {
-			ib, own, err := h.ownActiveInbox(r, id, normalizeAddress(a))
+			ib, own, err := s.ownActiveInbox(r, id, normalizeAddress(a))
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +176,7 @@ func (s *service) ownActiveInbox(r *http.Request, id *identity.Identity, addr st
 	if addr == "" {
 		return ib, false, nil
 	}
-	ib, err = s.inboxByAddress(r.Context(), s.db, addr)
+	ib, err = inboxByAddress(r.Context(), s.db, addr)
 	if errors.Is(err, store.ErrNotFound) {
 		return ib, false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -48,8 +49,19 @@ const (
 	smtpMaxConnections = 200
 )
 
-// smtpIntake is a running SMTP listener.
+// smtpIntake is the SMTP intake of one service, started and stopped with
+// the product's listener (spec.go, productkit.Builder.Lifecycle): the
+// service stores what it receives, the intake only holds the listener.
 type smtpIntake struct {
+	s *service
+	// mu guards running, the listener between start and shutdown (nil
+	// when stopped).
+	mu      sync.Mutex
+	running *smtpListener
+}
+
+// smtpListener is a running SMTP listener.
+type smtpListener struct {
 	server   *smtp.Server
 	listener net.Listener
 	done     chan struct{}
@@ -59,13 +71,14 @@ type smtpIntake struct {
 // disables it. An address that cannot be bound, or a TLS configuration
 // that cannot work, fails the start: mail would otherwise be refused (or
 // sent in plain text) silently.
-func (s *service) start(ctx context.Context) error {
+func (si *smtpIntake) start(ctx context.Context) error {
+	s := si.s
 	if s.cfg.SMTPAddr == "off" || s.cfg.SMTPAddr == "" {
 		return nil
 	}
-	s.smtpMu.Lock()
-	defer s.smtpMu.Unlock()
-	if s.smtp != nil {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if si.running != nil {
 		return errors.New("inbox: the SMTP intake is already running")
 	}
 	tlsConfig, err := smtpTLS(s.cfg, s.logger())
@@ -91,8 +104,8 @@ func (s *service) start(ctx context.Context) error {
 	srv.ReadTimeout = smtpReadTimeout
 	srv.WriteTimeout = smtpWriteTimeout
 	srv.ErrorLog = smtpLogger{s.logger()}
-	in := &smtpIntake{server: srv, listener: l, done: make(chan struct{})}
-	s.smtp = in
+	in := &smtpListener{server: srv, listener: l, done: make(chan struct{})}
+	si.running = in
 	go func() {
 		defer close(in.done)
 		if err := srv.Serve(l); err != nil && !errors.Is(err, smtp.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
@@ -107,11 +120,11 @@ func (s *service) start(ctx context.Context) error {
 // shutdown stops the SMTP intake (Product.Shutdown): no new connections,
 // sessions finish the message they are on, until ctx ends; then the rest
 // are closed.
-func (s *service) shutdown(ctx context.Context) error {
-	s.smtpMu.Lock()
-	in := s.smtp
-	s.smtp = nil
-	s.smtpMu.Unlock()
+func (si *smtpIntake) shutdown(ctx context.Context) error {
+	si.mu.Lock()
+	in := si.running
+	si.running = nil
+	si.mu.Unlock()
 	if in == nil {
 		return nil
 	}
@@ -131,22 +144,15 @@ func (s *service) shutdown(ctx context.Context) error {
 	return err
 }
 
-// smtpAddr is where the SMTP intake listens (nil when it is not running):
+// addr is where the SMTP intake listens (nil when it is not running):
 // with a ":0" address, the port the system picked.
-func (s *service) smtpAddr() net.Addr {
-	s.smtpMu.Lock()
-	defer s.smtpMu.Unlock()
-	if s.smtp == nil {
+func (si *smtpIntake) addr() net.Addr {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if si.running == nil {
 		return nil
 	}
-	return s.smtp.listener.Addr()
-}
-
-func (s *service) logger() *slog.Logger {
-	if s.log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.log
+	return si.running.listener.Addr()
 }
 
 // smtpSession is one SMTP transaction's state: the envelope, and what
@@ -188,7 +194,7 @@ func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), smtpDataTimeout)
 	defer cancel()
-	ib, err := ss.s.inboxByAddress(ctx, ss.s.db, addr)
+	ib, err := inboxByAddress(ctx, ss.s.db, addr)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errNoSuchMailbox

@@ -65,7 +65,7 @@ func TestIntakeSMTP(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := mailService(t, e, Config{SMTPAddr: "127.0.0.1:0", MaxMessageBytes: 64 << 10})
-		addr := s.smtpAddr().String()
+		addr := s.addr().String()
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		mailInbox(t, e, e.Owner, "restrito@inbox.localhost", map[string]any{"allowed_recipients": []string{"@banco.example"}})
 		mailInbox(t, e, e.Owner, "parado@inbox.localhost", map[string]any{"status": "inactive"})
@@ -237,7 +237,7 @@ func TestIntakeSMTP(t *testing.T) {
 		if err := s.shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if s.smtpAddr() != nil {
+		if s.addr() != nil {
 			t.Fatal("still listening after shutdown")
 		}
 		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
@@ -251,9 +251,9 @@ func TestIntakeSMTP(t *testing.T) {
 // start instead of refusing mail silently.
 func TestIntakeSMTPOff(t *testing.T) {
 	t.Parallel()
-	s := &service{cfg: Config{SMTPAddr: "off"}.withDefaults()}
-	if err := s.start(context.Background()); err != nil || s.smtpAddr() != nil {
-		t.Fatalf("off: %v %v", err, s.smtpAddr())
+	s := &smtpIntake{s: &service{cfg: Config{SMTPAddr: "off"}.withDefaults()}}
+	if err := s.start(context.Background()); err != nil || s.addr() != nil {
+		t.Fatalf("off: %v %v", err, s.addr())
 	}
 	if err := s.shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestIntakeSMTPOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	busy := &service{cfg: Config{SMTPAddr: l.Addr().String()}.withDefaults()}
+	busy := &smtpIntake{s: &service{cfg: Config{SMTPAddr: l.Addr().String()}.withDefaults()}}
 	if err := busy.start(context.Background()); err == nil {
 		_ = busy.shutdown(context.Background())
 		t.Fatal("started on a port in use")

@@ -46,19 +46,33 @@ func mailInbox(t *testing.T, e *testEnv, user accounts.User, email string, body 
 	return doc.Data.ID
 }
 
+// mailServer is a service with its SMTP intake, started, as a test drives
+// them: receive and the other service methods, and the listener's address.
+type mailServer struct {
+	*service
+	*smtpIntake
+}
+
+// startMailServer starts s's SMTP intake, stopped when the test ends.
+func startMailServer(t *testing.T, s *service) *mailServer {
+	t.Helper()
+	ms := &mailServer{service: s, smtpIntake: &smtpIntake{s: s}}
+	if err := ms.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ms.shutdown(context.Background()) })
+	return ms
+}
+
 // mailService is a second service on the test environment's database and
 // job queue, for what the harness's own cannot show: the SMTP listener's
 // address, and receive called directly.
-func mailService(t *testing.T, e *testEnv, cfg Config) *service {
+func mailService(t *testing.T, e *testEnv, cfg Config) *mailServer {
 	t.Helper()
 	cfg = cfg.withDefaults()
 	s := &service{db: e.DB, accounts: e.Acc, jobs: e.Jobs, cfg: cfg}
 	s.hooks = webhooks.New(e.DB, e.Jobs, webhooks.Config{Product: "inbox"})
-	if err := s.start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.shutdown(context.Background()) })
-	return s
+	return startMailServer(t, s)
 }
 
 // mailRow reads an e-mail row by id, whatever its organization.
@@ -140,9 +154,9 @@ func mailJobs(t *testing.T, db *store.DB, emailID string, reprocess bool) int {
 }
 
 // mailUsage is the workspace's count of accepted e-mails this month.
-func mailUsage(t *testing.T, s *service, orgID, workspaceID string) int {
+func mailUsage(t *testing.T, s *mailServer, orgID, workspaceID string) int {
 	t.Helper()
-	ws, err := s.workspaceSettings(context.Background(), s.db, orgID, workspaceID)
+	ws, err := readWorkspaceSettings(context.Background(), s.db, orgID, workspaceID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,15 +107,11 @@ func (l *logBuffer) count(s string) int {
 }
 
 // tlsService is mailService with its log kept in logs.
-func tlsService(t *testing.T, e *testEnv, cfg Config, logs *logBuffer) *service {
+func tlsService(t *testing.T, e *testEnv, cfg Config, logs *logBuffer) *mailServer {
 	t.Helper()
 	s := &service{db: e.DB, accounts: e.Acc, jobs: e.Jobs, cfg: cfg.withDefaults(), log: slog.New(slog.NewTextHandler(logs, nil))}
 	s.hooks = webhooks.New(e.DB, e.Jobs, webhooks.Config{Product: "inbox"})
-	if err := s.start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.shutdown(context.Background()) })
-	return s
+	return startMailServer(t, s)
 }
 
 // startTLS opens a session on addr, checks STARTTLS is offered, upgrades
@@ -191,7 +187,7 @@ func TestIntakeSMTPTLS(t *testing.T) {
 		certFile, keyFile := first.write(t, dir)
 		logs := &logBuffer{}
 		s := tlsService(t, e, Config{SMTPAddr: "127.0.0.1:0", SMTPTLSCertFile: certFile, SMTPTLSKeyFile: keyFile}, logs)
-		addr := s.smtpAddr().String()
+		addr := s.addr().String()
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 
 		c, leaf := startTLS(t, addr, pool(first.cert))
@@ -302,9 +298,9 @@ func TestIntakeSMTPRequireTLS(t *testing.T) {
 		cfg := func(addr string, require bool) Config {
 			return Config{SMTPAddr: addr, SMTPTLSCertFile: certFile, SMTPTLSKeyFile: keyFile, SMTPRequireTLS: require}
 		}
-		remote := tlsService(t, e, cfg(net.JoinHostPort(host, "0"), true), &logBuffer{}).smtpAddr().String()
-		local := tlsService(t, e, cfg("127.0.0.1:0", true), &logBuffer{}).smtpAddr().String()
-		optional := tlsService(t, e, cfg(net.JoinHostPort(host, "0"), false), &logBuffer{}).smtpAddr().String()
+		remote := tlsService(t, e, cfg(net.JoinHostPort(host, "0"), true), &logBuffer{}).addr().String()
+		local := tlsService(t, e, cfg("127.0.0.1:0", true), &logBuffer{}).addr().String()
+		optional := tlsService(t, e, cfg(net.JoinHostPort(host, "0"), false), &logBuffer{}).addr().String()
 		contas := mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 
 		refused := dedupeMessage("contas@inbox.localhost", "req-1@fornecedor.example", "sem TLS")
@@ -354,16 +350,16 @@ func TestIntakeSMTPTLSConfig(t *testing.T) {
 	}
 	for name, cfg := range cases {
 		cfg.SMTPAddr = "127.0.0.1:0"
-		s := &service{cfg: cfg.withDefaults()}
+		s := &smtpIntake{s: &service{cfg: cfg.withDefaults()}}
 		if err := s.start(context.Background()); err == nil {
 			_ = s.shutdown(context.Background())
 			t.Fatalf("%s: started", name)
 		}
-		if s.smtpAddr() != nil {
+		if s.addr() != nil {
 			t.Fatalf("%s: listening after a failed start", name)
 		}
 	}
-	s := &service{cfg: Config{SMTPAddr: "127.0.0.1:0", SMTPTLSCertFile: certFile, SMTPTLSKeyFile: keyFile, SMTPRequireTLS: true}.withDefaults()}
+	s := &smtpIntake{s: &service{cfg: Config{SMTPAddr: "127.0.0.1:0", SMTPTLSCertFile: certFile, SMTPTLSKeyFile: keyFile, SMTPRequireTLS: true}.withDefaults()}}
 	if err := s.start(context.Background()); err != nil {
 		t.Fatalf("a valid pair: %v", err)
 	}

@@ -40,16 +40,7 @@ func (*usageResetWorker) Timeout(*river.Job[usageResetArgs]) time.Duration { ret
 // (settings_store.go); this job makes the numbers the API shows right on
 // the first of the month even for a workspace that receives nothing.
 func (w *usageResetWorker) Work(ctx context.Context, _ *river.Job[usageResetArgs]) error {
-	month := time.Now().UTC().Format("2006-01")
-	_, err := w.s.db.Exec(ctx, `UPDATE inbox_workspace_settings SET usage_month = ?, monthly_cost_used = 0, monthly_emails_used = 0, updated_at = ?
-		WHERE usage_month <> ?`, month, store.Now(), month)
-	if err != nil {
-		return err
-	}
-	// The slots of earlier months (00190_inbox_usage_counts.sql) count
-	// nothing any more.
-	_, err = w.s.db.Exec(ctx, `DELETE FROM inbox_usage_counts WHERE usage_month < ?`, month)
-	return err
+	return resetMonthlyUsage(ctx, w.s.db, time.Now().UTC().Format("2006-01"))
 }
 
 type purgeWorker struct {
@@ -74,24 +65,7 @@ func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[purgeArgs]) error {
 // purge removes what was deleted before cutoff.
 func (s *service) purge(ctx context.Context, cutoff time.Time) error {
 	cutoff = cutoff.UTC()
-	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
-		// E-mails go with their inbox; their raw message and agent runs
-		// cascade.
-		if _, err := tx.Exec(ctx, `DELETE FROM emails WHERE inbox_id IN (SELECT id FROM inboxes WHERE deleted_at IS NOT NULL AND deleted_at < ?)`, cutoff); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM emails WHERE deleted_at IS NOT NULL AND deleted_at < ?`, cutoff); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM inboxes WHERE deleted_at IS NOT NULL AND deleted_at < ?`, cutoff); err != nil {
-			return err
-		}
-		// An agent still named by an inbox (a deleted one kept for its
-		// retention) stays until that inbox goes.
-		_, err := tx.Exec(ctx, `DELETE FROM inbox_agents WHERE deleted_at IS NOT NULL AND deleted_at < ?
-			AND NOT EXISTS (SELECT 1 FROM inboxes i WHERE i.agent_id = inbox_agents.id)`, cutoff)
-		return err
-	})
+	err := s.db.WithTx(ctx, func(tx *store.Tx) error { return purgeDeleted(ctx, tx, cutoff) })
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestUsageResetStartsANewMonth(t *testing.T) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		s := &service{db: db, cfg: Config{}.withDefaults()}
 		for _, ws := range []string{e.MineWS.ID, e.TheirWS.ID} {
-			if _, err := s.workspaceSettings(ctx, db, map[string]string{e.MineWS.ID: e.Mine.ID, e.TheirWS.ID: e.Theirs.ID}[ws], ws); err != nil {
+			if _, err := readWorkspaceSettings(ctx, db, map[string]string{e.MineWS.ID: e.Mine.ID, e.TheirWS.ID: e.Theirs.ID}[ws], ws); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -101,7 +101,7 @@ func (e errTransient) Unwrap() error { return e.err }
 // email.failed (+ agent_run.failed) — all of the outcome in one
 // transaction. final says no attempt follows this one.
 func (s *service) process(ctx context.Context, orgID, emailID string, final bool) error {
-	in, err := s.processingInput(ctx, orgID, emailID)
+	in, err := readProcessInput(ctx, s.db, orgID, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted meanwhile: nothing to do
 	}
@@ -121,7 +121,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 		tenant = &in.mc.tenant
 	}
 	if !in.mc.settingsOK {
-		if settings, err = s.workspaceSettings(ctx, s.db, orgID, e.WorkspaceID); err != nil {
+		if settings, err = readWorkspaceSettings(ctx, s.db, orgID, e.WorkspaceID); err != nil {
 			return err
 		}
 	}
@@ -147,7 +147,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	if provider.Name() == agent.ExtractorName {
 		return s.processLocally(ctx, provider, req, record, e, ib, tenant, final)
 	}
-	if err := s.setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
+	if err := setEmailStatus(ctx, s.db, orgID, e.ID, "processing", nil, nil, nil); err != nil {
 		return err
 	}
 	run, err := startAgentRun(ctx, s.db, record)
@@ -171,60 +171,6 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	return s.recordSuccess(ctx, s.db, e, ib, run, res, duration)
 }
 
-// processInput is what a processing job reads before it runs: the
-// e-mail, its raw message and its inbox's context.
-type processInput struct {
-	email      emailRecord
-	raw        []byte
-	mc         mailContext
-	inboxFound bool
-}
-
-// processQuery reads a live e-mail with its raw message and its live
-// inbox's context in one statement (a round trip instead of three on
-// PostgreSQL: docs/decisions.md, "Inbox intake on PostgreSQL").
-var processQuery = `SELECT ` + aliasColumns("e.", "email.", emailColumns) + `, r.raw, ` + mailContextColumns + `
-	FROM emails e
-	JOIN inbox_email_raw r ON r.email_id = e.id
-	JOIN inboxes i ON i.id = e.inbox_id AND i.organization_id = e.organization_id AND i.workspace_id = e.workspace_id
-		AND i.deleted_at IS NULL` + mailContextJoins + `
-	WHERE e.organization_id = ? AND e.id = ? AND e.deleted_at IS NULL`
-
-// processingInput reads the e-mail and what its processing needs;
-// store.ErrNotFound when the e-mail is gone. An e-mail whose inbox is gone
-// (or, never expected, without its raw message) is read the long way.
-func (s *service) processingInput(ctx context.Context, orgID, emailID string) (processInput, error) {
-	var r struct {
-		Email emailRecord `db:"email"`
-		Raw   []byte      `db:"raw"`
-		mailContextRow
-	}
-	err := s.db.Get(ctx, &r, processQuery, orgID, emailID)
-	if err == nil {
-		mc, err := r.context()
-		return processInput{email: r.Email, raw: r.Raw, mc: mc, inboxFound: true}, err
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return processInput{}, err
-	}
-	var in processInput
-	if in.email, err = s.getEmail(ctx, s.db, orgID, emailID); err != nil {
-		return in, err
-	}
-	if in.raw, err = s.emailRaw(ctx, s.db, orgID, emailID); err != nil {
-		// Not "deleted meanwhile": the job fails and is tried again.
-		return in, fmt.Errorf("inbox: the raw message of e-mail %s: %v", emailID, err)
-	}
-	in.mc, err = readMailContext(ctx, s.db, orgID, in.email.WorkspaceID, in.email.InboxID)
-	switch {
-	case err == nil:
-		in.inboxFound = true
-	case errors.Is(err, store.ErrNotFound):
-		err = nil
-	}
-	return in, err
-}
-
 // processLocally runs a provider that works in this process (the built-in
 // extractor: milliseconds, no network), then records the whole of the
 // outcome — the run, started and finished, the e-mail's status and
@@ -246,12 +192,8 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 	retry := false
 	err := s.db.WithTx(ctx, func(tx *store.Tx) error {
 		// The claim: the e-mail becomes processing only if it still waits
-		// for it. On PostgreSQL a concurrent run of the same e-mail waits
-		// on the row here and then finds it processed; SQLite's writers
-		// are serialized.
-		err := store.ExpectOne(tx.Exec(ctx, `UPDATE emails SET status = ?, updated_at = ?
-			WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)`,
-			emailProcessing, store.Now(), e.OrganizationID, e.ID, emailApproved, emailProcessing))
+		// for it (claimEmail).
+		err := claimEmail(ctx, tx, e.OrganizationID, e.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // deleted, or another run recorded the outcome
 		}
@@ -301,11 +243,7 @@ func (s *service) recordLocalSuccess(ctx context.Context, e emailRecord, ib inbo
 	usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
 	now := store.Now()
 	return s.db.WithTx(ctx, func(tx *store.Tx) error {
-		var done emailRecord
-		err := tx.Get(ctx, &done, `UPDATE emails SET status = ?, processed_at = ?, last_error = NULL, updated_at = ?, agent_metadata = ?
-			WHERE organization_id = ? AND id = ? AND deleted_at IS NULL AND status IN (?, ?)
-			RETURNING `+emailColumns,
-			emailProcessed, now, now, string(metadata), e.OrganizationID, e.ID, emailApproved, emailProcessing)
+		done, err := claimProcessed(ctx, tx, e.OrganizationID, e.ID, now, string(metadata))
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // deleted, or another run recorded the outcome
 		}
@@ -317,7 +255,7 @@ func (s *service) recordLocalSuccess(ctx context.Context, e emailRecord, ib inbo
 			return err
 		}
 		if u.TotalCost > 0 {
-			if err := s.addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
+			if err := addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
 				return err
 			}
 		}
@@ -337,7 +275,7 @@ type txRunner interface {
 func (s *service) providerFor(ctx context.Context, e emailRecord, ib inboxRecord) (agent.Provider, agent.Request) {
 	var req agent.Request
 	if id := agentIDOf(e, ib); id != nil {
-		if a, err := s.getAgent(ctx, s.db, e.OrganizationID, e.WorkspaceID, *id); err == nil {
+		if a, err := getAgent(ctx, s.db, e.OrganizationID, e.WorkspaceID, *id); err == nil {
 			req.Model, req.SystemMessage = a.LLMModel, a.SystemMessage
 		}
 	}
@@ -394,15 +332,15 @@ func (s *service) recordSuccess(ctx context.Context, db txRunner, e emailRecord,
 		if err := finishAgentRun(ctx, tx, run.OrganizationID, run.ID, "success", nil, usage, output, run.StartedAt.Add(d)); err != nil {
 			return err
 		}
-		if err := s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "processed", &now, metadata, nil); err != nil {
+		if err := setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "processed", &now, metadata, nil); err != nil {
 			return err
 		}
 		if u.TotalCost > 0 {
-			if err := s.addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
+			if err := addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
 				return err
 			}
 		}
-		e, err := s.getEmail(ctx, tx, e.OrganizationID, e.ID)
+		e, err := getEmail(ctx, tx, e.OrganizationID, e.ID)
 		if err != nil {
 			return err
 		}
@@ -419,10 +357,10 @@ func (s *service) recordSuccess(ctx context.Context, db txRunner, e emailRecord,
 func (s *service) recordFailure(ctx context.Context, db txRunner, e emailRecord, ib inboxRecord, run *agentRunRecord, reason string) error {
 	now := store.Now()
 	return db.WithTx(ctx, func(tx *store.Tx) error {
-		if err := s.setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "failed", &now, nil, &reason); err != nil {
+		if err := setEmailStatus(ctx, tx, e.OrganizationID, e.ID, "failed", &now, nil, &reason); err != nil {
 			return err
 		}
-		e, err := s.getEmail(ctx, tx, e.OrganizationID, e.ID)
+		e, err := getEmail(ctx, tx, e.OrganizationID, e.ID)
 		if err != nil {
 			return err
 		}

@@ -193,7 +193,7 @@ func TestProcessingRunsRecordOnce(t *testing.T) {
 		const processed = `SELECT COUNT(*) FROM system_events WHERE organization_id = ? AND subject_id = ? AND slug = 'email.processed'`
 		runs0, events0 := count(runs), count(processed)
 		// As if the job were delivered again before its outcome: approved.
-		if err := sd.s.setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
+		if err := setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -231,11 +231,11 @@ func TestProcessingAfterItsInboxIsGone(t *testing.T) {
 		ctx := context.Background()
 		id := sd.byFixture["latin1.eml"]
 		org := sd.e.Mine.ID
-		e, err := sd.s.getEmail(ctx, db, org, id)
+		e, err := getEmail(ctx, db, org, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sd.s.setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
+		if err := setEmailStatus(ctx, db, org, id, emailApproved, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Exec(ctx, `UPDATE inboxes SET deleted_at = ? WHERE id = ?`, store.Now(), e.InboxID); err != nil {
@@ -244,7 +244,7 @@ func TestProcessingAfterItsInboxIsGone(t *testing.T) {
 		if err := sd.s.process(ctx, org, id, true); err != nil {
 			t.Fatal(err)
 		}
-		if e, err = sd.s.getEmail(ctx, db, org, id); err != nil || e.Status != emailProcessed {
+		if e, err = getEmail(ctx, db, org, id); err != nil || e.Status != emailProcessed {
 			t.Fatalf("%+v %v", e.Status, err)
 		}
 		var payloads []string

@@ -3,7 +3,6 @@ package inbox
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
@@ -15,7 +14,8 @@ import (
 )
 
 // service is what every Inbox operation, the mail intake and the
-// background jobs share: one per listener.
+// background jobs share: one per listener. The SMTP listener is not part
+// of it: smtpIntake (intake_smtp.go) holds it, built beside the service.
 type service struct {
 	db       *store.DB
 	accounts *accounts.Store
@@ -27,10 +27,15 @@ type service struct {
 	// idempotency keeps the API's X-Idempotency-Key answers; the purge job
 	// drops expired ones.
 	idempotency *idempotency.Store
+}
 
-	// smtp is the running SMTP intake (intake_smtp.go), nil when stopped.
-	smtpMu sync.Mutex
-	smtp   *smtpIntake
+// logger is the service's log; a service built without one (tests) logs
+// nothing.
+func (s *service) logger() *slog.Logger {
+	if s.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.log
 }
 
 // scope is who is calling and on which workspace: every query of an

@@ -42,12 +42,12 @@ const (
 		WHERE c.workspace_id = s.workspace_id AND c.usage_month = s.usage_month), 0)`
 )
 
-// workspaceSettings returns the workspace's Inbox settings, creating them
+// readWorkspaceSettings returns the workspace's Inbox settings, creating them
 // with the defaults when missing (workspaces made before the Inbox, or by
 // another product, have none), and starting the month's counters at zero
 // when the row still counts an earlier month. A workspace that is not a
 // live one of orgID is store.ErrNotFound.
-func (s *service) workspaceSettings(ctx context.Context, q store.Querier, orgID, workspaceID string) (workspaceSettings, error) {
+func readWorkspaceSettings(ctx context.Context, q store.Querier, orgID, workspaceID string) (workspaceSettings, error) {
 	var ws workspaceSettings
 	err := q.Get(ctx, &ws, settingsSelect, workspaceID, orgID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -59,12 +59,12 @@ func (s *service) workspaceSettings(ctx context.Context, q store.Querier, orgID,
 	if err != nil {
 		return ws, err
 	}
-	return s.currentMonth(ctx, q, ws)
+	return currentMonth(ctx, q, ws)
 }
 
 // currentMonth is ws as of this month: a row still counting an earlier
 // month is started over at zero first (and that month's slots removed).
-func (s *service) currentMonth(ctx context.Context, q store.Querier, ws workspaceSettings) (workspaceSettings, error) {
+func currentMonth(ctx context.Context, q store.Querier, ws workspaceSettings) (workspaceSettings, error) {
 	month := usageMonth(store.Now())
 	if ws.UsageMonth == month {
 		return ws, nil
@@ -127,8 +127,8 @@ const usageSlots = 16
 // random, so concurrent intakes of one workspace do not queue on one row;
 // a settings row still counting an earlier month is started over first.
 // A workspace that is not a live one of orgID is store.ErrNotFound.
-func (s *service) addUsage(ctx context.Context, q store.Querier, orgID, workspaceID string, emails int, cost float64) error {
-	ws, err := s.workspaceSettings(ctx, q, orgID, workspaceID)
+func addUsage(ctx context.Context, q store.Querier, orgID, workspaceID string, emails int, cost float64) error {
+	ws, err := readWorkspaceSettings(ctx, q, orgID, workspaceID)
 	if err != nil {
 		return err
 	}
@@ -144,4 +144,30 @@ func addUsageSlot(ctx context.Context, q store.Querier, ws workspaceSettings, em
 		DO UPDATE SET emails = inbox_usage_counts.emails + excluded.emails, cost = inbox_usage_counts.cost + excluded.cost`,
 		ws.WorkspaceID, ws.OrganizationID, ws.UsageMonth, rand.IntN(usageSlots), emails, cost)
 	return err
+}
+
+// limited reports whether a monthly limit applies to the workspace: its
+// intake must then count under the settings row's lock (lockedSettings).
+func limited(ws workspaceSettings) bool {
+	return ws.MonthlyEmailsLimit != nil || ws.MonthlyCostLimit != nil
+}
+
+// lockedSettings reads the workspace's settings and usage with its row
+// locked until the transaction ends (PostgreSQL; SQLite's transactions are
+// serialized already), so two e-mails arriving together cannot both pass
+// the monthly limit's last slot. A workspace without a monthly limit has
+// no last slot: its row is not locked here, and its e-mails count their
+// usage in slots that e-mails arriving together seldom share
+// (addUsageSlot; docs/decisions.md, "Inbox intake on PostgreSQL").
+func lockedSettings(ctx context.Context, tx *store.Tx, orgID, workspaceID string) (workspaceSettings, error) {
+	ws, err := readWorkspaceSettings(ctx, tx, orgID, workspaceID)
+	if err != nil || tx.Dialect() != store.Postgres || !limited(ws) {
+		return ws, err
+	}
+	var id string
+	if err := tx.Get(ctx, &id, `SELECT workspace_id FROM inbox_workspace_settings
+		WHERE workspace_id = ? AND organization_id = ? FOR UPDATE`, workspaceID, orgID); err != nil {
+		return ws, err
+	}
+	return readWorkspaceSettings(ctx, tx, orgID, workspaceID)
 }

@@ -18,8 +18,7 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
 		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
 		ctx := context.Background()
-		s := &service{db: db}
-		ws, err := s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		ws, err := readWorkspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,24 +26,24 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 			ws.UsageMonth != usageMonth(store.Now()) || ws.MonthlyEmailsUsed != 0 || ws.OrganizationID != e.Mine.ID {
 			t.Fatalf("defaults: %+v", ws)
 		}
-		if _, err := s.workspaceSettings(ctx, db, e.Theirs.ID, e.MineWS.ID); err != store.ErrNotFound {
+		if _, err := readWorkspaceSettings(ctx, db, e.Theirs.ID, e.MineWS.ID); err != store.ErrNotFound {
 			t.Fatalf("another organization's workspace: %v", err)
 		}
 		var wg sync.WaitGroup
 		for range 5 {
 			wg.Go(func() {
-				if err := s.addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.25); err != nil {
+				if err := addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.25); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 		wg.Wait()
-		ws, _ = s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		ws, _ = readWorkspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
 		if ws.MonthlyEmailsUsed != 5 || ws.MonthlyCostUsed != 1.25 {
 			t.Fatalf("usage: %+v", ws)
 		}
 		// Inside a transaction, as intake calls it.
-		err = db.WithTx(ctx, func(tx *store.Tx) error { return s.addUsage(ctx, tx, e.Mine.ID, e.MineWS.ID, 1, 0) })
+		err = db.WithTx(ctx, func(tx *store.Tx) error { return addUsage(ctx, tx, e.Mine.ID, e.MineWS.ID, 1, 0) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,10 +55,10 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 		if _, err := db.Exec(ctx, `UPDATE inbox_usage_counts SET usage_month = '2020-01' WHERE workspace_id = ?`, e.MineWS.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.5); err != nil {
+		if err := addUsage(ctx, db, e.Mine.ID, e.MineWS.ID, 1, 0.5); err != nil {
 			t.Fatal(err)
 		}
-		ws, _ = s.workspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
+		ws, _ = readWorkspaceSettings(ctx, db, e.Mine.ID, e.MineWS.ID)
 		if ws.UsageMonth != usageMonth(store.Now()) || ws.MonthlyEmailsUsed != 1 || ws.MonthlyCostUsed != 0.5 {
 			t.Fatalf("after the month turned: %+v", ws)
 		}
@@ -67,7 +66,7 @@ func TestWorkspaceSettingsDefaultsAndUsage(t *testing.T) {
 		if err := db.Get(ctx, &stale, `SELECT COUNT(*) FROM inbox_usage_counts WHERE workspace_id = ? AND usage_month = '2020-01'`, e.MineWS.ID); err != nil || stale != 0 {
 			t.Fatalf("the earlier month's slots: %d left (%v)", stale, err)
 		}
-		if err := s.addUsage(ctx, db, e.Theirs.ID, e.MineWS.ID, 1, 0); err != store.ErrNotFound {
+		if err := addUsage(ctx, db, e.Theirs.ID, e.MineWS.ID, 1, 0); err != store.ErrNotFound {
 			t.Fatalf("usage on another organization's workspace: %v", err)
 		}
 	})

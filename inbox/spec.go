@@ -60,9 +60,11 @@ func build(b *productkit.Builder, cfg Config) error {
 	svc := &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{Watch: deps.Changes}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger, idempotency: idem}
 	svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets || cfg.WebhookAllowPrivateTargets, Retries: firstNonEmpty(cfg.WebhookRetries, deps.Webhooks.Retries), Logger: deps.Logger})
+	registerWorkspaceReads(api, svc)
 	registerWorkspaceWrites(api, svc)
-	registerWorkspaces(api, svc.accounts, svc.nonces)
+	registerWorkspaceDelete(api, svc.accounts, svc.nonces)
 	registerInboxes(api, svc)
+	registerInboxRecipients(api, svc)
 	registerAgents(api, svc)
 	registerEmails(api, svc)
 	registerAgentRuns(api, svc)
@@ -78,8 +80,9 @@ func build(b *productkit.Builder, cfg Config) error {
 	if deps.DB == nil {
 		return nil // a catalog only: no intake to serve
 	}
-	b.Lifecycle(svc.start, svc.shutdown, func() []string {
-		if a := svc.smtpAddr(); a != nil {
+	smtpIn := &smtpIntake{s: svc}
+	b.Lifecycle(smtpIn.start, smtpIn.shutdown, func() []string {
+		if a := smtpIn.addr(); a != nil {
 			return []string{ServerName + " SMTP intake: smtp://" + a.String() + " (addresses @" + cfg.MailDomain + ")"}
 		}
 		return nil

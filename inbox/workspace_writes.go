@@ -47,17 +47,11 @@ type updateWorkspaceIn struct {
 // one stays with owners (workspacesOwnScope).
 var workspacesManage = mcp.Requirement{Scopes: []string{"inbox.workspaces"}, Permission: identity.PermManage}
 
-// workspacesAPI holds the handlers of the workspace operations that read
-// or write the Inbox's settings of a workspace (workspaces.go has the
-// reads).
-type workspacesAPI struct{ *service }
-
-// registerWorkspaceWrites declares the workspace operations that need the
-// Inbox's settings: the reads (registerWorkspaceReads), workspaces_create
-// and workspaces_update.
+// registerWorkspaceWrites declares workspaces_create and
+// workspaces_update, which write the Inbox's settings of a workspace with
+// it.
 func registerWorkspaceWrites(api *rest.API, s *service) {
 	h := &workspacesAPI{s}
-	registerWorkspaceReads(api, s)
 	rest.Handle(api, rest.Operation{
 		ID: "workspaces_create", Method: "POST", Path: "/workspaces", Tags: []string{"workspaces"},
 		Title: "Create a workspace", Summary: "Creates a workspace of the organization with its Inbox settings: e-mail prefix, source, monthly cost and e-mail limits, custom metadata.",
@@ -131,7 +125,7 @@ func (h *workspacesAPI) update(ctx context.Context, in *updateWorkspaceIn) (*res
 		if err := accounts.NoteChange(ctx, tx); err != nil {
 			return err
 		}
-		if ws, err = h.workspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
+		if ws, err = readWorkspaceSettings(ctx, tx, id.OrganizationID, w.ID); err != nil {
 			return err
 		}
 		if in.Label != nil {

@@ -81,15 +81,13 @@ func findWorkspace(ctx context.Context, acc *accounts.Store, orgID, ref string) 
 	return w, err
 }
 
-// registerWorkspaces declares workspaces_delete, the one workspace
-// operation that needs nothing beyond the accounts store and the
-// confirmations; the others read the Inbox's settings of each workspace and
-// are declared with the service (registerWorkspaceReads, called by
-// registerWorkspaceWrites). Every query is scoped by the caller's
-// organization; another organization's workspace is 404, never 403.
-func registerWorkspaces(api *rest.API, acc *accounts.Store, nonces *confirm.Nonces) {
-	registerWorkspaceDelete(api, acc, nonces)
-}
+// workspacesAPI holds the handlers of the workspace operations that read
+// or write the Inbox's settings of a workspace: the reads here, the
+// writes in workspace_writes.go. workspaces_delete needs nothing beyond
+// the accounts store and the confirmations (workspaceDeleteAPI). Every
+// query is scoped by the caller's organization; another organization's
+// workspace is 404, never 403.
+type workspacesAPI struct{ *service }
 
 // registerWorkspaceReads declares workspaces_list and workspaces_get.
 func registerWorkspaceReads(api *rest.API, s *service) {
@@ -139,7 +137,7 @@ func (h *workspacesAPI) list(ctx context.Context, in *listWorkspacesIn) (*rest.R
 	end := min(start+limit, len(all))
 	data := make([]workspaceJSON, 0, end-start)
 	for _, w := range all[start:end] {
-		ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
+		ws, err := readWorkspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +164,7 @@ func (h *workspacesAPI) get(ctx context.Context, in *getWorkspaceIn) (*rest.Resp
 	if err != nil {
 		return nil, err
 	}
-	ws, err := h.workspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
+	ws, err := readWorkspaceSettings(ctx, h.db, id.OrganizationID, w.ID)
 	if err != nil {
 		return nil, err
 	}
