@@ -3,17 +3,13 @@ package kadu
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/runtime"
-	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -36,59 +32,10 @@ var (
 
 // Limits of what a task holds.
 const (
-	maxWorkflowSteps = 100
-	maxAllowedTools  = 100
-	maxTriggerers    = 200
-	maxDestinations  = 20
+	maxAllowedTools = 100
+	maxTriggerers   = 200
+	maxDestinations = 20
 )
-
-var (
-	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
-	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-)
-
-// checkWorkflowStructure is the structural part of the check saving a
-// workflow runs (validateWorkflowSteps, runtime_workflow.go): each step
-// names a tool, on_error is stop or continue, step ids are unique. It
-// returns a *rest.Error (422, one detail per field) or nil.
-func checkWorkflowStructure(steps []records.WorkflowStep) error {
-	var details []rest.FieldError
-	if len(steps) == 0 {
-		details = append(details, rest.FieldError{Field: "steps", Message: "a workflow needs at least one step"})
-	}
-	if len(steps) > maxWorkflowSteps {
-		details = append(details, rest.FieldError{Field: "steps", Message: fmt.Sprintf("at most %d steps", maxWorkflowSteps)})
-	}
-	seen := map[string]bool{}
-	for i, st := range steps {
-		at := fmt.Sprintf("steps.%d", i)
-		if !toolNameRe.MatchString(st.Tool) {
-			details = append(details, rest.FieldError{Field: at + ".tool", Message: "must name a tool (lower-case letters, digits and _)"})
-		}
-		switch st.OnError {
-		case "", "stop", "continue":
-		default:
-			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
-		}
-		if st.Tool == runtime.AskTool {
-			if msg := runtime.CheckAskArguments(st.Arguments); msg != "" {
-				details = append(details, rest.FieldError{Field: at + ".arguments.question", Message: msg})
-			}
-		}
-		if st.ID != "" {
-			if !stepIDRe.MatchString(st.ID) {
-				details = append(details, rest.FieldError{Field: at + ".id", Message: "must be lower-case letters, digits and _, starting with a letter"})
-			} else if seen[st.ID] {
-				details = append(details, rest.FieldError{Field: at + ".id", Message: "is the id of an earlier step"})
-			}
-			seen[st.ID] = true
-		}
-	}
-	if len(details) > 0 {
-		return rest.Validation("the workflow is invalid", details...)
-	}
-	return nil
-}
 
 // scheduleJSON is a task's schedule as the API shows it.
 type scheduleJSON struct {
@@ -203,14 +150,6 @@ type destinationIn struct {
 type setDestinationsIn struct {
 	ID           string          `json:"task_id" in:"path" jsonschema:"The task's id."`
 	Destinations []destinationIn `json:"destinations" jsonschema:"Where executions' results go; [] for nowhere but the API."`
-}
-
-// taskErr maps the store's errors to the API's.
-func taskErr(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return rest.NotFound("task")
-	}
-	return err
 }
 
 // mayEdit: the task's owner, or an admin.
@@ -399,7 +338,7 @@ func ceilingCents(v *float64) (*int64, error) {
 }
 
 // tasksAPI holds the handlers of the task operations; what they read
-// and write of a task is in tasks_store.go.
+// and write of a task is in kadu/records tasks_store.go.
 type tasksAPI struct{ *service }
 
 // registerTasks declares the task operations.
@@ -840,31 +779,4 @@ func describeDestinations(in []destinationIn) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// validateWorkflowSteps is the check saving a workflow runs
-// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
-// when it is saved, naming the step and the field.
-func validateWorkflowSteps(steps []records.WorkflowStep) error {
-	if err := checkWorkflowStructure(steps); err != nil {
-		return err
-	}
-	compiled, err := runtime.CompileWorkflow(steps)
-	if err == nil {
-		// What reads nothing of the run is evaluated now, under the
-		// budget (wflang.CheckConstants).
-		err = wflang.CheckConstants(compiled)
-	}
-	if err != nil {
-		var we *wflang.Error
-		if errors.As(err, &we) {
-			field := "steps." + strconv.Itoa(we.Step)
-			if we.Path != "" {
-				field += "." + we.Path
-			}
-			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
-		}
-		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
-	}
-	return nil
 }

@@ -108,7 +108,8 @@ type Machine struct {
 
 // Deliverer is what a status change delivers (webhook events, result
 // e-mails, tools called with the result), in the transaction that
-// commits it; the product implements it (delivery.go).
+// commits it; the product implements it (kadu delivery.go,
+// service.DeliverTransition).
 type Deliverer interface {
 	DeliverTransition(ctx context.Context, tx *store.Tx, e *Execution) error
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The SQL of a task (kadu_tasks): the handlers (tasks.go) and the runtime
+// The SQL of a task (kadu_tasks): the handlers (kadu tasks.go) and the runtime
 // read and write tasks only through these functions.
 
 // TaskFilter narrows kadu_tasks_list.

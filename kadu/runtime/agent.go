@@ -136,7 +136,7 @@ func (r *run) offered() []llm.Tool {
 		}
 		out = append(out, llm.FunctionTool(name, desc, e.Schema()))
 	}
-	// The file tools (files_exec.go) when the run was given files.
+	// The file tools (files.go) when the run was given files.
 	if r.e.InputFileIDsJSON != "" && r.e.InputFileIDsJSON != "[]" {
 		out = append(out, fileTools()...)
 	}

@@ -18,7 +18,7 @@ type Checkpoint struct {
 	Next    int                        `json:"next,omitempty"`
 	Results map[string]json.RawMessage `json:"results,omitempty"`
 	// Item is the element of the for_each step Next that runs next, Items
-	// the results of its elements before it (runtime_foreach.go).
+	// the results of its elements before it (foreach.go).
 	Item  int               `json:"item,omitempty"`
 	Items []json.RawMessage `json:"items,omitempty"`
 	// Last is the result of the last workflow step that ran.

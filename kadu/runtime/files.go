@@ -70,8 +70,8 @@ func fileTools() []llm.Tool {
 	}
 }
 
-// fileToolInfo is what tasks.go's check knows of a file tool: Kadu's,
-// no scopes.
+// fileToolInfo is what saving a task knows of a file tool (ToolLookup):
+// Kadu's, no scopes.
 func fileToolInfo(name string) (ToolInfo, bool) {
 	if !isFileTool(name) {
 		return ToolInfo{}, false

@@ -32,7 +32,7 @@ func (r *run) toolCall(tool string, args json.RawMessage) toolreg.Call {
 // records the call's outcome. It returns the answer, or errStop when the
 // execution now waits for an approval (or was moved meanwhile).
 func (r *run) callTool(ctx context.Context, ref, tool string, args json.RawMessage, persist func(tx *store.Tx, ans toolAnswer) error) (toolAnswer, error) {
-	if isFileTool(tool) { // the runtime's own (files_exec.go)
+	if isFileTool(tool) { // the runtime's own (files.go)
 		return r.callFileTool(ctx, tool, args, persist)
 	}
 	reg, roles := r.s.rt.tools, r.s.rt.roles

@@ -16,7 +16,7 @@ import (
 // arguments are templates over the run's input and the earlier steps'
 // results, with an optional condition ("if") and on_error stop|continue
 // (kadu/wflang is the language), and an optional for_each that calls the
-// tool once per element of a list (runtime_foreach.go). No model, no
+// tool once per element of a list (foreach.go). No model, no
 // cost: each step, and each element of a loop, counts against the
 // execution's step limit.
 
