@@ -25,8 +25,8 @@ import (
 // Results delivered: when an execution ends (or starts waiting for a
 // person), the task's destinations hear of it. The webhook event is
 // emitted and each e-mail's job enqueued in the transaction that changes
-// the status (DeliverTransition, called by transition), so a status
-// change and its deliveries commit together or not at all.
+// the status (DeliverTransition, called by records.Machine.Transition),
+// so a status change and its deliveries commit together or not at all.
 // docs/decisions.md "Kadu: files, results and webhook rotation".
 
 // emailLinkTTL is how long the download links in a result e-mail work:

@@ -17,7 +17,7 @@ import (
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
-// approvalOwner names Kadu's executions as the owner of the approvals
+// ApprovalOwner names Kadu's executions as the owner of the approvals
 // they ask for (productkit/approval Options.Owners).
 const ApprovalOwner = "kadu.execution"
 
@@ -43,7 +43,7 @@ func (r *run) approvedCall(ctx context.Context, ref, tool string, args json.RawM
 	return a, nil
 }
 
-// waitingApproval is what a waiting_approval execution's waiting field
+// WaitingApproval is what a waiting_approval execution's waiting field
 // says: the approval and the exact call.
 type WaitingApproval struct {
 	Kind        string          `json:"kind"`

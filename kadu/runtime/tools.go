@@ -108,7 +108,7 @@ func (r *run) callTool(ctx context.Context, ref, tool string, args json.RawMessa
 }
 
 // ToolLookup is what saving a task knows of the deployment's tools
-// (service.lookupTool): Kadu's file tools, then the registry's. A test's
+// (kadu's service.lookupTool): Kadu's file tools, then the registry's. A test's
 // override stands in for the registry; with neither it is nil, and any
 // well-formed name is accepted and granted no scope.
 func ToolLookup(reg *toolreg.Registry, override func(name string) (ToolInfo, bool)) func(name string) (ToolInfo, bool) {
