@@ -25,10 +25,10 @@
 //     state machine and the one write path of statuses, steps and cost.
 //
 // Inside this package the files are layered too (no file uses a name of
-// a file that uses one of its own, checked with a file-level dependency
-// tool): configuration, shapes and helpers at the bottom (config.go,
-// delivery_mail.go, files_config.go, executions_json.go, api_errors.go,
-// cron.go, workflow_check.go), then service.go, then each aggregate's
+// a file that, directly or not, uses one of its own): configuration,
+// shapes and helpers at the bottom (config.go, delivery_mail.go,
+// files_config.go, executions_json.go, api_errors.go, cron.go,
+// workflow_check.go), then service.go, then each aggregate's
 // service code and handlers (tasks.go, executions.go, files*.go, me.go,
 // delivery.go, schedule.go, approvals_api.go), then the catalog
 // (resources.go, prompts.go, files_resources.go, catalog.go) and, at the
