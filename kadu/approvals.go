@@ -39,7 +39,8 @@ func approvalPolicy(deps productkit.Deps, auth *productkit.Auth, tools []mcp.Too
 		DB: deps.DB, PublicURL: deps.PublicURL, ProductName: ServerTitle, Tools: tools,
 		SignIn: signIn, Jobs: deps.Jobs, Roles: deps.Roles, Access: auth.MCP.Access, Location: loc, Logger: log,
 		// An execution's destructive step is approved on the same page; the
-		// decision resumes the execution (runtime_tools.go).
+		// decision resumes the execution (kadu/runtime approvals.go,
+		// Runtime.ApprovalDecided).
 		Owners: owners,
 	})
 }

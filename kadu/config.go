@@ -33,12 +33,12 @@ type Config struct {
 	// approval before it fails.
 	ExecutionTimeout time.Duration
 	WaitTimeout      time.Duration
-	// Runtime tunes the runtime (runtime.go).
+	// Runtime tunes the runtime (kadu/runtime config.go).
 	Runtime RuntimeConfig
 	// Files is where files are kept and how their URLs are signed
 	// (files_config.go).
 	Files FilesConfig
-	// Mail sends results to a task's e-mail destinations (delivery.go).
+	// Mail sends results to a task's e-mail destinations (delivery_mail.go).
 	Mail DeliveryMail
 
 	// lookupTool and validateWorkflow stand in, in tests, for the
@@ -49,11 +49,11 @@ type Config struct {
 }
 
 // PlanLimits are what an organization's plan allows (the runtime's
-// type, kadu/runtime cost.go).
+// type, kadu/runtime plan.go).
 type PlanLimits = runtime.PlanLimits
 
 // ModelPrice is a model's price per million tokens (the runtime's type,
-// kadu/runtime cost.go).
+// kadu/runtime plan.go).
 type ModelPrice = runtime.ModelPrice
 
 // RuntimeConfig tunes the runtime (kadu/runtime Config).

@@ -44,7 +44,8 @@ const (
 	downloadTTL = 5 * time.Minute
 )
 
-// fileSettings declares the files' settings (docs/operating.md "Configuration").
+// settings declares the files' settings (docs/operating.md
+// "Configuration").
 func (c *FilesConfig) settings(s *productkit.Settings) func() error {
 	bucket := s.Add("kadu-files-bucket", "KOBANA_KADU_FILES_BUCKET", "", "where Kadu keeps files: empty for <data-dir>/kadu-files, file:///dir, or s3://bucket?region=…&endpoint=… (S3-compatible, shared by every replica; AWS credentials from the environment)")
 	secret := s.Add("kadu-files-url-secret", "KOBANA_KADU_FILES_URL_SECRET", "", "secret signing the product's own file upload and download URLs, the same on every replica; empty: derived from --state-secrets")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/datebounds"
-	"github.com/kobana/kobana-mcp/platform/store"
 
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -242,9 +241,4 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-// currentUsage is the organization's usage of the current month.
-func (s *service) currentUsage(ctx context.Context, q store.Querier, orgID string) (records.Usage, error) {
-	return records.MonthUsage(ctx, q, orgID, records.UsageMonth(s.clock()))
 }

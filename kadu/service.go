@@ -36,13 +36,15 @@ type service struct {
 	// of kadu.run_execution, built over this service's stores.
 	runtime *runtime.Runtime
 	// files is the bucket files live in (files_config.go); mail sends
-	// results to e-mail destinations (delivery.go), nil without a relay.
+	// results to e-mail destinations (delivery_mail.go), nil without a
+	// relay.
 	files *fileStore
 	mail  *mailer
 	// lookupTool and validateWorkflow are what saving a task asks of the
 	// deployment and of the runtime's engine (tasks.go): the tools a task
 	// may call, nil without a registry (runtime.ToolLookup), and whether
-	// its workflow would run (validateWorkflowSteps). newService sets both.
+	// its workflow would run (validateWorkflowSteps, workflow_check.go).
+	// newService sets both.
 	lookupTool       func(name string) (runtime.ToolInfo, bool)
 	validateWorkflow func(steps []records.WorkflowStep) error
 	// machine is the one write path of executions' statuses, steps and
@@ -102,3 +104,8 @@ func (s *service) clock() time.Time {
 	}
 	return s.now().UTC().Truncate(time.Microsecond)
 }
+
+// webhookRotationGrace is how long a rotated-out signing secret of a
+// Kadu webhook keeps signing beside the new one (platform/webhooks
+// RotationGrace).
+const webhookRotationGrace = 24 * time.Hour

@@ -3,17 +3,13 @@ package kadu
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/runtime"
-	"github.com/kobana/kobana-mcp/kadu/wflang"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -36,59 +32,10 @@ var (
 
 // Limits of what a task holds.
 const (
-	maxWorkflowSteps = 100
-	maxAllowedTools  = 100
-	maxTriggerers    = 200
-	maxDestinations  = 20
+	maxAllowedTools = 100
+	maxTriggerers   = 200
+	maxDestinations = 20
 )
-
-var (
-	toolNameRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,99}$`)
-	stepIDRe   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-)
-
-// checkWorkflowStructure is the structural part of the check saving a
-// workflow runs (validateWorkflowSteps, runtime_workflow.go): each step
-// names a tool, on_error is stop or continue, step ids are unique. It
-// returns a *rest.Error (422, one detail per field) or nil.
-func checkWorkflowStructure(steps []records.WorkflowStep) error {
-	var details []rest.FieldError
-	if len(steps) == 0 {
-		details = append(details, rest.FieldError{Field: "steps", Message: "a workflow needs at least one step"})
-	}
-	if len(steps) > maxWorkflowSteps {
-		details = append(details, rest.FieldError{Field: "steps", Message: fmt.Sprintf("at most %d steps", maxWorkflowSteps)})
-	}
-	seen := map[string]bool{}
-	for i, st := range steps {
-		at := fmt.Sprintf("steps.%d", i)
-		if !toolNameRe.MatchString(st.Tool) {
-			details = append(details, rest.FieldError{Field: at + ".tool", Message: "must name a tool (lower-case letters, digits and _)"})
-		}
-		switch st.OnError {
-		case "", "stop", "continue":
-		default:
-			details = append(details, rest.FieldError{Field: at + ".on_error", Message: "must be stop or continue"})
-		}
-		if st.Tool == runtime.AskTool {
-			if msg := runtime.CheckAskArguments(st.Arguments); msg != "" {
-				details = append(details, rest.FieldError{Field: at + ".arguments.question", Message: msg})
-			}
-		}
-		if st.ID != "" {
-			if !stepIDRe.MatchString(st.ID) {
-				details = append(details, rest.FieldError{Field: at + ".id", Message: "must be lower-case letters, digits and _, starting with a letter"})
-			} else if seen[st.ID] {
-				details = append(details, rest.FieldError{Field: at + ".id", Message: "is the id of an earlier step"})
-			}
-			seen[st.ID] = true
-		}
-	}
-	if len(details) > 0 {
-		return rest.Validation("the workflow is invalid", details...)
-	}
-	return nil
-}
 
 // scheduleJSON is a task's schedule as the API shows it.
 type scheduleJSON struct {
@@ -205,14 +152,6 @@ type setDestinationsIn struct {
 	Destinations []destinationIn `json:"destinations" jsonschema:"Where executions' results go; [] for nowhere but the API."`
 }
 
-// taskErr maps the store's errors to the API's.
-func taskErr(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return rest.NotFound("task")
-	}
-	return err
-}
-
 // mayEdit: the task's owner, or an admin.
 func mayEdit(id *identity.Identity, t *records.Task) error {
 	if id != nil && (id.UserID == t.OwnerUserID || id.Role.Allows(identity.PermManage)) {
@@ -271,24 +210,55 @@ func toSteps(in []workflowStepIn) ([]records.WorkflowStep, error) {
 // saving the task may use themselves.
 func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def taskDefinition) error {
 	t.Steps = def.steps
-	if !def.toolsGiven && t.Mode == records.ModeWorkflow {
-		def.allowedTools = nil
-		for _, st := range t.Steps {
-			if st.Tool != runtime.AskTool && !slices.Contains(def.allowedTools, st.Tool) {
-				def.allowedTools = append(def.allowedTools, st.Tool)
-			}
-		}
-	}
-	if def.allowedTools == nil {
-		def.allowedTools = []string{}
-	}
-	t.AllowedTools = def.allowedTools
+	t.AllowedTools = def.allowedToolsOf(t)
 	var details []rest.FieldError
 	if len(t.AllowedTools) > maxAllowedTools {
 		details = append(details, rest.FieldError{Field: "allowed_tools", Message: fmt.Sprintf("at most %d tools", maxAllowedTools)})
 	}
+	granted, toolDetails, err := s.grantedScopes(id, t.AllowedTools)
+	if err != nil {
+		return err
+	}
+	details = append(details, toolDetails...)
+	t.GrantedScopes = granted
+	modeDetails, err := s.checkMode(t)
+	if err != nil {
+		return err
+	}
+	details = append(details, modeDetails...)
+	details = append(details, s.checkModelAndCeiling(t)...)
+	if len(details) > 0 {
+		return rest.Validation("the task is invalid", details...)
+	}
+	return nil
+}
+
+// allowedToolsOf is the task's allowed tools: those given, or, when a
+// workflow names none, its steps' tools (kadu_ask aside); never nil.
+func (def taskDefinition) allowedToolsOf(t *records.Task) []string {
+	tools := def.allowedTools
+	if !def.toolsGiven && t.Mode == records.ModeWorkflow {
+		tools = nil
+		for _, st := range t.Steps {
+			if st.Tool != runtime.AskTool && !slices.Contains(tools, st.Tool) {
+				tools = append(tools, st.Tool)
+			}
+		}
+	}
+	if tools == nil {
+		tools = []string{}
+	}
+	return tools
+}
+
+// grantedScopes checks each allowed tool's name and that it runs here,
+// and grants the scopes its requirement names, per product, sorted. A
+// tool the person saving the task may not use themselves is a 403, not
+// a detail.
+func (s *service) grantedScopes(id *identity.Identity, tools []string) (map[string][]string, []rest.FieldError, error) {
+	var details []rest.FieldError
 	granted := map[string][]string{}
-	for i, name := range t.AllowedTools {
+	for i, name := range tools {
 		at := fmt.Sprintf("allowed_tools.%d", i)
 		switch {
 		case !toolNameRe.MatchString(name):
@@ -297,7 +267,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 		case strings.HasPrefix(name, "kadu_"):
 			details = append(details, rest.FieldError{Field: at, Message: "a task cannot call Kadu's own tools"})
 			continue
-		case slices.Index(t.AllowedTools, name) < i:
+		case slices.Index(tools, name) < i:
 			details = append(details, rest.FieldError{Field: at, Message: "is listed twice"})
 			continue
 		}
@@ -310,7 +280,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 			continue
 		}
 		if info.Permission != "" && (id == nil || !id.Role.Allows(info.Permission)) {
-			return rest.Forbidden(fmt.Sprintf("your role cannot use %s, so a task you save cannot be granted it: remove it from allowed_tools or ask someone whose role allows it", name))
+			return nil, nil, rest.Forbidden(fmt.Sprintf("your role cannot use %s, so a task you save cannot be granted it: remove it from allowed_tools or ask someone whose role allows it", name))
 		}
 		for _, sc := range info.Scopes {
 			if !slices.Contains(granted[info.Product], sc) {
@@ -321,11 +291,18 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 	for _, list := range granted {
 		slices.Sort(list)
 	}
-	t.GrantedScopes = granted
+	return granted, details, nil
+}
+
+// checkMode checks what the task's mode asks: a workflow that would run
+// (service.validateWorkflow, whose refusal is returned as it is) calling
+// only allowed tools; an agent without steps.
+func (s *service) checkMode(t *records.Task) ([]rest.FieldError, error) {
+	var details []rest.FieldError
 	switch t.Mode {
 	case records.ModeWorkflow:
 		if err := s.validateWorkflow(t.Steps); err != nil {
-			return err
+			return nil, err
 		}
 		for i, st := range t.Steps {
 			if toolNameRe.MatchString(st.Tool) && st.Tool != runtime.AskTool && !slices.Contains(t.AllowedTools, st.Tool) {
@@ -337,6 +314,13 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 			details = append(details, rest.FieldError{Field: "steps", Message: "an agent task has no steps: the model chooses its tool calls"})
 		}
 	}
+	return details, nil
+}
+
+// checkModelAndCeiling checks the task's model has a price and its
+// ceiling is within the plan's maximum per execution.
+func (s *service) checkModelAndCeiling(t *records.Task) []rest.FieldError {
+	var details []rest.FieldError
 	if t.Model != nil {
 		if _, ok := s.cfg.Prices[*t.Model]; !ok {
 			details = append(details, rest.FieldError{Field: "model", Message: "has no price in the deployment's price table (--kadu-model-prices): " + strings.Join(s.pricedModels(), ", ")})
@@ -345,10 +329,7 @@ func (s *service) applyDefinition(id *identity.Identity, t *records.Task, def ta
 	if t.CostCeilingCents != nil && *t.CostCeilingCents > s.cfg.Plan.MaxCostPerExecutionCents {
 		details = append(details, rest.FieldError{Field: "cost_ceiling", Message: "is above the plan's maximum per execution, " + money.Cents(s.cfg.Plan.MaxCostPerExecutionCents).String()})
 	}
-	if len(details) > 0 {
-		return rest.Validation("the task is invalid", details...)
-	}
-	return nil
+	return details
 }
 
 func (s *service) pricedModels() []string {
@@ -399,7 +380,7 @@ func ceilingCents(v *float64) (*int64, error) {
 }
 
 // tasksAPI holds the handlers of the task operations; what they read
-// and write of a task is in tasks_store.go.
+// and write of a task is in kadu/records tasks_store.go.
 type tasksAPI struct{ *service }
 
 // registerTasks declares the task operations.
@@ -840,31 +821,4 @@ func describeDestinations(in []destinationIn) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// validateWorkflowSteps is the check saving a workflow runs
-// (service.validateWorkflow): the structure, then every expression compiled (kadu/wflang), so a task that cannot run is refused
-// when it is saved, naming the step and the field.
-func validateWorkflowSteps(steps []records.WorkflowStep) error {
-	if err := checkWorkflowStructure(steps); err != nil {
-		return err
-	}
-	compiled, err := runtime.CompileWorkflow(steps)
-	if err == nil {
-		// What reads nothing of the run is evaluated now, under the
-		// budget (wflang.CheckConstants).
-		err = wflang.CheckConstants(compiled)
-	}
-	if err != nil {
-		var we *wflang.Error
-		if errors.As(err, &we) {
-			field := "steps." + strconv.Itoa(we.Step)
-			if we.Path != "" {
-				field += "." + we.Path
-			}
-			return rest.Validation("the workflow is invalid", rest.FieldError{Field: field, Message: we.Message})
-		}
-		return rest.Validation("the workflow is invalid", rest.FieldError{Field: "steps", Message: err.Error()})
-	}
-	return nil
 }

@@ -1,13 +1,13 @@
-// Package kadu is Kadu, the Kobana financial agent: tasks that run the agent
-// over a company's financial data, their executions, files and approvals.
-// This file configures its MCP endpoint as the Kadu seed's Transport
-// chapter specifies.
 package kadu
 
 import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/productkit"
 )
+
+// Kadu's MCP endpoint: its identity, its instructions and its transport
+// options (docs/decisions.md "Transport (package mcp)", "Kadu: the MCP
+// surface and the walkthrough"). The package's overview is doc.go.
 
 // Server identity, as the seed's server/discover example shows it.
 const (

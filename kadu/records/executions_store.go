@@ -106,7 +106,7 @@ const stepColumns = `id, organization_id, execution_id, seq, kind, tool_name, ar
 	started_at, finished_at, created_at, updated_at`
 
 // RunningExecutions counts the organization's executions running now
-// (service.mayStart).
+// (kadu/runtime Runtime.mayStart).
 func RunningExecutions(ctx context.Context, q store.Querier, orgID string) (int, error) {
 	var n int
 	err := q.Get(ctx, &n, `SELECT COUNT(*) FROM kadu_executions WHERE organization_id = ? AND status = 'running'`, orgID)

@@ -27,7 +27,7 @@ var transitions = map[string][]string{
 // ErrIllegalTransition is what CheckTransition's errors wrap.
 var ErrIllegalTransition = errors.New("illegal execution transition")
 
-// ErrStaleExecution is transition's answer when the row's status is no
+// ErrStaleExecution is Machine.Transition's answer when the row's status is no
 // longer the one the caller read: someone else moved it first.
 var ErrStaleExecution = errors.New("execution status changed concurrently")
 
@@ -60,12 +60,12 @@ func IsActive(status string) bool {
 	return known && !IsTerminal(status)
 }
 
-// Change is what a transition writes besides the status. Nil
-// fields are left as they are. transition itself sets started_at (first
-// time running) and finished_at (any end), clears waiting when the
-// execution leaves a wait, and gives running and waiting states their
-// deadline from the configuration (ExecutionTimeout, WaitTimeout) unless
-// Deadline says otherwise; queued has none.
+// Change is what a transition writes besides the status. Nil fields are
+// left as they are. Machine.Transition itself sets started_at (first time
+// running) and finished_at (any end), clears waiting when the execution
+// leaves a wait, and gives running and waiting states their deadline from
+// the configuration (ExecutionTimeout, WaitTimeout) unless Deadline says
+// otherwise; queued has none.
 type Change struct {
 	// Output is the result, as JSON.
 	Output *string
@@ -108,7 +108,8 @@ type Machine struct {
 
 // Deliverer is what a status change delivers (webhook events, result
 // e-mails, tools called with the result), in the transaction that
-// commits it; the product implements it (delivery.go).
+// commits it; the product implements it (kadu delivery.go,
+// service.DeliverTransition).
 type Deliverer interface {
 	DeliverTransition(ctx context.Context, tx *store.Tx, e *Execution) error
 }

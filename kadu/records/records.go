@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// The rows Kadu's operations, jobs and runtime share (migrations/00300),
-// their org-scoped loaders, the step helpers and the execution state
-// machine. Signatures here are shared with the runtime: keep them stable.
-
 // Task modes.
 const (
 	// ModeWorkflow runs the task's declared steps in order.

@@ -45,7 +45,7 @@ func (m *Machine) BeginStep(ctx context.Context, q store.Querier, exec *Executio
 }
 
 // FinishStep records how a step ended and, in the same transaction, what
-// it cost: the execution's and the month's totals (recordStepCost).
+// it cost: the execution's and the month's totals (RecordStepCost).
 func (m *Machine) FinishStep(ctx context.Context, q store.Querier, exec *Execution, step *Step, out StepOutcome) error {
 	switch out.Status {
 	case StepSucceeded, StepFailed, StepUnknown:

@@ -7,8 +7,8 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The SQL of a task (kadu_tasks): the handlers (tasks.go) and the runtime
-// read and write tasks only through these functions.
+// The SQL of a task (kadu_tasks): the handlers (kadu tasks.go) and the
+// runtime read and write tasks only through these functions.
 
 // TaskFilter narrows kadu_tasks_list.
 type TaskFilter struct {
@@ -123,7 +123,7 @@ const taskColumns = `id, organization_id, owner_user_id, name, instructions, mod
 	destinations, status, created_at, updated_at, deleted_at`
 
 // IsMember reports whether userID is a person of the organization: a task's
-// Triggerers are (service.checkTriggerers).
+// Triggerers are (kadu's service.checkTriggerers).
 func IsMember(ctx context.Context, q store.Querier, orgID, userID string) (bool, error) {
 	var n int
 	err := q.Get(ctx, &n, `SELECT COUNT(*) FROM memberships WHERE organization_id = ? AND user_id = ?`, orgID, userID)

@@ -8,8 +8,9 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The SQL of kadu_usage_get (service.usage, me.go): what an organization
-// spent in a period, read from its executions and their steps.
+// The SQL of kadu_usage_get (kadu me.go, service.usage): what an
+// organization spent in a period, read from its executions and their
+// steps.
 
 // CostedStep is a finished step that cost money or tokens, with its
 // execution's task.

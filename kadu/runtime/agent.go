@@ -136,7 +136,7 @@ func (r *run) offered() []llm.Tool {
 		}
 		out = append(out, llm.FunctionTool(name, desc, e.Schema()))
 	}
-	// The file tools (files_exec.go) when the run was given files.
+	// The file tools (files.go) when the run was given files.
 	if r.e.InputFileIDsJSON != "" && r.e.InputFileIDsJSON != "[]" {
 		out = append(out, fileTools()...)
 	}
@@ -297,7 +297,7 @@ func (r *run) promptBound(req llm.Request) (int64, error) {
 
 // affordable is the largest answer (tokens, at most limit) a step whose
 // prompt has up to in tokens can have and cost no more than remaining
-// cents, priced as priceStep does (a cached token never costs more than
+// cents, priced as PriceStep does (a cached token never costs more than
 // the dearer of the input and cached prices); false when not even
 // minOutputTokens fit.
 func affordable(p ModelPrice, in, remaining int64, limit int) (int, bool) {

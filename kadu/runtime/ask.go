@@ -34,7 +34,7 @@ const AskTool = "kadu_ask"
 // maxQuestion bounds a rendered question.
 const maxQuestion = 2000
 
-// waitingInput is what a waiting_input execution's waiting field says.
+// WaitingInput is what a waiting_input execution's waiting field says.
 type WaitingInput struct {
 	Kind      string          `json:"kind"`
 	Step      int             `json:"step"`

@@ -18,7 +18,6 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
-	"github.com/kobana/kobana-mcp/platform/blob"
 	"github.com/kobana/kobana-mcp/platform/llm"
 	"github.com/kobana/kobana-mcp/platform/safename"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -71,8 +70,8 @@ func fileTools() []llm.Tool {
 	}
 }
 
-// fileToolInfo is what tasks.go's check knows of a file tool: Kadu's,
-// no scopes.
+// fileToolInfo is what saving a task knows of a file tool (ToolLookup):
+// Kadu's, no scopes.
 func fileToolInfo(name string) (ToolInfo, bool) {
 	if !isFileTool(name) {
 		return ToolInfo{}, false
@@ -311,12 +310,4 @@ func (s *Runtime) writeOutputFile(ctx context.Context, e *records.Execution, nam
 // (rest.Error); the model reads it as the call's error.
 func fileRefusal(status int, code, msg string) *rest.Error {
 	return &rest.Error{Status: status, Code: code, Message: msg}
-}
-
-// Bucket is where files' bytes are kept: the product's bucket
-// (kadu files_config.go), which may be missing.
-type Bucket interface {
-	// Ready is the bucket and the most bytes a file may hold, or why
-	// files cannot be stored (503 files_unavailable).
-	Ready() (*blob.Bucket, int64, error)
 }

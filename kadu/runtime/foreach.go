@@ -48,63 +48,64 @@ func (r *run) forEach(ctx context.Context, i int, st wflang.Compiled, env wflang
 				return err
 			}
 		}
-		label := fmt.Sprintf("step %d%s item %d of %d", i+1, idNote(st.ID), j+1, len(items))
-		ienv := env
-		ienv.Loop, ienv.Item, ienv.Index = true, items[j], j
-		next := func(tx *store.Tx, value json.RawMessage) error {
-			r.cp.Items = append(r.cp.Items, value)
-			r.cp.Item = j + 1
-			if j+1 == len(items) {
-				all, err := json.Marshal(r.cp.Items)
-				if err != nil {
-					return err
-				}
-				return finish(tx, all)
-			}
-			return r.s.saveCheckpoint(ctx, tx, r.e, r.cp)
-		}
-		if st.Cond != nil {
-			ok, err := st.Cond.Eval(ienv)
-			if err != nil {
-				ans := exprFailure("condition_error", "", err)
-				if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
-					return err
-				}
-				if stop := r.afterItemFailure(ctx, label, st, ans); stop != nil {
-					return stop
-				}
-				continue
-			}
-			if !ok {
-				if err := r.note(ctx, st, fmt.Sprintf("%s skipped: its condition is false (%s)", label, st.If),
-					func(tx *store.Tx) error { return next(tx, json.RawMessage("null")) }); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		args, err := st.Args.Render(ienv)
-		if err != nil {
-			ans := exprFailure("arguments_error", "nothing was called: ", err)
-			if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
-				return err
-			}
-			if stop := r.afterItemFailure(ctx, label, st, ans); stop != nil {
-				return stop
-			}
-			continue
-		}
-		ans, err := r.callTool(ctx, fmt.Sprintf("%d.%d", i, j), st.Tool, args, func(tx *store.Tx, ans toolAnswer) error { return next(tx, ans.Value) })
-		if err != nil {
+		if err := r.forEachItem(ctx, i, j, st, env, items, finish); err != nil {
 			return err
-		}
-		if ans.Failed {
-			if stop := r.afterItemFailure(ctx, label, st, ans); stop != nil {
-				return stop
-			}
 		}
 	}
 	return nil
+}
+
+// forEachItem runs element j of step i's loop over items: its condition,
+// then its call, with item and index visible; its outcome is written with
+// the checkpoint naming the next element, and the last one's by finish.
+// nil goes on to the next element.
+func (r *run) forEachItem(ctx context.Context, i, j int, st wflang.Compiled, env wflang.Env, items []any, finish func(*store.Tx, json.RawMessage) error) error {
+	label := fmt.Sprintf("step %d%s item %d of %d", i+1, idNote(st.ID), j+1, len(items))
+	ienv := env
+	ienv.Loop, ienv.Item, ienv.Index = true, items[j], j
+	next := func(tx *store.Tx, value json.RawMessage) error {
+		r.cp.Items = append(r.cp.Items, value)
+		r.cp.Item = j + 1
+		if j+1 == len(items) {
+			all, err := json.Marshal(r.cp.Items)
+			if err != nil {
+				return err
+			}
+			return finish(tx, all)
+		}
+		return r.s.saveCheckpoint(ctx, tx, r.e, r.cp)
+	}
+	if st.Cond != nil {
+		ok, err := st.Cond.Eval(ienv)
+		if err != nil {
+			return r.itemFailedBeforeCall(ctx, label, st, exprFailure("condition_error", "", err), next)
+		}
+		if !ok {
+			return r.note(ctx, st, fmt.Sprintf("%s skipped: its condition is false (%s)", label, st.If),
+				func(tx *store.Tx) error { return next(tx, json.RawMessage("null")) })
+		}
+	}
+	args, err := st.Args.Render(ienv)
+	if err != nil {
+		return r.itemFailedBeforeCall(ctx, label, st, exprFailure("arguments_error", "nothing was called: ", err), next)
+	}
+	ans, err := r.callTool(ctx, fmt.Sprintf("%d.%d", i, j), st.Tool, args, func(tx *store.Tx, ans toolAnswer) error { return next(tx, ans.Value) })
+	if err != nil {
+		return err
+	}
+	if ans.Failed {
+		return r.afterItemFailure(ctx, label, st, ans)
+	}
+	return nil
+}
+
+// itemFailedBeforeCall records an element whose condition or arguments
+// did not evaluate (nothing was called) and applies on_error to it.
+func (r *run) itemFailedBeforeCall(ctx context.Context, label string, st wflang.Compiled, ans toolAnswer, next func(*store.Tx, json.RawMessage) error) error {
+	if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
+		return err
+	}
+	return r.afterItemFailure(ctx, label, st, ans)
 }
 
 // note records a message step (a skipped element, an empty loop) and the

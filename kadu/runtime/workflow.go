@@ -16,7 +16,7 @@ import (
 // arguments are templates over the run's input and the earlier steps'
 // results, with an optional condition ("if") and on_error stop|continue
 // (kadu/wflang is the language), and an optional for_each that calls the
-// tool once per element of a list (runtime_foreach.go). No model, no
+// tool once per element of a list (foreach.go). No model, no
 // cost: each step, and each element of a loop, counts against the
 // execution's step limit.
 
@@ -70,64 +70,8 @@ func (r *run) workflow(ctx context.Context) error {
 		if err := r.stillRunning(ctx); err != nil {
 			return err
 		}
-		st := steps[i]
-		env, err := r.env(input)
-		if err != nil {
+		if err := r.workflowStep(ctx, i, steps[i], input); err != nil {
 			return err
-		}
-		if st.Each != nil {
-			if err := r.forEach(ctx, i, st, env); err != nil {
-				return err
-			}
-			continue
-		}
-		next := func(tx *store.Tx, value json.RawMessage) error {
-			if st.ID != "" {
-				r.cp.Results[st.ID] = value
-			}
-			r.cp.Last, r.cp.Next = value, i+1
-			return s.saveCheckpoint(ctx, tx, e, r.cp)
-		}
-		if st.Cond != nil {
-			ok, err := st.Cond.Eval(env)
-			if err != nil {
-				if stop := r.stepError(ctx, i, st, exprFailure("condition_error", "", err), next); stop != nil {
-					return stop
-				}
-				continue
-			}
-			if !ok {
-				if err := r.skip(ctx, i, st, next); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if st.Tool == AskTool {
-			if err := r.ask(ctx, i, st, env, next); err != nil {
-				return err
-			}
-			continue
-		}
-		args, err := st.Args.Render(env)
-		if err != nil {
-			ans := exprFailure("arguments_error", "nothing was called: ", err)
-			if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
-				return err
-			}
-			if stop := r.afterFailure(ctx, i, st, ans); stop != nil {
-				return stop
-			}
-			continue
-		}
-		ans, err := r.callTool(ctx, strconv.Itoa(i), st.Tool, args, func(tx *store.Tx, ans toolAnswer) error { return next(tx, ans.Value) })
-		if err != nil {
-			return err
-		}
-		if ans.Failed {
-			if stop := r.afterFailure(ctx, i, st, ans); stop != nil {
-				return stop
-			}
 		}
 	}
 	out := map[string]any{"steps": r.cp.Results, "last": r.cp.Last}
@@ -135,6 +79,60 @@ func (r *run) workflow(ctx context.Context) error {
 		out = map[string]any{"last": r.cp.Last, "note": "the steps' results are too large to keep here; read them step by step"}
 	}
 	return s.succeed(ctx, e, out)
+}
+
+// workflowStep runs step i: its loop (forEach), or its condition and
+// then the question (ask) or the call (callStep). nil goes on to the
+// next step; an error (errStop among them) ends the slice.
+func (r *run) workflowStep(ctx context.Context, i int, st wflang.Compiled, input map[string]any) error {
+	env, err := r.env(input)
+	if err != nil {
+		return err
+	}
+	if st.Each != nil {
+		return r.forEach(ctx, i, st, env)
+	}
+	next := func(tx *store.Tx, value json.RawMessage) error {
+		if st.ID != "" {
+			r.cp.Results[st.ID] = value
+		}
+		r.cp.Last, r.cp.Next = value, i+1
+		return r.s.saveCheckpoint(ctx, tx, r.e, r.cp)
+	}
+	if st.Cond != nil {
+		ok, err := st.Cond.Eval(env)
+		if err != nil {
+			return r.stepError(ctx, i, st, exprFailure("condition_error", "", err), next)
+		}
+		if !ok {
+			return r.skip(ctx, i, st, next)
+		}
+	}
+	if st.Tool == AskTool {
+		return r.ask(ctx, i, st, env, next)
+	}
+	return r.callStep(ctx, i, st, env, next)
+}
+
+// callStep renders step i's arguments and calls its tool, applying
+// on_error to a failure (arguments that do not render call nothing).
+func (r *run) callStep(ctx context.Context, i int, st wflang.Compiled, env wflang.Env, next func(*store.Tx, json.RawMessage) error) error {
+	args, err := st.Args.Render(env)
+	if err != nil {
+		ans := exprFailure("arguments_error", "nothing was called: ", err)
+		if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
+			return err
+		}
+		return r.afterFailure(ctx, i, st, ans)
+	}
+	ans, err := r.callTool(ctx, strconv.Itoa(i), st.Tool, args, func(tx *store.Tx, ans toolAnswer) error { return next(tx, ans.Value) })
+	if err != nil {
+		return err
+	}
+	if ans.Failed {
+		return r.afterFailure(ctx, i, st, ans)
+	}
+	return nil
 }
 
 // env is what the step's expressions see.
@@ -164,29 +162,4 @@ func (r *run) skip(ctx context.Context, i int, st wflang.Compiled, next func(*st
 		}
 		return next(tx, json.RawMessage("null"))
 	})
-}
-
-// stepError records a step that failed before its call (a condition
-// that did not evaluate) and applies on_error.
-func (r *run) stepError(ctx context.Context, i int, st wflang.Compiled, ans toolAnswer, next func(*store.Tx, json.RawMessage) error) error {
-	if err := r.recordFailedCall(ctx, st.Tool, nil, ans, func(tx *store.Tx) error { return next(tx, ans.Value) }); err != nil {
-		return err
-	}
-	return r.afterFailure(ctx, i, st, ans)
-}
-
-// afterFailure applies a failed step's on_error: stop fails the
-// execution, continue goes on (the step's result is its error).
-func (r *run) afterFailure(ctx context.Context, i int, st wflang.Compiled, ans toolAnswer) error {
-	if st.OnError == "continue" {
-		return nil
-	}
-	return r.s.fail(ctx, r.e, failureCode(ans), fmt.Sprintf("step %d%s (%s) failed: %s", i+1, idNote(st.ID), st.Tool, ans.Error))
-}
-
-func idNote(id string) string {
-	if id == "" {
-		return ""
-	}
-	return " " + id
 }

@@ -17,10 +17,10 @@ import (
 // does what expr would have done (the builtins' own code, runtime.Add,
 // runtime.Equal, runtime.In), so the language's meaning is unchanged.
 
-// budgetedBuiltins are the builtins replaced by a budgeted call: the
-// ones whose result can be larger than their input (repeat, join,
-// replace, split, toJSON, string, flatten, concat), and the ones that
-// copy or read all of their input (upper, fromJSON, sort, keys…).
+// budgetedBuiltin says whether builtin name is replaced by a budgeted
+// call: the ones whose result can be larger than their input (repeat,
+// join, replace, split, toJSON, string, flatten, concat), and the ones
+// that copy or read all of their input (upper, fromJSON, sort, keys…).
 func budgetedBuiltin(name string) bool {
 	switch name {
 	case "repeat", "join", "replace", "split", "splitAfter", "toJSON", "string", "flatten", "concat",
@@ -31,8 +31,8 @@ func budgetedBuiltin(name string) bool {
 	return false
 }
 
-// loopBuiltin are the builtins that loop over their first argument (with
-// a predicate or not): each charges one step per element before it
+// loopBuiltin says whether builtin name loops over its first argument
+// (with a predicate or not): each charges one step per element before it
 // starts.
 func loopBuiltin(name string) bool {
 	switch name {
@@ -45,112 +45,149 @@ func loopBuiltin(name string) bool {
 
 // preCharge charges what builtin name will allocate and do on args.
 func preCharge(m *meter, name string, args []any) error {
-	str := func(i int) string {
-		if i < len(args) {
-			if s, ok := args[i].(string); ok {
-				return s
-			}
-		}
-		return ""
-	}
-	scan := func(s string) int64 { return int64(len(s))/64 + 1 }
 	switch name {
 	case "repeat":
-		s := str(0)
-		n := int64(0)
-		if len(args) > 1 {
-			n = int64(runtime.ToInt(args[1]))
-		}
-		if n < 0 {
-			return nil // the builtin refuses it
-		}
-		if mulOver(int64(len(s)), n, m.left()) {
-			m.over = fmt.Sprintf("repeat of %d bytes %d times", len(s), n)
-			return m.err()
-		}
-		b := int64(len(s)) * n
-		return m.charge("repeat", b, b/64+1)
+		return chargeRepeat(m, args)
 	case "join":
-		glue := str(1)
-		var total, n int64
-		if len(args) > 0 {
-			rv := reflect.ValueOf(args[0])
-			if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-				n = int64(rv.Len())
-				for i := 0; i < rv.Len(); i++ {
-					e := rv.Index(i)
-					if e.Kind() == reflect.Interface {
-						e = e.Elem()
-					}
-					if e.Kind() == reflect.String {
-						total += int64(e.Len())
-					}
-					if total > m.left() {
-						break
-					}
-				}
-			}
-		}
-		if n > 0 && mulOver(int64(len(glue)), n, m.left()) {
-			m.over = "join"
-			return m.err()
-		}
-		return m.charge("join", total+int64(len(glue))*n+16*n, n+total/64+1)
+		return chargeJoin(m, args)
 	case "replace":
-		s, old, repl := str(0), str(1), str(2)
-		count := int64(strings.Count(s, old))
-		if len(args) == 4 {
-			if k := int64(runtime.ToInt(args[3])); k >= 0 && k < count {
-				count = k
-			}
-		}
-		grow := int64(len(repl)) - int64(len(old))
-		if grow < 0 {
-			grow = 0
-		}
-		if mulOver(count, grow, m.left()) {
-			m.over = "replace"
-			return m.err()
-		}
-		return m.charge("replace", int64(len(s))+count*grow, scan(s)+count)
+		return chargeReplace(m, args)
 	case "split", "splitAfter":
-		s := str(0)
-		count := int64(strings.Count(s, str(1))) + 1
-		return m.charge(name, 16*count, scan(s)+count)
+		s := strArg(args, 0)
+		count := int64(strings.Count(s, strArg(args, 1))) + 1
+		return m.charge(name, 16*count, scanSteps(s)+count)
 	case "toJSON", "string", "flatten":
-		var v any
-		if len(args) > 0 {
-			v = args[0]
-		}
-		sz, ok := sizeOf(v, m.left()/2, m.stepsLeft())
-		if !ok {
-			m.over = name + " of a value this large"
-			return m.err()
-		}
-		if name == "flatten" {
-			return m.charge(name, 32*sz.leaves+16, sz.nodes)
-		}
-		// The encoder's buffer and the string made from it.
-		return m.charge(name, 2*sz.bytes, sz.nodes)
+		return chargeEncode(m, name, args)
 	case "upper", "lower", "trim", "trimPrefix", "trimSuffix", "toBase64", "fromBase64":
 		// At most twice the input (upper-casing grows some runes by half,
 		// base64 by a third).
-		s := str(0)
-		return m.charge(name, 2*int64(len(s))+16, scan(s))
+		s := strArg(args, 0)
+		return m.charge(name, 2*int64(len(s))+16, scanSteps(s))
 	case "fromJSON":
 		// Decoded JSON is larger than its text: up to ~16 bytes of Go
 		// value per byte ("[[],[],…]").
-		s := str(0)
+		s := strArg(args, 0)
 		return m.charge(name, 16*int64(len(s))+64, int64(len(s)))
 	default: // concat, keys, values, toPairs, fromPairs, sort, uniq, reverse, median, mean, max, min
-		var n int64
-		for _, a := range args {
-			n += lenOf(a)
-		}
-		// A copy of every element (pairs are two-element arrays), sorted
-		// in n·log n.
-		return m.charge(name, 64*n+16, n*int64(math.Log2(float64(n)+2)+1))
+		return chargeCopy(m, name, args)
 	}
+}
+
+// strArg is args[i] when it is a string, else "" (the builtin then
+// refuses it or makes nothing of it).
+func strArg(args []any, i int) string {
+	if i < len(args) {
+		if s, ok := args[i].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// scanSteps are the steps of reading s once: one per 64 bytes.
+func scanSteps(s string) int64 { return int64(len(s))/64 + 1 }
+
+// chargeRepeat charges repeat(s, n): len(s)·n bytes, refused before the
+// product is computed when it would not fit.
+func chargeRepeat(m *meter, args []any) error {
+	s := strArg(args, 0)
+	n := int64(0)
+	if len(args) > 1 {
+		n = int64(runtime.ToInt(args[1]))
+	}
+	if n < 0 {
+		return nil // the builtin refuses it
+	}
+	if mulOver(int64(len(s)), n, m.left()) {
+		m.over = fmt.Sprintf("repeat of %d bytes %d times", len(s), n)
+		return m.err()
+	}
+	b := int64(len(s)) * n
+	return m.charge("repeat", b, b/64+1)
+}
+
+// chargeJoin charges join(list, glue): the strings' bytes (counted until
+// they exceed what is left), the glue once per element and a header per
+// element.
+func chargeJoin(m *meter, args []any) error {
+	glue := strArg(args, 1)
+	var total, n int64
+	if len(args) > 0 {
+		rv := reflect.ValueOf(args[0])
+		if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+			n = int64(rv.Len())
+			for i := 0; i < rv.Len(); i++ {
+				e := rv.Index(i)
+				if e.Kind() == reflect.Interface {
+					e = e.Elem()
+				}
+				if e.Kind() == reflect.String {
+					total += int64(e.Len())
+				}
+				if total > m.left() {
+					break
+				}
+			}
+		}
+	}
+	if n > 0 && mulOver(int64(len(glue)), n, m.left()) {
+		m.over = "join"
+		return m.err()
+	}
+	return m.charge("join", total+int64(len(glue))*n+16*n, n+total/64+1)
+}
+
+// chargeReplace charges replace(s, old, new[, n]): s plus what each
+// replacement grows it by.
+func chargeReplace(m *meter, args []any) error {
+	s, old, repl := strArg(args, 0), strArg(args, 1), strArg(args, 2)
+	count := int64(strings.Count(s, old))
+	if len(args) == 4 {
+		if k := int64(runtime.ToInt(args[3])); k >= 0 && k < count {
+			count = k
+		}
+	}
+	grow := int64(len(repl)) - int64(len(old))
+	if grow < 0 {
+		grow = 0
+	}
+	if mulOver(count, grow, m.left()) {
+		m.over = "replace"
+		return m.err()
+	}
+	return m.charge("replace", int64(len(s))+count*grow, scanSteps(s)+count)
+}
+
+// chargeEncode charges toJSON, string and flatten from the written size
+// of their (possibly shared) argument.
+func chargeEncode(m *meter, name string, args []any) error {
+	var v any
+	if len(args) > 0 {
+		v = args[0]
+	}
+	sz, ok := sizeOf(v, m.left()/2, m.stepsLeft())
+	if !ok {
+		m.over = name + " of a value this large"
+		return m.err()
+	}
+	if name == "flatten" {
+		return m.charge(name, 32*sz.leaves+16, sz.nodes)
+	}
+	// The encoder's buffer and the string made from it.
+	return m.charge(name, 2*sz.bytes, sz.nodes)
+}
+
+// chargeCopy charges the builtins that copy their arguments' elements
+// (concat, keys, values, toPairs, fromPairs, sort, uniq, reverse,
+// median, mean, max, min).
+func chargeCopy(m *meter, name string, args []any) error {
+	var n int64
+	for _, a := range args {
+		n += lenOf(a)
+	}
+	// A copy of every element (pairs are two-element arrays), sorted
+	// in n·log n.
+	return m.charge(name, 64*n+16, n*int64(math.Log2(float64(n)+2)+1))
 }
 
 // callBuiltin runs expr's own builtin name on args.
@@ -178,8 +215,17 @@ func meterOf(params []any) (*meter, []any) {
 	return m, params[1:]
 }
 
-// budgetFunctions are the expr options declaring the budgeted functions.
+// budgetFunctions are the expr options declaring the budgeted functions:
+// the builtins, the operators and the loop meters.
 func budgetFunctions() []expr.Option {
+	opts := budgetedBuiltinFunctions()
+	opts = append(opts, budgetedOperatorFunctions()...)
+	return append(opts, loopMeterFunctions()...)
+}
+
+// budgetedBuiltinFunctions declare a budgeted twin of every builtin
+// budgetedBuiltin names: it charges (preCharge), then runs expr's own.
+func budgetedBuiltinFunctions() []expr.Option {
 	var opts []expr.Option
 	for _, b := range builtin.Builtins {
 		name := b.Name
@@ -194,19 +240,14 @@ func budgetFunctions() []expr.Option {
 			return callBuiltin(name, args)
 		}))
 	}
-	opts = append(opts,
-		expr.Function(fnAdd, func(params ...any) (any, error) {
-			m, args := meterOf(params)
-			if a, ok := args[0].(string); ok {
-				if b, ok := args[1].(string); ok {
-					n := int64(len(a)) + int64(len(b))
-					if err := m.charge("+ of strings", n, n/64+1); err != nil {
-						return nil, err
-					}
-				}
-			}
-			return runtime.Add(args[0], args[1]), nil
-		}, new(func(*meter, any, any) any)),
+	return opts
+}
+
+// budgetedOperatorFunctions declare the operators' budgeted twins: + of
+// strings, deep == and !=, in, and the string operators' scan.
+func budgetedOperatorFunctions() []expr.Option {
+	return []expr.Option{
+		expr.Function(fnAdd, budgetedAdd, new(func(*meter, any, any) any)),
 		expr.Function(fnEqual, func(params ...any) (any, error) {
 			m, args := meterOf(params)
 			if err := chargeCompare(m, args[0], args[1]); err != nil {
@@ -221,50 +262,79 @@ func budgetFunctions() []expr.Option {
 			}
 			return !runtime.Equal(args[0], args[1]), nil
 		}, new(func(*meter, any, any) bool)),
-		expr.Function(fnIn, func(params ...any) (any, error) {
-			m, args := meterOf(params)
-			needle, ok := sizeOf(args[0], math.MaxInt64, m.stepsLeft())
-			if !ok {
-				m.over = "in"
-				return nil, m.err()
-			}
-			list, ok := sizeOf(args[1], math.MaxInt64, m.stepsLeft())
-			n := lenOf(args[1])
-			if !ok || mulOver(n, needle.nodes, m.stepsLeft()) {
-				m.over = "in"
-				return nil, m.err()
-			}
-			if err := m.charge("in", 0, list.nodes+n*needle.nodes); err != nil {
+		expr.Function(fnIn, budgetedIn, new(func(*meter, any, any) bool)),
+		expr.Function(fnScan, budgetedScan, new(func(*meter, any) any)),
+	}
+}
+
+// budgetedAdd is +: two strings are charged the bytes of the result.
+func budgetedAdd(params ...any) (any, error) {
+	m, args := meterOf(params)
+	if a, ok := args[0].(string); ok {
+		if b, ok := args[1].(string); ok {
+			n := int64(len(a)) + int64(len(b))
+			if err := m.charge("+ of strings", n, n/64+1); err != nil {
 				return nil, err
 			}
-			return runtime.In(args[0], args[1]), nil
-		}, new(func(*meter, any, any) bool)),
-		expr.Function(fnScan, func(params ...any) (any, error) {
-			m, args := meterOf(params)
-			if s, ok := args[0].(string); ok {
-				if err := m.charge("a string operator", 0, int64(len(s))/64+1); err != nil {
-					return nil, err
-				}
-			}
-			return args[0], nil
-		}, new(func(*meter, any) any)),
-	)
-	iter := func(params ...any) (any, error) {
-		m, args := meterOf(params)
-		n := lenOf(args[0])
-		if err := m.charge("a loop", 16*n, n+1); err != nil {
+		}
+	}
+	return runtime.Add(args[0], args[1]), nil
+}
+
+// budgetedIn is in: the list's nodes plus one comparison of the needle
+// per element.
+func budgetedIn(params ...any) (any, error) {
+	m, args := meterOf(params)
+	needle, ok := sizeOf(args[0], math.MaxInt64, m.stepsLeft())
+	if !ok {
+		m.over = "in"
+		return nil, m.err()
+	}
+	list, ok := sizeOf(args[1], math.MaxInt64, m.stepsLeft())
+	n := lenOf(args[1])
+	if !ok || mulOver(n, needle.nodes, m.stepsLeft()) {
+		m.over = "in"
+		return nil, m.err()
+	}
+	if err := m.charge("in", 0, list.nodes+n*needle.nodes); err != nil {
+		return nil, err
+	}
+	return runtime.In(args[0], args[1]), nil
+}
+
+// budgetedScan charges a string operator (contains, matches, startsWith…)
+// one step per 64 bytes of its left side, and passes the value on.
+func budgetedScan(params ...any) (any, error) {
+	m, args := meterOf(params)
+	if s, ok := args[0].(string); ok {
+		if err := m.charge("a string operator", 0, int64(len(s))/64+1); err != nil {
 			return nil, err
 		}
-		return args[0], nil
 	}
-	opts = append(opts,
-		expr.Function(fnIter, iter, new(func(*meter, any) any)),
-		expr.Function(fnIter+"_ints", iter, new(func(*meter, []int) []int)),
-		expr.Function(fnIter+"_floats", iter, new(func(*meter, []float64) []float64)),
-		expr.Function(fnIter+"_strings", iter, new(func(*meter, []string) []string)),
-		expr.Function(fnIter+"_anys", iter, new(func(*meter, []any) []any)),
-	)
-	return opts
+	return args[0], nil
+}
+
+// loopMeterFunctions declare the loop meter, one per list type expr
+// types a range with: each charges its list's length in steps before
+// the loop runs.
+func loopMeterFunctions() []expr.Option {
+	return []expr.Option{
+		expr.Function(fnIter, meterLoop, new(func(*meter, any) any)),
+		expr.Function(fnIter+"_ints", meterLoop, new(func(*meter, []int) []int)),
+		expr.Function(fnIter+"_floats", meterLoop, new(func(*meter, []float64) []float64)),
+		expr.Function(fnIter+"_strings", meterLoop, new(func(*meter, []string) []string)),
+		expr.Function(fnIter+"_anys", meterLoop, new(func(*meter, []any) []any)),
+	}
+}
+
+// meterLoop charges a loop over args[0]: a step and 16 bytes per element.
+func meterLoop(params ...any) (any, error) {
+	m, args := meterOf(params)
+	n := lenOf(args[0])
+	if err := m.charge("a loop", 16*n, n+1); err != nil {
+		return nil, err
+	}
+	return args[0], nil
 }
 
 // The names of the budgeted operators and of the loop meter.

@@ -45,92 +45,135 @@ func (w *sizer) add(b int64) {
 // the indentation and a comma.
 func element(depth int) int64 { return int64(2*depth) + 4 }
 
+// walk measures v at depth: the decoded JSON and expr values directly,
+// anything else through reflection, stopping once over a limit.
 func (w *sizer) walk(v reflect.Value, depth int) {
 	if w.over {
 		return
 	}
-	// The values decoded JSON and expr make, without reflection (a walk
-	// of a million nodes is then milliseconds).
-	if v.IsValid() && v.CanInterface() {
-		switch x := v.Interface().(type) {
-		case []any:
-			w.nodes++
-			w.add(4)
-			for i := 0; i < len(x) && !w.over; i++ {
-				w.add(element(depth + 1))
-				w.any(x[i], depth+1)
-			}
-			return
-		case map[string]any:
-			w.nodes++
-			w.add(6)
-			for k, e := range x {
-				if w.over {
-					return
-				}
-				w.add(element(depth+1) + 2 + quoted(k))
-				w.any(e, depth+1)
-			}
-			return
-		}
+	if w.walkDecoded(v, depth) {
+		return
 	}
 	w.nodes++
+	v, ok := w.deref(v)
+	if !ok {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		w.walkList(v, depth)
+	case reflect.Map:
+		w.walkMap(v, depth)
+	case reflect.Struct:
+		w.walkStruct(v, depth)
+	default:
+		w.leaf(v)
+	}
+}
+
+// walkDecoded measures the values decoded JSON and expr make, without
+// reflection (a walk of a million nodes is then milliseconds); false
+// when v is not one of them.
+func (w *sizer) walkDecoded(v reflect.Value, depth int) bool {
+	if !v.IsValid() || !v.CanInterface() {
+		return false
+	}
+	switch x := v.Interface().(type) {
+	case []any:
+		w.nodes++
+		w.add(4)
+		for i := 0; i < len(x) && !w.over; i++ {
+			w.add(element(depth + 1))
+			w.any(x[i], depth+1)
+		}
+		return true
+	case map[string]any:
+		w.nodes++
+		w.add(6)
+		for k, e := range x {
+			if w.over {
+				return true
+			}
+			w.add(element(depth+1) + 2 + quoted(k))
+			w.any(e, depth+1)
+		}
+		return true
+	}
+	return false
+}
+
+// deref follows interfaces and pointers to the value they hold; a nil
+// one (or none) is measured as null, and ok is false.
+func (w *sizer) deref(v reflect.Value) (_ reflect.Value, ok bool) {
 	for v.IsValid() && (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) {
 		if v.IsNil() {
 			w.leaves++
 			w.add(5)
-			return
+			return v, false
 		}
 		v = v.Elem()
 	}
 	if !v.IsValid() {
 		w.leaves++
 		w.add(5) // null, <nil>
-		return
+		return v, false
 	}
+	return v, true
+}
+
+// leaf measures a value that holds no other: a string, a bool, a number,
+// or anything else at 64 bytes.
+func (w *sizer) leaf(v reflect.Value) {
+	w.leaves++
 	switch v.Kind() {
 	case reflect.String:
-		w.leaves++
 		w.add(quoted(v.String()))
 	case reflect.Bool:
-		w.leaves++
 		w.add(5)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		w.leaves++
 		w.add(21)
 	case reflect.Float32, reflect.Float64:
 		// JSON and %v write a float in at most 24 characters (a
 		// template's text writes a whole-marker float itself, in full).
-		w.leaves++
 		w.add(24)
-	case reflect.Slice, reflect.Array:
-		w.add(4)
-		for i := 0; i < v.Len() && !w.over; i++ {
-			w.add(element(depth + 1))
-			w.walk(v.Index(i), depth+1)
-		}
-	case reflect.Map:
-		w.add(6) // {}, map[]
-		it := v.MapRange()
-		for it.Next() && !w.over {
-			w.add(element(depth+1) + 2)
-			w.walk(it.Key(), depth+1)
-			w.walk(it.Value(), depth+1)
-		}
-	case reflect.Struct:
-		w.add(8)
-		for i := 0; i < v.NumField() && !w.over; i++ {
-			w.add(element(depth+1) + int64(len(v.Type().Field(i).Name)) + 4)
-			if v.Type().Field(i).IsExported() {
-				w.walk(v.Field(i), depth+1)
-			} else {
-				w.add(64)
-			}
-		}
 	default:
-		w.leaves++
 		w.add(64)
+	}
+}
+
+// walkList measures a slice or an array: brackets, then each element
+// on its own line.
+func (w *sizer) walkList(v reflect.Value, depth int) {
+	w.add(4)
+	for i := 0; i < v.Len() && !w.over; i++ {
+		w.add(element(depth + 1))
+		w.walk(v.Index(i), depth+1)
+	}
+}
+
+// walkMap measures a map: braces (or map[]), then each key and value.
+func (w *sizer) walkMap(v reflect.Value, depth int) {
+	w.add(6) // {}, map[]
+	it := v.MapRange()
+	for it.Next() && !w.over {
+		w.add(element(depth+1) + 2)
+		w.walk(it.Key(), depth+1)
+		w.walk(it.Value(), depth+1)
+	}
+}
+
+// walkStruct measures a struct: each field's name, and its value when
+// exported (64 bytes when not).
+func (w *sizer) walkStruct(v reflect.Value, depth int) {
+	w.add(8)
+	for i := 0; i < v.NumField() && !w.over; i++ {
+		w.add(element(depth+1) + int64(len(v.Type().Field(i).Name)) + 4)
+		if v.Type().Field(i).IsExported() {
+			w.walk(v.Field(i), depth+1)
+		} else {
+			w.add(64)
+		}
 	}
 }
 
