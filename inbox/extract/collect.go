@@ -67,6 +67,17 @@ func (c *collector) scan(source, text string) {
 			masked[i] = ' '
 		}
 	}
+	c.scanBoletos(source, text, blank)
+	c.scanPix(source, text, blank)
+	rest := c.patternWindow(source, string(masked))
+	c.scanDocuments(source, rest)
+	c.scanAmounts(source, rest)
+	c.scanDates(source, rest)
+}
+
+// scanBoletos records the boletos (valid or not) found in text, blanking
+// each one's digits.
+func (c *collector) scanBoletos(source, text string, blank func(span)) {
 	for _, h := range findBoletos(text, c.ref) {
 		blank(h.span)
 		if h.invalid != nil {
@@ -86,6 +97,11 @@ func (c *collector) scan(source, text string) {
 			c.r.Boletos[i].Sources = addSource(c.r.Boletos[i].Sources, source)
 		}
 	}
+}
+
+// scanPix records the Pix codes (valid or not) found in text, blanking
+// each one.
+func (c *collector) scanPix(source, text string, blank func(span)) {
 	for _, h := range findPix(text) {
 		blank(h.span)
 		if h.invalid != nil {
@@ -105,19 +121,27 @@ func (c *collector) scan(source, text string) {
 			c.r.Pix[i].Sources = addSource(c.r.Pix[i].Sources, source)
 		}
 	}
-	rest := string(masked)
-	if len(rest) > maxPatternScan {
-		// Boletos and Pix codes are found in the whole text (a linear
-		// digit scan); documents, amounts and dates use regular
-		// expressions, which are linear too but slow per byte, so they
-		// read the first maxPatternScan bytes of a source.
-		cut := maxPatternScan
-		for cut > 0 && !utf8.RuneStart(rest[cut]) {
-			cut--
-		}
-		rest = rest[:cut]
-		c.r.Warnings = append(c.r.Warnings, fmt.Sprintf("%s: only the first %d KiB were searched for documents, amounts and dates", source, maxPatternScan>>10))
+}
+
+// patternWindow is the part of rest the regular expressions read: all of
+// it up to maxPatternScan bytes, else its first maxPatternScan bytes (cut
+// at a rune start) with a warning. Boletos and Pix codes are found in the
+// whole text (a linear digit scan); documents, amounts and dates use
+// regular expressions, which are linear too but slow per byte.
+func (c *collector) patternWindow(source, rest string) string {
+	if len(rest) <= maxPatternScan {
+		return rest
 	}
+	cut := maxPatternScan
+	for cut > 0 && !utf8.RuneStart(rest[cut]) {
+		cut--
+	}
+	c.r.Warnings = append(c.r.Warnings, fmt.Sprintf("%s: only the first %d KiB were searched for documents, amounts and dates", source, maxPatternScan>>10))
+	return rest[:cut]
+}
+
+// scanDocuments records the CPFs and CNPJs in rest, in text order.
+func (c *collector) scanDocuments(source, rest string) {
 	docs := findDocuments(rest)
 	slices.SortStableFunc(docs, func(a, b documentHit) int { return a.start - b.start })
 	for _, h := range docs {
@@ -129,6 +153,10 @@ func (c *collector) scan(source, text string) {
 			c.r.Documents[i].Sources = addSource(c.r.Documents[i].Sources, source)
 		}
 	}
+}
+
+// scanAmounts records the amounts in rest, in text order.
+func (c *collector) scanAmounts(source, rest string) {
 	amounts := findAmounts(rest)
 	slices.SortStableFunc(amounts, func(a, b amountHit) int { return a.start - b.start })
 	for _, h := range amounts {
@@ -138,6 +166,10 @@ func (c *collector) scan(source, text string) {
 			c.r.Amounts[i].Sources = addSource(c.r.Amounts[i].Sources, source)
 		}
 	}
+}
+
+// scanDates records the dates in rest with their labels, in text order.
+func (c *collector) scanDates(source, rest string) {
 	dates := findDates(rest)
 	slices.SortStableFunc(dates, func(a, b dateHit) int { return a.start - b.start })
 	for _, h := range dates {
