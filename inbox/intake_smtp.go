@@ -13,6 +13,7 @@ import (
 	"github.com/emersion/go-smtp"
 	"golang.org/x/net/netutil"
 
+	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -88,7 +89,7 @@ func (si *smtpIntake) start(ctx context.Context) error {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", s.cfg.SMTPAddr)
 	if err != nil {
-		return fmt.Errorf("inbox: SMTP intake: %w", err)
+		return fmt.Errorf("inbox: SMTP intake: %w%s", err, httpx.BindHint(err, s.cfg.SMTPAddr, "inbox-smtp-addr"))
 	}
 	l = netutil.LimitListener(l, smtpMaxConnections)
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {

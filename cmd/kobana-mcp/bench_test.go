@@ -187,9 +187,12 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { lim.store.Close() })
-	sealer, secret, db, code := openDataDir(ctx, dataDir, "", "", io.Discard, io.Discard)
+	sealer, secret, db, code := openDataDir(ctx, dataDir, "", "", io.Discard)
 	if code != 0 {
 		b.Fatal("data dir")
+	}
+	if err := ensureDemo(ctx, db, io.Discard); err != nil {
+		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
 	verify, err := authF.verification(ctx, db, secret)

@@ -58,32 +58,33 @@ func openMigrated(ctx context.Context, dataDir, configured string) (*store.DB, [
 // account; tests look for it.
 const demoBanner = "Demo organization"
 
-// startDatabase is serve's storage step: open, migrate, and on the first
-// start (no organization yet) create the demo organization and owner and
-// print, once, how to sign in.
-func startDatabase(ctx context.Context, dataDir, configured string, stdout io.Writer) (*store.DB, error) {
+// startDatabase is the storage step of serve and worker: open and
+// migrate. The demo account is not created here but by ensureDemo, once
+// serve has bound every listener: a first start that fails (a port taken)
+// must not spend the one showing of the demo password.
+func startDatabase(ctx context.Context, dataDir, configured string) (*store.DB, error) {
 	db, _, err := openMigrated(ctx, dataDir, configured)
-	if err != nil {
-		return nil, err
-	}
+	return db, err
+}
+
+// ensureDemo creates, on the first start (no organization yet), the demo
+// organization and its owner, and prints, once, how to sign in.
+func ensureDemo(ctx context.Context, db *store.DB, stdout io.Writer) error {
 	demo, err := accounts.New(db, accounts.Options{}).EnsureDemo(ctx)
-	if err != nil {
-		_ = db.Close()
-		return nil, err
+	if err != nil || demo == nil {
+		return err
 	}
-	if demo != nil {
-		fmt.Fprintf(stdout, "%s %q created (first start). Sign in with\n  email:    %s\n  password: %s\n"+
-			"The password is shown only now; change it with: kobana-mcp users set-password --email %s\n",
-			demoBanner, demo.Organization.Name, demo.Email, demo.Password, demo.Email)
-	}
-	return db, nil
+	fmt.Fprintf(stdout, "%s %q created (first start). Sign in with\n  email:    %s\n  password: %s\n"+
+		"The password is shown only now; change it with: kobana-mcp users set-password --email %s\n",
+		demoBanner, demo.Organization.Name, demo.Email, demo.Password, demo.Email)
+	return nil
 }
 
 // openDataDir is how serve and worker start: the data directory made, the
 // deployment secrets loaded (or generated there once), the database opened
 // and migrated. A non-zero code is the exit status, its reason already
 // written to stderr; otherwise the caller closes the database.
-func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stdout, stderr io.Writer) (*mcp.StateSealer, []byte, *store.DB, int) {
+func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stderr io.Writer) (*mcp.StateSealer, []byte, *store.DB, int) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 1
@@ -93,7 +94,7 @@ func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stdout, st
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 2
 	}
-	db, err := startDatabase(ctx, dataDir, dbURL, stdout)
+	db, err := startDatabase(ctx, dataDir, dbURL)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 1

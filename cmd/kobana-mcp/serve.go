@@ -91,9 +91,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer lim.store.Close()
 	// Storage (database.go): the data directory, the deployment secrets,
-	// the database migrated and, on the first start, the demo organization
-	// with its sign-in printed.
-	sealer, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stdout, stderr)
+	// the database migrated. The demo organization comes once every
+	// listener is bound (ensureDemo, below).
+	sealer, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stderr)
 	if code != 0 {
 		return code
 	}
@@ -144,6 +144,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	endpoints := map[string]string{}
 	known := &places{}
 	var servers []running
+	// ready are the lines that say where each listener is, printed once
+	// every one of them is bound and every product started.
+	var ready []string
 	closeAll := func() {
 		for _, r := range servers {
 			_ = r.ln.Close()
@@ -157,7 +160,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ln, err := net.Listen("tcp", *f.addr)
 		if err != nil {
 			closeAll()
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
+			fmt.Fprintf(stderr, "kobana-mcp: %s: %v%s\n", spec.Key, err, httpx.BindHint(err, *f.addr, spec.Key+"-addr"))
 			return 1
 		}
 		public := f.public(ln.Addr().String())
@@ -221,7 +224,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if p.Start != nil {
 			starts = append(starts, p)
 		}
-		fmt.Fprintf(stdout, "%s MCP endpoint: %s%s\n", spec.Name, public, productkit.MCPPath)
+		ready = append(ready, fmt.Sprintf("%s MCP endpoint: %s%s", spec.Name, public, productkit.MCPPath))
 		endpoints[spec.Key] = public
 	}
 	if len(servers) == 0 {
@@ -236,26 +239,26 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		mln, err := net.Listen("tcp", *metricsAddr)
 		if err != nil {
 			closeAll()
-			fmt.Fprintln(stderr, "kobana-mcp: --metrics-addr:", err)
+			fmt.Fprintf(stderr, "kobana-mcp: --metrics-addr: %v%s\n", err, httpx.BindHint(err, *metricsAddr, "metrics-addr"))
 			return 1
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metrics.Handler())
 		msrv := httpx.NewServer(mux, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
 		servers = append(servers, running{name: "metrics", srv: msrv, ln: mln})
-		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", mln.Addr())
+		ready = append(ready, fmt.Sprintf("metrics: http://%s/metrics", mln.Addr()))
 	}
 	if *pprofAddr != "" {
 		pln, err := net.Listen("tcp", *pprofAddr)
 		if err != nil {
 			closeAll()
-			fmt.Fprintln(stderr, "kobana-mcp: --pprof-addr:", err)
+			fmt.Fprintf(stderr, "kobana-mcp: --pprof-addr: %v%s\n", err, httpx.BindHint(err, *pprofAddr, "pprof-addr"))
 			return 1
 		}
 		// No write timeout: a CPU profile answers after its seconds.
 		psrv := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(handler, slog.LevelWarn)}
 		servers = append(servers, running{name: "pprof", srv: psrv, ln: pln})
-		fmt.Fprintf(stdout, "pprof: http://%s/debug/pprof/\n", pln.Addr())
+		ready = append(ready, fmt.Sprintf("pprof: http://%s/debug/pprof/", pln.Addr()))
 	}
 	// The queue starts working, then the products' own listeners (the
 	// Inbox's SMTP intake), before the HTTP listeners serve.
@@ -271,10 +274,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if p.Announce != nil {
-			for _, line := range p.Announce() {
-				fmt.Fprintln(stdout, line)
-			}
+			ready = append(ready, p.Announce()...)
 		}
+	}
+	// Every listener is bound and every product started: only now, on the
+	// first start, the demo account and its one showing of the password.
+	if err := ensureDemo(ctx, db, stdout); err != nil {
+		closeAll()
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 1
+	}
+	for _, line := range ready {
+		fmt.Fprintln(stdout, line)
 	}
 	errc := make(chan error, len(servers))
 	for _, r := range servers {

@@ -79,7 +79,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
 	}
-	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stdout, stderr)
+	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stderr)
 	if code != 0 {
 		return code
 	}
