@@ -106,8 +106,7 @@ func (n *Notifier) applyCallback(r *http.Request, id string, cb messaging.Callba
 		if to == "" || !progress(to).Supersedes(progress(row.Status)) {
 			// Only the message id is news, if the send's own record of it
 			// was lost.
-			_, err := tx.Exec(ctx, `UPDATE dunning_notifications SET provider_message_id = COALESCE(provider_message_id, ?) WHERE id = ?`, cb.MessageSID, row.ID)
-			return err
+			return recordProviderMessageID(ctx, tx, row.ID, cb.MessageSID)
 		}
 		now := n.Clock()
 		var why *string
@@ -136,7 +135,7 @@ func (n *Notifier) applyCallback(r *http.Request, id string, cb messaging.Callba
 			args = append(args, now, why)
 			slug = EventNotificationFailed
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_notifications SET `+set+` WHERE id = ?`, append(args, row.ID)...); err != nil {
+		if err := updateNotification(ctx, tx, row.ID, set, args); err != nil {
 			return err
 		}
 		if slug == "" {
