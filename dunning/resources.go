@@ -22,7 +22,7 @@ import (
 
 // resourceTemplates are the per-item resources: a charge, a debtor, a
 // collection plan, each by id or external_id, and the files Dunning makes
-// (document_resources.go).
+// (dunning/files' document_resources.go).
 func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 	return append([]mcp.ResourceTemplate{
 		{

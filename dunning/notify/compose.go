@@ -37,7 +37,8 @@ func (n *Notifier) Compose(ctx context.Context, q store.Querier, st ledger.Setti
 	}
 	to := d.To
 	if to == "" {
-		// The address a plan step would use (preview.go): the first
+		// The address a plan step would use (dunning/collection's
+		// preview.go): the first
 		// e-mail, the first mobile for SMS, the first phone for WhatsApp.
 		var reason, detail string
 		if to, reason, detail = collection.StepAddress(d.Debtor, d.Channel); to == "" {
@@ -130,7 +131,8 @@ func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledge
 	if err != nil {
 		return msgtemplate.Values{}, err
 	}
-	// The values a plan step's message gets (preview.go), so the preview
+	// The values a plan step's message gets (dunning/collection's
+	// preview.go), so the preview
 	// shows exactly what is sent.
 	return collection.StepMessageValues(orgName, d, *c, b), nil
 }

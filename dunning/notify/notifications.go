@@ -45,7 +45,7 @@ const (
 	KindAdHoc    = "ad_hoc"
 	KindResend   = "resend"
 	// KindPriorNotice is the written notice a debtor must receive before a
-	// credit-bureau report (credit_reports.go).
+	// credit-bureau report (dunning/escalation's credit_reports.go).
 	KindPriorNotice = "prior_notice"
 )
 
@@ -62,7 +62,7 @@ const (
 // writes: no person asked for them.
 const CreatedByScheduler = "scheduler"
 
-// The notification events (webhookEventSlugs in spec.go lists every
+// The notification events (webhookEventSlugs in dunning/spec.go lists every
 // event).
 const (
 	EventNotificationSent      = "dunning.notification.sent"

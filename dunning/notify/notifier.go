@@ -100,8 +100,8 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Msg }
 
 // skipDebtorArchived is the skip reason of a message to an archived
-// debtor; the others are the preview's (preview.go), so the preview and
-// the log give one reason the same name.
+// debtor; the others are the preview's (dunning/collection's preview.go),
+// so the preview and the log give one reason the same name.
 const skipDebtorArchived = "debtor_archived"
 
 // skipEnrollmentStopped is the skip reason of a step's message whose
