@@ -55,13 +55,6 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 	}, files.FileTemplates(b)...)
 }
 
-// catalogExtras are what Dunning's MCP endpoint offers besides the tools
-// its operations make: the resource templates and the prompts, each with
-// completions for its ids.
-func catalogExtras(b *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
-	return mcp.Catalog{ResourceTemplates: resourceTemplates(b), Prompts: prompts(b)}, nil
-}
-
 // The id sources Dunning's completions suggest from: a page of 100 of the
 // most recently changed items (plans in the route's order), and, once
 // something is typed, the 100 the route's q matches.
