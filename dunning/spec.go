@@ -24,7 +24,7 @@ import (
 func Spec() *productkit.Spec { return newSpec(&ledger.ChannelConfig{}, nil, nil) }
 
 // specWith is Spec whose service configure adjusts once it is built,
-// before any operation is declared: tests inject a clock (service.now)
+// before any operation is declared: tests inject a clock (ledger.Service.Now)
 // this way. nil adjusts nothing. The scheduler's periodic jobs are left
 // out: a test that moves the clock itself would race a step runner or a
 // sweep started by the queue at an arbitrary moment of it (the
