@@ -194,24 +194,17 @@ func (s *Service) finishCommandTx(ctx context.Context, tx *store.Tx, k commandKi
 	if why != "" {
 		errText = &why
 	}
-	set := `status = ?, error = ?, protocol = COALESCE(protocol, NULLIF(?, '')), updated_at = ?`
-	args := []any{string(to), errText, protocol, now}
 	slug := ""
 	switch to {
 	case lifecycle.CommandConfirmed:
-		set += `, confirmed_at = ?`
-		args, slug = append(args, now), k.evConfirmed
-	case lifecycle.CommandFailed, lifecycle.CommandError:
-		set += `, failed_at = ?`
-		args = append(args, now)
-		if to == lifecycle.CommandFailed {
-			slug = k.evFailed
-		}
+		slug = k.evConfirmed
+	case lifecycle.CommandFailed:
+		slug = k.evFailed
+	case lifecycle.CommandError:
 	case k.exited:
-		set += `, exited_at = ?`
-		args, slug = append(args, now), k.evExited
+		slug = k.evExited
 	}
-	if err := updateCommandFrom(ctx, tx, cmd.ID, cmd.Status, set, args); err != nil {
+	if err := recordCommandOutcome(ctx, tx, cmd, to, k.exited, errText, protocol, now); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}

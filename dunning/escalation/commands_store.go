@@ -183,12 +183,27 @@ func keepCommandProtocol(ctx context.Context, tx *store.Tx, id, protocol string)
 	return err
 }
 
-// updateCommandFrom sets the columns of set (assignments with ?
-// placeholders, bound to args) on command id still in status from; one
-// that moved is store.ErrNotFound.
-func updateCommandFrom(ctx context.Context, tx *store.Tx, id string, from lifecycle.CommandStatus, set string, args []any) error {
+// recordCommandOutcome moves cmd, still in the status it was read in, to
+// to (exited is its kind's way-out end) with the error (nil clears it)
+// and the protocol (kept when it has one; "" keeps the column), stamping
+// when it was confirmed, failed or exited; a command that moved
+// meanwhile is store.ErrNotFound.
+func recordCommandOutcome(ctx context.Context, tx *store.Tx, cmd command, to, exited lifecycle.CommandStatus, errText *string, protocol string, now time.Time) error {
+	set := `status = ?, error = ?, protocol = COALESCE(protocol, NULLIF(?, '')), updated_at = ?`
+	args := []any{string(to), errText, protocol, now}
+	switch to {
+	case lifecycle.CommandConfirmed:
+		set += `, confirmed_at = ?`
+		args = append(args, now)
+	case lifecycle.CommandFailed, lifecycle.CommandError:
+		set += `, failed_at = ?`
+		args = append(args, now)
+	case exited:
+		set += `, exited_at = ?`
+		args = append(args, now)
+	}
 	return store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_commands SET `+set+` WHERE id = ? AND status = ?`,
-		append(args, id, string(from))...))
+		append(args, cmd.ID, string(cmd.Status))...))
 }
 
 // recordLateConfirmation keeps the confirmation time and protocol of a

@@ -173,9 +173,27 @@ func recordProviderMessageID(ctx context.Context, tx *store.Tx, id, messageID st
 	return err
 }
 
-// updateNotification sets the columns of set (assignments with ?
-// placeholders, bound to args) on row id.
-func updateNotification(ctx context.Context, tx *store.Tx, id, set string, args []any) error {
+// recordCallbackStatus moves row id to status to, as a provider's
+// callback reports it with the provider's messageID (kept when the row
+// has one): sent, delivered and opened record when it left and clear the
+// error, delivered when it arrived, failed when and why (why).
+func recordCallbackStatus(ctx context.Context, tx *store.Tx, id, to, messageID string, why *string, now time.Time) error {
+	set := `status = ?, provider_message_id = COALESCE(provider_message_id, ?), updated_at = ?`
+	args := []any{to, messageID, now}
+	switch to {
+	case NotificationSent:
+		set += `, sent_at = COALESCE(sent_at, ?), error = NULL`
+		args = append(args, now)
+	case NotificationDelivered:
+		set += `, delivered_at = ?, sent_at = COALESCE(sent_at, ?), error = NULL`
+		args = append(args, now, now)
+	case NotificationOpened:
+		set += `, sent_at = COALESCE(sent_at, ?), error = NULL`
+		args = append(args, now)
+	case NotificationFailed:
+		set += `, failed_at = ?, error = ?`
+		args = append(args, now, why)
+	}
 	_, err := tx.Exec(ctx, `UPDATE dunning_notifications SET `+set+` WHERE id = ?`, append(args, id)...)
 	return err
 }

@@ -127,10 +127,7 @@ func (n *Notifier) runEnrollment(ctx context.Context, id string, now time.Time) 
 		// PostgreSQL SKIP LOCKED passes over a charge or an enrollment
 		// another transaction holds (a payment, another worker): the next
 		// round or the next minute takes it.
-		skip := ""
-		if tx.Dialect() == store.Postgres {
-			skip = " FOR UPDATE SKIP LOCKED"
-		}
+		skip := skipLocked(tx)
 		ref, err := getEnrollmentRef(ctx, tx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil

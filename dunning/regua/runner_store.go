@@ -41,6 +41,15 @@ func getEnrollmentRef(ctx context.Context, q store.Querier, id string) (enrollme
 	return ref, err
 }
 
+// skipLocked is the lock clause of the runner's reads: FOR UPDATE SKIP
+// LOCKED on PostgreSQL, nothing on SQLite (one writer at a time).
+func skipLocked(tx *store.Tx) string {
+	if tx.Dialect() == store.Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
 // chargeLocked reads the organization's charge by id with lock appended
 // ("", ledger.ForUpdate or FOR UPDATE SKIP LOCKED).
 func chargeLocked(ctx context.Context, q store.Querier, orgID, id, lock string) (ledger.Charge, error) {
