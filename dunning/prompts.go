@@ -2,21 +2,16 @@ package dunning
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"net/url"
-	"strconv"
 	"strings"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/identity"
-	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
@@ -27,16 +22,6 @@ import (
 // it to the model marked as third-party data; everything that changes
 // something stays a separate tool call, and whatever is destructive is
 // confirmed by the person.
-
-// Aging buckets of the portfolio review, in days late (days since the due
-// date, as the charges' days_late counts them); the last one is open.
-var agingBuckets = []struct{ from, to int }{{1, 30}, {31, 60}, {61, 90}, {91, 180}, {181, 0}}
-
-// reviewPages bounds how many pages of reviewPerPage charges the portfolio
-// review reads per bucket to sum its amounts: a bucket with more charges is
-// summed over its largest ones, and the prompt says so. Variables so a
-// test can reach the bound with a few charges.
-var reviewPages, reviewPerPage = 10, 100
 
 // toneChoices and segmentChoices are what design_collection_plan's
 // completions suggest; any other text is accepted.
@@ -103,216 +88,6 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 	}
 }
 
-// fetchData GETs a route in-process and answers its data member, and its
-// meta when it is a listing, as JSON indented two spaces.
-func fetchData(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, path string, q url.Values) (string, error) {
-	var doc struct {
-		Data json.RawMessage `json:"data"`
-		Meta json.RawMessage `json:"meta,omitempty"`
-	}
-	if err := restkit.GetJSON(ctx, b, req, ledger.APIBase+path, q, &doc); err != nil {
-		return "", err
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	return string(out), err
-}
-
-// me is what the prompts read of dunning_me: today in the organization's
-// timezone, its settings and its counts.
-type me struct {
-	Organization struct {
-		Name string `json:"name"`
-	} `json:"organization"`
-	Today    calendar.Date `json:"today"`
-	Settings struct {
-		AgreementMaxDiscount float64 `json:"agreement_max_discount_percent"`
-		Timezone             string  `json:"timezone"`
-		QuietHoursStart      string  `json:"quiet_hours_start"`
-		QuietHoursEnd        string  `json:"quiet_hours_end"`
-		Channels             map[string]struct {
-			Enabled  bool   `json:"enabled"`
-			Provider string `json:"provider"`
-		} `json:"channels"`
-	} `json:"settings"`
-	Counts json.RawMessage `json:"counts"`
-}
-
-func readMe(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (me, error) {
-	var doc struct {
-		Data me `json:"data"`
-	}
-	err := restkit.GetJSON(ctx, b, req, ledger.APIBase+"/me", nil, &doc)
-	return doc.Data, err
-}
-
-// listedCharge is what the portfolio review reads of a charge.
-type listedCharge struct {
-	ID            string        `json:"id"`
-	ExternalID    *string       `json:"external_id"`
-	DebtorID      string        `json:"debtor_id"`
-	Description   string        `json:"description"`
-	Amount        money.Cents   `json:"amount"`
-	OpenAmount    money.Cents   `json:"open_amount"`
-	UpdatedAmount money.Cents   `json:"updated_amount"`
-	DaysLate      int           `json:"days_late"`
-	DueDate       calendar.Date `json:"due_date"`
-}
-
-type listMeta struct {
-	Total      int `json:"total"`
-	TotalPages int `json:"total_pages"`
-}
-
-// bucketSummary is one aging bucket as the server counted and summed it.
-type bucketSummary struct {
-	DaysLate string      `json:"days_late"`
-	DueFrom  *string     `json:"due_from"`
-	DueTo    string      `json:"due_to"`
-	Charges  int         `json:"charges"`
-	Counted  int         `json:"charges_summed"`
-	Open     money.Cents `json:"open_amount"`
-	Updated  money.Cents `json:"updated_amount"`
-	Complete bool        `json:"complete"`
-	Note     string      `json:"note,omitempty"`
-}
-
-// portfolioReview renders overdue_portfolio_review: for each aging bucket
-// the count is the listing's meta.total and the amounts are summed here,
-// on the server, in cents, from the charges' own open_amount and
-// updated_amount (the model is told not to add anything up again).
-func portfolioReview(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	minDays := 1
-	if v := strings.TrimSpace(req.Arguments["days_overdue_min"]); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3650 {
-			return nil, mcp.InvalidParams("days_overdue_min must be a whole number of days from 1 to 3650")
-		}
-		minDays = n
-	}
-	var minAmount money.Cents
-	if v := strings.TrimSpace(req.Arguments["min_amount"]); v != "" {
-		f, err := strconv.ParseFloat(strings.Replace(v, ",", ".", 1), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return nil, mcp.InvalidParams("min_amount must be an amount in BRL such as 1500.00")
-		}
-		if minAmount, err = money.FromFloat(f); err != nil {
-			return nil, mcp.InvalidParams("min_amount: %v", err)
-		}
-	}
-	who, err := readMe(ctx, b, &req.Request)
-	if err != nil {
-		return nil, err
-	}
-	var buckets []*bucketSummary
-	var total struct {
-		Charges int         `json:"charges"`
-		Open    money.Cents `json:"open_amount"`
-		Updated money.Cents `json:"updated_amount"`
-		Summed  int         `json:"charges_summed"`
-	}
-	var largest []listedCharge
-	for _, ab := range agingBuckets {
-		from, to := max(ab.from, minDays), ab.to
-		if to != 0 && to < from {
-			continue
-		}
-		bs := &bucketSummary{DueTo: who.Today.AddDays(-from).String(), Complete: true}
-		if to == 0 {
-			bs.DaysLate = fmt.Sprintf("%d or more", from)
-		} else {
-			bs.DaysLate = fmt.Sprintf("%d–%d", from, to)
-			d := who.Today.AddDays(-to).String()
-			bs.DueFrom = &d
-		}
-		q := url.Values{"status": {"overdue"}, "due_to": {bs.DueTo}, "sort_by": {"amount"}, "sort_order": {"desc"}, "per_page": {strconv.Itoa(reviewPerPage)}}
-		if bs.DueFrom != nil {
-			q.Set("due_from", *bs.DueFrom)
-		}
-	pages:
-		for page := 1; ; page++ {
-			q.Set("page", strconv.Itoa(page))
-			var doc struct {
-				Data []listedCharge `json:"data"`
-				Meta listMeta       `json:"meta"`
-			}
-			if err := restkit.GetJSON(ctx, b, &req.Request, ledger.APIBase+"/charges", q, &doc); err != nil {
-				return nil, err
-			}
-			if page == 1 {
-				bs.Charges = doc.Meta.Total
-			}
-			for _, c := range doc.Data {
-				if c.Amount < minAmount {
-					// Sorted by amount, largest first: nothing after this
-					// one reaches the minimum.
-					break pages
-				}
-				bs.Counted++
-				bs.Open += c.OpenAmount
-				bs.Updated += c.UpdatedAmount
-				largest = keepLargest(largest, c, 10)
-			}
-			if page >= doc.Meta.TotalPages || len(doc.Data) == 0 {
-				break
-			}
-			if page >= reviewPages {
-				bs.Complete = false
-				bs.Note = fmt.Sprintf("only the %d largest charges of this bucket are summed", bs.Counted)
-				break
-			}
-		}
-		total.Charges += bs.Charges
-		total.Summed += bs.Counted
-		total.Open += bs.Open
-		total.Updated += bs.Updated
-		buckets = append(buckets, bs)
-	}
-	filters := map[string]any{"status": "overdue", "days_overdue_min": minDays}
-	if minAmount > 0 {
-		filters["min_amount"] = minAmount
-	}
-	summary := map[string]any{
-		"today":               who.Today,
-		"timezone":            who.Settings.Timezone,
-		"filters":             filters,
-		"buckets":             buckets,
-		"total":               total,
-		"organization_counts": who.Counts,
-		"largest_charges":     restkit.OrEmpty(largest),
-	}
-	data, err := json.MarshalIndent(summary, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	text := "Review the overdue portfolio of this Kobana Dunning organization and tell the user where to act first.\n\n" +
-		"The figures below were computed by the server: in each aging bucket (days since the due date, in the organization's timezone) `charges` is the listing's meta.total, " +
-		"`charges_summed` how many of them reach the minimum amount, and `open_amount` and `updated_amount` (open amount plus fine and interest for today) are their sums in BRL; `total` adds the buckets up and `organization_counts` are dunning_me's counts. " +
-		"Quote these numbers as they are: never add, multiply or re-derive amounts yourself, and where a bucket is not `complete` say that its sums cover only its largest charges rather than estimating the rest. " +
-		"If you need another figure, ask the server for it (dunning_charges_list with status=overdue, due_from and due_to gives a count in meta.total; dunning_charges_get gives one charge's amounts).\n\n" +
-		"Then: name the buckets that hold most of the money and the largest debts, suggest which debtors to contact or which collection plan to enroll them in (dunning_plans_list; enrolling with dunning_charges_enroll is destructive, it starts contacting the debtor, and is confirmed by the user), and which old debts to consider writing off (dunning_charges_cancel with write_off, destructive, confirmed). Do not run any of them without the user's go-ahead.\n\n" +
-		ledger.UntrustedNotice + "\n\n" + string(data)
-	return restkit.UserPrompt("Overdue portfolio by aging bucket", text), nil
-}
-
-// keepLargest inserts c into top, the n charges of largest updated amount
-// seen so far (largest first).
-func keepLargest(top []listedCharge, c listedCharge, n int) []listedCharge {
-	i := len(top)
-	for i > 0 && top[i-1].UpdatedAmount < c.UpdatedAmount {
-		i--
-	}
-	if i >= n {
-		return top
-	}
-	top = append(top, listedCharge{})
-	copy(top[i+1:], top[i:])
-	top[i] = c
-	if len(top) > n {
-		top = top[:n]
-	}
-	return top
-}
-
 // designPlan renders design_collection_plan with the organization's
 // sending window and channels, so the draft fits what will really run.
 func designPlan(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -363,22 +138,6 @@ func templateVariables() string {
 		parts = append(parts, fmt.Sprintf("{{%s}} (%s)", v.Name, strings.TrimSuffix(v.Description, ".")))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// readDebtor is the debtor a prompt names by id or external_id, as the
-// prompt shows it, and its own id, for the listings' filters.
-func readDebtor(ctx context.Context, b *restbridge.Bridge, req *mcp.Request, id string) (text, debtorID string, err error) {
-	text, err = fetchData(ctx, b, req, "/debtors/"+url.PathEscape(id), nil)
-	if err != nil {
-		return "", "", err
-	}
-	var d struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal([]byte(text), &d)
-	return text, d.Data.ID, nil
 }
 
 // debtorBriefing renders debtor_briefing from the debtor's routes.

@@ -22,7 +22,7 @@ import (
 
 // resourceTemplates are the per-item resources: a charge, a debtor, a
 // collection plan, each by id or external_id, and the files Dunning makes
-// (document_resources.go).
+// (dunning/files' document_resources.go).
 func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 	return append([]mcp.ResourceTemplate{
 		{
@@ -53,13 +53,6 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": planIDs}),
 		},
 	}, files.FileTemplates(b)...)
-}
-
-// catalogExtras are what Dunning's MCP endpoint offers besides the tools
-// its operations make: the resource templates and the prompts, each with
-// completions for its ids.
-func catalogExtras(b *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
-	return mcp.Catalog{ResourceTemplates: resourceTemplates(b), Prompts: prompts(b)}, nil
 }
 
 // The id sources Dunning's completions suggest from: a page of 100 of the

@@ -20,11 +20,11 @@ import (
 
 // Spec is Dunning as the binary serves it: its listener and its API at
 // /v1, whose operations its MCP tools mirror, and its own settings (the
-// providers of its channels, channels.go).
+// providers of its channels, dunning/ledger's channels.go).
 func Spec() *productkit.Spec { return newSpec(&ledger.ChannelConfig{}, nil, nil) }
 
 // specWith is Spec whose service configure adjusts once it is built,
-// before any operation is declared: tests inject a clock (service.now)
+// before any operation is declared: tests inject a clock (ledger.Service.Now)
 // this way. nil adjusts nothing. The scheduler's periodic jobs are left
 // out: a test that moves the clock itself would race a step runner or a
 // sweep started by the queue at an arbitrary moment of it (the
@@ -40,7 +40,7 @@ func specWith(configure func(*escalation.Service)) *productkit.Spec {
 
 // newSpec is Spec with the channel configuration cfg, which the spec's
 // settings fill once parsed, configure adjusting the service, and tune
-// adjusting the notifier (channels.go) before anything serves: tests give
+// adjusting the notifier (dunning/regua's notifier.go) before anything serves: tests give
 // it a clock, an https link base, fast retries. nil adjusts nothing.
 func newSpec(cfg *ledger.ChannelConfig, configure func(*escalation.Service), tune func(*regua.Notifier)) *productkit.Spec {
 	return &productkit.Spec{
@@ -130,7 +130,7 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 		idem = idempotency.New(deps.DB, idempotency.Options{Namespace: "dunning"})
 	}
 	// Every answer of the API spells its error code in upper case
-	// (errors.go).
+	// (dunning/ledger's errors.go).
 	api := b.API(rest.Config{MaxBodyBytes: ledger.MaxBodyBytes, ErrorCodes: ledger.ErrorCodes, Idempotency: idem})
 	acc := accounts.New(deps.DB, accounts.Options{Watch: deps.Changes})
 	hooks := webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "dunning", SealingSecret: deps.Secret,
@@ -168,16 +168,19 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 		Annotations: map[webhookapi.Op]mcp.ToolAnnotations{webhookapi.Update: restkit.Write(false)},
 	})
 	// Collection plans, their steps, enrollments and the preview
-	// (plans.go, steps.go, enrollments.go, preview.go).
+	// (dunning/collection: plans.go, steps.go, enrollments.go, preview.go).
 	collection.RegisterCollectionPlans(api, plans)
-	// Documents, exports and the creditor they print (document_api.go).
+	// Documents, exports and the creditor they print (dunning/files'
+	// document_api.go).
 	files.RegisterFiles(b, api, docs)
-	// Notifications, channels, approvals and the scheduler (notify.go).
+	// Notifications, channels, approvals and the scheduler (dunning/regua's
+	// notify.go).
 	if err := regua.RegisterNotify(b, api, esc, *cfg, tune); err != nil {
 		return err
 	}
-	// Credit-bureau reports, protests and agreements (commands.go,
-	// credit_reports.go, agreements.go), and the escalating steps.
+	// Credit-bureau reports, protests and agreements (dunning/escalation:
+	// commands.go, credit_reports.go, agreements.go), and the escalating
+	// steps.
 	if err := escalation.RegisterEscalation(b, api, esc, *cfg); err != nil {
 		return err
 	}

@@ -58,9 +58,8 @@ func (s *Service) registerAgreementJobs(q *jobs.Queue, periodic bool) {
 // MonitorAgreements decides every open agreement and answers how many
 // changed.
 func (s *Service) MonitorAgreements(ctx context.Context) (int, error) {
-	var open []ledger.AgreementRecord
-	if err := s.DB.Select(ctx, &open, `SELECT * FROM dunning_agreements WHERE status IN (?, ?) ORDER BY created_at, id`,
-		string(lifecycle.AgreementAccepted), string(lifecycle.AgreementActive)); err != nil {
+	open, err := openAgreements(ctx, s.DB)
+	if err != nil {
 		return 0, err
 	}
 	changed := 0
@@ -117,8 +116,7 @@ func (s *Service) decideAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 		return true, s.unwindAgreement(ctx, tx, &a, lifecycle.AgreementBroken, late)
 	case paid > 0 && a.Status == lifecycle.AgreementAccepted:
 		now := s.Clock()
-		_, err := tx.Exec(ctx, `UPDATE dunning_agreements SET status = ?, updated_at = ? WHERE id = ?`, string(lifecycle.AgreementActive), now, a.ID)
-		return true, err
+		return true, markAgreementActive(ctx, tx, a.ID, now)
 	}
 	return false, nil
 }

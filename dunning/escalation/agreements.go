@@ -16,7 +16,6 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -33,18 +32,6 @@ var (
 	agreementsRead   = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermRead}
 	agreementsWrite  = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermWrite}
 	agreementsManage = mcp.Requirement{Scopes: []string{"dunning.agreements"}, Permission: identity.PermManage}
-)
-
-// OriginAgreement is the origin of an installment's charge.
-const OriginAgreement = "agreement"
-
-// The agreement events.
-const (
-	EventAgreementProposed = "dunning.agreement.proposed"
-	EventAgreementAccepted = "dunning.agreement.accepted"
-	EventAgreementBroken   = "dunning.agreement.broken"
-	EventAgreementSettled  = "dunning.agreement.settled"
-	EventAgreementCanceled = "dunning.agreement.canceled"
 )
 
 // Bounds of a proposal.
@@ -72,40 +59,6 @@ type agreementsListIn struct {
 
 type agreementIDIn struct {
 	ID string `json:"id" in:"path" maxLength:"255" jsonschema:"The agreement's id."`
-}
-
-// agreementJSON is an agreement as the API shows it.
-type agreementJSON struct {
-	ID             string                      `json:"id"`
-	DebtorID       string                      `json:"debtor_id"`
-	Status         lifecycle.AgreementStatus   `json:"status"`
-	OriginalAmount money.Cents                 `json:"original_amount"`
-	Discount       money.Cents                 `json:"discount_amount"`
-	Total          money.Cents                 `json:"total_amount"`
-	DownPayment    money.Cents                 `json:"down_payment"`
-	Installments   int                         `json:"installments_count"`
-	DueDay         int                         `json:"due_day"`
-	Note           string                      `json:"note"`
-	TermDocumentID *string                     `json:"term_document_id"`
-	Charges        []ledger.AgreementChargeRow `json:"charges"`
-	Schedule       []ledger.InstallmentRow     `json:"installments"`
-	CreatedBy      string                      `json:"created_by"`
-	AcceptedAt     *time.Time                  `json:"accepted_at"`
-	EndedAt        *time.Time                  `json:"ended_at"`
-	EndReason      *string                     `json:"end_reason"`
-	CreatedAt      time.Time                   `json:"created_at"`
-	UpdatedAt      time.Time                   `json:"updated_at"`
-}
-
-func (s *Service) showAgreement(ctx context.Context, q store.Querier, a ledger.AgreementRecord) (agreementJSON, error) {
-	charges, inst, err := ledger.AgreementParts(ctx, q, a)
-	if err != nil {
-		return agreementJSON{}, err
-	}
-	return agreementJSON{ID: a.ID, DebtorID: a.DebtorID, Status: a.Status, OriginalAmount: a.Original, Discount: a.Discount, Total: a.Total,
-		DownPayment: a.DownPayment, Installments: a.Installments, DueDay: a.DueDay, Note: a.Note, TermDocumentID: a.TermDocumentID,
-		Charges: charges, Schedule: inst, CreatedBy: a.CreatedBy, AcceptedAt: a.AcceptedAt, EndedAt: a.EndedAt, EndReason: a.EndReason,
-		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}, nil
 }
 
 // proposal is a computed agreement, not yet stored.
@@ -142,72 +95,87 @@ func (s *Service) propose(ctx context.Context, q store.Querier, orgID string, in
 		return p, err
 	}
 	today := st.Today(s.Clock())
+	if err := s.proposeCharges(ctx, q, orgID, st, today, in, &p); err != nil {
+		return p, err
+	}
+	return p, proposeTerms(st, today, in, &p)
+}
+
+// proposeCharges checks in's charges (the debtor's, each once, still
+// collected, in no other open agreement) and adds each to p with its
+// updated amount on today.
+func (s *Service) proposeCharges(ctx context.Context, q store.Querier, orgID string, st ledger.Settings, today calendar.Date, in *CreateAgreementIn, p *proposal) error {
 	seen := map[string]bool{}
 	for i, ref := range in.ChargeIDs {
 		field := fmt.Sprintf("charge_ids.%d", i)
 		c, err := ledger.GetCharge(ctx, q, orgID, strings.TrimSpace(ref))
 		if errors.Is(err, store.ErrNotFound) {
-			return p, ledger.Invalid(field, "no charge of the organization has this id or external_id")
+			return ledger.Invalid(field, "no charge of the organization has this id or external_id")
 		} else if err != nil {
-			return p, err
+			return err
 		}
-		if c.DebtorID != d.ID {
-			return p, ledger.Invalid(field, "is a charge of another debtor")
+		if c.DebtorID != p.debtor.ID {
+			return ledger.Invalid(field, "is a charge of another debtor")
 		}
 		if seen[c.ID] {
-			return p, ledger.Invalid(field, "names a charge already in the list")
+			return ledger.Invalid(field, "names a charge already in the list")
 		}
 		seen[c.ID] = true
 		if !c.Status.Collectible() || c.ArchivedAt != nil {
-			return p, rest.Unprocessable(fmt.Sprintf("charge %s is %s: only pending and overdue charges can enter an agreement", notify.ChargeName(c), c.Status))
+			return rest.Unprocessable(fmt.Sprintf("charge %s is %s: only pending and overdue charges can enter an agreement", notify.ChargeName(c), c.Status))
 		}
-		var open int
-		if err := q.Get(ctx, &open, `SELECT COUNT(*) FROM dunning_agreement_charges ac JOIN dunning_agreements a ON a.id = ac.agreement_id
-			WHERE ac.charge_id = ? AND a.status IN (?, ?, ?)`, c.ID, string(lifecycle.AgreementProposed), string(lifecycle.AgreementAccepted),
-			string(lifecycle.AgreementActive)); err != nil {
-			return p, err
+		open, err := openAgreementsOf(ctx, q, c.ID)
+		if err != nil {
+			return err
 		}
 		if open > 0 {
-			return p, rest.Unprocessable(fmt.Sprintf("charge %s is already in an open agreement: cancel that one first", notify.ChargeName(c)))
+			return rest.Unprocessable(fmt.Sprintf("charge %s is already in an open agreement: cancel that one first", notify.ChargeName(c)))
 		}
 		b, err := ledger.ChargeBreakdown(c, st, today)
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.charges = append(p.charges, c)
 		p.updated = append(p.updated, b.Updated)
 		p.original += b.Updated
 	}
+	return nil
+}
+
+// proposeTerms computes p's discount (under the settings' cap), down
+// payment, installments and their due dates from in, on today.
+func proposeTerms(st ledger.Settings, today calendar.Date, in *CreateAgreementIn, p *proposal) error {
+	var err error
 	switch {
 	case in.DiscountPercent != nil:
 		pct, err := ledger.PercentIn("discount_percent", *in.DiscountPercent)
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.discount = PercentOf(p.original, pct)
 	case in.DiscountAmount != nil:
 		if p.discount, err = money.FromFloat(*in.DiscountAmount); err != nil {
-			return p, ledger.Invalid("discount_amount", err.Error())
+			return ledger.Invalid("discount_amount", err.Error())
 		}
 	}
 	if max := PercentOf(p.original, st.AgreementMaxDiscount); p.discount > max {
-		return p, rest.Unprocessable(fmt.Sprintf("rule max_discount: a discount of %s is more than the %s the organization allows (%s of %s)",
+		return rest.Unprocessable(fmt.Sprintf("rule max_discount: a discount of %s is more than the %s the organization allows (%s of %s)",
 			p.discount, st.AgreementMaxDiscount, max, p.original))
 	}
 	total := p.original - p.discount
 	if in.DownPayment != nil {
 		if p.down, err = money.FromFloat(*in.DownPayment); err != nil {
-			return p, ledger.Invalid("down_payment", err.Error())
+			return ledger.Invalid("down_payment", err.Error())
 		}
 		if p.down >= total {
-			return p, ledger.Invalid("down_payment", fmt.Sprintf("must be less than the total of %s (an agreement needs installments)", total))
+			return ledger.Invalid("down_payment", fmt.Sprintf("must be less than the total of %s (an agreement needs installments)", total))
 		}
 	}
 	if in.Installments < 1 || in.Installments > MaxAgreementInstallments {
-		return p, ledger.Invalid("installments", fmt.Sprintf("must be from 1 to %d", MaxAgreementInstallments))
+		return ledger.Invalid("installments", fmt.Sprintf("must be from 1 to %d", MaxAgreementInstallments))
 	}
 	if money.Cents(in.Installments) > total-p.down {
-		return p, ledger.Invalid("installments", "leave at least one cent for each installment")
+		return ledger.Invalid("installments", "leave at least one cent for each installment")
 	}
 	p.dueDay = in.DueDay
 	if p.dueDay == 0 {
@@ -221,7 +189,7 @@ func (s *Service) propose(ctx context.Context, q store.Querier, orgID string, in
 		from = p.downDate
 	}
 	p.dates = MonthlyDueDates(from, p.dueDay, in.Installments, cal)
-	return p, nil
+	return nil
 }
 
 // CreateAgreement stores a proposal with its schedule, asks for its term
@@ -235,27 +203,21 @@ func (s *Service) CreateAgreement(ctx context.Context, tx *store.Tx, orgID strin
 	a := ledger.AgreementRecord{ID: store.NewID(), OrganizationID: orgID, DebtorID: p.debtor.ID, Status: lifecycle.AgreementProposed, Original: p.original,
 		Discount: p.discount, Total: p.original - p.discount, DownPayment: p.down, Installments: len(p.parts), DueDay: p.dueDay,
 		Note: strings.TrimSpace(in.Note), CreatedBy: createdByOf(ctx), CreatedAt: now, UpdatedAt: now}
-	if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreements (id, organization_id, debtor_id, status, original_cents, discount_cents, total_cents,
-		down_payment_cents, installments, due_day, note, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, orgID, a.DebtorID, string(a.Status), int64(a.Original), int64(a.Discount), int64(a.Total), int64(a.DownPayment), a.Installments,
-		a.DueDay, a.Note, a.CreatedBy, now, now); err != nil {
+	if err := insertAgreement(ctx, tx, a); err != nil {
 		return a, err
 	}
 	for i, c := range p.charges {
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_charges (agreement_id, charge_id, open_cents, updated_cents) VALUES (?, ?, ?, ?)`,
-			a.ID, c.ID, int64(c.OpenAmount), int64(p.updated[i])); err != nil {
+		if err := insertAgreementCharge(ctx, tx, a.ID, c.ID, c.OpenAmount, p.updated[i]); err != nil {
 			return a, err
 		}
 	}
 	if p.down > 0 {
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_installments (agreement_id, number, amount_cents, due_date) VALUES (?, 0, ?, ?)`,
-			a.ID, int64(p.down), p.downDate.String()); err != nil {
+		if err := insertDownPayment(ctx, tx, a.ID, p.down, p.downDate.String()); err != nil {
 			return a, err
 		}
 	}
 	for i, part := range p.parts {
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_agreement_installments (agreement_id, number, amount_cents, due_date) VALUES (?, ?, ?, ?)`,
-			a.ID, i+1, int64(part), p.dates[i].String()); err != nil {
+		if err := insertInstallment(ctx, tx, a.ID, i+1, part, p.dates[i].String()); err != nil {
 			return a, err
 		}
 	}
@@ -265,7 +227,7 @@ func (s *Service) CreateAgreement(ctx context.Context, tx *store.Tx, orgID strin
 	}
 	if doc != "" {
 		a.TermDocumentID = &doc
-		if _, err := tx.Exec(ctx, `UPDATE dunning_agreements SET term_document_id = ? WHERE id = ?`, doc, a.ID); err != nil {
+		if err := setAgreementTerm(ctx, tx, a.ID, doc); err != nil {
 			return a, err
 		}
 	}
@@ -327,16 +289,14 @@ func (s *Service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 			status, overdueAt = lifecycle.ChargeOverdue, &now
 		}
 		cid := store.NewID()
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents, open_amount_cents, due_date,
-			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
-			VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 0, 0, ?, ?, NULL, NULL, '[]', '{}', ?, ?, ?, ?)`,
-			cid, orgID, a.DebtorID, int64(in.Amount), int64(in.Amount), in.DueDate, what, OriginAgreement, a.ID, string(status), overdueAt, now, now); err != nil {
+		if err := insertInstallmentCharge(ctx, tx, installmentCharge{ID: cid, OrganizationID: orgID, DebtorID: a.DebtorID, Amount: in.Amount,
+			DueDate: in.DueDate, Description: what, AgreementID: a.ID, Status: status, OverdueAt: overdueAt, Now: now}); err != nil {
 			return a, err
 		}
 		if err := ledger.SyncChargeCount(ctx, tx, cid); err != nil {
 			return a, err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_agreement_installments SET charge_id = ? WHERE agreement_id = ? AND number = ?`, cid, a.ID, in.Number); err != nil {
+		if err := linkInstallmentCharge(ctx, tx, a.ID, in.Number, cid); err != nil {
 			return a, err
 		}
 		c, err := ledger.GetCharge(ctx, tx, orgID, cid)
@@ -347,8 +307,7 @@ func (s *Service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 			return a, err
 		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE dunning_agreements SET status = ?, accepted_at = ?, updated_at = ? WHERE id = ?`,
-		string(lifecycle.AgreementAccepted), now, now, a.ID); err != nil {
+	if err := markAgreementAccepted(ctx, tx, a.ID, now); err != nil {
 		return a, err
 	}
 	a.Status, a.AcceptedAt, a.UpdatedAt = lifecycle.AgreementAccepted, &now, now
@@ -374,39 +333,6 @@ func (s *Service) cancelAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 		return a, s.unwindAgreement(ctx, tx, &a, lifecycle.AgreementCanceled, "canceled")
 	}
 	return a, s.endAgreement(ctx, tx, &a, lifecycle.AgreementCanceled, "canceled")
-}
-
-// endAgreement records a's end in status to with reason and its event.
-func (s *Service) endAgreement(ctx context.Context, tx *store.Tx, a *ledger.AgreementRecord, to lifecycle.AgreementStatus, reason string) error {
-	now := s.Clock()
-	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_agreements SET status = ?, ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
-		string(to), now, reason, now, a.ID, string(a.Status))); err != nil {
-		return err
-	}
-	a.Status, a.EndedAt, a.EndReason, a.UpdatedAt = to, &now, &reason, now
-	slug := map[lifecycle.AgreementStatus]string{lifecycle.AgreementCanceled: EventAgreementCanceled, lifecycle.AgreementBroken: EventAgreementBroken,
-		lifecycle.AgreementSettled: EventAgreementSettled}[to]
-	return s.emitAgreementEvent(ctx, tx, slug, *a)
-}
-
-// emitAgreementEvent stores an event of a with the agreement as the API
-// shows it.
-func (s *Service) emitAgreementEvent(ctx context.Context, tx *store.Tx, slug string, a ledger.AgreementRecord) error {
-	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, a.OrganizationID)
-	if err != nil {
-		return fmt.Errorf("dunning: emit %s: %w", slug, err)
-	}
-	j, err := s.showAgreement(ctx, tx, a)
-	if err != nil {
-		return err
-	}
-	data := map[string]any{"agreement": j}
-	if org, err := acc.GetOrganization(ctx, a.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
-	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: a.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: a.ID, Data: data})
-	return err
 }
 
 // describeAgreement names an agreement in a confirmation.

@@ -58,8 +58,8 @@ func (w *commandWorker) Work(ctx context.Context, job *river.Job[commandArgs]) e
 // answer; a temporary failure is returned for the queue to retry.
 func (s *Service) runCommand(ctx context.Context, a commandArgs) error {
 	for round := 0; round < 3; round++ {
-		var cmd command
-		if err := s.DB.Get(ctx, &cmd, `SELECT * FROM dunning_commands WHERE organization_id = ? AND id = ?`, a.OrganizationID, a.CommandID); err != nil {
+		cmd, err := getOrgCommand(ctx, s.DB, a.OrganizationID, a.CommandID)
+		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return nil
 			}
@@ -103,7 +103,7 @@ func (s *Service) runCommand(ctx context.Context, a commandArgs) error {
 					return err
 				}
 				protocol = ans.Protocol
-				if _, err := s.DB.Exec(ctx, `UPDATE dunning_commands SET protocol = ? WHERE id = ? AND protocol IS NULL`, protocol, cmd.ID); err != nil {
+				if err := setCommandProtocol(ctx, s.DB, cmd.ID, protocol); err != nil {
 					return err
 				}
 			}
@@ -120,8 +120,7 @@ func (s *Service) runCommand(ctx context.Context, a commandArgs) error {
 			var ref *bureau.Refusal
 			if errors.As(err, &ref) {
 				msg := "the provider refused the withdrawal: " + ref.Reason
-				_, err := s.DB.Exec(ctx, `UPDATE dunning_commands SET error = ?, updated_at = ? WHERE id = ?`, msg, s.Clock(), cmd.ID)
-				return err
+				return setCommandError(ctx, s.DB, cmd.ID, msg, s.Clock())
 			}
 			if err != nil {
 				return err
@@ -138,13 +137,8 @@ func (s *Service) runCommand(ctx context.Context, a commandArgs) error {
 }
 
 func (s *Service) submit(ctx context.Context, cmd command) (bureau.Answer, error) {
-	var req struct {
-		ledger.Charge
-		DebtorName     string `db:"debtor_name"`
-		DebtorDocument string `db:"debtor_document"`
-	}
-	if err := s.DB.Get(ctx, &req, `SELECT c.*, d.name AS debtor_name, d.document AS debtor_document, d.person_kind AS debtor_person_kind FROM dunning_charges c
-		JOIN dunning_debtors d ON d.id = c.debtor_id WHERE c.id = ? AND c.organization_id = ?`, cmd.ChargeID, cmd.OrganizationID); err != nil {
+	req, err := loadCommandRequest(ctx, s.DB, cmd)
+	if err != nil {
 		return bureau.Answer{}, err
 	}
 	creditor := ""
@@ -163,12 +157,8 @@ func (s *Service) recordSubmit(ctx context.Context, cmd command, to lifecycle.Co
 	changed := false
 	err := s.DB.WithTx(ctx, func(tx *store.Tx) error {
 		now := s.Clock()
-		res, err := tx.Exec(ctx, `UPDATE dunning_commands SET status = ?, protocol = ?, confirmed_at = CASE WHEN ? THEN ? ELSE confirmed_at END,
-			error = NULL, updated_at = ? WHERE id = ? AND status = ?`,
-			string(to), protocol, to == lifecycle.CommandConfirmed, now, now, cmd.ID, string(lifecycle.CommandRequested))
-		if err := store.ExpectOne(res, err); errors.Is(err, store.ErrNotFound) {
-			_, err := tx.Exec(ctx, `UPDATE dunning_commands SET protocol = COALESCE(protocol, ?) WHERE id = ?`, protocol, cmd.ID)
-			return err
+		if err := recordSubmitAnswer(ctx, tx, cmd.ID, to, protocol, now); errors.Is(err, store.ErrNotFound) {
+			return keepCommandProtocol(ctx, tx, cmd.ID, protocol)
 		} else if err != nil {
 			return err
 		}
@@ -204,25 +194,17 @@ func (s *Service) finishCommandTx(ctx context.Context, tx *store.Tx, k commandKi
 	if why != "" {
 		errText = &why
 	}
-	set := `status = ?, error = ?, protocol = COALESCE(protocol, NULLIF(?, '')), updated_at = ?`
-	args := []any{string(to), errText, protocol, now}
 	slug := ""
 	switch to {
 	case lifecycle.CommandConfirmed:
-		set += `, confirmed_at = ?`
-		args, slug = append(args, now), k.evConfirmed
-	case lifecycle.CommandFailed, lifecycle.CommandError:
-		set += `, failed_at = ?`
-		args = append(args, now)
-		if to == lifecycle.CommandFailed {
-			slug = k.evFailed
-		}
+		slug = k.evConfirmed
+	case lifecycle.CommandFailed:
+		slug = k.evFailed
+	case lifecycle.CommandError:
 	case k.exited:
-		set += `, exited_at = ?`
-		args, slug = append(args, now), k.evExited
+		slug = k.evExited
 	}
-	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_commands SET `+set+` WHERE id = ? AND status = ?`,
-		append(args, cmd.ID, string(cmd.Status))...)); err != nil {
+	if err := recordCommandOutcome(ctx, tx, cmd, to, k.exited, errText, protocol, now); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
@@ -240,15 +222,14 @@ func (s *Service) finishCommandTx(ctx context.Context, tx *store.Tx, k commandKi
 
 // commandGaveUp records the last failure of a command out of retries.
 func (s *Service) commandGaveUp(ctx context.Context, a commandArgs, cause error) error {
-	var cmd command
-	if err := s.DB.Get(ctx, &cmd, `SELECT * FROM dunning_commands WHERE organization_id = ? AND id = ?`, a.OrganizationID, a.CommandID); err != nil {
+	cmd, err := getOrgCommand(ctx, s.DB, a.OrganizationID, a.CommandID)
+	if err != nil {
 		return err
 	}
 	if cmd.Status == lifecycle.CommandRequested && cmd.Protocol == nil {
 		return s.finishCommand(ctx, cmd, lifecycle.CommandError, "", "the provider could not be reached: "+cause.Error())
 	}
-	_, err := s.DB.Exec(ctx, `UPDATE dunning_commands SET error = ?, updated_at = ? WHERE id = ?`, "the provider could not be reached: "+cause.Error(), s.Clock(), cmd.ID)
-	return err
+	return setCommandError(ctx, s.DB, cmd.ID, "the provider could not be reached: "+cause.Error(), s.Clock())
 }
 
 // commandCallbackURL is where a provider posts the later outcome of
@@ -295,17 +276,15 @@ func (s *Service) mountCommandCallbacks(mux *http.ServeMux, api *rest.API) {
 
 func (s *Service) applyCommandCallback(ctx context.Context, id string, cb bureau.Callback) error {
 	return s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		var cmd command
-		if err := tx.Get(ctx, &cmd, `SELECT * FROM dunning_commands WHERE id = ?`+ledger.ForUpdate(tx), id); err != nil {
+		cmd, err := lockCommand(ctx, tx, id)
+		if err != nil {
 			return err
 		}
 		k := kindOf(cmd.Kind)
 		switch cb.Status {
 		case bureau.StatusConfirmed:
 			if cmd.Status == k.exiting {
-				_, err := tx.Exec(ctx, `UPDATE dunning_commands SET confirmed_at = COALESCE(confirmed_at, ?), protocol = COALESCE(protocol, ?) WHERE id = ?`,
-					s.Clock(), cb.Protocol, cmd.ID)
-				return err
+				return recordLateConfirmation(ctx, tx, cmd.ID, cb.Protocol, s.Clock())
 			}
 			return s.finishCommandTx(ctx, tx, k, cmd, lifecycle.CommandConfirmed, cb.Protocol, "")
 		case bureau.StatusFailed:
@@ -340,17 +319,14 @@ func (w *removalWatchWorker) Work(ctx context.Context, _ *river.Job[removalWatch
 // answers how many it raised.
 func (s *Service) WatchRemovals(ctx context.Context) (int, error) {
 	now := s.Clock()
-	var late []command
-	if err := s.DB.Select(ctx, &late, `SELECT * FROM dunning_commands WHERE status = ? AND exit_due_at <= ? AND exit_overdue_at IS NULL ORDER BY exit_due_at LIMIT 500`,
-		string(lifecycle.ReportRemovalRequested), now); err != nil {
+	late, err := overdueRemovals(ctx, s.DB, now)
+	if err != nil {
 		return 0, err
 	}
 	raised := 0
 	for _, cmd := range late {
 		err := s.DB.WithTx(ctx, func(tx *store.Tx) error {
-			res, err := tx.Exec(ctx, `UPDATE dunning_commands SET exit_overdue_at = ?, updated_at = ? WHERE id = ? AND status = ? AND exit_overdue_at IS NULL`,
-				now, now, cmd.ID, string(lifecycle.ReportRemovalRequested))
-			if err := store.ExpectOne(res, err); err != nil {
+			if err := markRemovalOverdue(ctx, tx, cmd.ID, now); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return nil
 				}

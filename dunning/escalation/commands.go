@@ -76,37 +76,6 @@ const (
 // rules apply it).
 const removalBusinessDays = 5
 
-// command is a row of dunning_commands.
-type command struct {
-	ID                string                  `db:"id"`
-	OrganizationID    string                  `db:"organization_id"`
-	Kind              string                  `db:"kind"`
-	ChargeID          string                  `db:"charge_id"`
-	DebtorID          string                  `db:"debtor_id"`
-	Provider          string                  `db:"provider"`
-	Status            lifecycle.CommandStatus `db:"status"`
-	Amount            money.Cents             `db:"amount_cents"`
-	Protocol          *string                 `db:"protocol"`
-	Error             *string                 `db:"error"`
-	ExitReason        *string                 `db:"exit_reason"`
-	ExitDueAt         *time.Time              `db:"exit_due_at"`
-	ExitOverdueAt     *time.Time              `db:"exit_overdue_at"`
-	ConsentDocumentID *string                 `db:"consent_document_id"`
-	RequestedAt       time.Time               `db:"requested_at"`
-	ConfirmedAt       *time.Time              `db:"confirmed_at"`
-	FailedAt          *time.Time              `db:"failed_at"`
-	ExitRequestedAt   *time.Time              `db:"exit_requested_at"`
-	ExitedAt          *time.Time              `db:"exited_at"`
-	CreatedBy         string                  `db:"created_by"`
-	CreatedAt         time.Time               `db:"created_at"`
-	UpdatedAt         time.Time               `db:"updated_at"`
-}
-
-// activeCommandStatuses are those the unique index dunning_commands_active
-// keeps to one per charge and kind.
-var activeCommandStatuses = []any{string(lifecycle.CommandRequested), string(lifecycle.CommandConfirmed),
-	string(lifecycle.ReportRemovalRequested), string(lifecycle.ProtestCancelRequested)}
-
 // commandJSON is a report or a protest as the API shows it. The names of
 // the way out differ: a report has removal_*, a protest cancel_*.
 type commandJSON struct {
@@ -146,20 +115,6 @@ func showCommand(c command) commandJSON {
 	return j
 }
 
-func getCommand(ctx context.Context, q store.Querier, orgID, kind, id, lock string) (command, error) {
-	var c command
-	err := q.Get(ctx, &c, `SELECT * FROM dunning_commands WHERE organization_id = ? AND kind = ? AND id = ?`+lock, orgID, kind, id)
-	return c, err
-}
-
-// activeCommand is the charge's active command of kind, or ErrNotFound.
-func activeCommand(ctx context.Context, q store.Querier, orgID, kind, chargeID string) (command, error) {
-	var c command
-	err := q.Get(ctx, &c, `SELECT * FROM dunning_commands WHERE organization_id = ? AND kind = ? AND charge_id = ? AND status IN (?, ?, ?, ?)`,
-		append([]any{orgID, kind, chargeID}, activeCommandStatuses...)...)
-	return c, err
-}
-
 // commandArgs is the job that takes a command to its provider, and back
 // out.
 type commandArgs struct {
@@ -184,10 +139,7 @@ func (s *Service) insertCommand(ctx context.Context, tx *store.Tx, k commandKind
 	now := s.Clock()
 	cmd := command{ID: store.NewID(), OrganizationID: c.OrganizationID, Kind: k.kind, ChargeID: c.ID, DebtorID: c.DebtorID, Provider: provider,
 		Status: lifecycle.CommandRequested, Amount: c.OpenAmount, RequestedAt: now, CreatedBy: createdByOf(ctx), CreatedAt: now, UpdatedAt: now}
-	_, err := tx.Exec(ctx, `INSERT INTO dunning_commands (id, organization_id, kind, charge_id, debtor_id, provider, status, amount_cents,
-		requested_at, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		cmd.ID, cmd.OrganizationID, cmd.Kind, cmd.ChargeID, cmd.DebtorID, cmd.Provider, string(cmd.Status), int64(cmd.Amount),
-		now, cmd.CreatedBy, now, now)
+	err := insertCommandRow(ctx, tx, cmd)
 	if errors.Is(err, store.ErrConflict) {
 		return command{}, rest.Unprocessable(fmt.Sprintf("rule one_active_%s: the charge already has an active %s", k.kind, k.noun))
 	}
@@ -237,9 +189,7 @@ func (s *Service) requestExit(ctx context.Context, tx *store.Tx, cmd *command, r
 			consent = &id
 		}
 	}
-	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_commands SET status = ?, exit_reason = ?, exit_requested_at = ?, exit_due_at = ?,
-		consent_document_id = COALESCE(?, consent_document_id), updated_at = ? WHERE id = ? AND status = ?`,
-		string(k.exiting), reason, now, due, consent, now, cmd.ID, string(cmd.Status))); err != nil {
+	if err := setCommandExit(ctx, tx, cmd.ID, cmd.Status, k.exiting, reason, due, consent, now); err != nil {
 		return err
 	}
 	cmd.Status, cmd.ExitReason, cmd.ExitRequestedAt, cmd.ExitDueAt, cmd.UpdatedAt = k.exiting, &reason, &now, &due, now
@@ -268,9 +218,8 @@ func (s *Service) commandsOnChargeClosed(ctx context.Context, tx *store.Tx, c le
 	if reason != lifecycle.StopPaid && reason != lifecycle.StopCanceled && reason != lifecycle.StopInAgreement {
 		return nil
 	}
-	var cmds []command
-	if err := tx.Select(ctx, &cmds, `SELECT * FROM dunning_commands WHERE organization_id = ? AND charge_id = ? AND status IN (?, ?)`,
-		c.OrganizationID, c.ID, string(lifecycle.CommandRequested), string(lifecycle.CommandConfirmed)); err != nil {
+	cmds, err := registeredCommands(ctx, tx, c.OrganizationID, c.ID)
+	if err != nil {
 		return err
 	}
 	for i := range cmds {

@@ -59,10 +59,8 @@ func (s *Service) checkReportRules(ctx context.Context, tx *store.Tx, c ledger.C
 		return rest.Unprocessable(fmt.Sprintf("rule five_years: a debt due on %s is more than %d years old and can no longer be reported (CDC art. 43 §1)",
 			c.DueDate.BR(), maxReportAgeYears))
 	}
-	var sent []notify.Notification
-	if err := tx.Select(ctx, &sent, `SELECT `+notify.NotificationColumns+` FROM dunning_notifications WHERE organization_id = ? AND charge_id = ? AND kind = ?
-		AND status IN (?, ?, ?) AND sent_at IS NOT NULL ORDER BY sent_at`, c.OrganizationID, c.ID, notify.KindPriorNotice,
-		notify.NotificationSent, notify.NotificationDelivered, notify.NotificationOpened); err != nil {
+	sent, err := priorNoticesSent(ctx, tx, c.OrganizationID, c.ID)
+	if err != nil {
 		return err
 	}
 	cutoff := today.AddDays(-st.PriorNoticeDays)
@@ -139,9 +137,7 @@ func (s *Service) withdrawCharge(ctx context.Context, tx *store.Tx, k commandKin
 	}
 	cmd, err := activeCommand(ctx, tx, orgID, k.kind, c.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		var last command
-		if e := tx.Get(ctx, &last, `SELECT * FROM dunning_commands WHERE organization_id = ? AND kind = ? AND charge_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`,
-			orgID, k.kind, c.ID); e == nil && last.Status == k.exited {
+		if last, e := lastCommand(ctx, tx, orgID, k.kind, c.ID); e == nil && last.Status == k.exited {
 			return last, nil
 		}
 		return command{}, rest.Unprocessable(fmt.Sprintf("the charge has no active %s to withdraw", k.noun))
@@ -289,28 +285,24 @@ func registerCommandReads(api *rest.API, s *Service, k commandKind, prefix, path
 		if err != nil {
 			return nil, err
 		}
-		where, args := `organization_id = ? AND kind = ?`, []any{t.OrgID, k.kind}
+		f := commandListFilter{Kind: k.kind}
 		if in.ChargeID != "" {
 			c, err := ledger.GetCharge(ctx, s.DB, t.OrgID, in.ChargeID)
 			if err != nil {
 				return nil, ledger.NotFoundAs(err, "charge")
 			}
-			where, args = where+` AND charge_id = ?`, append(args, c.ID)
+			f.ChargeID = c.ID
 		}
 		if in.Status != "" {
 			if _, err := k.machine.Parse(in.Status); err != nil {
 				return nil, ledger.Invalid("status", err.Error())
 			}
-			where, args = where+` AND status = ?`, append(args, in.Status)
+			f.Status = in.Status
 		}
 		page, perPage, offset := in.Window()
-		var total int
-		if err := s.DB.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_commands WHERE `+where, args...); err != nil {
-			return nil, err
-		}
-		rows := []command{}
-		if err := s.DB.Select(ctx, &rows, `SELECT * FROM dunning_commands WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-			append(args, perPage, offset)...); err != nil {
+		f.Limit, f.Offset = perPage, offset
+		rows, total, err := listCommands(ctx, s.DB, t.OrgID, f)
+		if err != nil {
 			return nil, err
 		}
 		return restkit.NumberedPage(rows, page, perPage, total, showCommand), nil

@@ -34,14 +34,8 @@ const (
 	DocumentAgreementTerm    = "agreement_term"
 )
 
-// File statuses, shared by documents and exports.
-const (
-	FileGenerating = "generating"
-	FileReady      = "ready"
-	FileFailed     = "failed"
-)
-
-// The events of files (webhookEventSlugs in spec.go lists every event).
+// The events of files (webhookEventSlugs in dunning/spec.go lists every
+// event).
 const (
 	EventDocumentReady = "dunning.document.ready"
 	EventExportReady   = "dunning.export.ready"
@@ -50,35 +44,6 @@ const (
 // resourceBlobLimit is the largest file resources/read answers as a blob:
 // a larger one reads as its description, to download over REST.
 const resourceBlobLimit = 5 << 20
-
-// documentRow is a row of dunning_documents without its bytes.
-type documentRow struct {
-	ID             string     `db:"id"`
-	OrganizationID string     `db:"organization_id"`
-	Kind           string     `db:"kind"`
-	SubjectID      string     `db:"subject_id"`
-	AmountsOn      string     `db:"amounts_on"`
-	Status         string     `db:"status"`
-	ContentType    string     `db:"content_type"`
-	Filename       string     `db:"filename"`
-	ByteSize       *int64     `db:"byte_size"`
-	Error          *string    `db:"error"`
-	CreatedBy      string     `db:"created_by"`
-	CreatedAt      time.Time  `db:"created_at"`
-	UpdatedAt      time.Time  `db:"updated_at"`
-	ReadyAt        *time.Time `db:"ready_at"`
-}
-
-// documentColumns are the columns of documentRow, never the content.
-const documentColumns = `id, organization_id, kind, subject_id, amounts_on, status, content_type, filename, byte_size, error, created_by, created_at, updated_at, ready_at`
-
-// getDocument loads a document of the organization; another
-// organization's is store.ErrNotFound, as a missing one.
-func getDocument(ctx context.Context, q store.Querier, orgID, id string) (documentRow, error) {
-	var d documentRow
-	err := q.Get(ctx, &d, `SELECT `+documentColumns+` FROM dunning_documents WHERE organization_id = ? AND id = ?`, orgID, id)
-	return d, err
-}
 
 // fileJSON is how a tool, a route and a resource describe a document or
 // an export: never its bytes, which are at download_path.

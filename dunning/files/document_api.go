@@ -2,8 +2,6 @@ package files
 
 import (
 	"context"
-	"errors"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -111,31 +109,6 @@ func (s *Service) makeDocument(ctx context.Context, kind, ref string) (*rest.Res
 	return s.documentAnswer(ctx, t.OrgID, id, http.StatusAccepted)
 }
 
-// fileNotReady is the refusal of a download of a file that is not ready.
-func fileNotReady(what string, status string, failure *string) *rest.Error {
-	if status == FileFailed {
-		msg := "the " + what + " failed and has no file"
-		if failure != nil {
-			msg += ": " + *failure
-		}
-		return rest.Unprocessable(msg)
-	}
-	return rest.Conflict("the " + what + " is still generating: read it again until status is ready")
-}
-
-// attachment sets the headers of a file download: its type, its length
-// when known, and an attachment disposition with its name.
-func attachment(w http.ResponseWriter, contentType, filename string, size int64) {
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
-	if size >= 0 {
-		h.Set("Content-Length", strconv.FormatInt(size, 10))
-	}
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, no-store")
-}
-
 // serveDocument answers a document's download.
 func (s *Service) serveDocument(api *rest.API, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -151,8 +124,8 @@ func (s *Service) serveDocument(api *rest.API, w http.ResponseWriter, r *http.Re
 		if d.Status != FileReady {
 			return fileNotReady("document", d.Status, d.Error)
 		}
-		var content []byte
-		if err := s.DB.Get(ctx, &content, `SELECT content FROM dunning_documents WHERE organization_id = ? AND id = ?`, t.OrgID, d.ID); err != nil {
+		content, err := documentContent(ctx, s.DB, t.OrgID, d.ID)
+		if err != nil {
 			return ledger.NotFoundAs(err, "document")
 		}
 		attachment(w, d.ContentType, d.Filename, int64(len(content)))
@@ -163,16 +136,4 @@ func (s *Service) serveDocument(api *rest.API, w http.ResponseWriter, r *http.Re
 	if err != nil {
 		s.writeRawError(api, w, r, err)
 	}
-}
-
-// writeRawError answers a raw handler's error in the API's shape; what is
-// not an *rest.Error is logged and answered 500.
-func (s *Service) writeRawError(api *rest.API, w http.ResponseWriter, r *http.Request, err error) {
-	var re *rest.Error
-	if errors.As(err, &re) {
-		api.WriteError(w, re)
-		return
-	}
-	s.Log.ErrorContext(r.Context(), "dunning: download failed", "path", r.URL.Path, "error", err)
-	api.WriteError(w, &rest.Error{Status: http.StatusInternalServerError, Code: rest.CodeInternal, Message: "internal error"})
 }

@@ -2,13 +2,11 @@ package files
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/brazil"
-	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -18,15 +16,6 @@ import (
 // prints its organization name and "CNPJ não informado" — a document is
 // still made, and creditor in dunning_me's settings is null until an
 // admin sets it (docs/decisions.md "Dunning: documents and exports").
-
-// creditorRow is a row of dunning_creditors.
-type creditorRow struct {
-	OrganizationID string    `db:"organization_id"`
-	LegalName      string    `db:"legal_name"`
-	Document       string    `db:"document"`
-	AddressJSON    *string   `db:"address"`
-	UpdatedAt      time.Time `db:"updated_at"`
-}
 
 // creditorJSON is the creditor as the API shows it.
 type creditorJSON struct {
@@ -46,25 +35,6 @@ type putCreditorIn struct {
 	LegalName string          `json:"legal_name" minLength:"1" maxLength:"200" jsonschema:"The creditor's legal name (razão social), as the documents print it."`
 	Document  string          `json:"document" minLength:"14" maxLength:"18" jsonschema:"The creditor's CNPJ, with or without punctuation (the 2026 alphanumeric CNPJ too)."`
 	Address   *ledger.Address `json:"address,omitempty" jsonschema:"The creditor's address, printed under its name; its city is where the settlement letter is signed from."`
-}
-
-// loadCreditor is the organization's creditor row, store.ErrNotFound
-// when it never set one.
-func loadCreditor(ctx context.Context, q store.Querier, orgID string) (creditorRow, error) {
-	var c creditorRow
-	err := q.Get(ctx, &c, `SELECT * FROM dunning_creditors WHERE organization_id = ?`, orgID)
-	return c, err
-}
-
-func (c creditorRow) address() *ledger.Address {
-	if c.AddressJSON == nil {
-		return nil
-	}
-	var a ledger.Address
-	if err := json.Unmarshal([]byte(*c.AddressJSON), &a); err != nil {
-		return nil
-	}
-	return &a
 }
 
 // creditorParty is the creditor as a document prints it: the row, or the
@@ -168,9 +138,7 @@ func (s *Service) creditorUpdate(ctx context.Context, in *putCreditorIn) (*rest.
 		return nil, err
 	}
 	now := s.Clock()
-	if _, err := s.DB.Exec(ctx, `INSERT INTO dunning_creditors (organization_id, legal_name, document, address, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (organization_id) DO UPDATE SET legal_name = excluded.legal_name, document = excluded.document, address = excluded.address, updated_at = excluded.updated_at`,
-		t.OrgID, name, doc, ledger.AddressJSON(addr), now); err != nil {
+	if err := upsertCreditor(ctx, s.DB, t.OrgID, name, doc, ledger.AddressJSON(addr), now); err != nil {
 		return nil, err
 	}
 	c, err := loadCreditor(ctx, s.DB, t.OrgID)

@@ -126,11 +126,9 @@ func (s *Service) finishDocument(ctx context.Context, d documentRow, data []byte
 	return s.DB.WithTx(ctx, func(tx *store.Tx) error {
 		var res error
 		if data != nil {
-			res = store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_documents SET status = ?, content = ?, byte_size = ?, ready_at = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ? AND status = ?`, FileReady, data, int64(len(data)), now, now, d.ID, d.OrganizationID, FileGenerating))
+			res = markDocumentReady(ctx, tx, d, data, now)
 		} else {
-			res = store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_documents SET status = ?, error = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ? AND status = ?`, FileFailed, failure, now, d.ID, d.OrganizationID, FileGenerating))
+			res = markDocumentFailed(ctx, tx, d, failure, now)
 		}
 		if errNotFound(res) {
 			return nil // another run finished it

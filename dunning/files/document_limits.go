@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
-	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -37,11 +36,6 @@ type documentTooLargeError struct{ msg string }
 
 func (e *documentTooLargeError) Error() string { return e.msg }
 
-// statementChargesWhere selects the charges a statement lists — the
-// debtor's still in collection — for its request's count and its job's
-// read alike (arguments: organization, debtor, then the two statuses).
-const statementChargesWhere = `organization_id = ? AND debtor_id = ? AND archived_at IS NULL AND status IN (?, ?)`
-
 // statementExportHint is where the message of a statement too large
 // points: the charges export with the debtor's filter.
 func statementExportHint(debtorRef string) string {
@@ -52,9 +46,8 @@ func statementExportHint(debtorRef string) string {
 // with more open charges than a document holds: a VALIDATION_ERROR on
 // the debtor's id, which makes no document.
 func checkStatementSize(ctx context.Context, q store.Querier, orgID string, d ledger.Debtor) error {
-	var n int
-	if err := q.Get(ctx, &n, `SELECT COUNT(*) FROM dunning_charges WHERE `+statementChargesWhere, orgID, d.ID,
-		string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue)); err != nil {
+	n, err := countStatementCharges(ctx, q, orgID, d.ID)
+	if err != nil {
 		return err
 	}
 	if n <= MaxDocumentRows {

@@ -83,9 +83,8 @@ func (s *Service) RequestDocumentTx(ctx context.Context, tx *store.Tx, orgID, ki
 	}
 	now := s.Clock()
 	id := store.NewID()
-	if _, err := tx.Exec(ctx, `INSERT INTO dunning_documents (id, organization_id, kind, subject_id, amounts_on, status, content_type, filename,
-		created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, orgID, kind, subjectID, on.String(), FileGenerating, pdfContentType, filename, notify.UserOf(ctx), now, now); err != nil {
+	if err := insertDocument(ctx, tx, documentRow{ID: id, OrganizationID: orgID, Kind: kind, SubjectID: subjectID, AmountsOn: on.String(),
+		Status: FileGenerating, ContentType: pdfContentType, Filename: filename, CreatedBy: notify.UserOf(ctx), CreatedAt: now, UpdatedAt: now}); err != nil {
 		return "", err
 	}
 	if s.Jobs == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
@@ -45,8 +44,7 @@ func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on
 	if err != nil {
 		return StatementDoc{}, err
 	}
-	query := ledger.ChargeSelect + ` WHERE ` + statementChargesWhere + ` ORDER BY due_date, id LIMIT ?`
-	args := []any{orgID, d.ID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue), MaxDocumentRows + 1}
+	query, args := statementChargesQuery(orgID, d.ID, MaxDocumentRows+1)
 	err = streamRows(ctx, db, query, args, func(c ledger.Charge) error {
 		if len(doc.Lines) == MaxDocumentRows {
 			ref := d.ExternalID
@@ -104,26 +102,4 @@ func loadSettlement(ctx context.Context, q store.Querier, orgID, chargeID string
 	}
 	return SettlementDoc{Debtor: debtorParty(d), Description: c.Description, Reference: notify.ChargeName(c), Amount: c.Amount, DueDate: c.DueDate,
 		PaidOn: paidOn, Paid: paid, On: on}, nil
-}
-
-// statementPaid is, by charge, how the payments of the debtor's open
-// charges were imputed (interest, fine, principal), for the statement.
-func statementPaid(ctx context.Context, q store.Querier, orgID, debtorID string) (map[string]latefee.Applied, error) {
-	var rows []struct {
-		ChargeID  string `db:"charge_id"`
-		Interest  int64  `db:"interest"`
-		Fine      int64  `db:"fine"`
-		Principal int64  `db:"principal"`
-	}
-	if err := q.Select(ctx, &rows, `SELECT p.charge_id, SUM(p.applied_interest_cents) AS interest, SUM(p.applied_fine_cents) AS fine,
-		SUM(p.applied_principal_cents) AS principal FROM dunning_payments p JOIN dunning_charges c ON c.id = p.charge_id
-		WHERE p.organization_id = ? AND c.debtor_id = ? AND c.archived_at IS NULL AND c.status IN (?, ?) GROUP BY p.charge_id`,
-		orgID, debtorID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue)); err != nil {
-		return nil, err
-	}
-	out := make(map[string]latefee.Applied, len(rows))
-	for _, r := range rows {
-		out[r.ChargeID] = latefee.Applied{Interest: money.Cents(r.Interest), Fine: money.Cents(r.Fine), Principal: money.Cents(r.Principal)}
-	}
-	return out, nil
 }

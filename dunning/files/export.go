@@ -2,11 +2,7 @@ package files
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"time"
-
-	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/notify"
@@ -37,32 +33,6 @@ var (
 	exportsWrite = mcp.Requirement{Scopes: []string{"dunning.exports"}, Permission: identity.PermWrite}
 )
 
-// Export resources (dunning_exports.resource).
-const (
-	ExportCharges       = "charges"
-	ExportDebtors       = "debtors"
-	ExportNotifications = "notifications"
-	ExportAgreements    = "agreements"
-)
-
-// exportFilters are the list routes' filters, the union of the three;
-// each resource accepts only its own (exportSources) and refuses the
-// others by name.
-type exportFilters struct {
-	Status    string `json:"status,omitempty" maxLength:"200" jsonschema:"charges: statuses, a comma list (pending, overdue, paid, canceled, written_off, in_agreement); debtors: active (default) or archived; notifications: statuses, a comma list."`
-	DebtorID  string `json:"debtor_id,omitempty" maxLength:"255" jsonschema:"charges, notifications: only this debtor's (id or external_id)."`
-	ChargeID  string `json:"charge_id,omitempty" maxLength:"255" jsonschema:"notifications: only those about this charge (id or external_id)."`
-	DueFrom   string `json:"due_from,omitempty" format:"date" jsonschema:"charges: due on or after this date (YYYY-MM-DD)."`
-	DueTo     string `json:"due_to,omitempty" format:"date" jsonschema:"charges: due on or before this date (YYYY-MM-DD)."`
-	PlanID    string `json:"plan_id,omitempty" maxLength:"255" jsonschema:"charges: enrolled in this collection plan (id or external_id)."`
-	Q         string `json:"q,omitempty" maxLength:"200" jsonschema:"charges: description, external_id or debtor's name contains this text; debtors: name, document or e-mail contains it."`
-	Document  string `json:"document,omitempty" maxLength:"20" jsonschema:"debtors: only the debtor with this CPF or CNPJ."`
-	Channel   string `json:"channel,omitempty" enum:"email,sms,whatsapp" jsonschema:"notifications: only this channel."`
-	Archived  bool   `json:"archived,omitempty" jsonschema:"charges: archived charges instead of the others."`
-	SortBy    string `json:"sort_by,omitempty" jsonschema:"charges: due_date (default), amount, created_at or updated_at; debtors: name (default), created_at or updated_at. Notifications are newest first."`
-	SortOrder string `json:"sort_order,omitempty" enum:"asc,desc" jsonschema:"asc (default) or desc."`
-}
-
 // createExportIn asks for an export.
 type createExportIn struct {
 	Resource  string        `json:"resource" enum:"charges,debtors,notifications,agreements" jsonschema:"What to export: charges, debtors or notifications (agreements once the agreements exist; until then UNPROCESSABLE)."`
@@ -73,87 +43,9 @@ type createExportIn struct {
 	FormulaEscaping string `json:"formula_escaping,omitempty" enum:"quote,none" jsonschema:"quote (default): a cell starting with = + - @ TAB or CR (after any leading spaces) is prefixed with a single quote, so a spreadsheet shows it as text and never runs it as a formula (OWASP CSV Injection); plain numbers stay numbers. none: every cell verbatim. UNSAFE: a debtor's name or a description can then run as a formula when the file is opened in a spreadsheet; only for a program that reads the CSV itself."`
 }
 
-// Formula escapings of an export (dunning_exports.formula_escaping).
-const (
-	FormulaQuote = "quote"
-	FormulaNone  = "none"
-)
-
 type exportIDIn struct {
 	ID string `json:"id" in:"path" jsonschema:"The export's id."`
 }
-
-// exportRow is a row of dunning_exports.
-type exportRow struct {
-	ID             string `db:"id"`
-	OrganizationID string `db:"organization_id"`
-	Resource       string `db:"resource"`
-	FiltersJSON    string `db:"filters"`
-	Separator      string `db:"separator"`
-	// FormulaEscaping is FormulaQuote or FormulaNone (unsafe raw cells).
-	FormulaEscaping string     `db:"formula_escaping"`
-	Status          string     `db:"status"`
-	AmountsOn       string     `db:"amounts_on"`
-	RowCount        *int64     `db:"row_count"`
-	ByteSize        *int64     `db:"byte_size"`
-	Error           *string    `db:"error"`
-	CreatedBy       string     `db:"created_by"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
-	ReadyAt         *time.Time `db:"ready_at"`
-}
-
-func (e exportRow) filters() (exportFilters, error) {
-	var f exportFilters
-	err := json.Unmarshal([]byte(e.FiltersJSON), &f)
-	return f, err
-}
-
-func (e exportRow) filename() string {
-	return "export-" + e.Resource + "-" + e.AmountsOn + ".csv"
-}
-
-// csvContentType is the media type of every export.
-const csvContentType = "text/csv; charset=utf-8; header=present"
-
-func GetExport(ctx context.Context, q store.Querier, orgID, id string) (exportRow, error) {
-	var e exportRow
-	err := q.Get(ctx, &e, `SELECT * FROM dunning_exports WHERE organization_id = ? AND id = ?`, orgID, id)
-	return e, err
-}
-
-func showExport(e exportRow) fileJSON {
-	f := fileJSON{ID: e.ID, Resource: e.Resource, Status: e.Status, ContentType: csvContentType, ByteSize: e.ByteSize, Filename: e.filename(),
-		DownloadPath: ledger.APIBase + "/exports/" + e.ID + "/download", ResourceURI: "kobana://dunning/exports/" + e.ID, AmountsOn: e.AmountsOn,
-		Separator: e.Separator, FormulaEscaping: e.FormulaEscaping, Error: e.Error, CreatedAt: e.CreatedAt, ReadyAt: e.ReadyAt}
-	if filters, err := e.filters(); err == nil {
-		f.Filters = filters
-	}
-	if e.Status == FileReady {
-		f.RowCount = e.RowCount
-	} else {
-		f.ByteSize = nil
-	}
-	f.Note = fileNote(e.Status, "export", "dunning_exports_get", "ask for the export again.")
-	return f
-}
-
-// exportArgs is the job that writes one export, enqueued in the
-// transaction that stores its row.
-type exportArgs struct {
-	OrganizationID string `json:"organization_id"`
-	ExportID       string `json:"export_id"`
-}
-
-// Kind names the job in the queue.
-func (exportArgs) Kind() string { return "dunning.write_export" }
-
-// exportAttempts bounds the tries of an export whose writing keeps
-// failing; each try starts the file again.
-const exportAttempts = 3
-
-// InsertOpts gives the job its attempts.
-func (exportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: exportAttempts} }
 
 // registerExports declares the export operations.
 func registerExports(api *rest.API, s *Service) {
@@ -241,9 +133,9 @@ func (s *Service) requestExport(ctx context.Context, orgID string, in *createExp
 		}
 		now := s.Clock()
 		id = store.NewID()
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_exports (id, organization_id, resource, filters, separator, formula_escaping, status, amounts_on,
-			created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, orgID, in.Resource, ledger.MustJSON(f), sep, escaping, FileGenerating, st.Today(now).String(), notify.UserOf(ctx), now, now); err != nil {
+		if err := insertExport(ctx, tx, exportRow{ID: id, OrganizationID: orgID, Resource: in.Resource, FiltersJSON: ledger.MustJSON(f),
+			Separator: sep, FormulaEscaping: escaping, Status: FileGenerating, AmountsOn: st.Today(now).String(), CreatedBy: notify.UserOf(ctx),
+			CreatedAt: now, UpdatedAt: now}); err != nil {
 			return err
 		}
 		_, err = s.Jobs.EnqueueTx(ctx, tx, exportArgs{OrganizationID: orgID, ExportID: id}, nil)

@@ -44,28 +44,11 @@ func checkAgreementFilters(ctx context.Context, q store.Querier, orgID string, f
 	return f, nil
 }
 
-// agreementExportRow is an agreement with its debtor's names.
-type agreementExportRow struct {
-	ledger.AgreementRecord
-	DebtorExternalID string `db:"debtor_external_id"`
-	DebtorName       string `db:"debtor_name"`
-	DebtorDocument   string `db:"debtor_document"`
-}
-
 // exportAgreementsRows emits one CSV record per agreement the filters
 // select, newest first as the agreements list shows them, read through
 // one cursor (streamRows).
 func exportAgreementsRows(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
-	query := `SELECT t.*, d.external_id AS debtor_external_id, d.name AS debtor_name, d.document AS debtor_document
-		FROM dunning_agreements t JOIN dunning_debtors d ON d.id = t.debtor_id WHERE t.organization_id = ?`
-	args := []any{orgID}
-	if f.Status != "" {
-		query, args = query+` AND t.status = ?`, append(args, f.Status)
-	}
-	if f.DebtorID != "" {
-		query, args = query+` AND t.debtor_id = ?`, append(args, f.DebtorID)
-	}
-	query += ` ORDER BY t.created_at DESC, t.id DESC`
+	query, args := agreementExportQuery(orgID, f)
 	return streamRows(ctx, db, query, args, func(r agreementExportRow) error {
 		a := r.AgreementRecord
 		return emit([]string{a.ID, a.DebtorID, r.DebtorExternalID, r.DebtorName, brazil.FormatDocument(r.DebtorDocument), string(a.Status),

@@ -67,7 +67,7 @@ func (p *partWriter) flush() error {
 	if len(p.buf) == 0 {
 		return nil
 	}
-	if _, err := p.db.Exec(p.ctx, `INSERT INTO dunning_export_parts (export_id, seq, data) VALUES (?, ?, ?)`, p.id, p.seq, p.buf); err != nil {
+	if err := insertExportPart(p.ctx, p.db, p.id, p.seq, p.buf); err != nil {
 		return err
 	}
 	p.total += int64(len(p.buf))
@@ -127,7 +127,7 @@ func (s *Service) DrawExport(ctx context.Context, e exportRow) (int64, int64, er
 	if err != nil {
 		return 0, 0, err
 	}
-	if _, err := s.DB.Exec(ctx, `DELETE FROM dunning_export_parts WHERE export_id = ?`, e.ID); err != nil {
+	if err := deleteExportParts(ctx, s.DB, e.ID); err != nil {
 		return 0, 0, err
 	}
 	pw := &partWriter{ctx: ctx, db: s.DB, id: e.ID, buf: make([]byte, 0, exportPartBytes+4096)}
@@ -174,14 +174,12 @@ func (s *Service) finishExport(ctx context.Context, e exportRow, rows, size int6
 	return s.DB.WithTx(ctx, func(tx *store.Tx) error {
 		var res error
 		if failure == "" {
-			res = store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_exports SET status = ?, row_count = ?, byte_size = ?, ready_at = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ? AND status = ?`, FileReady, rows, size, now, now, e.ID, e.OrganizationID, FileGenerating))
+			res = markExportReady(ctx, tx, e, rows, size, now)
 		} else {
-			if _, err := tx.Exec(ctx, `DELETE FROM dunning_export_parts WHERE export_id = ?`, e.ID); err != nil {
+			if err := deleteExportParts(ctx, tx, e.ID); err != nil {
 				return err
 			}
-			res = store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_exports SET status = ?, error = ?, updated_at = ?
-				WHERE id = ? AND organization_id = ? AND status = ?`, FileFailed, failure, now, e.ID, e.OrganizationID, FileGenerating))
+			res = markExportFailed(ctx, tx, e, failure, now)
 		}
 		if errNotFound(res) {
 			return nil
@@ -234,8 +232,7 @@ func (s *Service) serveExport(api *rest.API, w http.ResponseWriter, r *http.Requ
 // one at a time.
 func (s *Service) StreamExport(ctx context.Context, id string, each func([]byte) error) error {
 	for seq := 0; ; seq++ {
-		var part []byte
-		err := s.DB.Get(ctx, &part, `SELECT data FROM dunning_export_parts WHERE export_id = ? AND seq = ?`, id, seq)
+		part, err := exportPart(ctx, s.DB, id, seq)
 		if errNotFound(err) {
 			return nil
 		}
@@ -247,3 +244,20 @@ func (s *Service) StreamExport(ctx context.Context, id string, each func([]byte)
 		}
 	}
 }
+
+// exportArgs is the job that writes one export, enqueued in the
+// transaction that stores its row.
+type exportArgs struct {
+	OrganizationID string `json:"organization_id"`
+	ExportID       string `json:"export_id"`
+}
+
+// Kind names the job in the queue.
+func (exportArgs) Kind() string { return "dunning.write_export" }
+
+// exportAttempts bounds the tries of an export whose writing keeps
+// failing; each try starts the file again.
+const exportAttempts = 3
+
+// InsertOpts gives the job its attempts.
+func (exportArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: exportAttempts} }

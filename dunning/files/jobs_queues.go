@@ -4,7 +4,7 @@ import "github.com/kobana/kobana-mcp/platform/jobs"
 
 // Documents and exports are drawn in a queue of their own, so a burst of
 // them never holds the workers of the notifications' sends
-// (platform/jobs, queues.go), and each organization gets its share of
+// (platform/jobs/queues.go), and each organization gets its share of
 // that queue's workers (jobs.Organizational).
 
 // JobQueue implements jobs.Queued.

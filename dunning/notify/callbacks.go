@@ -106,37 +106,25 @@ func (n *Notifier) applyCallback(r *http.Request, id string, cb messaging.Callba
 		if to == "" || !progress(to).Supersedes(progress(row.Status)) {
 			// Only the message id is news, if the send's own record of it
 			// was lost.
-			_, err := tx.Exec(ctx, `UPDATE dunning_notifications SET provider_message_id = COALESCE(provider_message_id, ?) WHERE id = ?`, cb.MessageSID, row.ID)
-			return err
+			return recordProviderMessageID(ctx, tx, row.ID, cb.MessageSID)
 		}
 		now := n.Clock()
 		var why *string
 		slug := ""
-		set := `status = ?, provider_message_id = COALESCE(provider_message_id, ?), updated_at = ?`
-		args := []any{to, cb.MessageSID, now}
 		switch to {
 		case NotificationSent:
-			set += `, sent_at = COALESCE(sent_at, ?), error = NULL`
-			args = append(args, now)
 			slug = EventNotificationSent
 		case NotificationDelivered:
-			set += `, delivered_at = ?, sent_at = COALESCE(sent_at, ?), error = NULL`
-			args = append(args, now, now)
 			slug = EventNotificationDelivered
-		case NotificationOpened:
-			set += `, sent_at = COALESCE(sent_at, ?), error = NULL`
-			args = append(args, now)
 		case NotificationFailed:
 			msg := fmt.Sprintf("twilio: %s", cb.RawStatus)
 			if cb.ErrorCode != 0 {
 				msg += fmt.Sprintf(" (error %d)", cb.ErrorCode)
 			}
 			why = &msg
-			set += `, failed_at = ?, error = ?`
-			args = append(args, now, why)
 			slug = EventNotificationFailed
 		}
-		if _, err := tx.Exec(ctx, `UPDATE dunning_notifications SET `+set+` WHERE id = ?`, append(args, row.ID)...); err != nil {
+		if err := recordCallbackStatus(ctx, tx, row.ID, to, cb.MessageSID, why, now); err != nil {
 			return err
 		}
 		if slug == "" {

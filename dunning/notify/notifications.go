@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -46,7 +45,7 @@ const (
 	KindAdHoc    = "ad_hoc"
 	KindResend   = "resend"
 	// KindPriorNotice is the written notice a debtor must receive before a
-	// credit-bureau report (credit_reports.go).
+	// credit-bureau report (dunning/escalation's credit_reports.go).
 	KindPriorNotice = "prior_notice"
 )
 
@@ -63,7 +62,7 @@ const (
 // writes: no person asked for them.
 const CreatedByScheduler = "scheduler"
 
-// The notification events (webhookEventSlugs in spec.go lists every
+// The notification events (webhookEventSlugs in dunning/spec.go lists every
 // event).
 const (
 	EventNotificationSent      = "dunning.notification.sent"
@@ -139,89 +138,6 @@ func showNotification(n Notification) notificationJSON {
 		Status: n.Status, Provider: n.Provider, ProviderMessageID: n.ProviderMessageID, Error: n.Error,
 		QueuedAt: n.QueuedAt, SendingAt: n.SendingAt, SentAt: n.SentAt, DeliveredAt: n.DeliveredAt, FailedAt: n.FailedAt,
 		CreatedBy: n.CreatedBy, CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
-}
-
-const NotificationColumns = `id, organization_id, debtor_id, charge_id, enrollment_id, step_id, kind, resend_of, channel,
-	to_address, subject, body, status, provider, provider_message_id, error, queued_at, sending_at, sent_at,
-	delivered_at, failed_at, created_by, created_at, updated_at`
-
-// getNotification loads a notification of the organization; another
-// organization's is store.ErrNotFound, as a missing one.
-func getNotification(ctx context.Context, q store.Querier, orgID, id string) (Notification, error) {
-	var n Notification
-	err := q.Get(ctx, &n, `SELECT `+NotificationColumns+` FROM dunning_notifications WHERE organization_id = ? AND id = ?`, orgID, id)
-	return n, err
-}
-
-// GetNotificationByID loads a notification by id alone, for the provider
-// callbacks, whose signature (not a token) says who is asking.
-func GetNotificationByID(ctx context.Context, q store.Querier, id string) (Notification, error) {
-	var n Notification
-	err := q.Get(ctx, &n, `SELECT `+NotificationColumns+` FROM dunning_notifications WHERE id = ?`, id)
-	return n, err
-}
-
-// InsertNotification writes n. A plan step's row that loses the race for
-// its (enrollment, step) to another worker's insert writes nothing and
-// reports false: ON CONFLICT DO NOTHING keeps the transaction usable on
-// PostgreSQL, where a unique violation would abort it.
-func InsertNotification(ctx context.Context, tx *store.Tx, n Notification) (bool, error) {
-	res, err := tx.Exec(ctx, `INSERT INTO dunning_notifications (`+NotificationColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		n.ID, n.OrganizationID, n.DebtorID, n.ChargeID, n.EnrollmentID, n.StepID, n.Kind, n.ResendOf, n.Channel,
-		n.ToAddress, n.Subject, n.Body, n.Status, n.Provider, n.ProviderMessageID, n.Error, n.QueuedAt, n.SendingAt, n.SentAt,
-		n.DeliveredAt, n.FailedAt, n.CreatedBy, n.CreatedAt, n.UpdatedAt)
-	if err != nil {
-		return false, err
-	}
-	rows, err := res.RowsAffected()
-	return rows == 1, err
-}
-
-// notificationFilter narrows the log.
-type notificationFilter struct {
-	ChargeID, DebtorID string
-	Statuses, Channels []string
-	Offset, Limit      int
-}
-
-// listNotifications is one page of the log, newest first (the index
-// dunning_notifications_list), and how many rows the whole filter has.
-func listNotifications(ctx context.Context, q store.Querier, orgID string, f notificationFilter) ([]Notification, int, error) {
-	where := ` WHERE organization_id = ?`
-	args := []any{orgID}
-	if f.ChargeID != "" {
-		where += ` AND charge_id = ?`
-		args = append(args, f.ChargeID)
-	}
-	if f.DebtorID != "" {
-		where += ` AND debtor_id = ?`
-		args = append(args, f.DebtorID)
-	}
-	for col, vals := range map[string][]string{"status": f.Statuses, "channel": f.Channels} {
-		if len(vals) == 0 {
-			continue
-		}
-		where += ` AND ` + col + ` IN (?` + strings.Repeat(", ?", len(vals)-1) + `)`
-		for _, v := range vals {
-			args = append(args, v)
-		}
-	}
-	var total int
-	if err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_notifications`+where, args...); err != nil {
-		return nil, 0, err
-	}
-	rows := []Notification{}
-	err := q.Select(ctx, &rows, `SELECT `+NotificationColumns+` FROM dunning_notifications`+where+
-		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	return rows, total, err
-}
-
-// chargeNotifications are a charge's latest notifications, newest first
-// (at most limit), for the charge as charges_get shows it.
-func chargeNotifications(ctx context.Context, q store.Querier, orgID, chargeID string, limit int) ([]Notification, error) {
-	rows, _, err := listNotifications(ctx, q, orgID, notificationFilter{ChargeID: chargeID, Limit: limit})
-	return rows, err
 }
 
 // emitNotificationEvent stores a notification event (one of the

@@ -230,8 +230,7 @@ func (n *Notifier) draftForCharge(ctx context.Context, q store.Querier, in *char
 	if err != nil {
 		return Notification{}, err
 	}
-	c, err := ledger.GetChargeWhere(ctx, q, `organization_id = ? AND (id = ? OR external_id = ?)
-		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`+ledger.ForUpdate(q), t.OrgID, in.ID, in.ID, in.ID)
+	c, err := chargeByRef(ctx, q, t.OrgID, in.ID)
 	if err != nil {
 		return Notification{}, NotFound(err, "charge")
 	}
@@ -277,8 +276,7 @@ func (n *Notifier) draftAdHoc(ctx context.Context, q store.Querier, in *notifica
 	}
 	var c *ledger.Charge
 	if in.ChargeID != "" {
-		ch, err := ledger.GetChargeWhere(ctx, q, `organization_id = ? AND (id = ? OR external_id = ?)
-			ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`+ledger.ForUpdate(q), t.OrgID, in.ChargeID, in.ChargeID, in.ChargeID)
+		ch, err := chargeByRef(ctx, q, t.OrgID, in.ChargeID)
 		if err != nil {
 			return Notification{}, NotFound(err, "charge")
 		}
@@ -328,7 +326,7 @@ func (n *Notifier) draftResend(ctx context.Context, q store.Querier, id string) 
 	}
 	var c *ledger.Charge
 	if orig.ChargeID != nil {
-		ch, err := ledger.GetChargeWhere(ctx, q, `organization_id = ? AND id = ?`+ledger.ForUpdate(q), t.OrgID, *orig.ChargeID)
+		ch, err := lockChargeByID(ctx, q, t.OrgID, *orig.ChargeID)
 		if err != nil {
 			return resendDraft{}, err
 		}

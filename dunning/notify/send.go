@@ -181,8 +181,7 @@ func (n *Notifier) claim(ctx context.Context, orgID, id string) (Notification, b
 			}
 		}
 		now := n.Clock()
-		if _, err := tx.Exec(ctx, `UPDATE dunning_notifications SET status = ?, sending_at = COALESCE(sending_at, ?), updated_at = ?
-			WHERE id = ? AND status IN (?, ?)`, NotificationSending, now, now, row.ID, NotificationQueued, NotificationSending); err != nil {
+		if err := markNotificationSending(ctx, tx, row.ID, now); err != nil {
 			return err
 		}
 		row.Status, proceed = NotificationSending, true
@@ -217,8 +216,7 @@ func (n *Notifier) stillDeliverable(ctx context.Context, tx *store.Tx, row Notif
 	// charge unenrolled, the plan archived) is not sent; one whose
 	// enrollment completed is its last step, and goes.
 	if row.EnrollmentID != nil {
-		var status string
-		err := tx.Get(ctx, &status, `SELECT status FROM dunning_enrollments WHERE id = ?`, *row.EnrollmentID)
+		status, err := enrollmentStatus(ctx, tx, *row.EnrollmentID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -267,20 +265,15 @@ func (n *Notifier) markSent(ctx context.Context, row Notification, r messaging.R
 		if r.ID != "" {
 			pid = &r.ID
 		}
-		res, err := tx.Exec(ctx, `UPDATE dunning_notifications SET status = ?, provider_message_id = COALESCE(?, provider_message_id),
-			sent_at = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN (?, ?)`,
-			NotificationSent, pid, now, now, row.ID, NotificationSending, NotificationUnknown)
+		changed, err := markNotificationSent(ctx, tx, row.ID, pid, now)
 		if err != nil {
 			return err
 		}
-		if changed, _ := res.RowsAffected(); changed == 0 {
-			_, err := tx.Exec(ctx, `UPDATE dunning_notifications SET provider_message_id = COALESCE(provider_message_id, ?), sent_at = COALESCE(sent_at, ?)
-				WHERE id = ?`, pid, now, row.ID)
-			return err
+		if !changed {
+			return recordSentReceipt(ctx, tx, row.ID, pid, now)
 		}
 		if row.ChargeID != nil {
-			if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET last_notified_at = ? WHERE id = ? AND organization_id = ?`,
-				now, *row.ChargeID, row.OrganizationID); err != nil {
+			if err := markChargeNotified(ctx, tx, row.OrganizationID, *row.ChargeID, now); err != nil {
 				return err
 			}
 		}
@@ -317,10 +310,7 @@ func (n *Notifier) markUnknown(ctx context.Context, row Notification, why string
 // requeue puts a send that certainly did not happen back to queued, with
 // its error, for the job's next attempt.
 func (n *Notifier) requeue(ctx context.Context, row Notification, why string) error {
-	now := n.Clock()
-	_, err := n.DB.Exec(ctx, `UPDATE dunning_notifications SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = ?`,
-		NotificationQueued, why, now, row.ID, NotificationSending)
-	return err
+	return requeueNotification(ctx, n.DB, row.ID, why, n.Clock())
 }
 
 // finishTx moves row to a final status (failed or unknown) in tx,
@@ -332,12 +322,11 @@ func (n *Notifier) finishTx(ctx context.Context, tx *store.Tx, row *Notification
 	if status == NotificationFailed {
 		failedAt = &now
 	}
-	res, err := tx.Exec(ctx, `UPDATE dunning_notifications SET status = ?, error = ?, failed_at = COALESCE(?, failed_at), updated_at = ?
-		WHERE id = ? AND status IN (?, ?)`, status, why, failedAt, now, row.ID, NotificationQueued, NotificationSending)
+	changed, err := finishNotification(ctx, tx, row.ID, status, why, failedAt, now)
 	if err != nil {
 		return err
 	}
-	if changed, _ := res.RowsAffected(); changed == 0 || slug == "" {
+	if !changed || slug == "" {
 		return nil
 	}
 	fresh, err := getNotification(ctx, tx, row.OrganizationID, row.ID)

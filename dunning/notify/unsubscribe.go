@@ -1,8 +1,6 @@
 package notify
 
 import (
-	"context"
-	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -10,10 +8,8 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
-	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // Unsubscribe links. Every e-mail to a debtor carries a link of the
@@ -23,19 +19,6 @@ import (
 // derived from the deployment secret, so every replica accepts every
 // link, nothing is stored per message, and a link cannot be forged or
 // changed to another debtor.
-
-// unsubscribeKey derives the link-signing key from the deployment secret
-// (nil without one).
-func unsubscribeKey(secret []byte) []byte {
-	if len(secret) == 0 {
-		return nil
-	}
-	key, err := hkdf.Key(sha256.New, secret, nil, "kobana-mcp dunning unsubscribe v1", 32)
-	if err != nil {
-		panic(err) // only for lengths hkdf cannot produce; 32 it always can
-	}
-	return key
-}
 
 // unsubscribeVersion prefixes what a token signs, so a later format is
 // told apart.
@@ -80,14 +63,6 @@ func (n *Notifier) parseUnsubscribeToken(token string) (orgID, debtorID, channel
 		return "", "", "", errBadToken
 	}
 	return parts[1], parts[2], parts[3], nil
-}
-
-// RecordOptOut records that the debtor refuses channel, once: a second click
-// keeps the first row (its date and reason), so the link is idempotent.
-func RecordOptOut(ctx context.Context, q store.Querier, orgID, debtorID, channel, reason, source string, now time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO dunning_opt_outs (debtor_id, organization_id, channel, reason, source, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (debtor_id, channel) DO NOTHING`, debtorID, orgID, channel, reason, source, now)
-	return err
 }
 
 // UnsubscribeReason is the reason an opt-out through the link records.

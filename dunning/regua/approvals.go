@@ -24,36 +24,6 @@ import (
 // opens — or rejects it, and nothing is sent. A charge that leaves
 // collection expires its pending approvals (chargeClosed).
 
-// Approval statuses.
-const (
-	ApprovalPending  = "pending"
-	ApprovalApproved = "approved"
-	ApprovalRejected = "rejected"
-	ApprovalExpired  = "expired"
-)
-
-// stepApproval is a row of dunning_step_approvals.
-type stepApproval struct {
-	ID             string     `db:"id"`
-	OrganizationID string     `db:"organization_id"`
-	EnrollmentID   string     `db:"enrollment_id"`
-	StepID         string     `db:"step_id"`
-	ChargeID       string     `db:"charge_id"`
-	Status         string     `db:"status"`
-	DecidedBy      *string    `db:"decided_by"`
-	DecidedAt      *time.Time `db:"decided_at"`
-	Note           *string    `db:"note"`
-	CreatedAt      time.Time  `db:"created_at"`
-}
-
-// park writes the pending approval of a step; a second worker's is a
-// no-op.
-func (n *Notifier) park(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, step collection.StepRecord, c *ledger.Charge) error {
-	_, err := tx.Exec(ctx, `INSERT INTO dunning_step_approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?)
-		ON CONFLICT DO NOTHING`, store.NewID(), e.OrganizationID, e.ID, step.ID, c.ID, ApprovalPending, n.Clock())
-	return err
-}
-
 // approvalMessageJSON is what approving would send now: the address,
 // subject and body as the debtor would read them, or why nothing would go.
 type approvalMessageJSON struct {
@@ -244,8 +214,7 @@ func (n *Notifier) decide(ctx context.Context, tx *store.Tx, a *stepApproval, st
 	if note != "" {
 		notePtr = &note
 	}
-	if err := store.ExpectOne(tx.Exec(ctx, `UPDATE dunning_step_approvals SET status = ?, decided_by = ?, decided_at = ?, note = ?
-		WHERE id = ? AND status = ?`, status, user, now, notePtr, a.ID, ApprovalPending)); err != nil {
+	if err := setApprovalDecision(ctx, tx, a.ID, status, user, notePtr, now); err != nil {
 		return err
 	}
 	a.Status, a.DecidedBy, a.DecidedAt, a.Note = status, &user, &now, notePtr
@@ -266,7 +235,7 @@ func (n *Notifier) approve(ctx context.Context, tx *store.Tx, in *approvalDecisi
 	if err != nil {
 		return approvalJSON{}, notify.NotFound(err, "approval")
 	}
-	if _, err := ledger.GetChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+ledger.ForUpdate(tx), a.ChargeID, a.OrganizationID); err != nil {
+	if _, err := chargeLocked(ctx, tx, a.OrganizationID, a.ChargeID, ledger.ForUpdate(tx)); err != nil {
 		return approvalJSON{}, err
 	}
 	if a, err = getApproval(ctx, tx, t.OrgID, in.ID, ledger.ForUpdate(tx)); err != nil {
@@ -279,8 +248,8 @@ func (n *Notifier) approve(ctx context.Context, tx *store.Tx, in *approvalDecisi
 	default:
 		return approvalJSON{}, rest.Conflict("the approval is " + a.Status + ": only a pending one can be approved")
 	}
-	var step collection.StepRecord
-	if err := tx.Get(ctx, &step, `SELECT `+collection.StepColumns+` FROM dunning_plan_steps WHERE id = ? AND organization_id = ?`, a.StepID, a.OrganizationID); err != nil {
+	step, err := getOrgStep(ctx, tx, a.OrganizationID, a.StepID)
+	if err != nil {
 		return approvalJSON{}, err
 	}
 	if step.Action != collection.ActionNotify {
@@ -323,16 +292,16 @@ func (n *Notifier) approvalDraft(ctx context.Context, q store.Querier, a stepApp
 	if lock {
 		l = ledger.ForUpdate(q)
 	}
-	c, err := ledger.GetChargeWhere(ctx, q, `id = ? AND organization_id = ?`+l, a.ChargeID, a.OrganizationID)
+	c, err := chargeLocked(ctx, q, a.OrganizationID, a.ChargeID, l)
 	if err != nil {
 		return notify.Notification{}, ledger.Settings{}, err
 	}
-	var e collection.EnrollmentRecord
-	if err := q.Get(ctx, &e, `SELECT `+collection.EnrollmentColumns+` FROM dunning_enrollments WHERE id = ? AND organization_id = ?`, a.EnrollmentID, a.OrganizationID); err != nil {
+	e, err := getOrgEnrollment(ctx, q, a.OrganizationID, a.EnrollmentID)
+	if err != nil {
 		return notify.Notification{}, ledger.Settings{}, err
 	}
-	var step collection.StepRecord
-	if err := q.Get(ctx, &step, `SELECT `+collection.StepColumns+` FROM dunning_plan_steps WHERE id = ? AND organization_id = ?`, a.StepID, a.OrganizationID); err != nil {
+	step, err := getOrgStep(ctx, q, a.OrganizationID, a.StepID)
+	if err != nil {
 		return notify.Notification{}, ledger.Settings{}, err
 	}
 	d, err := ledger.GetDebtor(ctx, q, a.OrganizationID, c.DebtorID)
@@ -352,8 +321,7 @@ func (n *Notifier) approvalDraft(ctx context.Context, q store.Querier, a stepApp
 func (n *Notifier) showApproval(ctx context.Context, q store.Querier, a stepApproval) (approvalJSON, error) {
 	j := approvalJSON{ID: a.ID, EnrollmentID: a.EnrollmentID, StepID: a.StepID, ChargeID: a.ChargeID, Status: a.Status,
 		DecidedBy: a.DecidedBy, DecidedAt: a.DecidedAt, Note: a.Note, CreatedAt: a.CreatedAt}
-	var step collection.StepRecord
-	if err := q.Get(ctx, &step, `SELECT `+collection.StepColumns+` FROM dunning_plan_steps WHERE id = ? AND organization_id = ?`, a.StepID, a.OrganizationID); err == nil {
+	if step, err := getOrgStep(ctx, q, a.OrganizationID, a.StepID); err == nil {
 		s := collection.ShowStep(step)
 		j.Step = &s
 		j.Message.Channel = step.Channel
@@ -371,8 +339,7 @@ func (n *Notifier) showApproval(ctx context.Context, q store.Querier, a stepAppr
 		j.Message.Body = &what
 		return j, nil
 	}
-	var sent notify.Notification
-	err := q.Get(ctx, &sent, `SELECT `+notify.NotificationColumns+` FROM dunning_notifications WHERE enrollment_id = ? AND step_id = ?`, a.EnrollmentID, a.StepID)
+	sent, err := stepNotification(ctx, q, a.EnrollmentID, a.StepID)
 	switch {
 	case err == nil:
 		j.NotificationID = &sent.ID

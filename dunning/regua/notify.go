@@ -16,10 +16,11 @@ import (
 )
 
 // RegisterNotify declares the part of Dunning that contacts debtors on
-// the product: the notification log and the sends (notifications_api.go),
-// the step approvals (approvals.go), the public unsubscribe and provider
-// callback routes, and the jobs — the send worker, the step runner and
-// the daily sweep (send.go, runner.go and sweep.go). cfg is the
+// the product: the notification log and the sends (notifications_api.go
+// in dunning/notify), the step approvals (approvals.go), the public
+// unsubscribe and provider callback routes, and the jobs — the send
+// worker (send.go in dunning/notify), the step runner and the daily sweep
+// (runner.go and sweep.go). cfg is the
 // deployment's providers; tune, when set, adjusts the notifier before
 // anything serves (tests).
 func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Service, cfg ledger.ChannelConfig, tune func(*Notifier)) error {
@@ -73,13 +74,8 @@ func (n *Notifier) RegisterJobs(q *jobs.Queue) {
 func (n *Notifier) chargeClosed(ctx context.Context, tx *store.Tx, c ledger.Charge, reason lifecycle.StopReason) error {
 	now := n.Clock()
 	msg := "skipped: " + collection.SkipChargeNotCollectible + ": the charge became " + string(reason) + " before the message left"
-	if _, err := tx.Exec(ctx, `UPDATE dunning_notifications SET status = ?, error = ?, failed_at = ?, updated_at = ?
-		WHERE organization_id = ? AND charge_id = ? AND status = ?`,
-		notify.NotificationFailed, msg, now, now, c.OrganizationID, c.ID, notify.NotificationQueued); err != nil {
+	if err := skipQueuedNotifications(ctx, tx, c.OrganizationID, c.ID, msg, now); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `UPDATE dunning_step_approvals SET status = ?, decided_at = ?, note = ?
-		WHERE organization_id = ? AND charge_id = ? AND status = ?`,
-		ApprovalExpired, now, "the charge became "+string(reason), c.OrganizationID, c.ID, ApprovalPending)
-	return err
+	return expireChargeApprovals(ctx, tx, c.OrganizationID, c.ID, "the charge became "+string(reason), now)
 }

@@ -88,10 +88,8 @@ func (n *Notifier) RunDue(ctx context.Context) (int, error) {
 	total := 0
 	for round := 0; round < maxRunnerRounds; round++ {
 		now := n.Clock()
-		var ids []string
-		if err := n.DB.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at LIMIT ?`,
-			string(lifecycle.EnrollmentActive), now, string(lifecycle.PlanActive), n.RunnerBatch); err != nil {
+		ids, err := dueEnrollments(ctx, n.DB, now, n.RunnerBatch)
+		if err != nil {
 			return total, err
 		}
 		progressed := 0
@@ -129,30 +127,22 @@ func (n *Notifier) runEnrollment(ctx context.Context, id string, now time.Time) 
 		// PostgreSQL SKIP LOCKED passes over a charge or an enrollment
 		// another transaction holds (a payment, another worker): the next
 		// round or the next minute takes it.
-		skip := ""
-		if tx.Dialect() == store.Postgres {
-			skip = " FOR UPDATE SKIP LOCKED"
-		}
-		var ref struct {
-			ChargeID string `db:"charge_id"`
-			OrgID    string `db:"organization_id"`
-		}
-		err := tx.Get(ctx, &ref, `SELECT charge_id, organization_id FROM dunning_enrollments WHERE id = ?`, id)
+		skip := skipLocked(tx)
+		ref, err := getEnrollmentRef(ctx, tx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		c, err := ledger.GetChargeWhere(ctx, tx, `id = ? AND organization_id = ?`+skip, ref.ChargeID, ref.OrgID)
+		c, err := chargeLocked(ctx, tx, ref.OrgID, ref.ChargeID, skip)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // gone, or held by another transaction
 		}
 		if err != nil {
 			return err
 		}
-		var e collection.EnrollmentRecord
-		err = tx.Get(ctx, &e, `SELECT `+collection.EnrollmentColumns+` FROM dunning_enrollments WHERE id = ?`+skip, id)
+		e, err := enrollmentLocked(ctx, tx, id, skip)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil // gone, or another worker holds it
 		}
@@ -367,4 +357,10 @@ func fieldMessage(e *rest.Error) string {
 		out += d.Field + " " + d.Message
 	}
 	return out
+}
+
+// park writes the pending approval of a step; a second worker's is a
+// no-op.
+func (n *Notifier) park(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, step collection.StepRecord, c *ledger.Charge) error {
+	return insertApproval(ctx, tx, e, step.ID, c.ID, n.Clock())
 }

@@ -45,17 +45,6 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	return err
 }
 
-// sweepBatch is how many charges one transaction of the sweep turns
-// overdue.
-const sweepBatch = 500
-
-// sweepCandidate is a pending charge past its organization's grace.
-type sweepCandidate struct {
-	ID             string `db:"id"`
-	OrganizationID string `db:"organization_id"`
-	DueDate        string `db:"due_date"`
-}
-
 // Sweep turns overdue every pending charge whose organization's day is
 // past its grace end, in batches of sweepBatch, and reports how many.
 //
@@ -77,9 +66,8 @@ func (n *Notifier) Sweep(ctx context.Context) (int, error) {
 	now := n.Clock()
 	// The latest calendar date anywhere on Earth right now.
 	horizon := calendar.DateOf(now.In(time.FixedZone("UTC+14", 14*3600))).String()
-	var orgs []string
-	if err := n.DB.Select(ctx, &orgs, `SELECT DISTINCT organization_id FROM dunning_charges WHERE status = ? AND due_date < ?`,
-		string(lifecycle.ChargePending), horizon); err != nil {
+	orgs, err := sweepOrganizations(ctx, n.DB, horizon)
+	if err != nil {
 		return 0, err
 	}
 	turned := 0
@@ -110,10 +98,8 @@ func (n *Notifier) sweepOrganization(ctx context.Context, orgID string, now time
 		if err := ctx.Err(); err != nil {
 			return turned, err
 		}
-		var batch []sweepCandidate
-		if err := n.DB.Select(ctx, &batch, `SELECT id, organization_id, due_date FROM dunning_charges
-			WHERE organization_id = ? AND status = ? AND due_date <= ? AND (due_date, id) > (?, ?) AND archived_at IS NULL
-			ORDER BY due_date, id LIMIT ?`, orgID, string(lifecycle.ChargePending), cutoff.String(), afterDue, afterID, sweepBatch); err != nil {
+		batch, err := sweepCandidates(ctx, n.DB, orgID, cutoff.String(), afterDue, afterID)
+		if err != nil {
 			return turned, err
 		}
 		if len(batch) == 0 {
@@ -151,8 +137,7 @@ func (n *Notifier) turnOverdue(ctx context.Context, late []sweepCandidate, now t
 	err := n.DB.WithTx(ctx, func(tx *store.Tx) error {
 		turned = 0
 		for _, c := range late {
-			old, err := ledger.GetChargeWhere(ctx, tx, `id = ? AND organization_id = ? AND status = ?`+ledger.ForUpdate(tx),
-				c.ID, c.OrganizationID, string(lifecycle.ChargePending))
+			old, err := lockPendingCharge(ctx, tx, c.OrganizationID, c.ID)
 			if errors.Is(err, store.ErrNotFound) {
 				continue // a write changed it since it was read
 			}
