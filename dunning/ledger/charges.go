@@ -36,6 +36,11 @@ const (
 	maxCustomDataLen = 10_000
 )
 
+// onHorizonDays is how far after today GET /charges/{id}?on= may ask
+// for the updated amount: ten years, longer than any agreement, so a
+// projection is possible but year 9999's fine and interest are not.
+const onHorizonDays = 3653
+
 // createChargeIn is a new charge. Amounts are floats in reais rounded
 // half-up to the cent; percentages are numbers (2 for 2 %).
 type createChargeIn struct {
@@ -147,14 +152,6 @@ func checkPaymentLink(text string) (*string, error) {
 	return &text, nil
 }
 
-func optionalText(s string) *string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // ChargeView is a charge as the API shows it with its amounts for date
 // on, or for the organization's today when on is zero.
 func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSON, error) {
@@ -167,36 +164,6 @@ func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSO
 	}
 	return ShowCharge(c, b, on), nil
 }
-
-// chargeEnrollmentRow is one enrollment of a charge in a collection plan,
-// as a charge's detail shows it (dunning_enrollments).
-type chargeEnrollmentRow struct {
-	ID            string     `db:"id" json:"id"`
-	PlanID        string     `db:"plan_id" json:"plan_id"`
-	PlanName      string     `db:"plan_name" json:"plan_name"`
-	Status        string     `db:"status" json:"status"`
-	NextStepID    *string    `db:"next_step_id" json:"next_step_id"`
-	NextRunAt     *time.Time `db:"next_run_at" json:"next_run_at"`
-	StartedAt     time.Time  `db:"started_at" json:"started_at"`
-	StoppedAt     *time.Time `db:"stopped_at" json:"stopped_at"`
-	StoppedReason *string    `db:"stopped_reason" json:"stopped_reason"`
-}
-
-// chargeNotificationRow is one of the last messages about a charge
-// (dunning_notifications), without its body: the notification log has it.
-type chargeNotificationRow struct {
-	ID        string     `db:"id" json:"id"`
-	Kind      string     `db:"kind" json:"kind"`
-	Channel   string     `db:"channel" json:"channel"`
-	ToAddress string     `db:"to_address" json:"to"`
-	Subject   *string    `db:"subject" json:"subject"`
-	Status    string     `db:"status" json:"status"`
-	SentAt    *time.Time `db:"sent_at" json:"sent_at"`
-	CreatedAt time.Time  `db:"created_at" json:"created_at"`
-}
-
-// lastNotifications is how many of a charge's messages its detail shows.
-const lastNotifications = 10
 
 // chargeDetailJSON is a charge with its debtor, payments, enrollments
 // and last notifications: everything dunning_charges_get answers.
@@ -227,61 +194,11 @@ func (s *Service) chargeDetail(ctx context.Context, q store.Querier, c Charge, s
 	for _, p := range pays {
 		out.Payments = append(out.Payments, showPayment(p))
 	}
-	out.Enrollments = []chargeEnrollmentRow{}
-	if err := q.Select(ctx, &out.Enrollments, `SELECT e.id, e.plan_id, p.name AS plan_name, e.status, e.next_step_id, e.next_run_at, e.started_at, e.stopped_at, e.stopped_reason
-		FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-		WHERE e.organization_id = ? AND e.charge_id = ? ORDER BY e.started_at, e.id`, c.OrganizationID, c.ID); err != nil {
+	if out.Enrollments, err = chargeEnrollments(ctx, q, c.OrganizationID, c.ID); err != nil {
 		return out, err
 	}
-	out.Notifications = []chargeNotificationRow{}
-	err = q.Select(ctx, &out.Notifications, `SELECT id, kind, channel, to_address, subject, status, sent_at, created_at FROM dunning_notifications
-		WHERE organization_id = ? AND charge_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, c.OrganizationID, c.ID, lastNotifications)
+	out.Notifications, err = lastChargeNotifications(ctx, q, c.OrganizationID, c.ID)
 	return out, err
-}
-
-// RegisterCharges declares the charge operations and payments.
-func RegisterCharges(api *rest.API, s *Service) {
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_list", Method: "GET", Path: "/charges", Tags: []string{"charges"},
-		Title:    "List charges",
-		Summary:  "Lists the organization's charges a page at a time, by due date unless sort_by says otherwise, each with its updated_amount for today; filters by status (a comma list), debtor, due dates, collection plan and text.",
-		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
-	}, s.chargesList)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_get", Method: "GET", Path: "/charges/{id}", Tags: []string{"charges"},
-		Title:    "Get a charge",
-		Summary:  "Gets one charge by id or external_id with its updated_amount (open amount plus fine and interest, computed by the server for today or the date in on), its debtor, payments, enrollments in collection plans and last notifications.",
-		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
-	}, s.chargesGet)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_create", Method: "POST", Path: "/charges", Tags: []string{"charges"},
-		Title:    "Create a charge",
-		Summary:  "Creates a charge (título) owed by a debtor: amount in BRL, due date, fine and monthly interest within the law's and the organization's caps. It starts pending (overdue when its due date and grace are already past) and emits dunning.charge.created.",
-		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, s.chargesCreate)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_update", Method: "PATCH", Path: "/charges/{id}", Tags: []string{"charges"},
-		Title:    "Change a charge",
-		Summary:  "Changes a pending or overdue charge's amount, due date, description, fine, interest, references, tags or custom data; never its status (payments, cancel and the scheduler change it).",
-		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, s.chargesUpdate)
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_cancel", Method: "POST", Path: "/charges/{id}/cancel", Tags: []string{"charges"},
-		Title: "Cancel or write off a charge",
-		Summary: "Cancels a charge (the creditor withdraws it; dunning.charge.canceled is emitted) or, with write_off, writes an overdue one off as a loss. Either way collection stops. " +
-			"A paid charge cannot be canceled; repeating the same operation changes nothing.",
-		Description: "Destructive: a canceled or written-off charge is final.",
-		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeChargesCancel, s.chargesCancel)
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_archive", Method: "POST", Path: "/charges/{id}/archive", Tags: []string{"charges"},
-		Title:       "Archive a charge",
-		Summary:     "Archives a charge whatever its status: it leaves the default listing and the counts, and collection of it stops. Archiving an archived charge changes nothing.",
-		Description: "Destructive: its collection plans stop for good.",
-		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), s.chargesArchive)
-	registerPayments(api, s)
-	registerWaivers(api, s)
 }
 
 // chargesList answers dunning_charges_list.
@@ -291,8 +208,7 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 		return nil, err
 	}
 	f := chargeListFilter{Archived: in.Archived, DebtorRef: in.DebtorID, DueFrom: in.DueFrom, DueTo: in.DueTo, PlanRef: in.PlanID,
-		Q: strings.TrimSpace(in.Q), Dir: "ASC",
-		Order: map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]}
+		Q: strings.TrimSpace(in.Q), Dir: sortDirection(in.SortOrder), Order: chargeSortColumns[in.SortBy]}
 	for _, st := range in.Status {
 		if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
 			return nil, Invalid("status", err.Error())
@@ -308,9 +224,6 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 		if _, err := DateIn("due_to", in.DueTo); err != nil {
 			return nil, err
 		}
-	}
-	if in.SortOrder == "desc" {
-		f.Dir = "DESC"
 	}
 	page, perPage, offset := in.Window()
 	f.Limit, f.Offset = perPage, offset
@@ -515,7 +428,7 @@ func (s *Service) createCharge(ctx context.Context, orgID string, in *createChar
 			return err
 		}
 		if ext != nil {
-			if old, err := GetChargeWhere(ctx, tx, `organization_id = ? AND external_id = ?`, orgID, *ext); err == nil {
+			if old, err := chargeByExternal(ctx, tx, orgID, *ext); err == nil {
 				return externalIDTaken(old)
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
@@ -527,15 +440,9 @@ func (s *Service) createCharge(ctx context.Context, orgID string, in *createChar
 			status, overdueAt = lifecycle.ChargeOverdue, &now
 		}
 		id := store.NewID()
-		_, err = tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents, open_amount_cents, due_date,
-			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, orgID, d.ID, ext, int64(amount), int64(amount), due.String(), strings.TrimSpace(in.Description), int64(fine), int64(interest),
-			origin, optionalText(in.OriginRef), barcode, link, MustJSON(tags), custom, string(status), overdueAt, now, now)
-		if err != nil {
-			return err
-		}
-		if err := SyncChargeCount(ctx, tx, id); err != nil {
+		if err := insertCharge(ctx, tx, newChargeRow{ID: id, OrganizationID: orgID, DebtorID: d.ID, ExternalID: ext, Amount: amount, DueDate: due,
+			Description: strings.TrimSpace(in.Description), Fine: fine, Interest: interest, Origin: origin, OriginRef: optionalText(in.OriginRef),
+			Barcode: barcode, Link: link, TagsJSON: MustJSON(tags), CustomDataJSON: custom, Status: status, OverdueAt: overdueAt, At: now}); err != nil {
 			return err
 		}
 		if c, err = GetCharge(ctx, tx, orgID, id); err != nil {
@@ -552,7 +459,7 @@ func (s *Service) createCharge(ctx context.Context, orgID string, in *createChar
 	if errors.Is(err, store.ErrConflict) && ext != nil {
 		// A concurrent create with the same external_id won at the unique
 		// index.
-		if old, e := GetChargeWhere(ctx, s.DB, `organization_id = ? AND external_id = ?`, orgID, *ext); e == nil {
+		if old, e := chargeByExternal(ctx, s.DB, orgID, *ext); e == nil {
 			return Charge{}, externalIDTaken(old)
 		}
 	}
@@ -565,26 +472,6 @@ func externalIDTaken(old Charge) *rest.Error {
 	return &rest.Error{Status: http.StatusConflict, Code: rest.CodeConflict,
 		Message: fmt.Sprintf("a charge with external_id %q already exists: %s", *old.ExternalID, old.ID),
 		Details: []rest.FieldError{{Field: "external_id", Message: "is taken by charge " + old.ID}}}
-}
-
-// LockCharge is getCharge that also locks the row until tx ends.
-func LockCharge(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (Charge, error) {
-	c, err := GetCharge(ctx, tx, orgID, idOrExternal)
-	if err != nil || tx.Dialect() != store.Postgres {
-		return c, err
-	}
-	return GetChargeWhere(ctx, tx, `id = ? AND organization_id = ? FOR UPDATE`, c.ID, orgID)
-}
-
-// TransitionError answers a refused change of a charge's status: an
-// illegal one is UNPROCESSABLE naming both states ("a paid charge cannot
-// become canceled").
-func TransitionError(err error) error {
-	var te *lifecycle.TransitionError
-	if errors.As(err, &te) {
-		return rest.Unprocessable(te.Error())
-	}
-	return err
 }
 
 // updateCharge applies a change to a pending or overdue charge.

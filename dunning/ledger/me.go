@@ -12,7 +12,6 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
-	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -373,55 +372,4 @@ func applyPlace(st *Settings, state, city *string) error {
 		st.City = c.IBGE
 	}
 	return nil
-}
-
-// saveSettings writes st as the organization's row, creating it the first
-// time.
-func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
-	days := make([]string, 0, len(st.ClosedDays))
-	for _, d := range st.ClosedDays {
-		days = append(days, d.String())
-	}
-	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days,
-			prior_notice_days, agreement_max_discount, agreement_grace_days, state, city, company_interest_cap, payment_imputation, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (organization_id) DO UPDATE SET timezone = excluded.timezone, quiet_start = excluded.quiet_start,
-			quiet_end = excluded.quiet_end, grace_days = excluded.grace_days, channels = excluded.channels,
-			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, prior_notice_days = excluded.prior_notice_days,
-			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days,
-			state = excluded.state, city = excluded.city, company_interest_cap = excluded.company_interest_cap,
-			payment_imputation = excluded.payment_imputation, updated_at = excluded.updated_at`,
-		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, MustJSON(st.Channels), int64(st.CompanyFineCap), MustJSON(days),
-		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), string(st.PaymentImputation), st.UpdatedAt)
-	return err
-}
-
-// countsJSON are the organization's figures dunning_me shows: charges
-// that are open (pending or overdue, not archived) and what they still
-// owe.
-type countsJSON struct {
-	Debtors        int         `json:"debtors"`
-	OpenCharges    int         `json:"open_charges"`
-	OpenAmount     money.Cents `json:"open_amount"`
-	OverdueCharges int         `json:"overdue_charges"`
-	OverdueAmount  money.Cents `json:"overdue_amount"`
-}
-
-func organizationCounts(ctx context.Context, q store.Querier, orgID string) (countsJSON, error) {
-	var c countsJSON
-	if err := q.Get(ctx, &c.Debtors, `SELECT COUNT(*) FROM dunning_debtors WHERE organization_id = ? AND status = 'active'`, orgID); err != nil {
-		return c, err
-	}
-	var row struct {
-		Open        int   `db:"open_n"`
-		OpenCents   int64 `db:"open_cents"`
-		Overdue     int   `db:"overdue_n"`
-		OverdueCent int64 `db:"overdue_cents"`
-	}
-	err := q.Get(ctx, &row, `SELECT COUNT(*) AS open_n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
-		COALESCE(SUM(CASE WHEN status = 'overdue' THEN 1 ELSE 0 END), 0) AS overdue_n,
-		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
-		FROM dunning_charges WHERE organization_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`, orgID)
-	c.OpenCharges, c.OpenAmount, c.OverdueCharges, c.OverdueAmount = row.Open, money.Cents(row.OpenCents), row.Overdue, money.Cents(row.OverdueCent)
-	return c, err
 }

@@ -3,13 +3,11 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -27,11 +25,6 @@ const paymentClockSkew = 5 * time.Minute
 // recorded against the charge later). Before that, paid_at is a typo —
 // "1900-01-01" on a charge created today.
 const paidBeforeCharge = 365 * 24 * time.Hour
-
-// onHorizonDays is how far after today GET /charges/{id}?on= may ask
-// for the updated amount: ten years, longer than any agreement, so a
-// projection is possible but year 9999's fine and interest are not.
-const onHorizonDays = 3653
 
 // paidAtFloor is the earliest paid_at a payment of c may carry:
 // paidBeforeCharge before the earlier of c's creation and due date, and
@@ -84,23 +77,6 @@ type remainingJSON struct {
 func showPaymentResult(pay Payment, left latefee.Breakdown) paymentRecordedJSON {
 	return paymentRecordedJSON{paymentJSON: showPayment(pay),
 		Remaining: remainingJSON{Principal: left.Open, Fine: left.Fine, Interest: left.Interest, Total: left.Updated}}
-}
-
-// withTerms is c with the ledger of t (latefee.Impute's answer): its
-// principal left, the fine and interest still due, and from when
-// interest accrues.
-func withTerms(c Charge, t latefee.Terms) Charge {
-	c.OpenAmount, c.FineDue, c.InterestDue, c.FineAssessed, c.AccrualFrom = t.Open, t.FineDue, t.InterestDue, t.FineAssessed, t.AccrualFrom
-	return c
-}
-
-// recordedBy names who recorded something: the person, or the OAuth client
-// of a machine token.
-func recordedBy(id *identity.Identity) string {
-	if id.UserID != "" {
-		return id.UserID
-	}
-	return "client:" + id.ClientID
 }
 
 // EventPaymentRecorded reports every payment, with how it was applied
@@ -180,10 +156,7 @@ func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn
 		pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
 			Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
 			AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
-			applied_interest_cents, applied_fine_cents, applied_principal_cents)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
-			pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
+		if err := insertPayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		next := withTerms(old, after)
@@ -210,12 +183,4 @@ func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn
 		return nil, err
 	}
 	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
-}
-
-// ArticleFor is "a" or "an" before word, for messages naming a state.
-func ArticleFor(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
 }

@@ -1,11 +1,8 @@
 package ledger
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
@@ -13,7 +10,6 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/platform/money"
-	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // The rows every part of Dunning shares — the organization's settings,
@@ -236,26 +232,6 @@ func (st *Settings) Decode() error {
 	return nil
 }
 
-// Settings are the organization's settings, or the defaults when it has
-// no row.
-func (s *Service) Settings(ctx context.Context, orgID string) (Settings, error) {
-	return LoadSettings(ctx, s.DB, orgID)
-}
-
-// LoadSettings is service.settings inside q (a transaction that must see
-// its own writes).
-func LoadSettings(ctx context.Context, q store.Querier, orgID string) (Settings, error) {
-	var st Settings
-	err := q.Get(ctx, &st, `SELECT * FROM dunning_settings WHERE organization_id = ?`, orgID)
-	if errors.Is(err, store.ErrNotFound) {
-		return DefaultSettings(orgID), nil
-	}
-	if err != nil {
-		return Settings{}, err
-	}
-	return st, st.Decode()
-}
-
 // Address is a debtor's postal address (dunning_debtors.address).
 type Address struct {
 	Street     string `json:"street,omitempty" maxLength:"200" jsonschema:"Street (logradouro)."`
@@ -344,30 +320,6 @@ type OptOut struct {
 	CreatedAt      time.Time `db:"created_at" json:"created_at"`
 }
 
-// GetDebtor loads a debtor of the organization by id or external_id
-// (an id match wins), with its opt-outs. Another organization's debtor is
-// store.ErrNotFound, as a missing one.
-func GetDebtor(ctx context.Context, q store.Querier, orgID, idOrExternal string) (Debtor, error) {
-	var d Debtor
-	err := q.Get(ctx, &d, `SELECT * FROM dunning_debtors WHERE organization_id = ? AND (id = ? OR external_id = ?)
-		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
-	if err != nil {
-		return Debtor{}, err
-	}
-	if err := d.Decode(); err != nil {
-		return Debtor{}, err
-	}
-	d.OptOuts, err = debtorOptOuts(ctx, q, orgID, d.ID)
-	return d, err
-}
-
-// debtorOptOuts are a debtor's opt-outs in channel order.
-func debtorOptOuts(ctx context.Context, q store.Querier, orgID, debtorID string) ([]OptOut, error) {
-	out := []OptOut{}
-	err := q.Select(ctx, &out, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id = ? ORDER BY channel`, orgID, debtorID)
-	return out, err
-}
-
 // Charge is a debt of a debtor (título, dunning_charges). OpenAmount is
 // what is still owed of Amount; payments lower it. Status changes only
 // through lifecycle.Charges.
@@ -454,30 +406,6 @@ func (c *Charge) Decode() error {
 	return nil
 }
 
-// GetCharge loads a charge of the organization by id or external_id (an
-// id match wins). Another organization's charge is store.ErrNotFound, as
-// a missing one.
-func GetCharge(ctx context.Context, q store.Querier, orgID, idOrExternal string) (Charge, error) {
-	return GetChargeWhere(ctx, q, `organization_id = ? AND (id = ? OR external_id = ?)
-		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
-}
-
-// ChargeSelect reads charges with their debtor's kind as it is now
-// (Charge.DebtorKind), which the caps need at computation time; a
-// condition on unqualified columns follows it.
-const ChargeSelect = `SELECT dunning_charges.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = dunning_charges.debtor_id) AS debtor_person_kind
-	FROM dunning_charges`
-
-// GetChargeWhere loads the first charge matching where (a condition with
-// ? placeholders, optionally followed by ORDER BY, LIMIT or FOR UPDATE).
-func GetChargeWhere(ctx context.Context, q store.Querier, where string, args ...any) (Charge, error) {
-	var c Charge
-	if err := q.Get(ctx, &c, ChargeSelect+` WHERE `+where, args...); err != nil {
-		return Charge{}, err
-	}
-	return c, c.Decode()
-}
-
 // Payment is money received against a charge (dunning_payments).
 type Payment struct {
 	ID             string      `db:"id"`
@@ -503,13 +431,6 @@ func (p Payment) Applied() latefee.Applied {
 
 // PaymentMethods are the accepted dunning_payments.method values.
 var PaymentMethods = []string{"pix", "bank_billet", "card", "cash", "transfer", "other"}
-
-// ChargePayments are a charge's payments, oldest first.
-func ChargePayments(ctx context.Context, q store.Querier, orgID, chargeID string) ([]Payment, error) {
-	out := []Payment{}
-	err := q.Select(ctx, &out, `SELECT * FROM dunning_payments WHERE organization_id = ? AND charge_id = ? ORDER BY paid_at, id`, orgID, chargeID)
-	return out, err
-}
 
 // ChargeBreakdown is what the charge costs on date on — the one
 // function that computes a charge's updated amount: its open principal,
@@ -570,27 +491,18 @@ func (st Settings) LateOn(due, on calendar.Date) bool {
 	return on.After(st.GraceEnd(due))
 }
 
-// ForUpdate locks the rows a SELECT reads until the transaction ends, on
-// PostgreSQL; SQLite transactions already hold the write lock from BEGIN
-// IMMEDIATE (platform/store), so it needs nothing.
-func ForUpdate(q store.Querier) string {
-	if q.Dialect() == store.Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
-// LikeContains is a LIKE pattern (with ESCAPE '\') matching text
-// anywhere: the caller's % and _ match themselves.
-func LikeContains(text string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(text) + "%"
-}
-
 func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only types that always marshal are passed
 	}
 	return string(b)
+}
+
+// withTerms is c with the ledger of t (latefee.Impute's answer): its
+// principal left, the fine and interest still due, and from when
+// interest accrues.
+func withTerms(c Charge, t latefee.Terms) Charge {
+	c.OpenAmount, c.FineDue, c.InterestDue, c.FineAssessed, c.AccrualFrom = t.Open, t.FineDue, t.InterestDue, t.FineAssessed, t.AccrualFrom
+	return c
 }
