@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/brazil"
@@ -367,103 +366,126 @@ func (s *Service) describeCharge(verb, consequence string) rest.Describe[ChargeR
 // createCharge stores a new charge and emits its events, all in one
 // transaction.
 func (s *Service) createCharge(ctx context.Context, orgID string, in *createChargeIn) (Charge, error) {
-	amount, err := positiveAmountIn("amount", in.Amount)
+	r, err := s.checkNewCharge(in)
 	if err != nil {
 		return Charge{}, err
 	}
-	due, err := DateIn("due_date", in.DueDate)
-	if err != nil {
-		return Charge{}, err
-	}
-	var fine, interest latefee.Percent
-	if in.FinePercent != nil {
-		if fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
-			return Charge{}, err
-		}
-	}
-	if in.InterestPercent != nil {
-		if interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
-			return Charge{}, err
-		}
-	}
-	tags, err := checkTags(in.Tags)
-	if err != nil {
-		return Charge{}, err
-	}
-	custom, err := checkCustomData(in.CustomData)
-	if err != nil {
-		return Charge{}, err
-	}
-	now := s.Clock()
-	barcode, err := checkBarcode(in.Barcode, now)
-	if err != nil {
-		return Charge{}, err
-	}
-	link, err := checkPaymentLink(in.PaymentLink)
-	if err != nil {
-		return Charge{}, err
-	}
-	origin := in.Origin
-	if origin == "" {
-		origin = OriginExternal
-	}
-	ext := optionalText(in.ExternalID)
 	var c Charge
 	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		d, err := GetDebtor(ctx, tx, orgID, in.DebtorID)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return Invalid("debtor_id", "no debtor of the organization has this id or external_id")
-			}
-			return err
-		}
-		if d.Status == DebtorArchived {
-			return rest.Unprocessable("the debtor is archived: an upsert with its external_id makes it active again")
-		}
-		st, err := LoadSettings(ctx, tx, orgID)
-		if err != nil {
-			return err
-		}
-		if err := capError(st.Caps().Validate(d.FeeKind(), fine, interest)); err != nil {
-			return err
-		}
-		if ext != nil {
-			if old, err := chargeByExternal(ctx, tx, orgID, *ext); err == nil {
-				return externalIDTaken(old)
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-		}
-		status := lifecycle.ChargePending
-		var overdueAt *time.Time
-		if st.LateOn(due, st.Today(now)) {
-			status, overdueAt = lifecycle.ChargeOverdue, &now
-		}
-		id := store.NewID()
-		if err := insertCharge(ctx, tx, newChargeRow{ID: id, OrganizationID: orgID, DebtorID: d.ID, ExternalID: ext, Amount: amount, DueDate: due,
-			Description: strings.TrimSpace(in.Description), Fine: fine, Interest: interest, Origin: origin, OriginRef: optionalText(in.OriginRef),
-			Barcode: barcode, Link: link, TagsJSON: MustJSON(tags), CustomDataJSON: custom, Status: status, OverdueAt: overdueAt, At: now}); err != nil {
-			return err
-		}
-		if c, err = GetCharge(ctx, tx, orgID, id); err != nil {
-			return err
-		}
-		if err := s.EmitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
-			return err
-		}
-		if status == lifecycle.ChargeOverdue {
-			return s.EmitChargeEvent(ctx, tx, EventChargeOverdue, c)
-		}
-		return nil
+		var err error
+		c, err = s.storeNewCharge(ctx, tx, orgID, in.DebtorID, r)
+		return err
 	})
-	if errors.Is(err, store.ErrConflict) && ext != nil {
+	if errors.Is(err, store.ErrConflict) && r.ExternalID != nil {
 		// A concurrent create with the same external_id won at the unique
 		// index.
-		if old, e := chargeByExternal(ctx, s.DB, orgID, *ext); e == nil {
+		if old, e := chargeByExternal(ctx, s.DB, orgID, *r.ExternalID); e == nil {
 			return Charge{}, externalIDTaken(old)
 		}
 	}
 	return c, err
+}
+
+// checkNewCharge reads a new charge's fields, in the order they are
+// answered when wrong: the amount, the due date, fine and interest, tags,
+// custom data, the boleto's line (read against the clock's instant, which
+// becomes the charge's creation) and the payment link. The row's ids and
+// status are storeNewCharge's.
+func (s *Service) checkNewCharge(in *createChargeIn) (newChargeRow, error) {
+	var r newChargeRow
+	var err error
+	if r.Amount, err = positiveAmountIn("amount", in.Amount); err != nil {
+		return r, err
+	}
+	if r.DueDate, err = DateIn("due_date", in.DueDate); err != nil {
+		return r, err
+	}
+	if in.FinePercent != nil {
+		if r.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+			return r, err
+		}
+	}
+	if in.InterestPercent != nil {
+		if r.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+			return r, err
+		}
+	}
+	tags, err := checkTags(in.Tags)
+	if err != nil {
+		return r, err
+	}
+	r.TagsJSON = MustJSON(tags)
+	if r.CustomDataJSON, err = checkCustomData(in.CustomData); err != nil {
+		return r, err
+	}
+	r.At = s.Clock()
+	if r.Barcode, err = checkBarcode(in.Barcode, r.At); err != nil {
+		return r, err
+	}
+	if r.Link, err = checkPaymentLink(in.PaymentLink); err != nil {
+		return r, err
+	}
+	r.Origin = in.Origin
+	if r.Origin == "" {
+		r.Origin = OriginExternal
+	}
+	r.ExternalID = optionalText(in.ExternalID)
+	r.Description = strings.TrimSpace(in.Description)
+	r.OriginRef = optionalText(in.OriginRef)
+	return r, nil
+}
+
+// storeNewCharge stores r, checked by checkNewCharge, as a charge of the
+// debtor debtorRef (id or external_id) inside tx: the debtor must be the
+// organization's and active, the rates within the caps of its kind, the
+// external_id free. It starts pending, or overdue when its due date and
+// grace are already past, and emits dunning.charge.created (then
+// .overdue).
+func (s *Service) storeNewCharge(ctx context.Context, tx *store.Tx, orgID, debtorRef string, r newChargeRow) (Charge, error) {
+	d, err := GetDebtor(ctx, tx, orgID, debtorRef)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Charge{}, Invalid("debtor_id", "no debtor of the organization has this id or external_id")
+		}
+		return Charge{}, err
+	}
+	if d.Status == DebtorArchived {
+		return Charge{}, rest.Unprocessable("the debtor is archived: an upsert with its external_id makes it active again")
+	}
+	st, err := LoadSettings(ctx, tx, orgID)
+	if err != nil {
+		return Charge{}, err
+	}
+	if err := capError(st.Caps().Validate(d.FeeKind(), r.Fine, r.Interest)); err != nil {
+		return Charge{}, err
+	}
+	if r.ExternalID != nil {
+		if old, err := chargeByExternal(ctx, tx, orgID, *r.ExternalID); err == nil {
+			return Charge{}, externalIDTaken(old)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return Charge{}, err
+		}
+	}
+	r.Status = lifecycle.ChargePending
+	if st.LateOn(r.DueDate, st.Today(r.At)) {
+		now := r.At
+		r.Status, r.OverdueAt = lifecycle.ChargeOverdue, &now
+	}
+	r.ID, r.OrganizationID, r.DebtorID = store.NewID(), orgID, d.ID
+	if err := insertCharge(ctx, tx, r); err != nil {
+		return Charge{}, err
+	}
+	c, err := GetCharge(ctx, tx, orgID, r.ID)
+	if err != nil {
+		return Charge{}, err
+	}
+	if err := s.EmitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
+		return c, err
+	}
+	if r.Status == lifecycle.ChargeOverdue {
+		return c, s.EmitChargeEvent(ctx, tx, EventChargeOverdue, c)
+	}
+	return c, nil
 }
 
 // externalIDTaken is the CONFLICT of a second charge with an external_id,
@@ -489,87 +511,11 @@ func (s *Service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		if st, err = LoadSettings(ctx, tx, orgID); err != nil {
 			return err
 		}
-		now := s.Clock()
-		c = old
-		if in.Amount != nil {
-			amount, err := positiveAmountIn("amount", *in.Amount)
-			if err != nil {
-				return err
-			}
-			paid := old.Amount - old.OpenAmount
-			if amount <= paid {
-				return Invalid("amount", fmt.Sprintf("must be more than the %s already paid", paid))
-			}
-			c.Amount, c.OpenAmount = amount, amount-paid
+		next, err := patchCharge(ctx, tx, orgID, old, st, in, s.Clock())
+		if err != nil {
+			return err
 		}
-		if in.DueDate != nil {
-			if c.DueDate, err = DateIn("due_date", *in.DueDate); err != nil {
-				return err
-			}
-			c.DueDateText = c.DueDate.String()
-		}
-		if in.Description != nil {
-			c.Description = strings.TrimSpace(*in.Description)
-		}
-		if in.FinePercent != nil {
-			if c.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
-				return err
-			}
-		}
-		if in.InterestPercent != nil {
-			if c.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
-				return err
-			}
-		}
-		if in.FinePercent != nil || in.InterestPercent != nil {
-			d, err := GetDebtor(ctx, tx, orgID, old.DebtorID)
-			if err != nil {
-				return err
-			}
-			if err := capError(st.Caps().Validate(d.FeeKind(), c.Fine, c.Interest)); err != nil {
-				return err
-			}
-		}
-		if in.OriginRef != nil {
-			c.OriginRef = optionalText(*in.OriginRef)
-		}
-		if in.Barcode != nil {
-			if c.Barcode, err = checkBarcode(*in.Barcode, now); err != nil {
-				return err
-			}
-		}
-		if in.PaymentLink != nil {
-			if c.PaymentLink, err = checkPaymentLink(*in.PaymentLink); err != nil {
-				return err
-			}
-		}
-		if in.Tags != nil {
-			if c.Tags, err = checkTags(*in.Tags); err != nil {
-				return err
-			}
-		}
-		custom := old.CustomDataJSON
-		if in.CustomData != nil {
-			if custom, err = checkCustomData(*in.CustomData); err != nil {
-				return err
-			}
-		}
-		// A new due date may make a pending charge late (it turns overdue
-		// now, as the sweep would) or an overdue one on time, which the
-		// status machine does not allow.
-		if in.DueDate != nil {
-			late := st.LateOn(c.DueDate, st.Today(now))
-			switch {
-			case late && c.Status == lifecycle.ChargePending:
-				c.Status = lifecycle.ChargeOverdue
-			case !late && c.Status == lifecycle.ChargeOverdue:
-				if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
-					return rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
-				}
-			}
-		}
-		c.CustomDataJSON = custom
-		if c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: c}); err != nil {
+		if c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next}); err != nil {
 			return err
 		}
 		// A new due date moves every step of the charge's plans with it,
@@ -580,6 +526,122 @@ func (s *Service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		return nil
 	})
 	return c, st, err
+}
+
+// patchCharge is old with what in names checked and put over it, in the
+// order fields are answered when wrong: its terms (amount, due date,
+// description, fine, interest) within the caps of its debtor's kind, its
+// references (origin_ref, barcode, payment link, tags, custom data) and,
+// when the due date changed, the status that date gives it.
+func patchCharge(ctx context.Context, q store.Querier, orgID string, old Charge, st Settings, in *updateChargeIn, now time.Time) (Charge, error) {
+	c, err := patchChargeTerms(old, in)
+	if err != nil {
+		return c, err
+	}
+	if in.FinePercent != nil || in.InterestPercent != nil {
+		d, err := GetDebtor(ctx, q, orgID, old.DebtorID)
+		if err != nil {
+			return c, err
+		}
+		if err := capError(st.Caps().Validate(d.FeeKind(), c.Fine, c.Interest)); err != nil {
+			return c, err
+		}
+	}
+	if err := patchChargeRefs(&c, in, now); err != nil {
+		return c, err
+	}
+	if in.DueDate != nil {
+		if c.Status, err = statusOnNewDue(c, st, now); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// patchChargeTerms puts in's amount, due date, description, fine and
+// interest over old. A new amount keeps what was paid: the open amount
+// moves by the same difference, and the amount must stay above it.
+func patchChargeTerms(old Charge, in *updateChargeIn) (Charge, error) {
+	c := old
+	var err error
+	if in.Amount != nil {
+		amount, err := positiveAmountIn("amount", *in.Amount)
+		if err != nil {
+			return c, err
+		}
+		paid := old.Amount - old.OpenAmount
+		if amount <= paid {
+			return c, Invalid("amount", fmt.Sprintf("must be more than the %s already paid", paid))
+		}
+		c.Amount, c.OpenAmount = amount, amount-paid
+	}
+	if in.DueDate != nil {
+		if c.DueDate, err = DateIn("due_date", *in.DueDate); err != nil {
+			return c, err
+		}
+		c.DueDateText = c.DueDate.String()
+	}
+	if in.Description != nil {
+		c.Description = strings.TrimSpace(*in.Description)
+	}
+	if in.FinePercent != nil {
+		if c.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+			return c, err
+		}
+	}
+	if in.InterestPercent != nil {
+		if c.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// patchChargeRefs puts in's origin reference, boleto line (read against
+// now), payment link, tags and custom data over c.
+func patchChargeRefs(c *Charge, in *updateChargeIn, now time.Time) error {
+	var err error
+	if in.OriginRef != nil {
+		c.OriginRef = optionalText(*in.OriginRef)
+	}
+	if in.Barcode != nil {
+		if c.Barcode, err = checkBarcode(*in.Barcode, now); err != nil {
+			return err
+		}
+	}
+	if in.PaymentLink != nil {
+		if c.PaymentLink, err = checkPaymentLink(*in.PaymentLink); err != nil {
+			return err
+		}
+	}
+	if in.Tags != nil {
+		if c.Tags, err = checkTags(*in.Tags); err != nil {
+			return err
+		}
+	}
+	if in.CustomData != nil {
+		if c.CustomDataJSON, err = checkCustomData(*in.CustomData); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statusOnNewDue is the status a charge takes when its due date moves: a
+// new due date may make a pending charge late (it turns overdue now, as
+// the sweep would) or an overdue one on time, which the status machine
+// does not allow.
+func statusOnNewDue(c Charge, st Settings, now time.Time) (lifecycle.ChargeStatus, error) {
+	late := st.LateOn(c.DueDate, st.Today(now))
+	switch {
+	case late && c.Status == lifecycle.ChargePending:
+		return lifecycle.ChargeOverdue, nil
+	case !late && c.Status == lifecycle.ChargeOverdue:
+		if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
+			return c.Status, rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
+		}
+	}
+	return c.Status, nil
 }
 
 // closeCharge takes a charge out of collection, stopping its enrollments

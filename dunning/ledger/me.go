@@ -217,8 +217,49 @@ func (s *Service) settingsUpdate(ctx context.Context, in *updateSettingsIn) (*re
 	return rest.OK(map[string]any{"data": showSettings(st)}), nil
 }
 
-// applySettings checks and applies a settings change to st.
+// applySettings checks and applies a settings change to st, field by
+// field in a fixed order: the first field refused is the answer.
 func applySettings(st *Settings, in *updateSettingsIn) error {
+	if err := applyWindow(st, in); err != nil {
+		return err
+	}
+	if in.GraceDays != nil {
+		st.GraceDays = *in.GraceDays
+	}
+	if in.PriorNoticeDays != nil {
+		st.PriorNoticeDays = *in.PriorNoticeDays
+	}
+	if in.AgreementGraceDays != nil {
+		st.AgreementGraceDays = *in.AgreementGraceDays
+	}
+	if err := applyPercent(&st.AgreementMaxDiscount, "agreement_max_discount_percent", in.AgreementMaxDiscount); err != nil {
+		return err
+	}
+	if err := applyChannels(st, in.Channels); err != nil {
+		return err
+	}
+	if err := applyPercent(&st.CompanyFineCap, "company_fine_cap_percent", in.CompanyFineCapPercent); err != nil {
+		return err
+	}
+	if err := applyImputation(st, in.PaymentImputation); err != nil {
+		return err
+	}
+	if err := applyPercent(&st.CompanyInterestCap, "company_interest_cap_percent", in.CompanyInterestCap); err != nil {
+		return err
+	}
+	if in.State != nil || in.City != nil {
+		if err := applyPlace(st, in.State, in.City); err != nil {
+			return err
+		}
+	}
+	return applyClosedDays(st, in.ClosedDays)
+}
+
+// applyWindow sets the timezone and the quiet hours: the zone must load,
+// and messages go out from quiet_hours_end to quiet_hours_start, so the
+// end must come earlier in the day (the field named is the one the
+// request changed, quiet_hours_start when it changed both).
+func applyWindow(st *Settings, in *updateSettingsIn) error {
 	if in.Timezone != nil {
 		if _, err := schedule.LoadZone(*in.Timezone); err != nil {
 			return Invalid("timezone", err.Error())
@@ -243,94 +284,97 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 			return Invalid(field, fmt.Sprintf("messages go out from quiet_hours_end (%s) to quiet_hours_start (%s), so quiet_hours_end must be earlier in the day", st.QuietEnd, st.QuietStart))
 		}
 	}
-	if in.GraceDays != nil {
-		st.GraceDays = *in.GraceDays
+	return nil
+}
+
+// applyPercent reads v, when the request has it, into *dst as a
+// percentage named field.
+func applyPercent(dst *latefee.Percent, field string, v *float64) error {
+	if v == nil {
+		return nil
 	}
-	if in.PriorNoticeDays != nil {
-		st.PriorNoticeDays = *in.PriorNoticeDays
+	p, err := PercentIn(field, *v)
+	if err != nil {
+		return err
 	}
-	if in.AgreementGraceDays != nil {
-		st.AgreementGraceDays = *in.AgreementGraceDays
+	*dst = p
+	return nil
+}
+
+// applyChannels changes what c names of each channel, whether it is
+// enabled and its provider, and checks every channel's provider is one
+// its kind allows (outbox or smtp for e-mail, outbox or twilio for SMS and
+// WhatsApp); which of those the deployment offers is checkProviders'.
+func applyChannels(st *Settings, c *channelsPatch) error {
+	if c == nil {
+		return nil
 	}
-	if in.AgreementMaxDiscount != nil {
-		p, err := PercentIn("agreement_max_discount_percent", *in.AgreementMaxDiscount)
+	set := func(ch string, enabled *bool, provider *string) {
+		cur := st.Channels[ch]
+		if enabled != nil {
+			cur.Enabled = *enabled
+		}
+		if provider != nil {
+			cur.Provider = *provider
+		}
+		st.Channels[ch] = cur
+	}
+	if c.Email != nil {
+		set(ChannelEmail, c.Email.Enabled, c.Email.Provider)
+	}
+	if c.SMS != nil {
+		set(ChannelSMS, c.SMS.Enabled, c.SMS.Provider)
+	}
+	if c.WhatsApp != nil {
+		set(ChannelWhatsApp, c.WhatsApp.Enabled, c.WhatsApp.Provider)
+	}
+	// Nested enums are not part of the generated schema's checks, so
+	// the providers are checked here.
+	for ch, allowed := range map[string][]string{ChannelEmail: {"outbox", "smtp"}, ChannelSMS: {"outbox", "twilio"}, ChannelWhatsApp: {"outbox", "twilio"}} {
+		if p := st.Channels[ch].Provider; p != allowed[0] && p != allowed[1] {
+			return Invalid("channels."+ch+".provider", fmt.Sprintf("must be %s or %s (got %q)", allowed[0], allowed[1], p))
+		}
+	}
+	return nil
+}
+
+// applyImputation sets the order payments pay a late charge in, one of
+// latefee.Imputations.
+func applyImputation(st *Settings, text *string) error {
+	if text == nil {
+		return nil
+	}
+	order := latefee.Imputation(*text)
+	if !slices.Contains(latefee.Imputations, order) {
+		return Invalid("payment_imputation", `must be "interest_first" or "principal_first"`)
+	}
+	st.PaymentImputation = order
+	return nil
+}
+
+// applyClosedDays replaces the organization's own closed days with
+// texts, when the request has them: at most 400 dates, repeats dropped,
+// in the order given.
+func applyClosedDays(st *Settings, texts *[]string) error {
+	if texts == nil {
+		return nil
+	}
+	if len(*texts) > 400 {
+		return Invalid("closed_days", "must have at most 400 days")
+	}
+	days := make([]calendar.Date, 0, len(*texts))
+	seen := map[calendar.Date]bool{}
+	for i, text := range *texts {
+		d, err := DateIn(fmt.Sprintf("closed_days.%d", i), text)
 		if err != nil {
 			return err
 		}
-		st.AgreementMaxDiscount = p
-	}
-	if c := in.Channels; c != nil {
-		set := func(ch string, enabled *bool, provider *string) {
-			cur := st.Channels[ch]
-			if enabled != nil {
-				cur.Enabled = *enabled
-			}
-			if provider != nil {
-				cur.Provider = *provider
-			}
-			st.Channels[ch] = cur
-		}
-		if c.Email != nil {
-			set(ChannelEmail, c.Email.Enabled, c.Email.Provider)
-		}
-		if c.SMS != nil {
-			set(ChannelSMS, c.SMS.Enabled, c.SMS.Provider)
-		}
-		if c.WhatsApp != nil {
-			set(ChannelWhatsApp, c.WhatsApp.Enabled, c.WhatsApp.Provider)
-		}
-		// Nested enums are not part of the generated schema's checks, so
-		// the providers are checked here.
-		for ch, allowed := range map[string][]string{ChannelEmail: {"outbox", "smtp"}, ChannelSMS: {"outbox", "twilio"}, ChannelWhatsApp: {"outbox", "twilio"}} {
-			if p := st.Channels[ch].Provider; p != allowed[0] && p != allowed[1] {
-				return Invalid("channels."+ch+".provider", fmt.Sprintf("must be %s or %s (got %q)", allowed[0], allowed[1], p))
-			}
+		if !seen[d] {
+			seen[d] = true
+			days = append(days, d)
 		}
 	}
-	if in.CompanyFineCapPercent != nil {
-		p, err := PercentIn("company_fine_cap_percent", *in.CompanyFineCapPercent)
-		if err != nil {
-			return err
-		}
-		st.CompanyFineCap = p
-	}
-	if in.PaymentImputation != nil {
-		order := latefee.Imputation(*in.PaymentImputation)
-		if !slices.Contains(latefee.Imputations, order) {
-			return Invalid("payment_imputation", `must be "interest_first" or "principal_first"`)
-		}
-		st.PaymentImputation = order
-	}
-	if in.CompanyInterestCap != nil {
-		p, err := PercentIn("company_interest_cap_percent", *in.CompanyInterestCap)
-		if err != nil {
-			return err
-		}
-		st.CompanyInterestCap = p
-	}
-	if in.State != nil || in.City != nil {
-		if err := applyPlace(st, in.State, in.City); err != nil {
-			return err
-		}
-	}
-	if in.ClosedDays != nil {
-		if len(*in.ClosedDays) > 400 {
-			return Invalid("closed_days", "must have at most 400 days")
-		}
-		days := make([]calendar.Date, 0, len(*in.ClosedDays))
-		seen := map[calendar.Date]bool{}
-		for i, text := range *in.ClosedDays {
-			d, err := DateIn(fmt.Sprintf("closed_days.%d", i), text)
-			if err != nil {
-				return err
-			}
-			if !seen[d] {
-				seen[d] = true
-				days = append(days, d)
-			}
-		}
-		st.ClosedDays = days
-	}
+	st.ClosedDays = days
 	return nil
 }
 

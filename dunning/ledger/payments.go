@@ -106,81 +106,112 @@ func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn
 		return nil, err
 	}
 	now := s.Clock()
-	paidAt := now
-	if in.PaidAt != "" {
-		p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
-		if err != nil {
-			return nil, Invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
-		}
-		if p.After(now.Add(paymentClockSkew)) {
-			return nil, Invalid("paid_at", "must not be in the future")
-		}
-		paidAt = p.UTC().Truncate(time.Microsecond)
+	paidAt, err := paidAtIn(in.PaidAt, now)
+	if err != nil {
+		return nil, err
 	}
-	method := in.Method
-	if method == "" {
-		method = "other"
-	}
-	var pay Payment
-	var c Charge
-	var st Settings
-	var left latefee.Breakdown
+	var r recordedPayment
 	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		old, err := LockCharge(ctx, tx, t.OrgID, in.ID)
-		if err != nil {
-			return NotFoundAs(err, "charge")
-		}
-		if !old.Status.Collectible() {
-			return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ArticleFor(string(old.Status)), old.Status))
-		}
-		if floor := paidAtFloor(old); paidAt.Before(floor) {
-			return Invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
-				floor.Format(time.RFC3339), earliestYear))
-		}
-		if st, err = LoadSettings(ctx, tx, t.OrgID); err != nil {
-			return err
-		}
-		day := st.Today(paidAt)
-		b, err := ChargeBreakdown(old, st, day)
-		if err != nil {
-			return err
-		}
-		if amount > b.Updated {
-			return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
-				amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
-		}
-		after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
-		if err != nil {
-			return err
-		}
-		pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
-			Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
-			AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
-		if err := insertPayment(ctx, tx, pay); err != nil {
-			return err
-		}
-		next := withTerms(old, after)
-		switch {
-		case after.Cleared():
-			next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
-		case next.Status == lifecycle.ChargePending && st.LateOn(next.DueDate, st.Today(now)):
-			// What stays open is late: it turns overdue now, as the
-			// sweep would (charges.go does the same on a write).
-			next.Status = lifecycle.ChargeOverdue
-		}
-		if left, err = ChargeBreakdown(next, st, day); err != nil {
-			return err
-		}
-		recorded := map[string]any{"payment": showPaymentResult(pay, left)}
-		c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+		var err error
+		r, err = s.recordPayment(ctx, tx, t, in, amount, paidAt, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(r.charge, r.settings, calendar.Date{})
 	if err != nil {
 		return nil, err
 	}
-	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
+	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(r.payment, r.left), Charge: v}}), nil
+}
+
+// paidAtIn reads a payment's paid_at: an RFC 3339 instant, at most
+// paymentClockSkew after now, kept in UTC to the microsecond; now when
+// the request has none.
+func paidAtIn(text string, now time.Time) (time.Time, error) {
+	if text == "" {
+		return now, nil
+	}
+	p, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return time.Time{}, Invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
+	}
+	if p.After(now.Add(paymentClockSkew)) {
+		return time.Time{}, Invalid("paid_at", "must not be in the future")
+	}
+	return p.UTC().Truncate(time.Microsecond), nil
+}
+
+// recordedPayment is what recording a payment leaves: the payment, the
+// charge after it, the settings both were computed with, and what the
+// charge still owes on the payment's day.
+type recordedPayment struct {
+	payment  Payment
+	charge   Charge
+	settings Settings
+	left     latefee.Breakdown
+}
+
+// recordPayment records, inside tx, a payment of amount paid at paidAt
+// against the charge in names: only a pending or overdue charge takes
+// one, paid_at no earlier than paidAtFloor, the amount at most what the
+// charge costs that day. The payment is imputed (latefee.Impute, in the
+// organization's order) and the charge moves through the ledger: paid
+// when nothing is left, overdue when what stays open is late now.
+func (s *Service) recordPayment(ctx context.Context, tx *store.Tx, t restkit.Tenant, in *createPaymentIn, amount money.Cents, paidAt, now time.Time) (recordedPayment, error) {
+	var r recordedPayment
+	old, err := LockCharge(ctx, tx, t.OrgID, in.ID)
+	if err != nil {
+		return r, NotFoundAs(err, "charge")
+	}
+	if !old.Status.Collectible() {
+		return r, rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ArticleFor(string(old.Status)), old.Status))
+	}
+	if floor := paidAtFloor(old); paidAt.Before(floor) {
+		return r, Invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
+			floor.Format(time.RFC3339), earliestYear))
+	}
+	if r.settings, err = LoadSettings(ctx, tx, t.OrgID); err != nil {
+		return r, err
+	}
+	st := r.settings
+	day := st.Today(paidAt)
+	b, err := ChargeBreakdown(old, st, day)
+	if err != nil {
+		return r, err
+	}
+	if amount > b.Updated {
+		return r, rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
+			amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
+	}
+	after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
+	if err != nil {
+		return r, err
+	}
+	method := in.Method
+	if method == "" {
+		method = "other"
+	}
+	r.payment = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
+		Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
+		AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
+	if err := insertPayment(ctx, tx, r.payment); err != nil {
+		return r, err
+	}
+	next := withTerms(old, after)
+	switch {
+	case after.Cleared():
+		next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
+	case next.Status == lifecycle.ChargePending && st.LateOn(next.DueDate, st.Today(now)):
+		// What stays open is late: it turns overdue now, as the
+		// sweep would (charges.go does the same on a write).
+		next.Status = lifecycle.ChargeOverdue
+	}
+	if r.left, err = ChargeBreakdown(next, st, day); err != nil {
+		return r, err
+	}
+	recorded := map[string]any{"payment": showPaymentResult(r.payment, r.left)}
+	r.charge, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+	return r, err
 }
