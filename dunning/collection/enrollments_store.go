@@ -101,6 +101,9 @@ func insertEnrollment(ctx context.Context, q store.Querier, e *EnrollmentRecord)
 	return err
 }
 
+// UpdateEnrollment writes what an enrollment's run changes (its status,
+// next step, skipped steps, start and stop); exactly one row, or
+// store.ErrNotFound.
 func UpdateEnrollment(ctx context.Context, q store.Querier, e *EnrollmentRecord) error {
 	return store.ExpectOne(q.Exec(ctx, `UPDATE dunning_enrollments SET status = ?, next_step_id = ?, next_run_at = ?, skipped_past = ?,
 		started_at = ?, stopped_at = ?, stopped_reason = ?, updated_at = ?

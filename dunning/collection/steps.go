@@ -40,6 +40,8 @@ type StepJSON struct {
 	UpdatedAt        time.Time              `json:"updated_at"`
 }
 
+// ShowStep is a step as the API shows it, with the variables its subject
+// and template use, in order of first use.
 func ShowStep(st StepRecord) StepJSON {
 	vars := []msgtemplate.Variable{}
 	seen := map[msgtemplate.Variable]bool{}

@@ -237,6 +237,8 @@ type debtorInput struct {
 	address                    *Address
 }
 
+// AddressJSON is a debtor's address as dunning_debtors.address keeps it:
+// NULL for none.
 func AddressJSON(a *Address) *string {
 	if a == nil {
 		return nil
