@@ -16,9 +16,11 @@
 // but the charge's one UPDATE, in ledger.go) and, for money, through
 // ledger.go. See docs/dunning.md "Code layout".
 //
-// The files are layered, each using only those below it: the rows
-// (records.go) and the stores at the bottom; then the service
-// (service.go), the views, the events and the write path (ledger.go);
-// then the handlers (charges.go, payments.go, waivers.go, debtors.go,
-// me.go); the registration tables on top.
+// The files are layered, each using only names of those below it (no
+// file cycle): the rows (records.go), the stores and the service
+// (service.go) at the bottom; the settings and what a charge costs
+// (settings.go, charge_breakdown.go), the views and the events above
+// them; the write path (ledger.go) above those; then the handlers
+// (debtors.go, me.go, charges.go, and payments.go and waivers.go, which
+// use charges.go's); RegisterCharges (charges_register.go) on top.
 package ledger
