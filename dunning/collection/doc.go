@@ -4,4 +4,11 @@
 // send. It sits on the ledger and moves an enrollment's steps when the
 // ledger reports a due date moved (RegisterCollectionPlans adds the
 // hook). See docs/dunning.md "Code layout".
+//
+// The files are layered, each using only those below it: the rows and
+// their SQL (plans_store.go, enrollments_store.go); the plan calendar,
+// the views, the errors and the permissions; the enrollments' domain
+// (enrollments.go: enrolling, stopping, rescheduling, advancing, their
+// events); the handlers (plans.go, steps.go, enrollments_api.go,
+// preview.go); RegisterCollectionPlans (register.go) on top.
 package collection

@@ -32,48 +32,6 @@ const (
 	EventEnrollmentStopped   = "dunning.enrollment.stopped"
 )
 
-// EnrollmentJSON is an enrollment as the API and the events show it.
-type EnrollmentJSON struct {
-	ID            string     `json:"id"`
-	ChargeID      string     `json:"charge_id"`
-	PlanID        string     `json:"plan_id"`
-	Status        string     `json:"status"`
-	NextStepID    *string    `json:"next_step_id"`
-	NextRunAt     *time.Time `json:"next_run_at"`
-	SkippedPast   int        `json:"skipped_past"`
-	StartedAt     time.Time  `json:"started_at"`
-	StoppedAt     *time.Time `json:"stopped_at"`
-	StoppedReason *string    `json:"stopped_reason"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
-}
-
-func showEnrollment(e EnrollmentRecord) EnrollmentJSON {
-	return EnrollmentJSON{ID: e.ID, ChargeID: e.ChargeID, PlanID: e.PlanID, Status: e.Status, NextStepID: e.NextStepID,
-		NextRunAt: e.NextRunAt, SkippedPast: e.SkippedPast, StartedAt: e.StartedAt, StoppedAt: e.StoppedAt,
-		StoppedReason: e.StoppedReason, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
-}
-
-// stepRunJSON is one step of a plan on a charge's calendar, as the
-// enrollment's answer lists it.
-type stepRunJSON struct {
-	StepID     string    `json:"step_id"`
-	OffsetDays int       `json:"offset_days"`
-	Channel    string    `json:"channel"`
-	Action     string    `json:"action"`
-	RunAt      time.Time `json:"run_at"`
-	Moves      []string  `json:"moves"`
-}
-
-func showStepRun(e CalendarEntry) stepRunJSON {
-	moves := e.Run.Moves
-	if moves == nil {
-		moves = []string{}
-	}
-	return stepRunJSON{StepID: e.Step.ID, OffsetDays: e.Step.OffsetDays, Channel: e.Step.Channel, Action: e.Step.Action,
-		RunAt: e.Run.At, Moves: moves}
-}
-
 // EnrollmentAnswerJSON is what enrolling answers: the enrollment, the
 // plan, the steps skipped because they were already past when the charge
 // was enrolled (never sent), the next step and every step still to come.
@@ -165,11 +123,7 @@ func enrollArticle(w string) string {
 // caller (404 otherwise), the plan active, the charge collectible
 // (UNPROCESSABLE otherwise).
 func (s *Service) enrollable(ctx context.Context, q store.Querier, orgID string, in *enrollmentRefIn, lock bool) (ledger.Charge, PlanRecord, error) {
-	where := `organization_id = ? AND (id = ? OR external_id = ?) ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
-	if lock {
-		where += ledger.ForUpdate(q)
-	}
-	c, err := ledger.GetChargeWhere(ctx, q, where, orgID, in.ID, in.ID, in.ID)
+	c, err := chargeToEnroll(ctx, q, orgID, in.ID, lock)
 	if errors.Is(err, store.ErrNotFound) {
 		return ledger.Charge{}, PlanRecord{}, rest.NotFound("charge")
 	}
@@ -181,164 +135,6 @@ func (s *Service) enrollable(ctx context.Context, q store.Querier, orgID string,
 		return ledger.Charge{}, PlanRecord{}, planErr(err)
 	}
 	return c, p, nil
-}
-
-func registerEnrollments(api *rest.API, s *Service) {
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_enroll", Method: "PUT", Path: "/charges/{id}/collection-plans/{cp_id}", Tags: []string{"enrollments"},
-		Title: "Enroll a charge in a collection plan",
-		Summary: "Enrolls a pending or overdue charge in an active collection plan: from now on its debtor is contacted automatically at each step's " +
-			"instant. Steps already past are skipped, never sent late (skipped_past, skipped_past_steps); the answer names the next step and next_run_at. " +
-			"Enrolling a charge already running through the plan changes nothing; one that stopped or completed starts again from now.",
-		Description: "Destructive: it starts automatic contact with the debtor. Check the calendar first with dunning_charges_preview.",
-		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeChargesEnroll, s.chargesEnroll)
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_unenroll", Method: "DELETE", Path: "/charges/{id}/collection-plans/{cp_id}", Tags: []string{"enrollments"},
-		Title: "Stop a collection plan for a charge",
-		Summary: "Stops a charge's run through a collection plan: none of its remaining steps is sent (the enrollment ends with stopped_reason unenrolled). " +
-			"Stopping an enrollment that already ended changes nothing.",
-		Description: "Destructive: the remaining steps are not sent; enrolling again starts over from that moment.",
-		Requires:    plansManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeChargesUnenroll, s.chargesUnenroll)
-}
-
-// describeChargesEnroll is the confirmation dunning_charges_enroll asks for.
-func (s *Service) describeChargesEnroll(ctx context.Context, in *enrollmentRefIn) (string, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return "", err
-	}
-	c, p, err := s.enrollable(ctx, s.DB, t.OrgID, in, false)
-	if err != nil {
-		return "", err
-	}
-	if e, err := GetEnrollment(ctx, s.DB, t.OrgID, c.ID, p.ID, ""); err == nil && e.Status == string(lifecycle.EnrollmentActive) {
-		return fmt.Sprintf("Charge %s already runs through collection plan '%s': nothing will change.", enrollChargeName(c), p.Name), nil
-	}
-	if err := enrollChecks(c, p); err != nil {
-		return "", err
-	}
-	st, err := s.Settings(ctx, t.OrgID)
-	if err != nil {
-		return "", err
-	}
-	cal, err := ChargePlanCalendar(ctx, s.DB, c, p, st)
-	if err != nil {
-		return "", err
-	}
-	past, upcoming := splitPast(cal, s.Clock())
-	msg := fmt.Sprintf("Enroll charge %s (%s, due %s) in collection plan '%s'? Its debtor will be contacted automatically", enrollChargeName(c),
-		c.OpenAmount, c.DueDate.BR(), p.Name)
-	if len(upcoming) > 0 {
-		first := upcoming[0]
-		msg += fmt.Sprintf(": %s to come, the first by %s on %s %s (%s)", planPlural(len(upcoming), "step", "steps"), first.Step.Channel,
-			first.Run.Date.BR(), first.Run.Time, st.Timezone)
-	} else {
-		msg += " — but every step is already past, so nothing will be sent"
-	}
-	if len(past) > 0 {
-		msg += fmt.Sprintf("; %s already past will not be sent", planPlural(len(past), "step", "steps"))
-	}
-	return msg + ".", nil
-}
-
-// chargesEnroll answers dunning_charges_enroll.
-func (s *Service) chargesEnroll(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ans EnrollmentAnswerJSON
-	created := false
-	// Two concurrent first enrollments of one charge in one plan: the
-	// loser's insert conflicts on the unique index, and its second
-	// attempt finds the winner's enrollment.
-	for attempt := 0; ; attempt++ {
-		err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
-			var err error
-			ans, created, err = s.enroll(ctx, tx, t.OrgID, in)
-			return err
-		})
-		if !(errors.Is(err, store.ErrConflict) && attempt == 0) {
-			break
-		}
-	}
-	if errors.Is(err, store.ErrConflict) {
-		return nil, rest.Conflict("the charge was being enrolled in this collection plan by another request: try again")
-	}
-	if err != nil {
-		return nil, planErr(err)
-	}
-	if created {
-		return rest.Created(map[string]any{"data": ans}), nil
-	}
-	return rest.OK(map[string]any{"data": ans}), nil
-}
-
-// describeChargesUnenroll is the confirmation dunning_charges_unenroll asks for.
-func (s *Service) describeChargesUnenroll(ctx context.Context, in *enrollmentRefIn) (string, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return "", err
-	}
-	c, p, err := s.enrollable(ctx, s.DB, t.OrgID, in, false)
-	if err != nil {
-		return "", err
-	}
-	e, err := GetEnrollment(ctx, s.DB, t.OrgID, c.ID, p.ID, "")
-	if errors.Is(err, store.ErrNotFound) {
-		return "", errNotEnrolled()
-	}
-	if err != nil {
-		return "", err
-	}
-	if e.Status != string(lifecycle.EnrollmentActive) {
-		return fmt.Sprintf("Charge %s's run through collection plan '%s' is already %s: nothing will change.", enrollChargeName(c), p.Name, e.Status), nil
-	}
-	return fmt.Sprintf("Stop collection plan '%s' for charge %s? None of its remaining steps will be sent to the debtor.", p.Name, enrollChargeName(c)), nil
-}
-
-// chargesUnenroll answers dunning_charges_unenroll.
-func (s *Service) chargesUnenroll(ctx context.Context, in *enrollmentRefIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var e EnrollmentRecord
-	err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
-		c, p, err := s.enrollable(ctx, tx, t.OrgID, in, true)
-		if err != nil {
-			return err
-		}
-		e, err = GetEnrollment(ctx, tx, t.OrgID, c.ID, p.ID, ledger.ForUpdate(tx))
-		if errors.Is(err, store.ErrNotFound) {
-			return errNotEnrolled()
-		}
-		if err != nil {
-			return err
-		}
-		if e.Status != string(lifecycle.EnrollmentActive) {
-			return nil
-		}
-		return s.StopEnrollment(ctx, tx, &e, lifecycle.StopUnenrolled, &c, &p)
-	})
-	if err != nil {
-		return nil, planErr(err)
-	}
-	return rest.OK(map[string]any{"data": showEnrollment(e)}), nil
-}
-
-func errNotEnrolled() *rest.Error {
-	return rest.NotFound("enrollment (the charge is not enrolled in this collection plan)")
-}
-
-// enrollChargeName names a charge in messages: its external id when it has one.
-func enrollChargeName(c ledger.Charge) string {
-	if c.ExternalID != nil && *c.ExternalID != "" {
-		return fmt.Sprintf("'%s'", *c.ExternalID)
-	}
-	return c.ID
 }
 
 // enrollChecks are the business rules of enrolling: an active plan, a
@@ -493,7 +289,7 @@ func (s *Service) StopEnrollment(ctx context.Context, tx *store.Tx, e *Enrollmen
 // transaction — so once the change commits no step of the charge can
 // run, and if it rolls back nothing stopped.
 func (s *Service) stopChargeEnrollments(ctx context.Context, tx *store.Tx, c ledger.Charge, reason lifecycle.StopReason) error {
-	list, err := activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND charge_id = ?`, c.OrganizationID, c.ID)
+	list, err := activeChargeEnrollments(ctx, tx, c.OrganizationID, c.ID)
 	if err != nil {
 		return err
 	}
@@ -508,7 +304,7 @@ func (s *Service) stopChargeEnrollments(ctx context.Context, tx *store.Tx, c led
 // stopPlanEnrollments stops every active enrollment of a plan (it was
 // archived).
 func (s *Service) stopPlanEnrollments(ctx context.Context, tx *store.Tx, p PlanRecord, reason lifecycle.StopReason) error {
-	list, err := activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND plan_id = ?`, p.OrganizationID, p.ID)
+	list, err := activePlanEnrollments(ctx, tx, p.OrganizationID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -523,7 +319,7 @@ func (s *Service) stopPlanEnrollments(ctx context.Context, tx *store.Tx, p PlanR
 // reschedulePlan recomputes the next step of every active enrollment of
 // a plan whose steps changed or which was resumed.
 func (s *Service) reschedulePlan(ctx context.Context, tx *store.Tx, p PlanRecord) error {
-	list, err := activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND plan_id = ?`, p.OrganizationID, p.ID)
+	list, err := activePlanEnrollments(ctx, tx, p.OrganizationID, p.ID)
 	if err != nil {
 		return err
 	}
@@ -539,7 +335,7 @@ func (s *Service) reschedulePlan(ctx context.Context, tx *store.Tx, p PlanRecord
 // enrollment of a charge, for a change of what its calendar depends on
 // (its due date).
 func (s *Service) rescheduleChargeEnrollments(ctx context.Context, tx *store.Tx, orgID, chargeID string) error {
-	list, err := activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND charge_id = ?`, orgID, chargeID)
+	list, err := activeChargeEnrollments(ctx, tx, orgID, chargeID)
 	if err != nil {
 		return err
 	}
@@ -650,8 +446,7 @@ func (s *Service) emitEnrollmentEvent(ctx context.Context, tx *store.Tx, slug st
 		c = &ch
 	}
 	if p == nil {
-		var pl PlanRecord
-		err := tx.Get(ctx, &pl, `SELECT `+planColumns+` FROM dunning_plans WHERE organization_id = ? AND id = ?`, e.OrganizationID, e.PlanID)
+		pl, err := planByID(ctx, tx, e.OrganizationID, e.PlanID)
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,17 @@ func GetEnrollment(ctx context.Context, q store.Querier, orgID, chargeID, planID
 	return e, err
 }
 
+// chargeToEnroll loads the organization's charge by id or external_id (an
+// id match wins), as ledger.GetCharge does, locking its row when lock is
+// set: an enrollment's writes must not pass a change of the charge.
+func chargeToEnroll(ctx context.Context, q store.Querier, orgID, ref string, lock bool) (ledger.Charge, error) {
+	where := `organization_id = ? AND (id = ? OR external_id = ?) ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`
+	if lock {
+		where += ledger.ForUpdate(q)
+	}
+	return ledger.GetChargeWhere(ctx, q, where, orgID, ref, ref, ref)
+}
+
 // chargeEnrollments are every enrollment of a charge, oldest first: what
 // a charge shows of the plans it runs through.
 func chargeEnrollments(ctx context.Context, q store.Querier, orgID, chargeID string) ([]EnrollmentRecord, error) {
@@ -62,6 +73,18 @@ func activeEnrollmentsWhere(ctx context.Context, tx *store.Tx, cond string, args
 	return out, err
 }
 
+// activeChargeEnrollments are a charge's active enrollments, locked
+// (activeEnrollmentsWhere).
+func activeChargeEnrollments(ctx context.Context, tx *store.Tx, orgID, chargeID string) ([]EnrollmentRecord, error) {
+	return activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND charge_id = ?`, orgID, chargeID)
+}
+
+// activePlanEnrollments are a plan's active enrollments, locked
+// (activeEnrollmentsWhere).
+func activePlanEnrollments(ctx context.Context, tx *store.Tx, orgID, planID string) ([]EnrollmentRecord, error) {
+	return activeEnrollmentsWhere(ctx, tx, `organization_id = ? AND plan_id = ?`, orgID, planID)
+}
+
 // countActiveEnrollments is how many charges run through a plan now.
 func countActiveEnrollments(ctx context.Context, q store.Querier, orgID, planID string) (int, error) {
 	var n int
@@ -78,6 +101,9 @@ func insertEnrollment(ctx context.Context, q store.Querier, e *EnrollmentRecord)
 	return err
 }
 
+// UpdateEnrollment writes what an enrollment's run changes (its status,
+// next step, skipped steps, start and stop); exactly one row, or
+// store.ErrNotFound.
 func UpdateEnrollment(ctx context.Context, q store.Querier, e *EnrollmentRecord) error {
 	return store.ExpectOne(q.Exec(ctx, `UPDATE dunning_enrollments SET status = ?, next_step_id = ?, next_run_at = ?, skipped_past = ?,
 		started_at = ?, stopped_at = ?, stopped_reason = ?, updated_at = ?

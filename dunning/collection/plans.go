@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
-	"github.com/kobana/kobana-mcp/mcp"
-	"github.com/kobana/kobana-mcp/platform/confirm"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -22,37 +18,11 @@ import (
 // archived for good; lifecycle.Plans is the one table of what may follow
 // what, and a draft alone may be deleted.
 
-// Permissions of the plans' operations: every role reads, members write,
-// admins run what is destructive (deleting, archiving, enrolling a
-// charge, which starts contacting its debtor).
-var (
-	PlansRead   = mcp.Requirement{Scopes: []string{"dunning.plans"}, Permission: identity.PermRead}
-	PlansWrite  = mcp.Requirement{Scopes: []string{"dunning.plans"}, Permission: identity.PermWrite}
-	plansManage = mcp.Requirement{Scopes: []string{"dunning.plans"}, Permission: identity.PermManage}
-)
-
-// PlanJSON is a plan as listings show it.
-type PlanJSON struct {
-	ID          string    `json:"id"`
-	ExternalID  *string   `json:"external_id"`
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	Status      string    `json:"status"`
-	StepsCount  int       `json:"steps_count"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
-}
-
 // PlanDetailJSON is a plan with its steps, as get, create and update show
 // it: the steps in the plan's nominal order (offset, send time).
 type PlanDetailJSON struct {
 	PlanJSON
 	Steps []StepJSON `json:"steps"`
-}
-
-func showPlan(p PlanRecord) PlanJSON {
-	return PlanJSON{ID: p.ID, ExternalID: p.ExternalID, Name: p.Name, Description: p.Description, Status: p.Status,
-		StepsCount: p.StepsCount, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
 func showPlanDetail(p PlanRecord, steps []StepRecord) PlanDetailJSON {
@@ -86,52 +56,6 @@ type updatePlanIn struct {
 	Name        *string `json:"name,omitempty" minLength:"1" maxLength:"200" jsonschema:"A new name."`
 	Description *string `json:"description,omitempty" maxLength:"2000" jsonschema:"A new description."`
 	Status      *string `json:"status,omitempty" enum:"draft,active,paused,archived" jsonschema:"A new status: draft → active (needs an active step), active ⇄ paused (a paused plan's steps wait; its enrollments are kept). Archiving is dunning_plans_archive, which stops the plan's enrollments and asks for confirmation."`
-}
-
-// errPlanNotFound is the answer for a plan the caller cannot see:
-// missing, deleted or another organization's.
-func errPlanNotFound() *rest.Error { return rest.NotFound("collection plan") }
-
-// planErr maps storage errors of plan operations to the API's answers.
-func planErr(err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return errPlanNotFound()
-	case errors.Is(err, store.ErrConflict):
-		return rest.Conflict("another collection plan of the organization already has this external_id")
-	case errors.Is(err, confirm.ErrReplayed):
-		// Only an MCP retry can get here, and the endpoint answers it
-		// -32602 whatever this says.
-		return rest.Conflict("this confirmation was already used")
-	}
-	return err
-}
-
-// planTransitionErr is an illegal change of state as the API answers it:
-// UNPROCESSABLE, the message naming both states ("an archived collection
-// plan cannot become active").
-func planTransitionErr(err error) error {
-	var te *lifecycle.TransitionError
-	if errors.As(err, &te) || errors.Is(err, lifecycle.ErrIllegalTransition) {
-		return rest.Unprocessable(err.Error())
-	}
-	return err
-}
-
-// RegisterCollectionPlans declares the collection plans, their steps, the
-// enrollments of charges in them and the preview of a plan for a charge,
-// and stops a charge's enrollments when it leaves collection
-// (service.whenChargeClosed).
-func RegisterCollectionPlans(api *rest.API, s *Service) {
-	// A destructive operation runs its writes in s.nonces.WithTx, one
-	// transaction with the consumption of its MCP confirmation, so the
-	// confirmation is used exactly when the operation commits.
-	registerPlans(api, s)
-	registerSteps(api, s)
-	registerEnrollments(api, s)
-	registerPreview(api, s)
-	s.WhenChargeClosed(s.stopChargeEnrollments)
-	s.WhenDueMoved(s.rescheduleChargeEnrollments)
 }
 
 func registerPlans(api *rest.API, s *Service) {
@@ -453,12 +377,4 @@ func planStopsEnrollments(n int) string {
 		return "The 1 charge running through it stops (no further step is sent)"
 	}
 	return fmt.Sprintf("The %d charges running through it stop (no further step is sent)", n)
-}
-
-// plural is "1 step" or "3 steps".
-func planPlural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

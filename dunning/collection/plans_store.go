@@ -63,6 +63,14 @@ func GetPlan(ctx context.Context, q store.Querier, orgID, ref string) (PlanRecor
 	return p, err
 }
 
+// planByID reads a plan of the organization by id, deleted or not: an
+// enrollment's event names its plan whatever became of it.
+func planByID(ctx context.Context, q store.Querier, orgID, id string) (PlanRecord, error) {
+	var p PlanRecord
+	err := q.Get(ctx, &p, `SELECT `+planColumns+` FROM dunning_plans WHERE organization_id = ? AND id = ?`, orgID, id)
+	return p, err
+}
+
 // lockPlan is getPlan for a transaction that rewrites the plan or its
 // steps: two concurrent changes of one plan run one after the other.
 func lockPlan(ctx context.Context, tx *store.Tx, orgID, ref string) (PlanRecord, error) {
@@ -192,3 +200,20 @@ func deleteStep(ctx context.Context, q store.Querier, orgID, planID, stepID stri
 	return store.ExpectOne(q.Exec(ctx, `UPDATE dunning_plan_steps SET deleted_at = ?, updated_at = ?
 		WHERE id = ? AND organization_id = ? AND plan_id = ? AND deleted_at IS NULL`, now, now, stepID, orgID, planID))
 }
+
+// Step actions. Only notify runs in this release; the others are stored
+// and validated now and run by the next part of Dunning (credit bureaus,
+// protests, agreements).
+const (
+	ActionNotify             = "notify"
+	ActionReportCreditBureau = "report_credit_bureau"
+	ActionProtest            = "protest"
+	ActionOfferAgreement     = "offer_agreement"
+)
+
+// Step statuses (dunning_plan_steps.status): a disabled step stays in its
+// plan but no charge meets it.
+const (
+	stepActive   = "active"
+	stepDisabled = "disabled"
+)

@@ -199,87 +199,112 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 	return out, nil
 }
 
-// previewStep is one calendar entry as the preview shows it.
+// previewStep is one calendar entry as the preview shows it: when it
+// runs, what the charge costs that day, and what it would do — skipped
+// for the first reason that applies (already run or past, the charge out
+// of collection; for a message also the channel off, an opt-out, no
+// address, a message that cannot be filled in or is too long), else sent,
+// after approval when the step needs one. An escalating step sends no
+// message and always waits for approval.
 func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledger.Debtor, st ledger.Settings, orgName string, now time.Time, done map[string]bool) (previewStepJSON, error) {
 	zone := st.Location
 	if zone == nil {
 		zone = time.UTC
 	}
-	moves := e.Run.Moves
-	if moves == nil {
-		moves = []string{}
-	}
-	ps := previewStepJSON{Position: pos, StepID: e.Step.ID, Day: StepDay(e.Step.OffsetDays), OffsetDays: e.Step.OffsetDays,
-		SendTime: e.Step.SendTime, Channel: e.Step.Channel, Action: e.Step.Action, RequiresApproval: e.Step.RequiresApproval != 0,
-		BusinessDays: e.Step.BusinessDays != 0, NominalDate: e.Nominal, RunDate: e.Run.Date, RunTime: e.Run.Time.String(),
-		RunAt: e.Run.At, RunAtLocal: e.Run.At.In(zone).Format(time.RFC3339), Moves: moves}
+	ps := newPreviewStep(pos, e, zone)
 	b, err := ledger.ChargeBreakdown(c, st, e.Run.Date)
 	if err != nil {
 		return ps, err
 	}
 	ps.Amounts = previewAmountsJSON{On: e.Run.Date, OpenAmount: b.Open, FineAmount: b.Fine, InterestAmount: b.Interest,
 		UpdatedAmount: b.Updated, DaysLate: b.DaysLate}
-
-	skip := func(reason, detail string) {
-		if ps.SkipReason == nil {
-			ps.SkipReason, ps.SkipDetail = &reason, &detail
-		}
-	}
 	switch {
 	case done[e.Step.ID]:
-		skip(skipAlreadyRun, "this enrollment already ran this step (it is in the notification log or waiting for approval)")
+		ps.skip(skipAlreadyRun, "this enrollment already ran this step (it is in the notification log or waiting for approval)")
 	case !e.Run.At.After(now):
-		skip(SkipPast, fmt.Sprintf("its instant, %s, is already past: enrolling now never sends it late", ps.RunAtLocal))
+		ps.skip(SkipPast, fmt.Sprintf("its instant, %s, is already past: enrolling now never sends it late", ps.RunAtLocal))
 	}
 	if err := ChargeCollectible(c); err != nil {
-		skip(SkipChargeNotCollectible, err.Error())
+		ps.skip(SkipChargeNotCollectible, err.Error())
 	}
 	if e.Step.Action != ActionNotify {
 		// An escalating step sends no message: it always waits for a
 		// person's approval, then runs through its route's rules.
 		ps.RequiresApproval = true
-		if ps.SkipReason != nil {
-			ps.Outcome = outcomeSkip
-		} else {
-			ps.Outcome = outcomeSendAfterApproval
-		}
+		ps.Outcome = ps.outcome()
 		return ps, nil
 	}
-	if !st.ChannelEnabled(e.Step.Channel) {
-		skip(SkipChannelDisabled, fmt.Sprintf("the organization does not send on %s (its settings)", e.Step.Channel))
+	ps.reach(e.Step.Channel, d, st, zone)
+	ps.render(e.Step, StepMessageValues(orgName, d, c, b))
+	ps.Outcome = ps.outcome()
+	return ps, nil
+}
+
+// newPreviewStep is e's step and instants as the preview shows them, the
+// local instant in zone.
+func newPreviewStep(pos int, e CalendarEntry, zone *time.Location) previewStepJSON {
+	moves := e.Run.Moves
+	if moves == nil {
+		moves = []string{}
 	}
-	if d.OptedOut(e.Step.Channel) {
-		detail := fmt.Sprintf("the debtor opted out of %s", e.Step.Channel)
+	return previewStepJSON{Position: pos, StepID: e.Step.ID, Day: StepDay(e.Step.OffsetDays), OffsetDays: e.Step.OffsetDays,
+		SendTime: e.Step.SendTime, Channel: e.Step.Channel, Action: e.Step.Action, RequiresApproval: e.Step.RequiresApproval != 0,
+		BusinessDays: e.Step.BusinessDays != 0, NominalDate: e.Nominal, RunDate: e.Run.Date, RunTime: e.Run.Time.String(),
+		RunAt: e.Run.At, RunAtLocal: e.Run.At.In(zone).Format(time.RFC3339), Moves: moves}
+}
+
+// skip records why the step would not run, unless an earlier reason
+// already did: the first reason found is the one shown.
+func (ps *previewStepJSON) skip(reason, detail string) {
+	if ps.SkipReason == nil {
+		ps.SkipReason, ps.SkipDetail = &reason, &detail
+	}
+}
+
+// reach is whether the debtor can be reached on channel: the organization
+// sends on it, the debtor did not opt out of it (when and why, in zone's
+// dates) and has an address for it, which becomes the step's To.
+func (ps *previewStepJSON) reach(channel string, d ledger.Debtor, st ledger.Settings, zone *time.Location) {
+	if !st.ChannelEnabled(channel) {
+		ps.skip(SkipChannelDisabled, fmt.Sprintf("the organization does not send on %s (its settings)", channel))
+	}
+	if d.OptedOut(channel) {
+		detail := fmt.Sprintf("the debtor opted out of %s", channel)
 		for _, o := range d.OptOuts {
-			if o.Channel == e.Step.Channel {
+			if o.Channel == channel {
 				detail += fmt.Sprintf(" on %s (%s)", o.CreatedAt.In(zone).Format("2006-01-02"), o.Reason)
 			}
 		}
-		skip(SkipOptedOut, detail)
+		ps.skip(SkipOptedOut, detail)
 	}
-	to, reason, detail := StepAddress(d, e.Step.Channel)
+	to, reason, detail := StepAddress(d, channel)
 	if to != "" {
 		ps.To = &to
 	} else {
-		skip(reason, detail)
+		ps.skip(reason, detail)
 	}
+}
 
-	vals := StepMessageValues(orgName, d, c, b)
-	if e.Step.Subject != nil {
-		if subj, err := msgtemplate.Render(*e.Step.Subject, vals); err == nil {
+// render fills in the step's subject and message with vals and measures
+// the message on its channel: a message too long for it, or one that
+// cannot be filled in (RenderError, the subject's problem first), is
+// skipped.
+func (ps *previewStepJSON) render(step StepRecord, vals msgtemplate.Values) {
+	if step.Subject != nil {
+		if subj, err := msgtemplate.Render(*step.Subject, vals); err == nil {
 			ps.Subject = &subj
 		} else {
 			msg := "subject: " + err.Error()
 			ps.RenderError = &msg
 		}
 	}
-	text, err := msgtemplate.Render(e.Step.Template, vals)
+	text, err := msgtemplate.Render(step.Template, vals)
 	if err == nil {
 		ps.Message = &text
-		l := msgtemplate.Measure(msgtemplate.Channel(e.Step.Channel), text)
+		l := msgtemplate.Measure(msgtemplate.Channel(step.Channel), text)
 		ps.Length = &l
 		if !l.Fits {
-			skip(skipTooLong, fmt.Sprintf("the message is %s; a %s message may be %s", stepDescribeLength(l), e.Step.Channel, l.Limit))
+			ps.skip(skipTooLong, fmt.Sprintf("the message is %s; a %s message may be %s", stepDescribeLength(l), step.Channel, l.Limit))
 		}
 	} else {
 		msg := err.Error()
@@ -289,17 +314,21 @@ func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledge
 		ps.RenderError = &msg
 	}
 	if ps.RenderError != nil {
-		skip(SkipMissingValues, "the message cannot be filled in for this charge: "+*ps.RenderError)
+		ps.skip(SkipMissingValues, "the message cannot be filled in for this charge: "+*ps.RenderError)
 	}
+}
+
+// outcome is what the step would do as found so far: skip for a skip
+// reason, else send, after approval when the step needs one.
+func (ps *previewStepJSON) outcome() string {
 	switch {
 	case ps.SkipReason != nil:
-		ps.Outcome = outcomeSkip
+		return outcomeSkip
 	case ps.RequiresApproval:
-		ps.Outcome = outcomeSendAfterApproval
+		return outcomeSendAfterApproval
 	default:
-		ps.Outcome = outcomeSend
+		return outcomeSend
 	}
-	return ps, nil
 }
 
 // StepAddress is where a step on channel reaches the debtor: the first

@@ -16,23 +16,6 @@ import (
 	"github.com/kobana/kobana-mcp/rest"
 )
 
-// Step statuses (dunning_plan_steps.status): a disabled step stays in its
-// plan but no charge meets it.
-const (
-	stepActive   = "active"
-	stepDisabled = "disabled"
-)
-
-// Step actions. Only notify runs in this release; the others are stored
-// and validated now and run by the next part of Dunning (credit bureaus,
-// protests, agreements).
-const (
-	ActionNotify             = "notify"
-	ActionReportCreditBureau = "report_credit_bureau"
-	ActionProtest            = "protest"
-	ActionOfferAgreement     = "offer_agreement"
-)
-
 // maxStepsPerPlan bounds a plan: every enrollment computes the whole
 // calendar of its plan, and no real régua has more than a few dozen steps.
 const maxStepsPerPlan = 100
@@ -57,6 +40,8 @@ type StepJSON struct {
 	UpdatedAt        time.Time              `json:"updated_at"`
 }
 
+// ShowStep is a step as the API shows it, with the variables its subject
+// and template use, in order of first use.
 func ShowStep(st StepRecord) StepJSON {
 	vars := []msgtemplate.Variable{}
 	seen := map[msgtemplate.Variable]bool{}
@@ -433,23 +418,4 @@ func templateProblems(field, text string) []rest.FieldError {
 		out = append(out, rest.FieldError{Field: field, Message: p.String()})
 	}
 	return out
-}
-
-func stepDescribeLength(l msgtemplate.Length) string {
-	if l.Channel == msgtemplate.SMS {
-		return fmt.Sprintf("%d SMS segments (%d %s units)", l.Segments, l.Units, l.Encoding)
-	}
-	return fmt.Sprintf("%d characters", l.Characters)
-}
-
-// StepDay names a step's day as people write it in a régua: D-3, D0,
-// D+5.
-func StepDay(offset int) string {
-	switch {
-	case offset > 0:
-		return fmt.Sprintf("D+%d", offset)
-	case offset < 0:
-		return fmt.Sprintf("D%d", offset)
-	}
-	return "D0"
 }

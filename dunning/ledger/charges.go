@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
-	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/brazil"
@@ -35,6 +34,11 @@ const (
 	maxTagLength     = 50
 	maxCustomDataLen = 10_000
 )
+
+// onHorizonDays is how far after today GET /charges/{id}?on= may ask
+// for the updated amount: ten years, longer than any agreement, so a
+// projection is possible but year 9999's fine and interest are not.
+const onHorizonDays = 3653
 
 // createChargeIn is a new charge. Amounts are floats in reais rounded
 // half-up to the cent; percentages are numbers (2 for 2 %).
@@ -147,14 +151,6 @@ func checkPaymentLink(text string) (*string, error) {
 	return &text, nil
 }
 
-func optionalText(s string) *string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // ChargeView is a charge as the API shows it with its amounts for date
 // on, or for the organization's today when on is zero.
 func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSON, error) {
@@ -167,36 +163,6 @@ func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSO
 	}
 	return ShowCharge(c, b, on), nil
 }
-
-// chargeEnrollmentRow is one enrollment of a charge in a collection plan,
-// as a charge's detail shows it (dunning_enrollments).
-type chargeEnrollmentRow struct {
-	ID            string     `db:"id" json:"id"`
-	PlanID        string     `db:"plan_id" json:"plan_id"`
-	PlanName      string     `db:"plan_name" json:"plan_name"`
-	Status        string     `db:"status" json:"status"`
-	NextStepID    *string    `db:"next_step_id" json:"next_step_id"`
-	NextRunAt     *time.Time `db:"next_run_at" json:"next_run_at"`
-	StartedAt     time.Time  `db:"started_at" json:"started_at"`
-	StoppedAt     *time.Time `db:"stopped_at" json:"stopped_at"`
-	StoppedReason *string    `db:"stopped_reason" json:"stopped_reason"`
-}
-
-// chargeNotificationRow is one of the last messages about a charge
-// (dunning_notifications), without its body: the notification log has it.
-type chargeNotificationRow struct {
-	ID        string     `db:"id" json:"id"`
-	Kind      string     `db:"kind" json:"kind"`
-	Channel   string     `db:"channel" json:"channel"`
-	ToAddress string     `db:"to_address" json:"to"`
-	Subject   *string    `db:"subject" json:"subject"`
-	Status    string     `db:"status" json:"status"`
-	SentAt    *time.Time `db:"sent_at" json:"sent_at"`
-	CreatedAt time.Time  `db:"created_at" json:"created_at"`
-}
-
-// lastNotifications is how many of a charge's messages its detail shows.
-const lastNotifications = 10
 
 // chargeDetailJSON is a charge with its debtor, payments, enrollments
 // and last notifications: everything dunning_charges_get answers.
@@ -227,61 +193,11 @@ func (s *Service) chargeDetail(ctx context.Context, q store.Querier, c Charge, s
 	for _, p := range pays {
 		out.Payments = append(out.Payments, showPayment(p))
 	}
-	out.Enrollments = []chargeEnrollmentRow{}
-	if err := q.Select(ctx, &out.Enrollments, `SELECT e.id, e.plan_id, p.name AS plan_name, e.status, e.next_step_id, e.next_run_at, e.started_at, e.stopped_at, e.stopped_reason
-		FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-		WHERE e.organization_id = ? AND e.charge_id = ? ORDER BY e.started_at, e.id`, c.OrganizationID, c.ID); err != nil {
+	if out.Enrollments, err = chargeEnrollments(ctx, q, c.OrganizationID, c.ID); err != nil {
 		return out, err
 	}
-	out.Notifications = []chargeNotificationRow{}
-	err = q.Select(ctx, &out.Notifications, `SELECT id, kind, channel, to_address, subject, status, sent_at, created_at FROM dunning_notifications
-		WHERE organization_id = ? AND charge_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, c.OrganizationID, c.ID, lastNotifications)
+	out.Notifications, err = lastChargeNotifications(ctx, q, c.OrganizationID, c.ID)
 	return out, err
-}
-
-// RegisterCharges declares the charge operations and payments.
-func RegisterCharges(api *rest.API, s *Service) {
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_list", Method: "GET", Path: "/charges", Tags: []string{"charges"},
-		Title:    "List charges",
-		Summary:  "Lists the organization's charges a page at a time, by due date unless sort_by says otherwise, each with its updated_amount for today; filters by status (a comma list), debtor, due dates, collection plan and text.",
-		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
-	}, s.chargesList)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_get", Method: "GET", Path: "/charges/{id}", Tags: []string{"charges"},
-		Title:    "Get a charge",
-		Summary:  "Gets one charge by id or external_id with its updated_amount (open amount plus fine and interest, computed by the server for today or the date in on), its debtor, payments, enrollments in collection plans and last notifications.",
-		Requires: ChargesRead, Annotations: restkit.ReadOnly(),
-	}, s.chargesGet)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_create", Method: "POST", Path: "/charges", Tags: []string{"charges"},
-		Title:    "Create a charge",
-		Summary:  "Creates a charge (título) owed by a debtor: amount in BRL, due date, fine and monthly interest within the law's and the organization's caps. It starts pending (overdue when its due date and grace are already past) and emits dunning.charge.created.",
-		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, s.chargesCreate)
-	rest.Handle(api, rest.Operation{
-		ID: "dunning_charges_update", Method: "PATCH", Path: "/charges/{id}", Tags: []string{"charges"},
-		Title:    "Change a charge",
-		Summary:  "Changes a pending or overdue charge's amount, due date, description, fine, interest, references, tags or custom data; never its status (payments, cancel and the scheduler change it).",
-		Requires: chargesWrite, Annotations: restkit.Write(false),
-	}, s.chargesUpdate)
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_cancel", Method: "POST", Path: "/charges/{id}/cancel", Tags: []string{"charges"},
-		Title: "Cancel or write off a charge",
-		Summary: "Cancels a charge (the creditor withdraws it; dunning.charge.canceled is emitted) or, with write_off, writes an overdue one off as a loss. Either way collection stops. " +
-			"A paid charge cannot be canceled; repeating the same operation changes nothing.",
-		Description: "Destructive: a canceled or written-off charge is final.",
-		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeChargesCancel, s.chargesCancel)
-	rest.HandleConfirmed(api, rest.Operation{
-		ID: "dunning_charges_archive", Method: "POST", Path: "/charges/{id}/archive", Tags: []string{"charges"},
-		Title:       "Archive a charge",
-		Summary:     "Archives a charge whatever its status: it leaves the default listing and the counts, and collection of it stops. Archiving an archived charge changes nothing.",
-		Description: "Destructive: its collection plans stop for good.",
-		Requires:    chargesManage, Annotations: restkit.Destructive(true), ConsumesConfirmation: true,
-	}, s.describeCharge("Archive", "Its collection plans stop and it leaves the listings."), s.chargesArchive)
-	registerPayments(api, s)
-	registerWaivers(api, s)
 }
 
 // chargesList answers dunning_charges_list.
@@ -291,8 +207,7 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 		return nil, err
 	}
 	f := chargeListFilter{Archived: in.Archived, DebtorRef: in.DebtorID, DueFrom: in.DueFrom, DueTo: in.DueTo, PlanRef: in.PlanID,
-		Q: strings.TrimSpace(in.Q), Dir: "ASC",
-		Order: map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}[in.SortBy]}
+		Q: strings.TrimSpace(in.Q), Dir: sortDirection(in.SortOrder), Order: chargeSortColumns[in.SortBy]}
 	for _, st := range in.Status {
 		if _, err := lifecycle.Charges.Parse(strings.TrimSpace(st)); err != nil {
 			return nil, Invalid("status", err.Error())
@@ -308,9 +223,6 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 		if _, err := DateIn("due_to", in.DueTo); err != nil {
 			return nil, err
 		}
-	}
-	if in.SortOrder == "desc" {
-		f.Dir = "DESC"
 	}
 	page, perPage, offset := in.Window()
 	f.Limit, f.Offset = perPage, offset
@@ -454,109 +366,126 @@ func (s *Service) describeCharge(verb, consequence string) rest.Describe[ChargeR
 // createCharge stores a new charge and emits its events, all in one
 // transaction.
 func (s *Service) createCharge(ctx context.Context, orgID string, in *createChargeIn) (Charge, error) {
-	amount, err := positiveAmountIn("amount", in.Amount)
+	r, err := s.checkNewCharge(in)
 	if err != nil {
 		return Charge{}, err
 	}
-	due, err := DateIn("due_date", in.DueDate)
-	if err != nil {
-		return Charge{}, err
-	}
-	var fine, interest latefee.Percent
-	if in.FinePercent != nil {
-		if fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
-			return Charge{}, err
-		}
-	}
-	if in.InterestPercent != nil {
-		if interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
-			return Charge{}, err
-		}
-	}
-	tags, err := checkTags(in.Tags)
-	if err != nil {
-		return Charge{}, err
-	}
-	custom, err := checkCustomData(in.CustomData)
-	if err != nil {
-		return Charge{}, err
-	}
-	now := s.Clock()
-	barcode, err := checkBarcode(in.Barcode, now)
-	if err != nil {
-		return Charge{}, err
-	}
-	link, err := checkPaymentLink(in.PaymentLink)
-	if err != nil {
-		return Charge{}, err
-	}
-	origin := in.Origin
-	if origin == "" {
-		origin = OriginExternal
-	}
-	ext := optionalText(in.ExternalID)
 	var c Charge
 	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		d, err := GetDebtor(ctx, tx, orgID, in.DebtorID)
-		if err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return Invalid("debtor_id", "no debtor of the organization has this id or external_id")
-			}
-			return err
-		}
-		if d.Status == DebtorArchived {
-			return rest.Unprocessable("the debtor is archived: an upsert with its external_id makes it active again")
-		}
-		st, err := LoadSettings(ctx, tx, orgID)
-		if err != nil {
-			return err
-		}
-		if err := capError(st.Caps().Validate(d.FeeKind(), fine, interest)); err != nil {
-			return err
-		}
-		if ext != nil {
-			if old, err := GetChargeWhere(ctx, tx, `organization_id = ? AND external_id = ?`, orgID, *ext); err == nil {
-				return externalIDTaken(old)
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-		}
-		status := lifecycle.ChargePending
-		var overdueAt *time.Time
-		if st.LateOn(due, st.Today(now)) {
-			status, overdueAt = lifecycle.ChargeOverdue, &now
-		}
-		id := store.NewID()
-		_, err = tx.Exec(ctx, `INSERT INTO dunning_charges (id, organization_id, debtor_id, external_id, amount_cents, open_amount_cents, due_date,
-			description, fine, interest, origin, origin_ref, barcode, payment_link, tags, custom_data, status, overdue_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, orgID, d.ID, ext, int64(amount), int64(amount), due.String(), strings.TrimSpace(in.Description), int64(fine), int64(interest),
-			origin, optionalText(in.OriginRef), barcode, link, MustJSON(tags), custom, string(status), overdueAt, now, now)
-		if err != nil {
-			return err
-		}
-		if err := SyncChargeCount(ctx, tx, id); err != nil {
-			return err
-		}
-		if c, err = GetCharge(ctx, tx, orgID, id); err != nil {
-			return err
-		}
-		if err := s.EmitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
-			return err
-		}
-		if status == lifecycle.ChargeOverdue {
-			return s.EmitChargeEvent(ctx, tx, EventChargeOverdue, c)
-		}
-		return nil
+		var err error
+		c, err = s.storeNewCharge(ctx, tx, orgID, in.DebtorID, r)
+		return err
 	})
-	if errors.Is(err, store.ErrConflict) && ext != nil {
+	if errors.Is(err, store.ErrConflict) && r.ExternalID != nil {
 		// A concurrent create with the same external_id won at the unique
 		// index.
-		if old, e := GetChargeWhere(ctx, s.DB, `organization_id = ? AND external_id = ?`, orgID, *ext); e == nil {
+		if old, e := chargeByExternal(ctx, s.DB, orgID, *r.ExternalID); e == nil {
 			return Charge{}, externalIDTaken(old)
 		}
 	}
 	return c, err
+}
+
+// checkNewCharge reads a new charge's fields, in the order they are
+// answered when wrong: the amount, the due date, fine and interest, tags,
+// custom data, the boleto's line (read against the clock's instant, which
+// becomes the charge's creation) and the payment link. The row's ids and
+// status are storeNewCharge's.
+func (s *Service) checkNewCharge(in *createChargeIn) (newChargeRow, error) {
+	var r newChargeRow
+	var err error
+	if r.Amount, err = positiveAmountIn("amount", in.Amount); err != nil {
+		return r, err
+	}
+	if r.DueDate, err = DateIn("due_date", in.DueDate); err != nil {
+		return r, err
+	}
+	if in.FinePercent != nil {
+		if r.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+			return r, err
+		}
+	}
+	if in.InterestPercent != nil {
+		if r.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+			return r, err
+		}
+	}
+	tags, err := checkTags(in.Tags)
+	if err != nil {
+		return r, err
+	}
+	r.TagsJSON = MustJSON(tags)
+	if r.CustomDataJSON, err = checkCustomData(in.CustomData); err != nil {
+		return r, err
+	}
+	r.At = s.Clock()
+	if r.Barcode, err = checkBarcode(in.Barcode, r.At); err != nil {
+		return r, err
+	}
+	if r.Link, err = checkPaymentLink(in.PaymentLink); err != nil {
+		return r, err
+	}
+	r.Origin = in.Origin
+	if r.Origin == "" {
+		r.Origin = OriginExternal
+	}
+	r.ExternalID = optionalText(in.ExternalID)
+	r.Description = strings.TrimSpace(in.Description)
+	r.OriginRef = optionalText(in.OriginRef)
+	return r, nil
+}
+
+// storeNewCharge stores r, checked by checkNewCharge, as a charge of the
+// debtor debtorRef (id or external_id) inside tx: the debtor must be the
+// organization's and active, the rates within the caps of its kind, the
+// external_id free. It starts pending, or overdue when its due date and
+// grace are already past, and emits dunning.charge.created (then
+// .overdue).
+func (s *Service) storeNewCharge(ctx context.Context, tx *store.Tx, orgID, debtorRef string, r newChargeRow) (Charge, error) {
+	d, err := GetDebtor(ctx, tx, orgID, debtorRef)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Charge{}, Invalid("debtor_id", "no debtor of the organization has this id or external_id")
+		}
+		return Charge{}, err
+	}
+	if d.Status == DebtorArchived {
+		return Charge{}, rest.Unprocessable("the debtor is archived: an upsert with its external_id makes it active again")
+	}
+	st, err := LoadSettings(ctx, tx, orgID)
+	if err != nil {
+		return Charge{}, err
+	}
+	if err := capError(st.Caps().Validate(d.FeeKind(), r.Fine, r.Interest)); err != nil {
+		return Charge{}, err
+	}
+	if r.ExternalID != nil {
+		if old, err := chargeByExternal(ctx, tx, orgID, *r.ExternalID); err == nil {
+			return Charge{}, externalIDTaken(old)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return Charge{}, err
+		}
+	}
+	r.Status = lifecycle.ChargePending
+	if st.LateOn(r.DueDate, st.Today(r.At)) {
+		now := r.At
+		r.Status, r.OverdueAt = lifecycle.ChargeOverdue, &now
+	}
+	r.ID, r.OrganizationID, r.DebtorID = store.NewID(), orgID, d.ID
+	if err := insertCharge(ctx, tx, r); err != nil {
+		return Charge{}, err
+	}
+	c, err := GetCharge(ctx, tx, orgID, r.ID)
+	if err != nil {
+		return Charge{}, err
+	}
+	if err := s.EmitChargeEvent(ctx, tx, EventChargeCreated, c); err != nil {
+		return c, err
+	}
+	if r.Status == lifecycle.ChargeOverdue {
+		return c, s.EmitChargeEvent(ctx, tx, EventChargeOverdue, c)
+	}
+	return c, nil
 }
 
 // externalIDTaken is the CONFLICT of a second charge with an external_id,
@@ -565,26 +494,6 @@ func externalIDTaken(old Charge) *rest.Error {
 	return &rest.Error{Status: http.StatusConflict, Code: rest.CodeConflict,
 		Message: fmt.Sprintf("a charge with external_id %q already exists: %s", *old.ExternalID, old.ID),
 		Details: []rest.FieldError{{Field: "external_id", Message: "is taken by charge " + old.ID}}}
-}
-
-// LockCharge is getCharge that also locks the row until tx ends.
-func LockCharge(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (Charge, error) {
-	c, err := GetCharge(ctx, tx, orgID, idOrExternal)
-	if err != nil || tx.Dialect() != store.Postgres {
-		return c, err
-	}
-	return GetChargeWhere(ctx, tx, `id = ? AND organization_id = ? FOR UPDATE`, c.ID, orgID)
-}
-
-// TransitionError answers a refused change of a charge's status: an
-// illegal one is UNPROCESSABLE naming both states ("a paid charge cannot
-// become canceled").
-func TransitionError(err error) error {
-	var te *lifecycle.TransitionError
-	if errors.As(err, &te) {
-		return rest.Unprocessable(te.Error())
-	}
-	return err
 }
 
 // updateCharge applies a change to a pending or overdue charge.
@@ -602,87 +511,11 @@ func (s *Service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		if st, err = LoadSettings(ctx, tx, orgID); err != nil {
 			return err
 		}
-		now := s.Clock()
-		c = old
-		if in.Amount != nil {
-			amount, err := positiveAmountIn("amount", *in.Amount)
-			if err != nil {
-				return err
-			}
-			paid := old.Amount - old.OpenAmount
-			if amount <= paid {
-				return Invalid("amount", fmt.Sprintf("must be more than the %s already paid", paid))
-			}
-			c.Amount, c.OpenAmount = amount, amount-paid
+		next, err := patchCharge(ctx, tx, orgID, old, st, in, s.Clock())
+		if err != nil {
+			return err
 		}
-		if in.DueDate != nil {
-			if c.DueDate, err = DateIn("due_date", *in.DueDate); err != nil {
-				return err
-			}
-			c.DueDateText = c.DueDate.String()
-		}
-		if in.Description != nil {
-			c.Description = strings.TrimSpace(*in.Description)
-		}
-		if in.FinePercent != nil {
-			if c.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
-				return err
-			}
-		}
-		if in.InterestPercent != nil {
-			if c.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
-				return err
-			}
-		}
-		if in.FinePercent != nil || in.InterestPercent != nil {
-			d, err := GetDebtor(ctx, tx, orgID, old.DebtorID)
-			if err != nil {
-				return err
-			}
-			if err := capError(st.Caps().Validate(d.FeeKind(), c.Fine, c.Interest)); err != nil {
-				return err
-			}
-		}
-		if in.OriginRef != nil {
-			c.OriginRef = optionalText(*in.OriginRef)
-		}
-		if in.Barcode != nil {
-			if c.Barcode, err = checkBarcode(*in.Barcode, now); err != nil {
-				return err
-			}
-		}
-		if in.PaymentLink != nil {
-			if c.PaymentLink, err = checkPaymentLink(*in.PaymentLink); err != nil {
-				return err
-			}
-		}
-		if in.Tags != nil {
-			if c.Tags, err = checkTags(*in.Tags); err != nil {
-				return err
-			}
-		}
-		custom := old.CustomDataJSON
-		if in.CustomData != nil {
-			if custom, err = checkCustomData(*in.CustomData); err != nil {
-				return err
-			}
-		}
-		// A new due date may make a pending charge late (it turns overdue
-		// now, as the sweep would) or an overdue one on time, which the
-		// status machine does not allow.
-		if in.DueDate != nil {
-			late := st.LateOn(c.DueDate, st.Today(now))
-			switch {
-			case late && c.Status == lifecycle.ChargePending:
-				c.Status = lifecycle.ChargeOverdue
-			case !late && c.Status == lifecycle.ChargeOverdue:
-				if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
-					return rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
-				}
-			}
-		}
-		c.CustomDataJSON = custom
-		if c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: c}); err != nil {
+		if c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next}); err != nil {
 			return err
 		}
 		// A new due date moves every step of the charge's plans with it,
@@ -693,6 +526,122 @@ func (s *Service) updateCharge(ctx context.Context, orgID string, in *updateChar
 		return nil
 	})
 	return c, st, err
+}
+
+// patchCharge is old with what in names checked and put over it, in the
+// order fields are answered when wrong: its terms (amount, due date,
+// description, fine, interest) within the caps of its debtor's kind, its
+// references (origin_ref, barcode, payment link, tags, custom data) and,
+// when the due date changed, the status that date gives it.
+func patchCharge(ctx context.Context, q store.Querier, orgID string, old Charge, st Settings, in *updateChargeIn, now time.Time) (Charge, error) {
+	c, err := patchChargeTerms(old, in)
+	if err != nil {
+		return c, err
+	}
+	if in.FinePercent != nil || in.InterestPercent != nil {
+		d, err := GetDebtor(ctx, q, orgID, old.DebtorID)
+		if err != nil {
+			return c, err
+		}
+		if err := capError(st.Caps().Validate(d.FeeKind(), c.Fine, c.Interest)); err != nil {
+			return c, err
+		}
+	}
+	if err := patchChargeRefs(&c, in, now); err != nil {
+		return c, err
+	}
+	if in.DueDate != nil {
+		if c.Status, err = statusOnNewDue(c, st, now); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// patchChargeTerms puts in's amount, due date, description, fine and
+// interest over old. A new amount keeps what was paid: the open amount
+// moves by the same difference, and the amount must stay above it.
+func patchChargeTerms(old Charge, in *updateChargeIn) (Charge, error) {
+	c := old
+	var err error
+	if in.Amount != nil {
+		amount, err := positiveAmountIn("amount", *in.Amount)
+		if err != nil {
+			return c, err
+		}
+		paid := old.Amount - old.OpenAmount
+		if amount <= paid {
+			return c, Invalid("amount", fmt.Sprintf("must be more than the %s already paid", paid))
+		}
+		c.Amount, c.OpenAmount = amount, amount-paid
+	}
+	if in.DueDate != nil {
+		if c.DueDate, err = DateIn("due_date", *in.DueDate); err != nil {
+			return c, err
+		}
+		c.DueDateText = c.DueDate.String()
+	}
+	if in.Description != nil {
+		c.Description = strings.TrimSpace(*in.Description)
+	}
+	if in.FinePercent != nil {
+		if c.Fine, err = PercentIn("fine_percent", *in.FinePercent); err != nil {
+			return c, err
+		}
+	}
+	if in.InterestPercent != nil {
+		if c.Interest, err = PercentIn("interest_percent", *in.InterestPercent); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// patchChargeRefs puts in's origin reference, boleto line (read against
+// now), payment link, tags and custom data over c.
+func patchChargeRefs(c *Charge, in *updateChargeIn, now time.Time) error {
+	var err error
+	if in.OriginRef != nil {
+		c.OriginRef = optionalText(*in.OriginRef)
+	}
+	if in.Barcode != nil {
+		if c.Barcode, err = checkBarcode(*in.Barcode, now); err != nil {
+			return err
+		}
+	}
+	if in.PaymentLink != nil {
+		if c.PaymentLink, err = checkPaymentLink(*in.PaymentLink); err != nil {
+			return err
+		}
+	}
+	if in.Tags != nil {
+		if c.Tags, err = checkTags(*in.Tags); err != nil {
+			return err
+		}
+	}
+	if in.CustomData != nil {
+		if c.CustomDataJSON, err = checkCustomData(*in.CustomData); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// statusOnNewDue is the status a charge takes when its due date moves: a
+// new due date may make a pending charge late (it turns overdue now, as
+// the sweep would) or an overdue one on time, which the status machine
+// does not allow.
+func statusOnNewDue(c Charge, st Settings, now time.Time) (lifecycle.ChargeStatus, error) {
+	late := st.LateOn(c.DueDate, st.Today(now))
+	switch {
+	case late && c.Status == lifecycle.ChargePending:
+		return lifecycle.ChargeOverdue, nil
+	case !late && c.Status == lifecycle.ChargeOverdue:
+		if err := c.Status.CanBecome(lifecycle.ChargePending); err != nil {
+			return c.Status, rest.Unprocessable(err.Error() + ": a due date within its grace would make it pending again")
+		}
+	}
+	return c.Status, nil
 }
 
 // closeCharge takes a charge out of collection, stopping its enrollments

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/platform/jobs"
@@ -25,15 +24,6 @@ import (
 // "Listings at scale" and "One write path per aggregate").
 // 00275_dunning_count_mender.sql indexes exactly those rows, so a run with
 // nothing to mend reads two empty indexes.
-
-// miscountedCharges and miscountedDebtors are the indexes' predicates,
-// word for word: a planner uses a partial index when the query names its
-// condition.
-const (
-	MiscountedCharges = `counted_status IS NULL OR counted_status <> status OR counted_archived IS NULL
-        OR counted_archived <> CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END`
-	MiscountedDebtors = `counted_status IS NULL OR counted_status <> status`
-)
 
 // menderBatch is how many rows one read of the mender takes.
 const menderBatch = 500
@@ -84,15 +74,15 @@ func (s *Service) MendCounts(ctx context.Context) (int, error) {
 		{"dunning_debtors", MiscountedDebtors, SyncDebtorCount},
 	} {
 		for {
-			var ids []string
-			if err := s.DB.Select(ctx, &ids, `SELECT id FROM `+t.table+` WHERE `+t.where+` ORDER BY id LIMIT ?`, menderBatch); err != nil {
+			ids, err := miscountedIDs(ctx, s.DB, t.table, t.where, menderBatch)
+			if err != nil {
 				return mended, fmt.Errorf("dunning: count mender: %w", err)
 			}
 			for _, id := range ids {
 				// The sync locks and reads the row itself, so a write racing
 				// the mender is counted once whichever commits first.
 				if err := s.DB.WithTx(ctx, func(tx *store.Tx) error {
-					if _, err := tx.Exec(ctx, `UPDATE `+t.table+` SET counted_status = counted_status WHERE id = ?`, id); err != nil {
+					if err := lockCountedRow(ctx, tx, t.table, id); err != nil {
 						return err
 					}
 					return t.sync(ctx, tx, id)
@@ -112,15 +102,4 @@ func (s *Service) MendCounts(ctx context.Context) (int, error) {
 			"charges", found["dunning_charges"], "debtors", found["dunning_debtors"])
 	}
 	return mended, nil
-}
-
-// newCountMismatches is the gauge of what the count mender's last run
-// found, by table (dunning_charges, dunning_debtors): 0 in health.
-func newCountMismatches() *prometheus.GaugeVec {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kobana_dunning_count_mismatches",
-		Help: "Rows whose listing count did not match them at the count mender's last run, by table; anything but 0 is a write that bypassed the ledger (the mender mended them)."},
-		[]string{"table"})
-	g.WithLabelValues("dunning_charges")
-	g.WithLabelValues("dunning_debtors")
-	return g
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -52,9 +51,8 @@ func recappedCharges(ctx context.Context, q store.Querier, orgID, debtorID, befo
 	if err != nil {
 		return nil, err
 	}
-	var rows []Charge
-	if err := q.Select(ctx, &rows, ChargeSelect+` WHERE organization_id = ? AND debtor_id = ? AND archived_at IS NULL AND status IN (?, ?) ORDER BY due_date, id`,
-		orgID, debtorID, string(lifecycle.ChargePending), string(lifecycle.ChargeOverdue)); err != nil {
+	rows, err := openChargesOfDebtor(ctx, q, orgID, debtorID)
+	if err != nil {
 		return nil, err
 	}
 	for _, c := range rows {

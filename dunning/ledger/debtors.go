@@ -11,7 +11,6 @@ import (
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/identity"
-	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -75,69 +74,6 @@ type optOutIn struct {
 	Channel  string `json:"channel" enum:"email,sms,whatsapp" jsonschema:"The channel."`
 	OptedOut *bool  `json:"opted_out,omitempty" jsonschema:"true (default) records that the debtor must not be contacted on the channel; false removes the opt-out, so collection may contact the debtor on it again."`
 	Reason   string `json:"reason,omitempty" maxLength:"500" jsonschema:"Why, required when opting out: \"asked by phone\", \"STOP reply\"…"`
-}
-
-// debtorDetailJSON is a debtor with what it owes, computed by the server:
-// total_open_amount over its open charges (pending or overdue, not
-// archived), overdue_amount over the overdue ones.
-type debtorDetailJSON struct {
-	DebtorJSON
-	TotalOpenAmount money.Cents `json:"total_open_amount"`
-	OverdueAmount   money.Cents `json:"overdue_amount"`
-	OpenCharges     int         `json:"open_charges"`
-}
-
-func debtorDetail(ctx context.Context, q store.Querier, d Debtor) (debtorDetailJSON, error) {
-	owed, err := owedByDebtor(ctx, q, d.OrganizationID, d.ID)
-	return debtorDetailJSON{DebtorJSON: ShowDebtor(d), TotalOpenAmount: money.Cents(owed.Open), OverdueAmount: money.Cents(owed.Overdue), OpenCharges: owed.N}, err
-}
-
-// debtorDetails decodes a page of debtors and adds their opt-outs and
-// what each owes, in two queries for the whole page.
-func debtorDetails(ctx context.Context, q store.Querier, orgID string, rows []Debtor) ([]debtorDetailJSON, error) {
-	out := make([]debtorDetailJSON, 0, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	ids := make([]string, 0, len(rows))
-	for i := range rows {
-		if err := rows[i].Decode(); err != nil {
-			return nil, err
-		}
-		ids = append(ids, rows[i].ID)
-	}
-	opts, err := optOutsOfDebtors(ctx, q, orgID, ids)
-	if err != nil {
-		return nil, err
-	}
-	sums, err := owedByDebtors(ctx, q, orgID, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range rows {
-		d.OptOuts = []OptOut{}
-		for _, o := range opts {
-			if o.DebtorID == d.ID {
-				d.OptOuts = append(d.OptOuts, o)
-			}
-		}
-		det := debtorDetailJSON{DebtorJSON: ShowDebtor(d)}
-		for _, sm := range sums {
-			if sm.DebtorID == d.ID {
-				det.TotalOpenAmount, det.OverdueAmount, det.OpenCharges = money.Cents(sm.Open), money.Cents(sm.Overdue), sm.N
-			}
-		}
-		out = append(out, det)
-	}
-	return out, nil
-}
-
-// debtorInput is a debtor's fields checked and normalised: the document
-// digits only, e-mails lower-cased in their domain, phones in E.164.
-type debtorInput struct {
-	name, document, personKind string
-	emails, phones             []string
-	address                    *Address
 }
 
 func checkDocument(field, text string) (doc, kind string, err error) {
@@ -233,14 +169,6 @@ func checkDebtorBody(b *debtorBody) (debtorInput, error) {
 	return in, err
 }
 
-func AddressJSON(a *Address) *string {
-	if a == nil {
-		return nil
-	}
-	s := MustJSON(a)
-	return &s
-}
-
 // RegisterDebtors declares the debtor operations; each handler is a
 // method of the service below, its SQL in debtors_store.go.
 func RegisterDebtors(api *rest.API, s *Service) {
@@ -289,16 +217,12 @@ func (s *Service) debtorsList(ctx context.Context, in *listDebtorsIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	f := debtorListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), Dir: "ASC",
-		Order: map[string]string{"": "name", "name": "name", "created_at": "created_at", "updated_at": "updated_at"}[in.SortBy]}
+	f := debtorListFilter{Status: in.Status, Q: strings.TrimSpace(in.Q), Dir: sortDirection(in.SortOrder), Order: debtorSortColumns[in.SortBy]}
 	if f.Status == "" {
 		f.Status = DebtorActive
 	}
 	if in.Document != "" {
 		f.Document = brazil.NormalizeDocument(in.Document)
-	}
-	if in.SortOrder == "desc" {
-		f.Dir = "DESC"
 	}
 	page, perPage, offset := in.Window()
 	f.Limit, f.Offset = perPage, offset

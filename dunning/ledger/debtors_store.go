@@ -52,16 +52,6 @@ func optOutsOfDebtors(ctx context.Context, q store.Querier, orgID string, debtor
 	return opts, err
 }
 
-// inList is the placeholders of an IN list of ids and its arguments,
-// after the organization's id.
-func inList(orgID string, ids []string) (string, []any) {
-	args := []any{orgID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	return strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", "), args
-}
-
 // debtorListFilter is a listing of debtors: a status, optional text and
 // document filters, an order and a numbered page.
 type debtorListFilter struct {
@@ -69,6 +59,10 @@ type debtorListFilter struct {
 	Order, Dir          string
 	Limit, Offset       int
 }
+
+// debtorSortColumns are the columns dunning_debtors_list sorts by, by its
+// sort_by ("" is the default, name).
+var debtorSortColumns = map[string]string{"": "name", "name": "name", "created_at": "created_at", "updated_at": "updated_at"}
 
 // listDebtors reads a page of the organization's debtors and how many
 // match in all. Filtered by status alone, the total is the counter's
@@ -209,4 +203,46 @@ func lockDebtor(ctx context.Context, tx *store.Tx, orgID, idOrExternal string) (
 		return GetDebtor(ctx, tx, orgID, d.ID)
 	}
 	return d, nil
+}
+
+// GetDebtor loads a debtor of the organization by id or external_id
+// (an id match wins), with its opt-outs. Another organization's debtor is
+// store.ErrNotFound, as a missing one.
+func GetDebtor(ctx context.Context, q store.Querier, orgID, idOrExternal string) (Debtor, error) {
+	var d Debtor
+	err := q.Get(ctx, &d, `SELECT * FROM dunning_debtors WHERE organization_id = ? AND (id = ? OR external_id = ?)
+		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
+	if err != nil {
+		return Debtor{}, err
+	}
+	if err := d.Decode(); err != nil {
+		return Debtor{}, err
+	}
+	d.OptOuts, err = debtorOptOuts(ctx, q, orgID, d.ID)
+	return d, err
+}
+
+// debtorOptOuts are a debtor's opt-outs in channel order.
+func debtorOptOuts(ctx context.Context, q store.Querier, orgID, debtorID string) ([]OptOut, error) {
+	out := []OptOut{}
+	err := q.Select(ctx, &out, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id = ? ORDER BY channel`, orgID, debtorID)
+	return out, err
+}
+
+// debtorInput is a debtor's fields checked and normalised: the document
+// digits only, e-mails lower-cased in their domain, phones in E.164.
+type debtorInput struct {
+	name, document, personKind string
+	emails, phones             []string
+	address                    *Address
+}
+
+// AddressJSON is a debtor's address as dunning_debtors.address keeps it:
+// NULL for none.
+func AddressJSON(a *Address) *string {
+	if a == nil {
+		return nil
+	}
+	s := MustJSON(a)
+	return &s
 }

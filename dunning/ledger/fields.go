@@ -122,3 +122,19 @@ func CleanStrings(in []string) []string {
 	}
 	return out
 }
+
+// ArticleFor is "a" or "an" before word, for messages naming a state.
+func ArticleFor(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func optionalText(s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -2,10 +2,13 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/rest"
 )
 
 // The charge's ledger: the one write path of a charge's money and
@@ -79,28 +82,10 @@ func (s *Service) ApplyCharge(ctx context.Context, tx *store.Tx, old Charge, cha
 		return Charge{}, fmt.Errorf("dunning: applyCharge: charge %s would owe open %d, fine %d, interest %d of %d", c.ID,
 			c.OpenAmount, c.FineDue, c.InterestDue, c.Amount)
 	}
-	assessed := 0
-	if c.FineAssessed {
-		assessed = 1
-	}
-	var accrual *string
-	if !c.AccrualFrom.IsZero() {
-		a := c.AccrualFrom.String()
-		accrual = &a
-	}
-	if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET amount_cents = ?, open_amount_cents = ?, fine_due_cents = ?, interest_due_cents = ?,
-		fine_assessed = ?, accrual_from = ?, due_date = ?, description = ?, fine = ?, interest = ?, origin_ref = ?, barcode = ?, payment_link = ?,
-		tags = ?, custom_data = ?, status = ?, archived_at = ?, overdue_at = ?, paid_at = ?, canceled_at = ?, updated_at = ?
-		WHERE id = ? AND organization_id = ?`,
-		int64(c.Amount), int64(c.OpenAmount), int64(c.FineDue), int64(c.InterestDue), assessed, accrual, c.DueDate.String(),
-		c.Description, int64(c.Fine), int64(c.Interest), c.OriginRef, c.Barcode, c.PaymentLink, MustJSON(c.Tags), c.CustomDataJSON,
-		string(c.Status), c.ArchivedAt, c.OverdueAt, c.PaidAt, c.CanceledAt, now, c.ID, c.OrganizationID); err != nil {
+	if err := storeCharge(ctx, tx, c, now); err != nil {
 		return Charge{}, err
 	}
-	if err := SyncChargeCount(ctx, tx, c.ID); err != nil {
-		return Charge{}, err
-	}
-	stored, err := GetChargeWhere(ctx, tx, `id = ? AND organization_id = ?`, c.ID, c.OrganizationID)
+	stored, err := chargeByID(ctx, tx, c.OrganizationID, c.ID)
 	if err != nil {
 		return Charge{}, err
 	}
@@ -153,4 +138,44 @@ func closeReason(old, c Charge) (lifecycle.StopReason, bool) {
 		return StopArchived, true
 	}
 	return "", false
+}
+
+// storeCharge writes every column a charge's writes may change, c as it
+// must be, stamped updated at now, and moves it in the listing's counters
+// (SyncChargeCount). It is the one UPDATE of a charge's money and status,
+// and it stays in ledger.go, not in charges_store.go:
+// TestOneChargeWritePath (dunning/ledger_checker_test.go) refuses such
+// SQL in any other file (docs/decisions.md "Dunning: debtors, charges and
+// payments", "One write path for a charge").
+func storeCharge(ctx context.Context, tx *store.Tx, c Charge, now time.Time) error {
+	assessed := 0
+	if c.FineAssessed {
+		assessed = 1
+	}
+	var accrual *string
+	if !c.AccrualFrom.IsZero() {
+		a := c.AccrualFrom.String()
+		accrual = &a
+	}
+	if _, err := tx.Exec(ctx, `UPDATE dunning_charges SET amount_cents = ?, open_amount_cents = ?, fine_due_cents = ?, interest_due_cents = ?,
+		fine_assessed = ?, accrual_from = ?, due_date = ?, description = ?, fine = ?, interest = ?, origin_ref = ?, barcode = ?, payment_link = ?,
+		tags = ?, custom_data = ?, status = ?, archived_at = ?, overdue_at = ?, paid_at = ?, canceled_at = ?, updated_at = ?
+		WHERE id = ? AND organization_id = ?`,
+		int64(c.Amount), int64(c.OpenAmount), int64(c.FineDue), int64(c.InterestDue), assessed, accrual, c.DueDate.String(),
+		c.Description, int64(c.Fine), int64(c.Interest), c.OriginRef, c.Barcode, c.PaymentLink, MustJSON(c.Tags), c.CustomDataJSON,
+		string(c.Status), c.ArchivedAt, c.OverdueAt, c.PaidAt, c.CanceledAt, now, c.ID, c.OrganizationID); err != nil {
+		return err
+	}
+	return SyncChargeCount(ctx, tx, c.ID)
+}
+
+// TransitionError answers a refused change of a charge's status: an
+// illegal one is UNPROCESSABLE naming both states ("a paid charge cannot
+// become canceled").
+func TransitionError(err error) error {
+	var te *lifecycle.TransitionError
+	if errors.As(err, &te) {
+		return rest.Unprocessable(te.Error())
+	}
+	return err
 }

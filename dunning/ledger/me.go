@@ -12,7 +12,6 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
-	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -218,8 +217,49 @@ func (s *Service) settingsUpdate(ctx context.Context, in *updateSettingsIn) (*re
 	return rest.OK(map[string]any{"data": showSettings(st)}), nil
 }
 
-// applySettings checks and applies a settings change to st.
+// applySettings checks and applies a settings change to st, field by
+// field in a fixed order: the first field refused is the answer.
 func applySettings(st *Settings, in *updateSettingsIn) error {
+	if err := applyWindow(st, in); err != nil {
+		return err
+	}
+	if in.GraceDays != nil {
+		st.GraceDays = *in.GraceDays
+	}
+	if in.PriorNoticeDays != nil {
+		st.PriorNoticeDays = *in.PriorNoticeDays
+	}
+	if in.AgreementGraceDays != nil {
+		st.AgreementGraceDays = *in.AgreementGraceDays
+	}
+	if err := applyPercent(&st.AgreementMaxDiscount, "agreement_max_discount_percent", in.AgreementMaxDiscount); err != nil {
+		return err
+	}
+	if err := applyChannels(st, in.Channels); err != nil {
+		return err
+	}
+	if err := applyPercent(&st.CompanyFineCap, "company_fine_cap_percent", in.CompanyFineCapPercent); err != nil {
+		return err
+	}
+	if err := applyImputation(st, in.PaymentImputation); err != nil {
+		return err
+	}
+	if err := applyPercent(&st.CompanyInterestCap, "company_interest_cap_percent", in.CompanyInterestCap); err != nil {
+		return err
+	}
+	if in.State != nil || in.City != nil {
+		if err := applyPlace(st, in.State, in.City); err != nil {
+			return err
+		}
+	}
+	return applyClosedDays(st, in.ClosedDays)
+}
+
+// applyWindow sets the timezone and the quiet hours: the zone must load,
+// and messages go out from quiet_hours_end to quiet_hours_start, so the
+// end must come earlier in the day (the field named is the one the
+// request changed, quiet_hours_start when it changed both).
+func applyWindow(st *Settings, in *updateSettingsIn) error {
 	if in.Timezone != nil {
 		if _, err := schedule.LoadZone(*in.Timezone); err != nil {
 			return Invalid("timezone", err.Error())
@@ -244,94 +284,97 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 			return Invalid(field, fmt.Sprintf("messages go out from quiet_hours_end (%s) to quiet_hours_start (%s), so quiet_hours_end must be earlier in the day", st.QuietEnd, st.QuietStart))
 		}
 	}
-	if in.GraceDays != nil {
-		st.GraceDays = *in.GraceDays
+	return nil
+}
+
+// applyPercent reads v, when the request has it, into *dst as a
+// percentage named field.
+func applyPercent(dst *latefee.Percent, field string, v *float64) error {
+	if v == nil {
+		return nil
 	}
-	if in.PriorNoticeDays != nil {
-		st.PriorNoticeDays = *in.PriorNoticeDays
+	p, err := PercentIn(field, *v)
+	if err != nil {
+		return err
 	}
-	if in.AgreementGraceDays != nil {
-		st.AgreementGraceDays = *in.AgreementGraceDays
+	*dst = p
+	return nil
+}
+
+// applyChannels changes what c names of each channel, whether it is
+// enabled and its provider, and checks every channel's provider is one
+// its kind allows (outbox or smtp for e-mail, outbox or twilio for SMS and
+// WhatsApp); which of those the deployment offers is checkProviders'.
+func applyChannels(st *Settings, c *channelsPatch) error {
+	if c == nil {
+		return nil
 	}
-	if in.AgreementMaxDiscount != nil {
-		p, err := PercentIn("agreement_max_discount_percent", *in.AgreementMaxDiscount)
+	set := func(ch string, enabled *bool, provider *string) {
+		cur := st.Channels[ch]
+		if enabled != nil {
+			cur.Enabled = *enabled
+		}
+		if provider != nil {
+			cur.Provider = *provider
+		}
+		st.Channels[ch] = cur
+	}
+	if c.Email != nil {
+		set(ChannelEmail, c.Email.Enabled, c.Email.Provider)
+	}
+	if c.SMS != nil {
+		set(ChannelSMS, c.SMS.Enabled, c.SMS.Provider)
+	}
+	if c.WhatsApp != nil {
+		set(ChannelWhatsApp, c.WhatsApp.Enabled, c.WhatsApp.Provider)
+	}
+	// Nested enums are not part of the generated schema's checks, so
+	// the providers are checked here.
+	for ch, allowed := range map[string][]string{ChannelEmail: {"outbox", "smtp"}, ChannelSMS: {"outbox", "twilio"}, ChannelWhatsApp: {"outbox", "twilio"}} {
+		if p := st.Channels[ch].Provider; p != allowed[0] && p != allowed[1] {
+			return Invalid("channels."+ch+".provider", fmt.Sprintf("must be %s or %s (got %q)", allowed[0], allowed[1], p))
+		}
+	}
+	return nil
+}
+
+// applyImputation sets the order payments pay a late charge in, one of
+// latefee.Imputations.
+func applyImputation(st *Settings, text *string) error {
+	if text == nil {
+		return nil
+	}
+	order := latefee.Imputation(*text)
+	if !slices.Contains(latefee.Imputations, order) {
+		return Invalid("payment_imputation", `must be "interest_first" or "principal_first"`)
+	}
+	st.PaymentImputation = order
+	return nil
+}
+
+// applyClosedDays replaces the organization's own closed days with
+// texts, when the request has them: at most 400 dates, repeats dropped,
+// in the order given.
+func applyClosedDays(st *Settings, texts *[]string) error {
+	if texts == nil {
+		return nil
+	}
+	if len(*texts) > 400 {
+		return Invalid("closed_days", "must have at most 400 days")
+	}
+	days := make([]calendar.Date, 0, len(*texts))
+	seen := map[calendar.Date]bool{}
+	for i, text := range *texts {
+		d, err := DateIn(fmt.Sprintf("closed_days.%d", i), text)
 		if err != nil {
 			return err
 		}
-		st.AgreementMaxDiscount = p
-	}
-	if c := in.Channels; c != nil {
-		set := func(ch string, enabled *bool, provider *string) {
-			cur := st.Channels[ch]
-			if enabled != nil {
-				cur.Enabled = *enabled
-			}
-			if provider != nil {
-				cur.Provider = *provider
-			}
-			st.Channels[ch] = cur
-		}
-		if c.Email != nil {
-			set(ChannelEmail, c.Email.Enabled, c.Email.Provider)
-		}
-		if c.SMS != nil {
-			set(ChannelSMS, c.SMS.Enabled, c.SMS.Provider)
-		}
-		if c.WhatsApp != nil {
-			set(ChannelWhatsApp, c.WhatsApp.Enabled, c.WhatsApp.Provider)
-		}
-		// Nested enums are not part of the generated schema's checks, so
-		// the providers are checked here.
-		for ch, allowed := range map[string][]string{ChannelEmail: {"outbox", "smtp"}, ChannelSMS: {"outbox", "twilio"}, ChannelWhatsApp: {"outbox", "twilio"}} {
-			if p := st.Channels[ch].Provider; p != allowed[0] && p != allowed[1] {
-				return Invalid("channels."+ch+".provider", fmt.Sprintf("must be %s or %s (got %q)", allowed[0], allowed[1], p))
-			}
+		if !seen[d] {
+			seen[d] = true
+			days = append(days, d)
 		}
 	}
-	if in.CompanyFineCapPercent != nil {
-		p, err := PercentIn("company_fine_cap_percent", *in.CompanyFineCapPercent)
-		if err != nil {
-			return err
-		}
-		st.CompanyFineCap = p
-	}
-	if in.PaymentImputation != nil {
-		order := latefee.Imputation(*in.PaymentImputation)
-		if !slices.Contains(latefee.Imputations, order) {
-			return Invalid("payment_imputation", `must be "interest_first" or "principal_first"`)
-		}
-		st.PaymentImputation = order
-	}
-	if in.CompanyInterestCap != nil {
-		p, err := PercentIn("company_interest_cap_percent", *in.CompanyInterestCap)
-		if err != nil {
-			return err
-		}
-		st.CompanyInterestCap = p
-	}
-	if in.State != nil || in.City != nil {
-		if err := applyPlace(st, in.State, in.City); err != nil {
-			return err
-		}
-	}
-	if in.ClosedDays != nil {
-		if len(*in.ClosedDays) > 400 {
-			return Invalid("closed_days", "must have at most 400 days")
-		}
-		days := make([]calendar.Date, 0, len(*in.ClosedDays))
-		seen := map[calendar.Date]bool{}
-		for i, text := range *in.ClosedDays {
-			d, err := DateIn(fmt.Sprintf("closed_days.%d", i), text)
-			if err != nil {
-				return err
-			}
-			if !seen[d] {
-				seen[d] = true
-				days = append(days, d)
-			}
-		}
-		st.ClosedDays = days
-	}
+	st.ClosedDays = days
 	return nil
 }
 
@@ -373,55 +416,4 @@ func applyPlace(st *Settings, state, city *string) error {
 		st.City = c.IBGE
 	}
 	return nil
-}
-
-// saveSettings writes st as the organization's row, creating it the first
-// time.
-func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
-	days := make([]string, 0, len(st.ClosedDays))
-	for _, d := range st.ClosedDays {
-		days = append(days, d.String())
-	}
-	_, err := q.Exec(ctx, `INSERT INTO dunning_settings (organization_id, timezone, quiet_start, quiet_end, grace_days, channels, company_fine_cap, closed_days,
-			prior_notice_days, agreement_max_discount, agreement_grace_days, state, city, company_interest_cap, payment_imputation, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (organization_id) DO UPDATE SET timezone = excluded.timezone, quiet_start = excluded.quiet_start,
-			quiet_end = excluded.quiet_end, grace_days = excluded.grace_days, channels = excluded.channels,
-			company_fine_cap = excluded.company_fine_cap, closed_days = excluded.closed_days, prior_notice_days = excluded.prior_notice_days,
-			agreement_max_discount = excluded.agreement_max_discount, agreement_grace_days = excluded.agreement_grace_days,
-			state = excluded.state, city = excluded.city, company_interest_cap = excluded.company_interest_cap,
-			payment_imputation = excluded.payment_imputation, updated_at = excluded.updated_at`,
-		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, MustJSON(st.Channels), int64(st.CompanyFineCap), MustJSON(days),
-		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), string(st.PaymentImputation), st.UpdatedAt)
-	return err
-}
-
-// countsJSON are the organization's figures dunning_me shows: charges
-// that are open (pending or overdue, not archived) and what they still
-// owe.
-type countsJSON struct {
-	Debtors        int         `json:"debtors"`
-	OpenCharges    int         `json:"open_charges"`
-	OpenAmount     money.Cents `json:"open_amount"`
-	OverdueCharges int         `json:"overdue_charges"`
-	OverdueAmount  money.Cents `json:"overdue_amount"`
-}
-
-func organizationCounts(ctx context.Context, q store.Querier, orgID string) (countsJSON, error) {
-	var c countsJSON
-	if err := q.Get(ctx, &c.Debtors, `SELECT COUNT(*) FROM dunning_debtors WHERE organization_id = ? AND status = 'active'`, orgID); err != nil {
-		return c, err
-	}
-	var row struct {
-		Open        int   `db:"open_n"`
-		OpenCents   int64 `db:"open_cents"`
-		Overdue     int   `db:"overdue_n"`
-		OverdueCent int64 `db:"overdue_cents"`
-	}
-	err := q.Get(ctx, &row, `SELECT COUNT(*) AS open_n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
-		COALESCE(SUM(CASE WHEN status = 'overdue' THEN 1 ELSE 0 END), 0) AS overdue_n,
-		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
-		FROM dunning_charges WHERE organization_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`, orgID)
-	c.OpenCharges, c.OpenAmount, c.OverdueCharges, c.OverdueAmount = row.Open, money.Cents(row.OpenCents), row.Overdue, money.Cents(row.OverdueCent)
-	return c, err
 }

@@ -3,13 +3,11 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -27,11 +25,6 @@ const paymentClockSkew = 5 * time.Minute
 // recorded against the charge later). Before that, paid_at is a typo —
 // "1900-01-01" on a charge created today.
 const paidBeforeCharge = 365 * 24 * time.Hour
-
-// onHorizonDays is how far after today GET /charges/{id}?on= may ask
-// for the updated amount: ten years, longer than any agreement, so a
-// projection is possible but year 9999's fine and interest are not.
-const onHorizonDays = 3653
 
 // paidAtFloor is the earliest paid_at a payment of c may carry:
 // paidBeforeCharge before the earlier of c's creation and due date, and
@@ -86,23 +79,6 @@ func showPaymentResult(pay Payment, left latefee.Breakdown) paymentRecordedJSON 
 		Remaining: remainingJSON{Principal: left.Open, Fine: left.Fine, Interest: left.Interest, Total: left.Updated}}
 }
 
-// withTerms is c with the ledger of t (latefee.Impute's answer): its
-// principal left, the fine and interest still due, and from when
-// interest accrues.
-func withTerms(c Charge, t latefee.Terms) Charge {
-	c.OpenAmount, c.FineDue, c.InterestDue, c.FineAssessed, c.AccrualFrom = t.Open, t.FineDue, t.InterestDue, t.FineAssessed, t.AccrualFrom
-	return c
-}
-
-// recordedBy names who recorded something: the person, or the OAuth client
-// of a machine token.
-func recordedBy(id *identity.Identity) string {
-	if id.UserID != "" {
-		return id.UserID
-	}
-	return "client:" + id.ClientID
-}
-
 // EventPaymentRecorded reports every payment, with how it was applied
 // (interest, fine, principal) and what remains; the one that clears the
 // charge is followed by dunning.charge.paid, which carries it too.
@@ -130,92 +106,112 @@ func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn
 		return nil, err
 	}
 	now := s.Clock()
-	paidAt := now
-	if in.PaidAt != "" {
-		p, err := time.Parse(time.RFC3339Nano, in.PaidAt)
-		if err != nil {
-			return nil, Invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
-		}
-		if p.After(now.Add(paymentClockSkew)) {
-			return nil, Invalid("paid_at", "must not be in the future")
-		}
-		paidAt = p.UTC().Truncate(time.Microsecond)
+	paidAt, err := paidAtIn(in.PaidAt, now)
+	if err != nil {
+		return nil, err
 	}
-	method := in.Method
-	if method == "" {
-		method = "other"
-	}
-	var pay Payment
-	var c Charge
-	var st Settings
-	var left latefee.Breakdown
+	var r recordedPayment
 	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		old, err := LockCharge(ctx, tx, t.OrgID, in.ID)
-		if err != nil {
-			return NotFoundAs(err, "charge")
-		}
-		if !old.Status.Collectible() {
-			return rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ArticleFor(string(old.Status)), old.Status))
-		}
-		if floor := paidAtFloor(old); paidAt.Before(floor) {
-			return Invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
-				floor.Format(time.RFC3339), earliestYear))
-		}
-		if st, err = LoadSettings(ctx, tx, t.OrgID); err != nil {
-			return err
-		}
-		day := st.Today(paidAt)
-		b, err := ChargeBreakdown(old, st, day)
-		if err != nil {
-			return err
-		}
-		if amount > b.Updated {
-			return rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
-				amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
-		}
-		after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
-		if err != nil {
-			return err
-		}
-		pay = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
-			Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
-			AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_payments (id, organization_id, charge_id, amount_cents, paid_at, method, reference, created_by, created_at,
-			applied_interest_cents, applied_fine_cents, applied_principal_cents)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, pay.ID, pay.OrganizationID, pay.ChargeID, int64(pay.Amount), pay.PaidAt, pay.Method,
-			pay.Reference, pay.CreatedBy, pay.CreatedAt, int64(applied.Interest), int64(applied.Fine), int64(applied.Principal)); err != nil {
-			return err
-		}
-		next := withTerms(old, after)
-		switch {
-		case after.Cleared():
-			next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
-		case next.Status == lifecycle.ChargePending && st.LateOn(next.DueDate, st.Today(now)):
-			// What stays open is late: it turns overdue now, as the
-			// sweep would (charges.go does the same on a write).
-			next.Status = lifecycle.ChargeOverdue
-		}
-		if left, err = ChargeBreakdown(next, st, day); err != nil {
-			return err
-		}
-		recorded := map[string]any{"payment": showPaymentResult(pay, left)}
-		c, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+		var err error
+		r, err = s.recordPayment(ctx, tx, t, in, amount, paidAt, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(r.charge, r.settings, calendar.Date{})
 	if err != nil {
 		return nil, err
 	}
-	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(pay, left), Charge: v}}), nil
+	return rest.Created(map[string]any{"data": paymentResultJSON{paymentRecordedJSON: showPaymentResult(r.payment, r.left), Charge: v}}), nil
 }
 
-// ArticleFor is "a" or "an" before word, for messages naming a state.
-func ArticleFor(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
+// paidAtIn reads a payment's paid_at: an RFC 3339 instant, at most
+// paymentClockSkew after now, kept in UTC to the microsecond; now when
+// the request has none.
+func paidAtIn(text string, now time.Time) (time.Time, error) {
+	if text == "" {
+		return now, nil
 	}
-	return "a"
+	p, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return time.Time{}, Invalid("paid_at", "must be an RFC 3339 instant such as 2026-03-10T14:30:00-03:00")
+	}
+	if p.After(now.Add(paymentClockSkew)) {
+		return time.Time{}, Invalid("paid_at", "must not be in the future")
+	}
+	return p.UTC().Truncate(time.Microsecond), nil
+}
+
+// recordedPayment is what recording a payment leaves: the payment, the
+// charge after it, the settings both were computed with, and what the
+// charge still owes on the payment's day.
+type recordedPayment struct {
+	payment  Payment
+	charge   Charge
+	settings Settings
+	left     latefee.Breakdown
+}
+
+// recordPayment records, inside tx, a payment of amount paid at paidAt
+// against the charge in names: only a pending or overdue charge takes
+// one, paid_at no earlier than paidAtFloor, the amount at most what the
+// charge costs that day. The payment is imputed (latefee.Impute, in the
+// organization's order) and the charge moves through the ledger: paid
+// when nothing is left, overdue when what stays open is late now.
+func (s *Service) recordPayment(ctx context.Context, tx *store.Tx, t restkit.Tenant, in *createPaymentIn, amount money.Cents, paidAt, now time.Time) (recordedPayment, error) {
+	var r recordedPayment
+	old, err := LockCharge(ctx, tx, t.OrgID, in.ID)
+	if err != nil {
+		return r, NotFoundAs(err, "charge")
+	}
+	if !old.Status.Collectible() {
+		return r, rest.Unprocessable(fmt.Sprintf("%s %s charge cannot receive payments: only pending and overdue charges can", ArticleFor(string(old.Status)), old.Status))
+	}
+	if floor := paidAtFloor(old); paidAt.Before(floor) {
+		return r, Invalid("paid_at", fmt.Sprintf("must not be before %s: at most a year before the charge was created or fell due, and not before %d",
+			floor.Format(time.RFC3339), earliestYear))
+	}
+	if r.settings, err = LoadSettings(ctx, tx, t.OrgID); err != nil {
+		return r, err
+	}
+	st := r.settings
+	day := st.Today(paidAt)
+	b, err := ChargeBreakdown(old, st, day)
+	if err != nil {
+		return r, err
+	}
+	if amount > b.Updated {
+		return r, rest.Unprocessable(fmt.Sprintf("the payment of %s is more than the %s the charge costs on %s (open amount %s, fine %s, interest %s)",
+			amount, b.Updated, day.BR(), b.Open, b.Fine, b.Interest))
+	}
+	after, applied, err := latefee.Impute(chargeTerms(old, st), st.PaymentImputation, amount, day)
+	if err != nil {
+		return r, err
+	}
+	method := in.Method
+	if method == "" {
+		method = "other"
+	}
+	r.payment = Payment{ID: store.NewID(), OrganizationID: t.OrgID, ChargeID: old.ID, Amount: amount, PaidAt: paidAt, Method: method,
+		Reference: optionalText(in.Reference), CreatedBy: recordedBy(t.Identity), CreatedAt: now,
+		AppliedInterest: applied.Interest, AppliedFine: applied.Fine, AppliedPrincipal: applied.Principal}
+	if err := insertPayment(ctx, tx, r.payment); err != nil {
+		return r, err
+	}
+	next := withTerms(old, after)
+	switch {
+	case after.Cleared():
+		next.Status, next.PaidAt = lifecycle.ChargePaid, &paidAt
+	case next.Status == lifecycle.ChargePending && st.LateOn(next.DueDate, st.Today(now)):
+		// What stays open is late: it turns overdue now, as the
+		// sweep would (charges.go does the same on a write).
+		next.Status = lifecycle.ChargeOverdue
+	}
+	if r.left, err = ChargeBreakdown(next, st, day); err != nil {
+		return r, err
+	}
+	recorded := map[string]any{"payment": showPaymentResult(r.payment, r.left)}
+	r.charge, err = s.ApplyCharge(ctx, tx, old, ChargeChange{Next: next, Event: EventPaymentRecorded, EventData: recorded})
+	return r, err
 }

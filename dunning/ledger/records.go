@@ -1,30 +1,26 @@
 package ledger
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
-	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/platform/money"
-	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// The rows every part of Dunning shares — the organization's settings,
-// debtors and their opt-outs, charges and payments — as Go types that
-// mirror the tables of migrations 00200 and 00210 column for column (db
-// tags), plus the organization-scoped loaders the operations, the
-// scheduler and the notifications all use. Percentages are stored as
-// latefee.Percent, ten-thousandths of a percent (2 % = 20000), as the
-// columns' own comments say; money is integer cents (money.Cents); JSON
-// columns are TEXT, decoded into the fields tagged db:"-" when a row is
-// loaded by the functions here.
+// The rows every part of Dunning shares — debtors and their opt-outs,
+// charges and payments; the settings are in settings.go — as Go types
+// that mirror the tables of migrations 00200 and 00210 column for column
+// (db tags). Their organization-scoped loaders, which the operations, the
+// scheduler and the notifications all use, are in the stores
+// (debtors_store.go, charges_store.go, settings_store.go). Percentages
+// are stored as latefee.Percent, ten-thousandths of a percent (2 % =
+// 20000), as the columns' own comments say; money is integer cents
+// (money.Cents); JSON columns are TEXT, decoded into the fields tagged
+// db:"-" when a row is loaded (Decode).
 
 // Channels a debtor is contacted on.
 const (
@@ -48,213 +44,6 @@ const (
 	DebtorActive   = "active"
 	DebtorArchived = "archived"
 )
-
-// Defaults of an organization that never changed its settings (docs/dunning.md
-// "Dunning: debtors, charges and payments").
-const (
-	DefaultTimezone   = "America/Sao_Paulo"
-	DefaultQuietStart = "20:00"
-	DefaultQuietEnd   = "08:00"
-	DefaultGraceDays  = 0
-	DefaultProvider   = "outbox"
-	// DefaultPriorNoticeDays: a report needs a notice sent 10 days before
-	// (CDC art. 43 §2, as the bureaus apply it).
-	DefaultPriorNoticeDays = 10
-	// DefaultAgreementMaxDiscount: 30 % of the updated amount.
-	DefaultAgreementMaxDiscount latefee.Percent = 30 * latefee.OnePercent
-	// DefaultAgreementGraceDays an installment may be late.
-	DefaultAgreementGraceDays = 5
-)
-
-// ChannelSetting is whether a channel is used and which provider sends on
-// it: "outbox" (kept in the database, the embedded default), "smtp"
-// (e-mail) or "twilio" (SMS and WhatsApp).
-type ChannelSetting struct {
-	Enabled  bool   `json:"enabled"`
-	Provider string `json:"provider"`
-}
-
-// Settings are an organization's collection settings (dunning_settings).
-// An organization without a row has the defaults (DefaultSettings), and
-// Stored tells the two apart.
-type Settings struct {
-	OrganizationID string `db:"organization_id"`
-	// Timezone is the IANA zone plans' send times and the daily sweep run
-	// in; Location is it loaded.
-	Timezone string `db:"timezone"`
-	// Messages go out only between QuietEnd and QuietStart ("HH:MM").
-	QuietStart string `db:"quiet_start"`
-	QuietEnd   string `db:"quiet_end"`
-	// GraceDays after the due date before a pending charge turns overdue
-	// and starts costing fine and interest.
-	GraceDays    int    `db:"grace_days"`
-	ChannelsJSON string `db:"channels"`
-	// CompanyFineCap caps the fine on a CNPJ debtor's charge.
-	CompanyFineCap latefee.Percent `db:"company_fine_cap"`
-	ClosedDaysJSON string          `db:"closed_days"`
-	UpdatedAt      time.Time       `db:"updated_at"`
-	// PriorNoticeDays a prior notice must precede a credit-bureau report.
-	PriorNoticeDays int `db:"prior_notice_days"`
-	// AgreementMaxDiscount caps an agreement's discount.
-	AgreementMaxDiscount latefee.Percent `db:"agreement_max_discount"`
-	// AgreementGraceDays an installment may be late before its agreement
-	// breaks.
-	AgreementGraceDays int `db:"agreement_grace_days"`
-	// State (UF) and City (IBGE code) are where the organization is: their
-	// holidays close its calendar (Calendar). Empty for none.
-	State string `db:"state"`
-	City  string `db:"city"`
-	// CompanyInterestCap caps the monthly interest of a CNPJ debtor's
-	// charge (Lei 14.905/2024 art. 3º lets a creditor agree more than the
-	// Lei de Usura's 1 % with a company); a CPF's is latefee's legal cap.
-	CompanyInterestCap latefee.Percent `db:"company_interest_cap"`
-	// PaymentImputation is the order payments pay a late charge in:
-	// latefee.InterestFirst (Código Civil art. 354, the default) or
-	// latefee.PrincipalFirst where the creditor agreed otherwise.
-	PaymentImputation latefee.Imputation `db:"payment_imputation"`
-
-	// Decoded when loaded.
-	Channels   map[string]ChannelSetting `db:"-"`
-	ClosedDays []calendar.Date           `db:"-"`
-	Location   *time.Location            `db:"-"`
-	// Stored is false for the defaults of an organization with no row.
-	Stored bool `db:"-"`
-}
-
-// DefaultSettings are the settings of an organization that has no row.
-func DefaultSettings(orgID string) Settings {
-	s := Settings{OrganizationID: orgID, Timezone: DefaultTimezone, QuietStart: DefaultQuietStart, QuietEnd: DefaultQuietEnd,
-		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, CompanyInterestCap: latefee.DefaultInterestCap, Channels: map[string]ChannelSetting{},
-		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays,
-		PaymentImputation: latefee.InterestFirst}
-	for _, ch := range Channels {
-		s.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
-	}
-	s.ChannelsJSON = MustJSON(s.Channels)
-	s.ClosedDaysJSON = "[]"
-	s.Location = LoadZone(s.Timezone)
-	return s
-}
-
-// Caps are the ceilings charges of this organization may carry: the
-// configurable company fine and company interest caps, and for natural
-// persons the legal ones (CDC art. 52 §1's 2 % fine, the Lei de Usura's
-// 1 % a month, latefee.NaturalPersonInterestCap).
-func (st Settings) Caps() latefee.Caps {
-	c := latefee.DefaultCaps()
-	c.CompanyFine = st.CompanyFineCap
-	c.CompanyInterest = st.CompanyInterestCap
-	return c
-}
-
-// Calendar is the business-day calendar of the organization: Brazil's
-// bank holidays and the year's bank closing, its state's and city's
-// holidays (calendar.NewIn), and its own closed days on top.
-func (st Settings) Calendar() *calendar.Calendar {
-	days := make([]calendar.ClosedDay, 0, len(st.ClosedDays))
-	for _, d := range st.ClosedDays {
-		days = append(days, calendar.ClosedDay{Date: d, Name: "closed day", Kind: calendar.KindOrganization})
-	}
-	return calendar.NewIn(calendar.Place{UF: st.State, City: st.City}, days...)
-}
-
-// Today is the calendar date at instant now in the organization's zone.
-func (st Settings) Today(now time.Time) calendar.Date {
-	loc := st.Location
-	if loc == nil {
-		loc = LoadZone(st.Timezone)
-	}
-	return calendar.DateOf(now.In(loc))
-}
-
-// ChannelEnabled reports whether the organization sends on channel.
-func (st Settings) ChannelEnabled(channel string) bool {
-	return st.Channels[channel].Enabled
-}
-
-// Window is when messages may go out each day (from QuietEnd to
-// QuietStart), as the scheduler computes with it; an unreadable pair is
-// the default 08:00–20:00.
-func (st Settings) Window() schedule.Window {
-	open, err1 := schedule.ParseClock(st.QuietEnd)
-	closeAt, err2 := schedule.ParseClock(st.QuietStart)
-	w := schedule.Window{Open: open, Close: closeAt}
-	if err1 != nil || err2 != nil || w.Validate() != nil {
-		return schedule.DefaultWindow
-	}
-	return w
-}
-
-// ScheduleOptions are the settings a step's run time depends on: the
-// zone, the sending window and the organization's calendar.
-func (st Settings) ScheduleOptions() schedule.Options {
-	loc := st.Location
-	if loc == nil {
-		loc = LoadZone(st.Timezone)
-	}
-	return schedule.Options{Zone: loc, Window: st.Window(), Calendar: st.Calendar()}
-}
-
-// LoadZone is the zone a stored name resolves to; a name that no longer
-// resolves (it was checked when saved) falls back to the default.
-func LoadZone(name string) *time.Location {
-	if loc, err := schedule.LoadZone(name); err == nil {
-		return loc
-	}
-	loc, err := schedule.LoadZone(DefaultTimezone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
-}
-
-func (st *Settings) Decode() error {
-	st.Channels = map[string]ChannelSetting{}
-	if err := json.Unmarshal([]byte(st.ChannelsJSON), &st.Channels); err != nil {
-		return fmt.Errorf("dunning: settings channels: %w", err)
-	}
-	// A channel the row does not name keeps its default.
-	for _, ch := range Channels {
-		if _, ok := st.Channels[ch]; !ok {
-			st.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
-		}
-	}
-	var days []string
-	if err := json.Unmarshal([]byte(st.ClosedDaysJSON), &days); err != nil {
-		return fmt.Errorf("dunning: settings closed_days: %w", err)
-	}
-	st.ClosedDays = st.ClosedDays[:0]
-	for _, s := range days {
-		d, err := calendar.ParseDate(s)
-		if err != nil {
-			return fmt.Errorf("dunning: settings closed_days: %w", err)
-		}
-		st.ClosedDays = append(st.ClosedDays, d)
-	}
-	st.Location = LoadZone(st.Timezone)
-	st.Stored = true
-	return nil
-}
-
-// Settings are the organization's settings, or the defaults when it has
-// no row.
-func (s *Service) Settings(ctx context.Context, orgID string) (Settings, error) {
-	return LoadSettings(ctx, s.DB, orgID)
-}
-
-// LoadSettings is service.settings inside q (a transaction that must see
-// its own writes).
-func LoadSettings(ctx context.Context, q store.Querier, orgID string) (Settings, error) {
-	var st Settings
-	err := q.Get(ctx, &st, `SELECT * FROM dunning_settings WHERE organization_id = ?`, orgID)
-	if errors.Is(err, store.ErrNotFound) {
-		return DefaultSettings(orgID), nil
-	}
-	if err != nil {
-		return Settings{}, err
-	}
-	return st, st.Decode()
-}
 
 // Address is a debtor's postal address (dunning_debtors.address).
 type Address struct {
@@ -315,6 +104,8 @@ func (d Debtor) FeeKind() latefee.DebtorKind {
 	return latefee.NaturalPerson
 }
 
+// Decode fills a loaded debtor's contacts and address from their JSON
+// columns.
 func (d *Debtor) Decode() error {
 	d.Emails, d.Phones, d.Address = []string{}, []string{}, nil
 	if err := json.Unmarshal([]byte(d.EmailsJSON), &d.Emails); err != nil {
@@ -342,30 +133,6 @@ type OptOut struct {
 	Reason         string    `db:"reason" json:"reason"`
 	Source         string    `db:"source" json:"source"`
 	CreatedAt      time.Time `db:"created_at" json:"created_at"`
-}
-
-// GetDebtor loads a debtor of the organization by id or external_id
-// (an id match wins), with its opt-outs. Another organization's debtor is
-// store.ErrNotFound, as a missing one.
-func GetDebtor(ctx context.Context, q store.Querier, orgID, idOrExternal string) (Debtor, error) {
-	var d Debtor
-	err := q.Get(ctx, &d, `SELECT * FROM dunning_debtors WHERE organization_id = ? AND (id = ? OR external_id = ?)
-		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
-	if err != nil {
-		return Debtor{}, err
-	}
-	if err := d.Decode(); err != nil {
-		return Debtor{}, err
-	}
-	d.OptOuts, err = debtorOptOuts(ctx, q, orgID, d.ID)
-	return d, err
-}
-
-// debtorOptOuts are a debtor's opt-outs in channel order.
-func debtorOptOuts(ctx context.Context, q store.Querier, orgID, debtorID string) ([]OptOut, error) {
-	out := []OptOut{}
-	err := q.Select(ctx, &out, `SELECT * FROM dunning_opt_outs WHERE organization_id = ? AND debtor_id = ? ORDER BY channel`, orgID, debtorID)
-	return out, err
 }
 
 // Charge is a debt of a debtor (título, dunning_charges). OpenAmount is
@@ -426,6 +193,8 @@ const (
 	OriginExternal   = "external"
 )
 
+// Decode fills a loaded charge's dates, tags and custom data from their
+// text columns; tags and custom data are never nil after it.
 func (c *Charge) Decode() error {
 	d, err := calendar.ParseDate(c.DueDateText)
 	if err != nil {
@@ -454,30 +223,6 @@ func (c *Charge) Decode() error {
 	return nil
 }
 
-// GetCharge loads a charge of the organization by id or external_id (an
-// id match wins). Another organization's charge is store.ErrNotFound, as
-// a missing one.
-func GetCharge(ctx context.Context, q store.Querier, orgID, idOrExternal string) (Charge, error) {
-	return GetChargeWhere(ctx, q, `organization_id = ? AND (id = ? OR external_id = ?)
-		ORDER BY CASE WHEN id = ? THEN 0 ELSE 1 END LIMIT 1`, orgID, idOrExternal, idOrExternal, idOrExternal)
-}
-
-// ChargeSelect reads charges with their debtor's kind as it is now
-// (Charge.DebtorKind), which the caps need at computation time; a
-// condition on unqualified columns follows it.
-const ChargeSelect = `SELECT dunning_charges.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = dunning_charges.debtor_id) AS debtor_person_kind
-	FROM dunning_charges`
-
-// GetChargeWhere loads the first charge matching where (a condition with
-// ? placeholders, optionally followed by ORDER BY, LIMIT or FOR UPDATE).
-func GetChargeWhere(ctx context.Context, q store.Querier, where string, args ...any) (Charge, error) {
-	var c Charge
-	if err := q.Get(ctx, &c, ChargeSelect+` WHERE `+where, args...); err != nil {
-		return Charge{}, err
-	}
-	return c, c.Decode()
-}
-
 // Payment is money received against a charge (dunning_payments).
 type Payment struct {
 	ID             string      `db:"id"`
@@ -504,89 +249,7 @@ func (p Payment) Applied() latefee.Applied {
 // PaymentMethods are the accepted dunning_payments.method values.
 var PaymentMethods = []string{"pix", "bank_billet", "card", "cash", "transfer", "other"}
 
-// ChargePayments are a charge's payments, oldest first.
-func ChargePayments(ctx context.Context, q store.Querier, orgID, chargeID string) ([]Payment, error) {
-	out := []Payment{}
-	err := q.Select(ctx, &out, `SELECT * FROM dunning_payments WHERE organization_id = ? AND charge_id = ? ORDER BY paid_at, id`, orgID, chargeID)
-	return out, err
-}
-
-// ChargeBreakdown is what the charge costs on date on — the one
-// function that computes a charge's updated amount: its open principal,
-// plus the fine and interest crystallised by payments and still unpaid,
-// plus the fine (once) and the pro rata interest accrued since
-// (dunning/latefee). The rates are the charge's, lowered to the caps of
-// its debtor's kind as it is now (c.DebtorKind, latefee.Caps.Limit): a
-// natural person's charge never owes more than CDC art. 52 §1's 2 % fine
-// and the Lei de Usura's 1 % a month, whatever the charge stored. A
-// charge costs nothing extra while it is paid on time: until its due
-// date, or the next business day when that falls on a weekend or a bank
-// holiday (of the organization's calendar), or the end of the
-// organization's grace days, whichever is latest; after that, days late
-// count from the due date. A charge out of collection (paid, canceled,
-// written off, in an agreement) grows no more: its updated amount is
-// what it owed when it left.
-func ChargeBreakdown(c Charge, st Settings, on calendar.Date) (latefee.Breakdown, error) {
-	if !c.Status.Collectible() {
-		return latefee.Breakdown{Open: c.OpenAmount, Fine: c.FineDue, Interest: c.InterestDue,
-			Updated: c.OpenAmount + c.FineDue + c.InterestDue}, nil
-	}
-	return latefee.Compute(chargeTerms(c, st), on)
-}
-
-// chargeTerms are the charge's terms for dunning/latefee: its ledger and
-// its rates within the caps of its debtor's kind now (chargeBreakdown).
-func chargeTerms(c Charge, st Settings) latefee.Terms {
-	fine, interest := st.Caps().Limit(chargeDebtorKind(c), c.Fine, c.Interest)
-	return latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: st.GraceEnd(c.DueDate),
-		Fine: fine, InterestMonthly: interest, FineDue: c.FineDue, InterestDue: c.InterestDue,
-		FineAssessed: c.FineAssessed, AccrualFrom: c.AccrualFrom}
-}
-
-// chargeDebtorKind is the kind of the charge's debtor as loaded with it;
-// a charge read without it (DebtorKind "") is held to the natural
-// persons' caps, the stricter (latefee.Caps.Limit).
-func chargeDebtorKind(c Charge) latefee.DebtorKind {
-	return Debtor{PersonKind: c.DebtorKind}.FeeKind()
-}
-
-// GraceEnd is the last day a charge due on due is still on time: due
-// plus the grace days, moved to the next business day of the
-// organization's calendar when it falls on a weekend, a holiday or the
-// year's bank closing. With no grace days that is FEBRABAN's rule for a
-// boleto due on a closed day; with grace days, a grace that ends on a
-// closed day ends on the next business day too, the reading that favours
-// the consumer (CDC art. 47), since the debtor could not pay at a bank
-// on its last day. A pending charge turns overdue the day after it
-// (lateOn), and only then do fine and interest apply (chargeBreakdown).
-func (st Settings) GraceEnd(due calendar.Date) calendar.Date {
-	return st.Calendar().NextBusinessDay(due.AddDays(max(st.GraceDays, 0)))
-}
-
-// LateOn reports whether a charge due on due is late on date on: after
-// its GraceEnd. The daily sweep and the charge writes use it to turn a
-// pending charge overdue.
-func (st Settings) LateOn(due, on calendar.Date) bool {
-	return on.After(st.GraceEnd(due))
-}
-
-// ForUpdate locks the rows a SELECT reads until the transaction ends, on
-// PostgreSQL; SQLite transactions already hold the write lock from BEGIN
-// IMMEDIATE (platform/store), so it needs nothing.
-func ForUpdate(q store.Querier) string {
-	if q.Dialect() == store.Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
-}
-
-// LikeContains is a LIKE pattern (with ESCAPE '\') matching text
-// anywhere: the caller's % and _ match themselves.
-func LikeContains(text string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(text) + "%"
-}
-
+// MustJSON is v as the JSON a TEXT column keeps.
 func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -40,6 +40,7 @@ type optOutJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// ShowDebtor is a debtor as the API, the events and the documents show it.
 func ShowDebtor(d Debtor) DebtorJSON {
 	opt := map[string]*optOutJSON{}
 	for _, ch := range Channels {

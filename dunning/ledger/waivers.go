@@ -123,8 +123,8 @@ func (s *Service) waiveCharge(ctx context.Context, in *waiveChargeIn) (*rest.Res
 		if w.Fine == 0 && w.Interest == 0 {
 			return rest.Unprocessable(fmt.Sprintf("the charge owes nothing of what was asked to forgive on %s", st.Today(now).BR()))
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO dunning_charge_waivers (id, organization_id, charge_id, fine_cents, interest_cents, reason, created_by, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, w.ID, t.OrgID, old.ID, int64(w.Fine), int64(w.Interest), w.Reason, w.CreatedBy, w.CreatedAt); err != nil {
+		if err := insertWaiver(ctx, tx, waiverRow{ID: w.ID, OrganizationID: t.OrgID, ChargeID: old.ID, Fine: w.Fine, Interest: w.Interest,
+			Reason: w.Reason, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt}); err != nil {
 			return err
 		}
 		next := withTerms(old, terms)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -157,4 +158,60 @@ func debtorTotal(ctx context.Context, q store.Querier, orgID, status string) (in
 	var n int
 	err := q.Get(ctx, &n, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_debtor_counts WHERE organization_id = ? AND status = ?`, orgID, status)
 	return n, err
+}
+
+// countsJSON are the organization's figures dunning_me shows: charges
+// that are open (pending or overdue, not archived) and what they still
+// owe.
+type countsJSON struct {
+	Debtors        int         `json:"debtors"`
+	OpenCharges    int         `json:"open_charges"`
+	OpenAmount     money.Cents `json:"open_amount"`
+	OverdueCharges int         `json:"overdue_charges"`
+	OverdueAmount  money.Cents `json:"overdue_amount"`
+}
+
+func organizationCounts(ctx context.Context, q store.Querier, orgID string) (countsJSON, error) {
+	var c countsJSON
+	if err := q.Get(ctx, &c.Debtors, `SELECT COUNT(*) FROM dunning_debtors WHERE organization_id = ? AND status = 'active'`, orgID); err != nil {
+		return c, err
+	}
+	var row struct {
+		Open        int   `db:"open_n"`
+		OpenCents   int64 `db:"open_cents"`
+		Overdue     int   `db:"overdue_n"`
+		OverdueCent int64 `db:"overdue_cents"`
+	}
+	err := q.Get(ctx, &row, `SELECT COUNT(*) AS open_n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
+		COALESCE(SUM(CASE WHEN status = 'overdue' THEN 1 ELSE 0 END), 0) AS overdue_n,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
+		FROM dunning_charges WHERE organization_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`, orgID)
+	c.OpenCharges, c.OpenAmount, c.OverdueCharges, c.OverdueAmount = row.Open, money.Cents(row.OpenCents), row.Overdue, money.Cents(row.OverdueCent)
+	return c, err
+}
+
+// MiscountedCharges and MiscountedDebtors are the count mender's
+// conditions (count_mender.go), word for word the predicates of the
+// partial indexes of 00275: a planner uses a partial index when the query
+// names its condition.
+const (
+	MiscountedCharges = `counted_status IS NULL OR counted_status <> status OR counted_archived IS NULL
+        OR counted_archived <> CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END`
+	MiscountedDebtors = `counted_status IS NULL OR counted_status <> status`
+)
+
+// miscountedIDs are up to limit ids of table's rows matching where (one of
+// the Miscounted conditions), in id order: one read of the count mender.
+func miscountedIDs(ctx context.Context, q store.Querier, table, where string, limit int) ([]string, error) {
+	var ids []string
+	err := q.Select(ctx, &ids, `SELECT id FROM `+table+` WHERE `+where+` ORDER BY id LIMIT ?`, limit)
+	return ids, err
+}
+
+// lockCountedRow locks row id of table (dunning_charges or
+// dunning_debtors) with a write that changes nothing, so the sync that
+// follows in tx reads it as no other writer can change it.
+func lockCountedRow(ctx context.Context, tx *store.Tx, table, id string) error {
+	_, err := tx.Exec(ctx, `UPDATE `+table+` SET counted_status = counted_status WHERE id = ?`, id)
+	return err
 }
