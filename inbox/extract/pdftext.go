@@ -8,13 +8,6 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// PDF reading limits: a boleto or invoice fits in a few pages; anything
-// beyond is not read (and said so in a warning).
-const (
-	maxPDFBytes = 20 << 20
-	maxPDFPages = 30
-)
-
 // pdfText returns the text of a text-based PDF (scanned PDFs have none).
 // The PDF library panics on some malformed files; a panic becomes the
 // returned error. pages counts the pages read; truncated reports that

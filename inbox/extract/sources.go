@@ -32,11 +32,6 @@ const (
 	AttachmentFailed  = "failed"
 )
 
-// maxSourceBytes caps the text searched per part; longer text is cut
-// (with a warning). Payment data sits near the top of any document. A
-// variable only so tests can lower it.
-var maxSourceBytes = 1 << 20
-
 // maxHTMLBytes caps the HTML parsed per part.
 const maxHTMLBytes = 4 << 20
 

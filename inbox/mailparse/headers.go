@@ -3,7 +3,6 @@ package mailparse
 import (
 	"mime"
 	"net/mail"
-	"net/textproto"
 	"regexp"
 	"strings"
 
@@ -77,6 +76,3 @@ func addressList(v string) []Address {
 	}
 	return out
 }
-
-// canonicalKey spells a header key the way Headers holds it.
-func canonicalKey(k string) string { return textproto.CanonicalMIMEHeaderKey(k) }

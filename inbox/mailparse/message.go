@@ -18,6 +18,7 @@
 package mailparse
 
 import (
+	"net/textproto"
 	"strings"
 	"time"
 )
@@ -173,3 +174,23 @@ func (m *Message) AllAttachments() []Attachment {
 	}
 	return out
 }
+
+func (m *Message) warn(w string) {
+	if len(m.Warnings) < 50 {
+		m.Warnings = append(m.Warnings, cleanText(w))
+	}
+}
+
+// joinBody appends a body part to what was collected.
+func joinBody(have, more string) string {
+	if have == "" {
+		return more
+	}
+	if more == "" {
+		return have
+	}
+	return strings.TrimRight(have, "\r\n") + "\n\n" + more
+}
+
+// canonicalKey spells a header key the way Headers holds it.
+func canonicalKey(k string) string { return textproto.CanonicalMIMEHeaderKey(k) }

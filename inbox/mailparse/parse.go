@@ -35,13 +35,6 @@ func Parse(raw []byte) (*Message, error) {
 	return p.message(raw, 0)
 }
 
-// parser carries the limits shared by the whole tree, nested messages
-// included.
-type parser struct {
-	parts  int
-	budget int64
-}
-
 // message parses one message (the top level or an attached one).
 func (p *parser) message(raw []byte, depth int) (*Message, error) {
 	if depth > MaxDepth {
@@ -260,21 +253,4 @@ func looseParams(v string) map[string]string {
 		}
 	}
 	return out
-}
-
-// joinBody appends a body part to what was collected.
-func joinBody(have, more string) string {
-	if have == "" {
-		return more
-	}
-	if more == "" {
-		return have
-	}
-	return strings.TrimRight(have, "\r\n") + "\n\n" + more
-}
-
-func (m *Message) warn(w string) {
-	if len(m.Warnings) < 50 {
-		m.Warnings = append(m.Warnings, cleanText(w))
-	}
 }
