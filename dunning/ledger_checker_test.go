@@ -20,7 +20,7 @@ var ledgerFiles = map[string]bool{"ledger.go": true}
 
 // chargeColumnsNotMoney are the dunning_charges columns other files may
 // still UPDATE, none of them money or status: the listing's counters
-// (syncChargeCount and the count mender's recount, list_counts.go) and
+// (SyncChargeCount and the count mender's recount, dunning/ledger/counts_store.go) and
 // when the debtor was last contacted (send.go).
 var chargeColumnsNotMoney = map[string]bool{"counted_status": true, "counted_archived": true, "last_notified_at": true}
 

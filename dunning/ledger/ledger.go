@@ -17,7 +17,7 @@ import (
 // where it is in its life — payments, waivers, cancel, write-off,
 // archive, a charge update, an agreement's acceptance, the agreement
 // monitor, the overdue sweep — builds the charge as it must be and hands
-// it to applyCharge, which stores it, moves it in the listing's counters,
+// it to ApplyCharge, which stores it, moves it in the listing's counters,
 // emits its status event and, when it leaves collection, runs the
 // charge-closed hooks (service.whenChargeClosed), all in the caller's
 // transaction. ledger_checker_test.go fails the build's tests if any
