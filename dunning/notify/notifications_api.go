@@ -153,19 +153,7 @@ func (n *Notifier) describeChargesNotify(ctx context.Context, in *chargeNotifyIn
 
 // chargesNotify answers dunning_charges_notify.
 func (n *Notifier) chargesNotify(ctx context.Context, in *chargeNotifyIn) (*rest.Response, error) {
-	var row Notification
-	err := n.WithTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if row, err = n.draftForCharge(ctx, tx, in); err != nil {
-			return err
-		}
-		_, err = n.Queue(ctx, tx, row)
-		return err
-	})
-	if err != nil {
-		return nil, AsAPIError(err)
-	}
-	return rest.Accepted(map[string]any{"data": showNotification(row)}), nil
+	return n.queueDraft(ctx, func(tx *store.Tx) (Notification, error) { return n.draftForCharge(ctx, tx, in) })
 }
 
 // describeNotificationsCreate is the confirmation dunning_notifications_create asks for.
@@ -180,19 +168,7 @@ func (n *Notifier) describeNotificationsCreate(ctx context.Context, in *notifica
 
 // notificationsCreate answers dunning_notifications_create.
 func (n *Notifier) notificationsCreate(ctx context.Context, in *notificationsCreateIn) (*rest.Response, error) {
-	var row Notification
-	err := n.WithTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if row, err = n.draftAdHoc(ctx, tx, in); err != nil {
-			return err
-		}
-		_, err = n.Queue(ctx, tx, row)
-		return err
-	})
-	if err != nil {
-		return nil, AsAPIError(err)
-	}
-	return rest.Accepted(map[string]any{"data": showNotification(row)}), nil
+	return n.queueDraft(ctx, func(tx *store.Tx) (Notification, error) { return n.draftAdHoc(ctx, tx, in) })
 }
 
 // describeNotificationsResend is the confirmation dunning_notifications_resend asks for.
@@ -207,19 +183,29 @@ func (n *Notifier) describeNotificationsResend(ctx context.Context, in *notifica
 
 // notificationsResend answers dunning_notifications_resend.
 func (n *Notifier) notificationsResend(ctx context.Context, in *notificationIDIn) (*rest.Response, error) {
-	var row resendDraft
+	return n.queueDraft(ctx, func(tx *store.Tx) (Notification, error) {
+		d, err := n.draftResend(ctx, tx, in.ID)
+		return d.Notification, err
+	})
+}
+
+// queueDraft is the write of the three sending tools: in one transaction,
+// which consumes the call's confirmation, draft composes the
+// notification and it is queued; the answer is 202 with it.
+func (n *Notifier) queueDraft(ctx context.Context, draft func(tx *store.Tx) (Notification, error)) (*rest.Response, error) {
+	var row Notification
 	err := n.WithTx(ctx, func(tx *store.Tx) error {
 		var err error
-		if row, err = n.draftResend(ctx, tx, in.ID); err != nil {
+		if row, err = draft(tx); err != nil {
 			return err
 		}
-		_, err = n.Queue(ctx, tx, row.Notification)
+		_, err = n.Queue(ctx, tx, row)
 		return err
 	})
 	if err != nil {
 		return nil, AsAPIError(err)
 	}
-	return rest.Accepted(map[string]any{"data": showNotification(row.Notification)}), nil
+	return rest.Accepted(map[string]any{"data": showNotification(row)}), nil
 }
 
 // draftForCharge composes charges_notify's notification inside q, the
