@@ -173,20 +173,15 @@ func (s *Service) plansCreate(ctx context.Context, in *createPlanIn) (*rest.Resp
 
 // plansUpdate answers dunning_plans_update.
 func (s *Service) plansUpdate(ctx context.Context, in *updatePlanIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var p PlanRecord
 	var steps []StepRecord
-	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
-			return err
-		}
+	err := s.inLockedPlan(ctx, s.DB.WithTx, in.ID, func(tx *store.Tx, orgID string, locked PlanRecord) error {
+		p = locked
 		if err := s.patchPlan(ctx, tx, &p, in); err != nil {
 			return err
 		}
-		steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
+		var err error
+		steps, err = listSteps(ctx, tx, orgID, p.ID)
 		return err
 	})
 	if err != nil {
@@ -217,16 +212,10 @@ func (s *Service) describePlansArchive(ctx context.Context, in *planRefIn) (stri
 
 // plansArchive answers dunning_plans_archive.
 func (s *Service) plansArchive(ctx context.Context, in *planRefIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var p PlanRecord
 	var steps []StepRecord
-	err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
-		if p, err = lockPlan(ctx, tx, t.OrgID, in.ID); err != nil {
-			return err
-		}
+	err := s.inLockedPlan(ctx, s.Nonces.WithTx, in.ID, func(tx *store.Tx, orgID string, locked PlanRecord) error {
+		p = locked
 		err := lifecycle.PlanStatus(p.Status).CanBecome(lifecycle.PlanArchived)
 		switch {
 		case errors.Is(err, lifecycle.ErrNoChange):
@@ -241,7 +230,7 @@ func (s *Service) plansArchive(ctx context.Context, in *planRefIn) (*rest.Respon
 				return err
 			}
 		}
-		steps, err = listSteps(ctx, tx, t.OrgID, p.ID)
+		steps, err = listSteps(ctx, tx, orgID, p.ID)
 		return err
 	})
 	if err != nil {
@@ -272,19 +261,11 @@ func (s *Service) describePlansDelete(ctx context.Context, in *planRefIn) (strin
 
 // plansDelete answers dunning_plans_delete.
 func (s *Service) plansDelete(ctx context.Context, in *planRefIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
-		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-		if err != nil {
-			return err
-		}
+	err := s.inLockedPlan(ctx, s.Nonces.WithTx, in.ID, func(tx *store.Tx, orgID string, p PlanRecord) error {
 		if err := lifecycle.PlanStatus(p.Status).CheckDelete(); err != nil {
 			return planTransitionErr(err)
 		}
-		return deletePlan(ctx, tx, t.OrgID, p.ID, s.Clock())
+		return deletePlan(ctx, tx, orgID, p.ID, s.Clock())
 	})
 	if err != nil {
 		return nil, planErr(err)
@@ -377,4 +358,24 @@ func planStopsEnrollments(n int) string {
 		return "The 1 charge running through it stops (no further step is sent)"
 	}
 	return fmt.Sprintf("The %d charges running through it stop (no further step is sent)", n)
+}
+
+// inLockedPlan is the start every write to a plan or its steps shares: the
+// caller's organization from the token, a transaction run by run (the
+// database's, or the confirmation's for a destructive tool, which commits
+// with the use of its confirmation), the plan locked in it (an unknown or
+// foreign id: not found), then fn with the organization and the plan.
+func (s *Service) inLockedPlan(ctx context.Context, run func(context.Context, func(*store.Tx) error) error, planID string,
+	fn func(tx *store.Tx, orgID string, p PlanRecord) error) error {
+	t, err := s.Tenant(ctx)
+	if err != nil {
+		return err
+	}
+	return run(ctx, func(tx *store.Tx) error {
+		p, err := lockPlan(ctx, tx, t.OrgID, planID)
+		if err != nil {
+			return planErr(err)
+		}
+		return fn(tx, t.OrgID, p)
+	})
 }

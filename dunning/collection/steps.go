@@ -181,17 +181,10 @@ func (s *Service) planStepsCreate(ctx context.Context, in *createStepIn) (*rest.
 
 // planStepsUpdate answers dunning_plan_steps_update.
 func (s *Service) planStepsUpdate(ctx context.Context, in *updateStepIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var st StepRecord
-	err = s.DB.WithTx(ctx, func(tx *store.Tx) error {
-		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-		if err != nil {
-			return planErr(err)
-		}
-		if st, err = getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
+	err := s.inLockedPlan(ctx, s.DB.WithTx, in.ID, func(tx *store.Tx, orgID string, p PlanRecord) error {
+		var err error
+		if st, err = getStep(ctx, tx, orgID, p.ID, in.StepID); err != nil {
 			return stepErr(err)
 		}
 		if err := stepsChangeable(p); err != nil {
@@ -239,22 +232,14 @@ func (s *Service) describePlanStepsDelete(ctx context.Context, in *stepRefIn) (s
 
 // planStepsDelete answers dunning_plan_steps_delete.
 func (s *Service) planStepsDelete(ctx context.Context, in *stepRefIn) (*rest.Response, error) {
-	t, err := s.Tenant(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = s.Nonces.WithTx(ctx, func(tx *store.Tx) error {
-		p, err := lockPlan(ctx, tx, t.OrgID, in.ID)
-		if err != nil {
-			return planErr(err)
-		}
-		if _, err := getStep(ctx, tx, t.OrgID, p.ID, in.StepID); err != nil {
+	err := s.inLockedPlan(ctx, s.Nonces.WithTx, in.ID, func(tx *store.Tx, orgID string, p PlanRecord) error {
+		if _, err := getStep(ctx, tx, orgID, p.ID, in.StepID); err != nil {
 			return stepErr(err)
 		}
 		if err := stepsChangeable(p); err != nil {
 			return err
 		}
-		if err := deleteStep(ctx, tx, t.OrgID, p.ID, in.StepID, s.Clock()); err != nil {
+		if err := deleteStep(ctx, tx, orgID, p.ID, in.StepID, s.Clock()); err != nil {
 			return err
 		}
 		if err := keepsAnActiveStep(ctx, tx, p); err != nil {
