@@ -56,7 +56,10 @@ func frozen() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 // made through this process are seen by the next lookup, with no clock
 // moving.
 func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it asserts that an entry stays cached, and any identity
+	// change made by another test of this binary moves the process-wide
+	// accounts.Generation (or, on PostgreSQL, sends a notice every schema
+	// of the database hears), which rightly drops it — seen once in CI.
 	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
@@ -98,7 +101,10 @@ func TestRoleCacheSameReplicaAtOnce(t *testing.T) {
 // at most (what SQL by hand, or another process on one SQLite file, relies
 // on).
 func TestRoleCacheTTL(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it asserts that an entry stays cached, and any identity
+	// change made by another test of this binary moves the process-wide
+	// accounts.Generation (or, on PostgreSQL, sends a notice every schema
+	// of the database hears), which rightly drops it — seen once in CI.
 	storetest.RunWith(t, sqlstore.Migrations, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newCacheFixture(t, db)
