@@ -33,7 +33,7 @@ func CheckWithin(graph map[string][]string, root string, order []string) []strin
 		}
 		return -1, true // a foundation
 	}
-	name := func(i int, pkg string) string {
+	name := func(i int) string {
 		switch {
 		case i == len(order):
 			return "the product's root"
@@ -60,7 +60,7 @@ func CheckWithin(graph map[string][]string, root string, order []string) []strin
 			// ranks -1, below them all; two packages of one rank may meet).
 			if to > from {
 				short := func(p string) string { return strings.TrimPrefix(p, Module+"/") }
-				out = append(out, fmt.Sprintf("%s imports %s: %s is above %s", short(pkg), short(imp), name(to, imp), name(from, pkg)))
+				out = append(out, fmt.Sprintf("%s imports %s: %s is above %s", short(pkg), short(imp), name(to), name(from)))
 			}
 		}
 	}
