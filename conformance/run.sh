@@ -16,7 +16,8 @@
 # expected failure that now passes. This script exits 1 if any scenario failed.
 #
 # Environment: SCENARIO_TIMEOUT_MS (suite per-scenario timeout, default 30000),
-#              HARD_TIMEOUT_S (kills a hung suite process, default 120), VERBOSE=1 (print all output).
+#              HARD_TIMEOUT_S (kills a hung suite process, default 120), VERBOSE=1 (print all output),
+#              CONFORMANCE_JOBS (scenarios run at once, default 4; 1 runs them one after another).
 #              CONFORMANCE_SCENARIOS / CONFORMANCE_EXPECTED_FAILURES: another scenario table and
 #              expected-failures file in the same formats (default scenarios.txt / expected-failures.yml;
 #              run-product.sh passes scenarios-<product>.txt / expected-failures-<product>.yml), and
@@ -32,6 +33,8 @@ case "$era" in 2026-07-28|2025-06-18|2025-03-26) ;; *) echo "unknown era: $era" 
 
 scenario_timeout_ms="${SCENARIO_TIMEOUT_MS:-30000}"
 hard_timeout_s="${HARD_TIMEOUT_S:-120}"
+jobs="${CONFORMANCE_JOBS:-4}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "CONFORMANCE_JOBS must be a positive integer, not '$jobs'" >&2; exit 2; }
 scenarios_file="${CONFORMANCE_SCENARIOS:-$here/scenarios.txt}"
 failures_file="${CONFORMANCE_EXPECTED_FAILURES:-$here/expected-failures.yml}"
 results_label="${CONFORMANCE_RESULTS_LABEL:+$CONFORMANCE_RESULTS_LABEL-}"
@@ -72,17 +75,28 @@ printf '%s\n' "${enabled[@]}" >"$out/enabled.txt"
 baseline="$out/baseline.yml"
 "$node" "$here/baseline.mjs" "$era" "$failures_file" "$out/enabled.txt" "$baseline" || { rm -rf "$out"; exit 2; }
 
-echo "Running ${#selected[@]} scenario(s) for era $era against $url (logs: $out)"
+echo "Running ${#selected[@]} scenario(s) for era $era against $url (logs: $out, $jobs at a time)"
+# One scenario: its own suite process, log and checks directory; its exit status in $out/<s>.rc.
+run_one() {
+  local s="$1" rc=0
+  timeout --kill-after=10 "$hard_timeout_s" "$node" "$cli" server --url "$url" --scenario "$s" \
+    --spec-version "$era" --force --timeout "$scenario_timeout_ms" \
+    --expected-failures "$baseline" -o "$out/checks" >"$out/$s.log" 2>&1 || rc=$?
+  echo "$rc" >"$out/$s.rc"
+}
+# The scenarios are independent (each opens its own connections to the stateless server), so
+# they run $jobs at a time; the report below keeps file order.
+running=0
+for s in "${selected[@]}"; do
+  if (( running >= jobs )); then wait -n || true; running=$((running - 1)); fi
+  run_one "$s" &
+  running=$((running + 1))
+done
+wait
 failed=()
 for s in "${selected[@]}"; do
   log="$out/$s.log"
-  if timeout --kill-after=10 "$hard_timeout_s" "$node" "$cli" server --url "$url" --scenario "$s" \
-       --spec-version "$era" --force --timeout "$scenario_timeout_ms" \
-       --expected-failures "$baseline" -o "$out/checks" >"$log" 2>&1; then
-    rc=0
-  else
-    rc=$?
-  fi
+  rc="$(cat "$out/$s.rc" 2>/dev/null || echo 1)"
   if [[ $rc -eq 0 ]]; then
     echo "  ok    $s"
   else

@@ -209,7 +209,9 @@ func TestIntakeReceiveScreening(t *testing.T) {
 		if ok.Status == emailRejected || ok.RejectionReason != nil || ok.Intake != intakeHTTP {
 			t.Fatalf("approved: %+v", ok)
 		}
-		if ev := mailEvents(t, db, ok.ID); !slices.Equal(ev, []string{"email.received"}) {
+		// Received, never rejected: the harness's queue may already have
+		// processed it (email.processed, agent_run.succeeded) by now.
+		if ev := mailEvents(t, db, ok.ID); !slices.Contains(ev, "email.received") || slices.Contains(ev, "email.rejected") {
 			t.Fatalf("events %v", ev)
 		}
 		if n := mailJobs(t, db, ok.ID, false); n != 1 {

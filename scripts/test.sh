@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's one test command (the README names it; .ci/run runs it).
-# Formatting and vet first, then every Go test with the race detector,
-# then the official MCP conformance suite against the fixture server in
-# every era. Needs Go; the conformance step installs its pinned Node 22 and
-# suite from the npm registry on first use (conformance/package-lock.json).
+# Formatting first, then every Go test with the race detector and every vet
+# check, then the official MCP conformance suite against the fixture server
+# and each product's endpoint in every era and the real clients, at once.
+# Needs Go; the conformance step installs its pinned Node 22 and suite from
+# the npm registry on first use (conformance/package-lock.json).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
@@ -16,38 +17,74 @@ if [[ -n "$unformatted" ]]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-echo "== go vet"
-go vet ./...
+# One build of everything, race-instrumented: the tests' own binaries, the servers they build and
+# start (the crash and kill tests, the README walkthroughs' `go build`) and the ones the steps below
+# build all take -race from GOFLAGS, so nothing is compiled twice (a second, plain build of the
+# module took about three minutes on this 2-core machine), and the real servers under real clients
+# run with the race detector too. `go test -vet=all` runs every check of `go vet` on each package it
+# tests; the packages with no test file are vetted after it, over the same build.
+# SQLite's engine (modernc.org/..., C translated to Go) is compiled without the detector's
+# instrumentation, as a cgo SQLite would be: instrumented, it made every SQLite test two to three
+# times slower than the same test on PostgreSQL (docs/decisions.md "A test loop in minutes").
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race -gcflags=modernc.org/...=-race=false"
 
-echo "== go test -race"
+echo "== go test -race -vet=all"
 # The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
 # processes killed, 60-day régua runs); the default 10-minute limit per package is too near (Dunning took 22 min on a loaded host).
-go test -race -count=1 -timeout 60m ./...
+go test -race -vet=all -count=1 -timeout 60m ./...
 
-echo "== conformance suite (examples/everything, every era)"
-conformance/run-everything.sh
+echo "== go vet (the packages with no test file)"
+untested="$(go list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...)"
+if [[ -n "$untested" ]]; then go vet $untested; fi
 
-# Conformance of the Inbox endpoint itself (conformance/run-product.sh): `kobana-mcp serve` with the
-# embedded defaults, tokens from `kobana-mcp token` added by conformance/auth-preload.cjs, every
-# scenario of conformance/scenarios-inbox.txt in every era (expected failures: expected-failures-inbox.yml).
-echo "== conformance suite (Inbox endpoint, every era)"; conformance/run-product.sh inbox
-# The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
-# its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
-echo "== conformance suite (Dunning endpoint, every era)"; conformance/run-product.sh dunning
-# The same for the Kadu endpoint (conformance/scenarios-kadu.txt, expected-failures-kadu.yml): its own
-# origin and localhost origins, the 1 MB body cap, every tool with its four annotations.
-echo "== conformance suite (Kadu endpoint, every era)"; conformance/run-product.sh kadu
-
-# End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in
-# to the Inbox of a real `kobana-mcp serve` through the built-in OAuth server
-# (CIMD and DCR, headless Chromium on the sign-in and consent pages), calls a
-# tool, and checks that Dunning refuses the Inbox token. Needs /usr/bin/chromium
-# (.ci/run installs it); installs its pinned npm packages on first use.
-echo "== e2e: MCP client OAuth sign-in to the Inbox"
-e2e/run.sh
-
-# Real clients on the Inbox, Dunning and Kadu in every era (e2e/clients/README.md): TypeScript SDK v2
-# and v1 on the three endpoints and the MCP Inspector CLI on the Inbox, pinned in
-# e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
-# `go test` above.)
-echo "== e2e: real MCP clients on the Inbox, Dunning and Kadu, every era"; e2e/clients/run.sh
+# The steps after the Go tests are independent: each builds into a directory of its own and starts
+# its servers on ports the kernel picks, so they run at once (POST_STEPS_AT_ONCE=1 runs them one
+# after another). Each one's output is printed whole, in this order, once it has ended; the run
+# fails if any of them failed.
+steps=(
+  # The official MCP conformance suite against the fixture server (examples/everything), every era.
+  "conformance suite (examples/everything, every era)|conformance/run-everything.sh"
+  # Conformance of the Inbox endpoint itself (conformance/run-product.sh): `kobana-mcp serve` with the
+  # embedded defaults, tokens from `kobana-mcp token` added by conformance/auth-preload.cjs, every
+  # scenario of conformance/scenarios-inbox.txt in every era (expected failures: expected-failures-inbox.yml).
+  "conformance suite (Inbox endpoint, every era)|conformance/run-product.sh inbox"
+  # The same for the Dunning endpoint (conformance/scenarios-dunning.txt, expected-failures-dunning.yml):
+  # its own origin only, the 2 MB body cap, tool text indented, resource templates and prompts.
+  "conformance suite (Dunning endpoint, every era)|conformance/run-product.sh dunning"
+  # The same for the Kadu endpoint (conformance/scenarios-kadu.txt, expected-failures-kadu.yml): its own
+  # origin and localhost origins, the 1 MB body cap, every tool with its four annotations.
+  "conformance suite (Kadu endpoint, every era)|conformance/run-product.sh kadu"
+  # End-to-end (e2e/README.md): the official MCP TypeScript SDK v2 client signs in to the Inbox of a
+  # real `kobana-mcp serve` through the built-in OAuth server (CIMD and DCR, headless Chromium on the
+  # sign-in and consent pages), calls a tool, and checks that Dunning refuses the Inbox token. Needs
+  # /usr/bin/chromium (.ci/run installs it); installs its pinned npm packages on first use.
+  "e2e: MCP client OAuth sign-in to the Inbox|e2e/run.sh"
+  # Real clients on the Inbox, Dunning and Kadu in every era (e2e/clients/README.md): TypeScript SDK
+  # v2 and v1 on the three endpoints and the MCP Inspector CLI on the Inbox, pinned in
+  # e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
+  # `go test` above.)
+  "e2e: real MCP clients on the Inbox, Dunning and Kadu, every era|e2e/clients/run.sh"
+)
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+at_once="${POST_STEPS_AT_ONCE:-${#steps[@]}}"
+pids=()
+for i in "${!steps[@]}"; do
+  if (( i >= at_once )); then wait "${pids[i - at_once]}" || true; fi
+  # Each step in its own process group's background job, its exit status kept beside its log.
+  ( set +e; start=$SECONDS; ${steps[i]#*|} >"$logs/$i.log" 2>&1; rc=$?
+    echo "$rc $((SECONDS - start))" >"$logs/$i.rc" ) &
+  pids+=($!)
+done
+failed=()
+for i in "${!steps[@]}"; do
+  wait "${pids[i]}" || true
+  read -r rc took <"$logs/$i.rc" || { rc=1; took=?; }
+  echo "== ${steps[i]%%|*} (${took}s, exit $rc)"
+  cat "$logs/$i.log"
+  [[ "$rc" == 0 ]] || failed+=("${steps[i]%%|*}")
+done
+if [[ ${#failed[@]} -gt 0 ]]; then
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi

@@ -29,7 +29,7 @@ var chromiumPath = func() string {
 }()
 
 var (
-	approvalLinkRE = regexp.MustCompile(`Open (http://127\.0\.0\.1:8083/approvals/[0-9a-f-]+) and choose Continuar`)
+	approvalLinkRE = regexp.MustCompile(`Open (http://127\.0\.0\.1:\d+/approvals/[0-9a-f-]+) and choose Continuar`)
 	demoPasswordRE = regexp.MustCompile(`(?m)^  password: (\S+)$`)
 )
 

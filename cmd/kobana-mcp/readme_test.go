@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,10 +46,10 @@ func walkthroughs(t *testing.T) map[string]string {
 // the default ports, the embedded defaults. What each should show is
 // checked in its output, so the pages cannot drift from the product; the
 // block's own exit status (it sets -euo pipefail itself) is what passes.
+// Each runs on ports of its own (readme_own_ports_test.go), beside the
+// others and the package's other parallel tests.
 func TestReadmeWalkthroughs(t *testing.T) {
-	// Not parallel, nor its walkthroughs: they use serve's default ports
-	// (8081–8083, 2525) and the receivers' (9000, 2526), and a test that is
-	// not parallel runs before the package's parallel ones, alone.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -135,18 +134,14 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			t.Fatalf("the docs have no walkthrough:%s block", name)
 		}
 		t.Run(name, func(t *testing.T) {
-			// serve's default ports, and the receivers' each walkthrough starts.
-			ports := append([]string{"8081", "8082", "8083", "2525"}, map[string][]string{"inbox": {"9000"}, "dunning": {"2526"}}[name]...)
-			for _, port := range ports {
-				ln, err := net.Listen("tcp", "127.0.0.1:"+port)
-				if err != nil {
-					if os.Getenv("CI") == "true" {
-						t.Fatalf("port %s is taken: %v", port, err)
-					}
-					t.Skipf("port %s is taken (a server running here?): %v", port, err)
-				}
-				_ = ln.Close()
+			t.Parallel()
+			ports := ownPorts(t)
+			script := ports.script(script)
+			var rewritten []string
+			for _, w := range wants {
+				rewritten = append(rewritten, ports.rewrite(w))
 			}
+			wants := rewritten
 			if name == "kadufiles" {
 				if _, err := exec.LookPath("jq"); err != nil {
 					if os.Getenv("CI") == "true" {
@@ -171,7 +166,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", script)
 			cmd.Dir = dir
-			cmd.Env = cleanEnv()
+			cmd.Env = append(cleanEnv(), ports.env()...)
 			// Its own process group, so whatever the script leaves behind
 			// is ended with it.
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
