@@ -275,48 +275,65 @@ func (s *Service) commandWrite(ctx context.Context, fn func(tx *store.Tx, orgID 
 
 // registerCommandReads declares the list and get of one kind.
 func registerCommandReads(api *rest.API, s *Service, k commandKind, prefix, path string, req mcp.Requirement) {
+	r := &commandReads{s: s, k: k}
 	rest.Handle(api, rest.Operation{
 		ID: prefix + "_list", Method: "GET", Path: path, Tags: []string{k.noun + "s"},
 		Title:    "List " + k.noun + "s",
 		Summary:  fmt.Sprintf("Lists the organization's %ss, newest first, numbered pages; filters charge_id and status (%s).", k.noun, statesOf(k)),
 		Requires: req, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *commandsListIn) (*rest.Response, error) {
-		t, err := s.Tenant(ctx)
-		if err != nil {
-			return nil, err
-		}
-		f := commandListFilter{Kind: k.kind}
-		if in.ChargeID != "" {
-			c, err := ledger.GetCharge(ctx, s.DB, t.OrgID, in.ChargeID)
-			if err != nil {
-				return nil, ledger.NotFoundAs(err, "charge")
-			}
-			f.ChargeID = c.ID
-		}
-		if in.Status != "" {
-			if _, err := k.machine.Parse(in.Status); err != nil {
-				return nil, ledger.Invalid("status", err.Error())
-			}
-			f.Status = in.Status
-		}
-		page, perPage, offset := in.Window()
-		f.Limit, f.Offset = perPage, offset
-		rows, total, err := listCommands(ctx, s.DB, t.OrgID, f)
-		if err != nil {
-			return nil, err
-		}
-		return restkit.NumberedPage(rows, page, perPage, total, showCommand), nil
-	})
+	}, r.list)
 	rest.Handle(api, rest.Operation{
 		ID: prefix + "_get", Method: "GET", Path: path + "/{id}", Tags: []string{k.noun + "s"},
 		Title:    "Get a " + k.noun,
 		Summary:  fmt.Sprintf("Gets one %s: its status (%s), the provider's protocol, when each step happened and the error of a failed one.", k.noun, statesOf(k)),
 		Requires: req, Annotations: restkit.ReadOnly(),
-	}, func(ctx context.Context, in *commandIDIn) (*rest.Response, error) {
-		return restkit.ReadItem(ctx, s.Tenancy, k.noun, func(t restkit.Tenant) (command, error) {
-			return getCommand(ctx, s.DB, t.OrgID, k.kind, in.ID, "")
-		}, showCommand)
-	})
+	}, r.get)
+}
+
+// commandReads are the list and get handlers of one command kind (credit
+// reports, protests): the two kinds share their rows and differ only in
+// the kind and its state machine.
+type commandReads struct {
+	s *Service
+	k commandKind
+}
+
+// list answers one numbered page of the kind's commands, filtered by
+// charge and status.
+func (r *commandReads) list(ctx context.Context, in *commandsListIn) (*rest.Response, error) {
+	t, err := r.s.Tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := commandListFilter{Kind: r.k.kind}
+	if in.ChargeID != "" {
+		c, err := ledger.GetCharge(ctx, r.s.DB, t.OrgID, in.ChargeID)
+		if err != nil {
+			return nil, ledger.NotFoundAs(err, "charge")
+		}
+		f.ChargeID = c.ID
+	}
+	if in.Status != "" {
+		if _, err := r.k.machine.Parse(in.Status); err != nil {
+			return nil, ledger.Invalid("status", err.Error())
+		}
+		f.Status = in.Status
+	}
+	page, perPage, offset := in.Window()
+	f.Limit, f.Offset = perPage, offset
+	rows, total, err := listCommands(ctx, r.s.DB, t.OrgID, f)
+	if err != nil {
+		return nil, err
+	}
+	return restkit.NumberedPage(rows, page, perPage, total, showCommand), nil
+}
+
+// get answers one command of the kind, 404 for another kind's or another
+// organization's id.
+func (r *commandReads) get(ctx context.Context, in *commandIDIn) (*rest.Response, error) {
+	return restkit.ReadItem(ctx, r.s.Tenancy, r.k.noun, func(t restkit.Tenant) (command, error) {
+		return getCommand(ctx, r.s.DB, t.OrgID, r.k.kind, in.ID, "")
+	}, showCommand)
 }
 
 func statesOf(k commandKind) string {

@@ -19,8 +19,8 @@ var handlerLine = regexp.MustCompile("(?m)^Handler: `([^`]+)` in \\[`([^`]+)`\\]
 
 // handlerEntries checks that the reference doc names, for each of its
 // tools, a handler file that exists under root (the repository) and
-// declares the function: a closure "outer.funcN" counts as its outer
-// function's, a method "(*T).m" must have receiver T. It reads the
+// declares the function, a named one (a closure "outer.funcN" is refused),
+// a method "(*T).m" with receiver T. It reads the
 // source with go/parser, not the runtime the reference was built from.
 func handlerEntries(t testing.TB, doc []byte, tools int, root string) {
 	t.Helper()
@@ -38,6 +38,10 @@ func handlerEntries(t testing.TB, doc []byte, tools int, root string) {
 			t.Errorf("handler %s: %v", fn, err)
 			continue
 		}
+		if anonymous(fn) {
+			t.Errorf("handler %s in %s is an anonymous function: an operation's handler is a named function or method, so its name leads to its code (docs/decisions.md \"Tests and goldens\")", fn, file)
+			continue
+		}
 		found := false
 		var tried []string
 		for _, c := range declaredNames(fn) {
@@ -48,6 +52,17 @@ func handlerEntries(t testing.TB, doc []byte, tools int, root string) {
 			t.Errorf("handler %s: %s declares no %s", fn, file, strings.Join(tried, " or "))
 		}
 	}
+}
+
+// anonymous reports whether a runtime name is a closure's ("outer.func3",
+// "outer.func3.1").
+func anonymous(fn string) bool {
+	for _, part := range strings.Split(strings.ReplaceAll(fn, "[...]", ""), ".") {
+		if closurePart.MatchString(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // candidate is a declared function a runtime name may stand for: its

@@ -23,35 +23,46 @@ func (x *api) registerDeliveries() {
 		Method: "GET", Path: "/webhooks/{id}/deliveries/{delivery_id}", Tags: []string{"webhooks"},
 		Title: "Get a delivery", Summary: "Gets one delivery of a webhook: the request sent (headers and body) and the response received in its last attempt, the error, the attempt count and the next retry.",
 		Requires: x.read(),
-	}, "", nil, func(ctx context.Context, in *deliveryIDIn) (*rest.Response, error) {
-		_, _, d, err := x.findDelivery(ctx, in, false)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": showDelivery(d)}), nil
-	})
+	}, "", nil, x.getDelivery)
 	declare(x, Replay, rest.Operation{
 		Method: "POST", Path: "/webhooks/{id}/deliveries/{delivery_id}/" + x.o.ReplayVerb, Tags: []string{"webhooks"},
 		Title: capital(x.o.ReplayVerb) + " a delivery", Summary: "Sends a delivery's event again to the webhook as it is configured now (URL, auth, secret): a new delivery (replay_of the original), answered 202 while it runs in the background.",
 		Description: "Destructive: it sends a request out to the webhook's URL.",
 		Requires:    x.manage(),
-	}, "", func(ctx context.Context, in *deliveryIDIn) (string, error) {
-		_, w, d, err := x.findDelivery(ctx, in, true)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Send the %s event of delivery %s again to webhook '%s' at %s, with the webhook's current configuration?", d.EventSlug, d.ID, w.Label, w.URL), nil
-	}, func(ctx context.Context, in *deliveryIDIn) (*rest.Response, error) {
-		t, w, d, err := x.findDelivery(ctx, in, true)
-		if err != nil {
-			return nil, err
-		}
-		nd, err := x.svc.Replay(ctx, t.OrgID, t.WorkspaceID, w.ID, d.ID)
-		if err != nil {
-			return nil, x.error(err)
-		}
-		return rest.Accepted(map[string]any{"data": showDelivery(nd)}), nil
-	})
+	}, "", x.describeReplay, x.replay)
+}
+
+// getDelivery answers one delivery of a webhook: the request sent and the
+// response of its last attempt.
+func (x *api) getDelivery(ctx context.Context, in *deliveryIDIn) (*rest.Response, error) {
+	_, _, d, err := x.findDelivery(ctx, in, false)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": showDelivery(d)}), nil
+}
+
+// describeReplay is the question a replay asks: the event goes out again
+// with the webhook's configuration of now.
+func (x *api) describeReplay(ctx context.Context, in *deliveryIDIn) (string, error) {
+	_, w, d, err := x.findDelivery(ctx, in, true)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Send the %s event of delivery %s again to webhook '%s' at %s, with the webhook's current configuration?", d.EventSlug, d.ID, w.Label, w.URL), nil
+}
+
+// replay sends a delivery's event again as a new delivery, answered 202.
+func (x *api) replay(ctx context.Context, in *deliveryIDIn) (*rest.Response, error) {
+	t, w, d, err := x.findDelivery(ctx, in, true)
+	if err != nil {
+		return nil, err
+	}
+	nd, err := x.svc.Replay(ctx, t.OrgID, t.WorkspaceID, w.ID, d.ID)
+	if err != nil {
+		return nil, x.error(err)
+	}
+	return rest.Accepted(map[string]any{"data": showDelivery(nd)}), nil
 }
 
 // listDeliveries answers a webhook's deliveries in the product's style.

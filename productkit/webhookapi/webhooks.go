@@ -31,40 +31,19 @@ func (x *api) registerWebhooks() {
 		Method: "GET", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Get a webhook", Summary: "Gets one webhook by id or external_id, with its consecutive failures. The signing secret is never shown.",
 		Requires: x.read(),
-	}, "", nil, func(ctx context.Context, in *idIn) (*rest.Response, error) {
-		_, w, err := x.find(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return rest.OK(map[string]any{"data": x.show(w)}), nil
-	})
+	}, "", nil, x.get)
 	createDesc := fmt.Sprintf("The answer holds signing_secret: it is shown only here (and when %sd); keep it to verify deliveries.", o.RotateVerb)
 	var describeCreate func(context.Context, *createIn) (string, error)
 	if x.destructive(Create) {
 		createDesc += fmt.Sprintf(" Destructive: from then on the %s's subscribed events are sent to this URL.", o.TenantNoun)
-		describeCreate = func(ctx context.Context, in *createIn) (string, error) {
-			if _, err := x.newWebhook(ctx, in); err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("Create webhook '%s', sending the %s's %s events to %s?", in.Label, o.TenantNoun, strings.Join(in.SubscribedEvents, ", "), in.URL), nil
-		}
+		describeCreate = x.describeCreate
 	}
 	declare(x, Create, rest.Operation{
 		Method: "POST", Path: "/webhooks", Tags: []string{"webhooks"},
 		Title: "Create a webhook", Summary: "Creates a webhook that receives the subscribed events as signed POSTs (X-Kobana-Signature: sha256=<hex HMAC-SHA256 of the raw body>).",
 		Description: createDesc,
 		Requires:    x.manage(),
-	}, "", describeCreate, func(ctx context.Context, in *createIn) (*rest.Response, error) {
-		nw, err := x.newWebhook(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		w, secret, err := x.svc.Create(ctx, nw)
-		if err != nil {
-			return nil, x.error(err)
-		}
-		return rest.Created(map[string]any{"data": append(x.show(w), member{"signing_secret", secret})}), nil
-	})
+	}, "", describeCreate, x.create)
 	fields := "label, url, "
 	if f := o.ScopeField; f != nil {
 		fields += fmt.Sprintf("%s (\"\" for %s), ", f.Name, f.All)
@@ -73,51 +52,20 @@ func (x *api) registerWebhooks() {
 	var describeUpdate func(context.Context, *updateIn) (string, error)
 	if x.destructive(Update) {
 		updateDesc = fmt.Sprintf("Destructive: re-pointing a webhook changes where the %s's events are sent.", o.TenantNoun)
-		describeUpdate = func(ctx context.Context, in *updateIn) (string, error) {
-			_, cur, _, err := x.patch(ctx, in)
-			if err != nil {
-				return "", err
-			}
-			return changeMessage(cur, in), nil
-		}
+		describeUpdate = x.describeUpdate
 	}
 	declare(x, Update, rest.Operation{
 		Method: "PATCH", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Update a webhook", Summary: "Changes the fields that are sent: " + fields + "auth and its credentials, subscribed_events, status. The signing secret is not shown.",
 		Description: updateDesc,
 		Requires:    x.manage(),
-	}, "", describeUpdate, func(ctx context.Context, in *updateIn) (*rest.Response, error) {
-		t, cur, p, err := x.patch(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		w, err := x.svc.Update(ctx, t.OrgID, t.WorkspaceID, cur.ID, p)
-		if err != nil {
-			return nil, x.error(err)
-		}
-		return rest.OK(map[string]any{"data": x.show(w)}), nil
-	})
+	}, "", describeUpdate, x.update)
 	declare(x, Delete, rest.Operation{
 		Method: "DELETE", Path: "/webhooks/{id}", Tags: []string{"webhooks"},
 		Title: "Delete a webhook", Summary: "Deletes a webhook by id or external_id: it stops receiving events at once.",
 		Description: "Destructive: it cannot be undone.",
 		Requires:    x.manage(),
-	}, "", func(ctx context.Context, in *idIn) (string, error) {
-		_, w, err := x.find(ctx, in.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Delete webhook '%s' (%s)? It stops receiving events at once. This cannot be undone.", w.Label, w.URL), nil
-	}, func(ctx context.Context, in *idIn) (*rest.Response, error) {
-		t, w, err := x.find(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		if err := x.svc.Delete(ctx, t.OrgID, t.WorkspaceID, w.ID); err != nil {
-			return nil, x.error(err)
-		}
-		return rest.NoContent(), nil
-	})
+	}, "", x.describeDelete, x.delete)
 	see := ""
 	if x.ops[ListDeliveries] {
 		see = " (see " + x.name(ListDeliveries) + ")"
@@ -127,53 +75,142 @@ func (x *api) registerWebhooks() {
 		Title: "Send a test event to a webhook", Summary: "Emits a " + webhooks.TestEventSlug + " system event delivered to this webhook only, and answers 202 with the event; the delivery runs in the background" + see + ".",
 		Description: "Destructive: it sends a request out to the webhook's URL.",
 		Requires:    x.manage(),
-	}, "", func(ctx context.Context, in *idIn) (string, error) {
-		_, w, err := x.findActive(ctx, in.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("Send a test event (%s) to webhook '%s' at %s?", webhooks.TestEventSlug, w.Label, w.URL), nil
-	}, func(ctx context.Context, in *idIn) (*rest.Response, error) {
-		t, w, err := x.findActive(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		data := map[string]any{
-			"message": "This is a test event from the " + o.Product + ".",
-			"webhook": map[string]any{"id": w.ID, "external_id": w.ExternalID, "label": w.Label, "url": w.URL},
-		}
-		if o.EventData != nil {
-			data = o.EventData(ctx, t, data)
-		}
-		ev, err := x.svc.Test(ctx, t.OrgID, t.WorkspaceID, w.ID, data)
-		if err != nil {
-			return nil, x.error(err)
-		}
-		return rest.Accepted(map[string]any{"data": x.showEvent(ev)}), nil
-	})
-	verb := capital(o.RotateVerb)
+	}, "", x.describeTest, x.test)
 	declare(x, RotateSecret, rest.Operation{
 		Method: "POST", Path: "/webhooks/{id}/" + o.RotateVerb + "-secret", Tags: []string{"webhooks"},
-		Title: verb + " a webhook's signing secret", Summary: "Replaces the webhook's signing secret and answers the new one (shown only here): deliveries from now on are signed with it.",
+		Title: capital(o.RotateVerb) + " a webhook's signing secret", Summary: "Replaces the webhook's signing secret and answers the new one (shown only here): deliveries from now on are signed with it.",
 		Description: rotationEffect(o.RotationGrace),
 		Requires:    x.manage(),
-	}, "", func(ctx context.Context, in *idIn) (string, error) {
-		_, w, err := x.find(ctx, in.ID)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("%s the signing secret of webhook '%s' (%s)? %s", verb, w.Label, w.URL, rotationConsequence(o.RotationGrace)), nil
-	}, func(ctx context.Context, in *idIn) (*rest.Response, error) {
-		t, w, err := x.find(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		secret, err := x.svc.RotateSecret(ctx, t.OrgID, t.WorkspaceID, w.ID)
-		if err != nil {
-			return nil, x.error(err)
-		}
-		return rest.OK(map[string]any{"data": map[string]string{"signing_secret": secret}}), nil
-	})
+	}, "", x.describeRotateSecret, x.rotateSecret)
+}
+
+// get answers one webhook, 404 for another tenant's.
+func (x *api) get(ctx context.Context, in *idIn) (*rest.Response, error) {
+	_, w, err := x.find(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return rest.OK(map[string]any{"data": x.show(w)}), nil
+}
+
+// describeCreate is the question a destructive create asks: where the
+// tenant's events will go.
+func (x *api) describeCreate(ctx context.Context, in *createIn) (string, error) {
+	if _, err := x.newWebhook(ctx, in); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Create webhook '%s', sending the %s's %s events to %s?", in.Label, x.o.TenantNoun, strings.Join(in.SubscribedEvents, ", "), in.URL), nil
+}
+
+// create stores a webhook and answers it with its signing secret, the
+// only time the secret is shown besides a rotation.
+func (x *api) create(ctx context.Context, in *createIn) (*rest.Response, error) {
+	nw, err := x.newWebhook(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	w, secret, err := x.svc.Create(ctx, nw)
+	if err != nil {
+		return nil, x.error(err)
+	}
+	return rest.Created(map[string]any{"data": append(x.show(w), member{"signing_secret", secret})}), nil
+}
+
+// describeUpdate is the question a destructive update asks: the change.
+func (x *api) describeUpdate(ctx context.Context, in *updateIn) (string, error) {
+	_, cur, _, err := x.patch(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	return changeMessage(cur, in), nil
+}
+
+// update changes the fields sent and answers the webhook.
+func (x *api) update(ctx context.Context, in *updateIn) (*rest.Response, error) {
+	t, cur, p, err := x.patch(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	w, err := x.svc.Update(ctx, t.OrgID, t.WorkspaceID, cur.ID, p)
+	if err != nil {
+		return nil, x.error(err)
+	}
+	return rest.OK(map[string]any{"data": x.show(w)}), nil
+}
+
+// describeDelete is the question a delete asks.
+func (x *api) describeDelete(ctx context.Context, in *idIn) (string, error) {
+	_, w, err := x.find(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Delete webhook '%s' (%s)? It stops receiving events at once. This cannot be undone.", w.Label, w.URL), nil
+}
+
+// delete removes a webhook: it stops receiving events at once.
+func (x *api) delete(ctx context.Context, in *idIn) (*rest.Response, error) {
+	t, w, err := x.find(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.svc.Delete(ctx, t.OrgID, t.WorkspaceID, w.ID); err != nil {
+		return nil, x.error(err)
+	}
+	return rest.NoContent(), nil
+}
+
+// describeTest is the question a test event asks: it reaches out to the
+// webhook's URL.
+func (x *api) describeTest(ctx context.Context, in *idIn) (string, error) {
+	_, w, err := x.findActive(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Send a test event (%s) to webhook '%s' at %s?", webhooks.TestEventSlug, w.Label, w.URL), nil
+}
+
+// test emits a test event delivered to this webhook only and answers 202
+// with the event.
+func (x *api) test(ctx context.Context, in *idIn) (*rest.Response, error) {
+	t, w, err := x.findActive(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{
+		"message": "This is a test event from the " + x.o.Product + ".",
+		"webhook": map[string]any{"id": w.ID, "external_id": w.ExternalID, "label": w.Label, "url": w.URL},
+	}
+	if x.o.EventData != nil {
+		data = x.o.EventData(ctx, t, data)
+	}
+	ev, err := x.svc.Test(ctx, t.OrgID, t.WorkspaceID, w.ID, data)
+	if err != nil {
+		return nil, x.error(err)
+	}
+	return rest.Accepted(map[string]any{"data": x.showEvent(ev)}), nil
+}
+
+// describeRotateSecret is the question a rotation asks, with what
+// happens to the old secret.
+func (x *api) describeRotateSecret(ctx context.Context, in *idIn) (string, error) {
+	_, w, err := x.find(ctx, in.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s the signing secret of webhook '%s' (%s)? %s", capital(x.o.RotateVerb), w.Label, w.URL, rotationConsequence(x.o.RotationGrace)), nil
+}
+
+// rotateSecret replaces the signing secret and answers the new one.
+func (x *api) rotateSecret(ctx context.Context, in *idIn) (*rest.Response, error) {
+	t, w, err := x.find(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := x.svc.RotateSecret(ctx, t.OrgID, t.WorkspaceID, w.ID)
+	if err != nil {
+		return nil, x.error(err)
+	}
+	return rest.OK(map[string]any{"data": map[string]string{"signing_secret": secret}}), nil
 }
 
 // list answers the webhook listing in the product's style.
