@@ -23,10 +23,7 @@ fi
 # module took about three minutes on this 2-core machine), and the real servers under real clients
 # run with the race detector too. `go test -vet=all` runs every check of `go vet` on each package it
 # tests; the packages with no test file are vetted after it, over the same build.
-# SQLite's engine (modernc.org/..., C translated to Go) is compiled without the detector's
-# instrumentation, as a cgo SQLite would be: instrumented, it made every SQLite test two to three
-# times slower than the same test on PostgreSQL (docs/decisions.md "A test loop in minutes").
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race -gcflags=modernc.org/...=-race=false"
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race"
 
 echo "== go test -race -vet=all"
 # The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
