@@ -23,7 +23,10 @@ fi
 # module took about three minutes on this 2-core machine), and the real servers under real clients
 # run with the race detector too. `go test -vet=all` runs every check of `go vet` on each package it
 # tests; the packages with no test file are vetted after it, over the same build.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race"
+# SQLite's engine (modernc.org/..., C translated to Go) keeps the detector's instrumentation but not
+# checkptr, the unsafe.Pointer check -race turns on: in its pointer arithmetic checkptr took about a
+# third of a SQLite test's CPU (docs/decisions.md "SQLite's engine without checkptr").
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race -gcflags=modernc.org/...=-d=checkptr=0"
 
 echo "== go test -race -vet=all"
 # The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
