@@ -143,12 +143,39 @@ func URL(t testing.TB, d store.Dialect) string {
 	t.Helper()
 	switch d {
 	case store.SQLite:
-		return "sqlite:" + filepath.Join(t.TempDir(), store.DefaultFile)
+		return "sqlite:" + filepath.Join(sqliteDir(t), store.DefaultFile)
 	case store.Postgres:
 		return postgresSchema(t)
 	}
 	t.Fatalf("storetest: unknown engine %q", d)
 	return ""
+}
+
+// sqliteDir is a directory that lives as long as the test, for one SQLite
+// database. Unlike t.TempDir its removal tries again for a while when the
+// directory is not empty yet: database/sql opens connections in a goroutine
+// of its own that DB.Close does not wait for, so a connection asked for
+// just before the close can still open the file — and create its -wal and
+// -shm files — after the test has closed the database (seen on a loaded
+// host as "TempDir RemoveAll cleanup: … directory not empty").
+func sqliteDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "kobana-sqlite-")
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() {
+		var err error
+		for wait := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if err = os.RemoveAll(dir); err == nil || time.Now().After(wait) {
+				break
+			}
+		}
+		if err != nil {
+			t.Errorf("storetest: removing the SQLite directory: %v", err)
+		}
+	})
+	return dir
 }
 
 var (
