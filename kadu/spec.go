@@ -1,8 +1,6 @@
 package kadu
 
 import (
-	"time"
-
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
@@ -110,7 +108,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	// times on the pages in Brasília time. An execution's destructive
 	// step is approved on the same page; the decision resumes the
 	// execution (kadu/runtime approvals.go, Runtime.ApprovalDecided).
-	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: brasilia()})
+	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia()})
 	b.Routes(svc.fileRoutes)
 	return nil
 }
@@ -123,14 +121,4 @@ func registerJobs(s *service, q *jobs.Queue) {
 	registerSchedules(s, q)
 	registerFileJobs(s, q)
 	registerDelivery(s, q)
-}
-
-// brasilia is America/Sao_Paulo when the system knows the zone: Kadu is
-// Brazilian first.
-func brasilia() *time.Location {
-	loc, err := time.LoadLocation("America/Sao_Paulo")
-	if err != nil {
-		return time.UTC
-	}
-	return loc
 }

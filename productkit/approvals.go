@@ -54,7 +54,7 @@ func (b *Builder) approvalPolicy(tools []mcp.Tool) (*approval.Policy, error) {
 	}
 	loc := b.approvals.Location
 	if loc == nil {
-		loc = brasilia()
+		loc = Brasilia()
 	}
 	log := deps.Logger
 	if log != nil {
@@ -67,8 +67,9 @@ func (b *Builder) approvalPolicy(tools []mcp.Tool) (*approval.Policy, error) {
 	})
 }
 
-// brasilia is America/Sao_Paulo when the system knows the zone, else UTC.
-func brasilia() *time.Location {
+// Brasilia is America/Sao_Paulo when the system knows the zone, else UTC:
+// the time zone of the approval pages, whose readers are in Brazil.
+func Brasilia() *time.Location {
 	loc, err := time.LoadLocation("America/Sao_Paulo")
 	if err != nil {
 		return time.UTC
