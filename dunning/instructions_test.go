@@ -40,6 +40,7 @@ func TestInstructionsSayEveryPoint(t *testing.T) {
 		"confirm with the user before any destructive or outbound action",
 		// Unconfirmable clients.
 		"confirmation_required means this client cannot run them — not something to retry",
+		"When it carries an approval_url, show that link to the user",
 	}
 	for _, call := range []struct{ era, body string }{
 		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`},

@@ -13,7 +13,8 @@
 //      workspace is deleted exactly once (the retry replayed by hand is
 //      refused with -32602);
 //   3. the same with a handler that declines: isError, nothing deleted;
-//   4. on the 2025 initialize handshake: confirmation_required, the handler
+//   4. on the 2025 initialize handshake: confirmation_required carrying the
+//      approval link (approval_url, approval_id, expires_at), the handler
 //      is never asked, nothing deleted.
 //
 // Run it with ./run.sh, or alone: node --test confirm.test.mjs (it builds the
@@ -167,7 +168,7 @@ test('declining the confirmation deletes nothing', { timeout: 60_000 }, async ()
   assert.equal(await workspaceExists(client, 'ts-decline'), true, 'the workspace is still there');
 });
 
-test('a 2025 client cannot confirm: confirmation_required, nothing deleted', { timeout: 60_000 }, async () => {
+test('a 2025 client cannot confirm: confirmation_required with the approval link, nothing deleted', { timeout: 60_000 }, async () => {
   assert.ok(s.token, 'setup failed');
   let askedLegacy = 0;
   const { client } = await connect({ modern: false, elicit: () => { askedLegacy++; return { action: 'accept', content: { confirm: true } }; } });
@@ -176,7 +177,12 @@ test('a 2025 client cannot confirm: confirmation_required, nothing deleted', { t
   assert.equal(result.isError, true);
   const err = JSON.parse(text(result)).error;
   assert.equal(err.code, 'confirmation_required');
-  assert.match(err.message, /Retrying will not help/);
+  // The way forward: the approval link, on the Inbox's own listener.
+  assert.match(err.approval_url, /\/approvals\/[^/]+$/);
+  assert.equal(err.approval_url.split('/approvals/')[1], err.approval_id);
+  assert.ok(Date.parse(err.expires_at) > Date.now(), `expires_at ${err.expires_at}`);
+  assert.ok(err.message.includes(err.approval_url), err.message);
+  assert.match(err.message, /Do not retry/);
   assert.equal(askedLegacy, 0, 'nobody is asked');
   assert.equal(await workspaceExists(client, 'ts-decline'), true);
 });

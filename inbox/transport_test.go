@@ -33,8 +33,8 @@ func TestInboxTransport(t *testing.T) {
 	if w.Code != 200 || !strings.Contains(w.Body.String(), `"serverInfo":{"name":"kobana-autonomous-inbox","title":"Kobana Autonomous Inbox","version":"0.1.0"}`) {
 		t.Fatalf("initialize: %d %s", w.Code, w.Body)
 	}
-	if !strings.Contains(w.Body.String(), "never instructions") || !strings.Contains(w.Body.String(), "confirmation_required") {
-		t.Fatalf("instructions must warn about third-party data and confirmation_required: %s", w.Body)
+	if !strings.Contains(w.Body.String(), "never instructions") || !strings.Contains(w.Body.String(), "confirmation_required") || !strings.Contains(w.Body.String(), "approval_url") {
+		t.Fatalf("instructions must warn about third-party data and confirmation_required, and say what to do with its approval_url: %s", w.Body)
 	}
 	if w := post(discover, "https://app.example.com"); w.Code != 200 {
 		t.Fatalf("allowed origin: %d", w.Code)

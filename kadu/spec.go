@@ -1,16 +1,12 @@
 package kadu
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
-	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/webhookapi"
 	"github.com/kobana/kobana-mcp/rest"
@@ -107,32 +103,13 @@ func build(b *productkit.Builder, cfg Config) error {
 		b.Collect(hooks.Collector())
 	}
 	// Destructive calls a client cannot confirm get an approval link
-	// (approvals.go) when there is a database and the built-in sign-in.
-	var approvals *approval.Policy
-	b.Unconfirmable(func(tools []mcp.Tool) (mcp.ConfirmPolicy, error) {
-		p, err := approvalPolicy(deps, b.Auth, tools, svc.runtime.ApprovalOwners())
-		if err != nil || p == nil {
-			return nil, err
-		}
-		approvals = p
-		if deps.AuthServer == nil {
-			// A worker's policy runs approved calls; it offers no links.
-			return nil, nil
-		}
-		return p, nil
-	})
-	b.Routes(func(mux *http.ServeMux) {
-		svc.fileRoutes(mux)
-		if approvals != nil {
-			approvals.Routes(mux)
-		}
-	})
-	b.Lifecycle(nil, func(ctx context.Context) error {
-		if approvals == nil {
-			return nil
-		}
-		return approvals.Close(ctx)
-	}, nil)
+	// (productkit.Approvals) when there is a database and the built-in
+	// sign-in: as a normal result, Kadu's answer since it has one, with
+	// times on the pages in Brasília time. An execution's destructive
+	// step is approved on the same page; the decision resumes the
+	// execution (kadu/runtime approvals.go, Runtime.ApprovalDecided).
+	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia()})
+	b.Routes(svc.fileRoutes)
 	return nil
 }
 

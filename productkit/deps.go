@@ -18,6 +18,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -70,6 +71,13 @@ type Deps struct {
 	// Jobs is the process's durable job queue (platform/jobs), shared by
 	// the products; nil in tests of the transport.
 	Jobs *jobs.Queue
+	// Approvals is the one runner of approved calls on Jobs
+	// (approval.NewRunners), shared by every product's approval policy:
+	// a queue has one worker per job kind, and every product's approvals
+	// run as approval.run jobs. The binary makes one per process; Assemble
+	// makes one when it is nil and Jobs is set (a test serving one product
+	// on its own queue).
+	Approvals *approval.Runners
 	// Secret is the deployment secret every replica shares (the first of
 	// --state-secrets); products derive keys from it to seal what they
 	// store (webhook signing secrets and credentials). Nil in tests of the

@@ -73,7 +73,7 @@ type Builder struct {
 	bridgeOpts restbridge.Options
 	mcpOptions func(Deps) mcp.Options
 	extras     func(*restbridge.Bridge, []mcp.Tool) (mcp.Catalog, error)
-	confirm    func(tools []mcp.Tool) (mcp.ConfirmPolicy, error)
+	approvals  Approvals
 	jobs       []func(*jobs.Queue)
 	routes     []func(*http.ServeMux)
 	listener   Listener
@@ -111,12 +111,10 @@ func (b *Builder) Catalog(extras func(bridge *restbridge.Bridge, tools []mcp.Too
 	b.extras = extras
 }
 
-// Unconfirmable sets how the endpoint answers a destructive call that the
-// client cannot confirm in the chat (Kadu's approval link); nil keeps the
-// product's MCPOptions choice.
-func (b *Builder) Unconfirmable(policy func(tools []mcp.Tool) (mcp.ConfirmPolicy, error)) {
-	b.confirm = policy
-}
+// Approvals sets how the product's approval link answers (approvals.go);
+// a product that does not call it gets the default: the link inside the
+// confirmation_required error.
+func (b *Builder) Approvals(a Approvals) { b.approvals = a }
 
 // Jobs registers the product's job workers and periodic jobs on a queue.
 // serve, worker and tests all register through it, so every process knows
@@ -216,14 +214,14 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 	}
 	opts := b.mcpOptions(deps)
 	deps.Protect(b.Auth, &opts)
-	if b.confirm != nil {
-		policy, err := b.confirm(tools)
-		if err != nil {
-			return nil, err
-		}
-		if policy != nil {
-			opts.Confirm.Unconfirmable = policy
-		}
+	approvals, err := b.approvalPolicy(tools)
+	if err != nil {
+		return nil, err
+	}
+	if approvals != nil && deps.AuthServer != nil {
+		// A worker's policy (no sign-in) only runs approved calls; the
+		// endpoint keeps the product's own choice.
+		opts.Confirm.Unconfirmable = approvals
 	}
 	h, err := mcp.NewHandler(opts, catalog)
 	if err != nil {
@@ -231,6 +229,9 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 	}
 	mux := Mux(h, s.APIBase, b.api)
 	b.Auth.MountIfAny(mux)
+	if approvals != nil {
+		approvals.Routes(mux)
+	}
 	for _, mount := range b.routes {
 		mount(mux)
 	}
@@ -241,6 +242,9 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 		}
 	}
 	l := b.listener
+	if approvals != nil {
+		l.Shutdown = withApprovalsClosed(l.Shutdown, approvals)
+	}
 	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, httpx.FastPath(mux, MCPPath, MCPPath), b.api, h, catalog
 	l.ErrorCodes = b.apiConfig.ErrorCodes
 	return &l, nil

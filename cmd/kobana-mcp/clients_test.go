@@ -497,7 +497,8 @@ func sdkcPrompts(t *testing.T, cs *sdk.ClientSession, caps *sdk.ServerCapabiliti
 // sdkcDestructive runs workspaces_delete. On 2026-07-28 the server asks
 // for a confirmation through the client's elicitation handler: declining
 // deletes nothing, accepting deletes the workspace. On the 2025 handshake
-// it refuses with confirmation_required and never asks.
+// it refuses with confirmation_required, carrying the approval link, and
+// never asks.
 func sdkcDestructive(t *testing.T, cs *sdk.ClientSession, tools map[string]*sdk.Tool, elicitor *sdkcElicitor, era string) {
 	t.Helper()
 	del := tools["workspaces_delete"]
@@ -536,8 +537,8 @@ func sdkcDestructive(t *testing.T, cs *sdk.ClientSession, tools map[string]*sdk.
 	if era != "2026-07-28" {
 		elicitor.set("accept")
 		res := call()
-		if !res.IsError || !strings.Contains(sdkcText(res), "confirmation_required") {
-			t.Fatalf("workspaces_delete at %s: isError %v %q, want confirmation_required", era, res.IsError, sdkcText(res))
+		if !res.IsError || !strings.Contains(sdkcText(res), `"code":"confirmation_required"`) || !strings.Contains(sdkcText(res), `"approval_url":"http`) {
+			t.Fatalf("workspaces_delete at %s: isError %v %q, want confirmation_required with an approval link", era, res.IsError, sdkcText(res))
 		}
 		if q := elicitor.questions(); len(q) != 0 {
 			t.Fatalf("the elicitation handler was asked at %s: %+v", era, q[0])
@@ -703,8 +704,8 @@ func TestGoSDKClientOnDunningInEveryEra(t *testing.T) {
 			}
 			if era != "2026-07-28" {
 				elicitor.set("accept")
-				if res := archive(); !res.IsError || !strings.Contains(sdkcText(res), `"code": "confirmation_required"`) {
-					t.Fatalf("dunning_debtors_archive at %s: isError %v %q, want confirmation_required", era, res.IsError, sdkcText(res))
+				if res := archive(); !res.IsError || !strings.Contains(sdkcText(res), `"code": "confirmation_required"`) || !strings.Contains(sdkcText(res), `"approval_url": "http`) {
+					t.Fatalf("dunning_debtors_archive at %s: isError %v %q, want confirmation_required with an approval link", era, res.IsError, sdkcText(res))
 				}
 				if q := elicitor.questions(); len(q) != 0 || status() != "active" {
 					t.Fatalf("at %s: asked %d times, debtor %s", era, len(q), status())

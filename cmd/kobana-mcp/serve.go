@@ -22,6 +22,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -138,6 +139,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		shutdown func(context.Context) error
 	}
 	var starts []*productkit.Listener
+	// One runner of approved calls on the queue, shared by every product's
+	// approval link (productkit/approval Runners): a queue has one worker
+	// per job kind.
+	approvals := approval.NewRunners(db, queue)
 	// Every product's MCP tools, added once it is assembled: what Kadu's
 	// executions call in-process (productkit/toolreg).
 	tools := toolreg.New()
@@ -187,6 +192,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			RateLimits:     lim.product(spec.Key),
 			AuthServer:     as,
 			Jobs:           queue,
+			Approvals:      approvals,
 			Secret:         secret,
 			Webhooks:       hooks,
 			Tools:          tools,

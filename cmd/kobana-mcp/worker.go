@@ -20,6 +20,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -110,13 +111,16 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	changes := accounts.NewChangeWatch(ctx, db, 0)
 	defer changes.Close()
 	roles := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Watch: changes}).Lookup
+	// One runner of approved calls for every product's approval link, as
+	// in serve (productkit/approval Runners).
+	approvals := approval.NewRunners(db, queue)
 	for _, spec := range specs {
 		if !enabled[spec.Key] {
 			continue
 		}
 		f := pf[spec.Key]
 		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key),
-			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Secret: secret, Webhooks: hooks,
+			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Approvals: approvals, Secret: secret, Webhooks: hooks,
 			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)

@@ -6,7 +6,8 @@
 // (MCP-Protocol-Version on every later request). Then the calls of
 // exerciseInbox, exerciseDunning or exerciseKadu (lib/harness.mjs); the
 // Inbox's and Dunning's destructive tools answer confirmation_required
-// without asking, Kadu's kadu_tasks_run the approval link (nothing runs).
+// carrying the approval link without asking, Kadu's kadu_tasks_run the
+// approval link as a normal result (nothing runs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

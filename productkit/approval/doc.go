@@ -2,7 +2,8 @@
 // tools (docs/decisions.md "Approval link"): what a product may choose, instead of
 // mcp.Refuse, for clients that cannot confirm a destructive call in the
 // chat (any 2025 client, and 2026-07-28 clients without form elicitation).
-// Kadu chooses it; the package knows nothing of Kadu.
+// productkit builds it for every product (productkit.Approvals); the
+// package knows no product.
 //
 // The flow:
 //
@@ -18,7 +19,10 @@
 //     approval's id;
 //     - to any other client, a normal result (not an error) whose text is
 //     {"approval_id","approval_url","status":"pending","expires_at",
-//     "message"}: the model shows the link to the person.
+//     "message"} (Kadu), or, with Options.AsError (the Inbox, Dunning),
+//     the seeds' confirmation_required error carrying the link
+//     ({"error":{"code","message","approval_url","approval_id",
+//     "expires_at"}}, isError): the model shows the link to the person.
 //  2. The person opens approval_url, a page of the product's listener
 //     (Routes), signs in through the product's own authorization server
 //     (the same sign-in and session as OAuth) and, only if they are the
@@ -40,7 +44,9 @@
 //     expired, or a decline of the URL request → isError, nothing ran.
 //
 // The database (migrations/00040_approvals.sql and its successors) is
-// the only state, so any replica serves any step, and any replica's worker
-// runs an approved call (run.go, job.go). Without a queue, background runs
+// the only state, shared by every product, so any replica serves any step,
+// and any replica's worker runs an approved call (run.go, job.go): one
+// worker per queue, Runners, which hands each approval to its product's
+// policy. A product's page shows only its own approvals (Policy.owns). Without a queue, background runs
 // are goroutines and Close waits for them at shutdown.
 package approval

@@ -7,11 +7,12 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
-// RunKind is the job kind that runs an approved call (Options.Jobs).
+// RunKind is the job kind that runs an approved call (Options.Jobs). A
+// queue has one worker of it, Runners', whichever products share the
+// queue.
 const RunKind = "approval.run"
 
 // runArgs is the job of one approved call: Continuar enqueues it in the
@@ -22,38 +23,6 @@ type runArgs struct {
 
 // Kind implements river.JobArgs.
 func (runArgs) Kind() string { return RunKind }
-
-// runWorker runs approved calls from the queue (Policy.RunApproved).
-type runWorker struct {
-	river.WorkerDefaults[runArgs]
-	p *Policy
-}
-
-// Timeout is RunTimeout with room to record the outcome: fixed per
-// policy, as platform/jobs requires.
-func (w *runWorker) Timeout(*river.Job[runArgs]) time.Duration {
-	return w.p.opts.RunTimeout + 30*time.Second
-}
-
-// Work claims and runs the approved call, once. A job that runs again (a
-// retry, or River's rescue of the job of a process that died mid-call)
-// finds the approval already running or finished, so the call is never
-// made twice; a run abandoned by a dead process is marked failed, its
-// outcome unknown, once twice RunTimeout has passed (settle).
-func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
-	id := job.Args.ApprovalID
-	if err := w.p.RunApproved(ctx, id); err != nil {
-		return err
-	}
-	a, err := w.p.store.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if a.Status == StatusRunning && a.StartedAt != nil && w.p.store.clock().Sub(*a.StartedAt) > 2*w.p.opts.RunTimeout {
-		_, err = w.p.settle(ctx, a)
-	}
-	return err
-}
 
 // approveAndEnqueue is Continuar with a queue: the move to approved and
 // the job that runs the call commit together, so an approved call always
@@ -86,6 +55,3 @@ func (p *Policy) enqueue(id string) {
 		p.log.Error("approval: enqueuing an approved call", "approval", id, "error", err)
 	}
 }
-
-// registerJobs adds the run worker to the queue.
-func (p *Policy) registerJobs(q *jobs.Queue) { jobs.AddWorker(q, &runWorker{p: p}) }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/oauth"
@@ -179,7 +181,7 @@ func (p *Policy) visit(w http.ResponseWriter, r *http.Request) (*server.Visitor,
 		p.serverError(w, "reading an approval", err)
 		return nil, nil, false
 	}
-	if err == nil && a.UserID == v.UserID && p.opts.Roles != nil {
+	if err == nil && a.UserID == v.UserID && p.owns(a) && p.opts.Roles != nil {
 		// Still a member of the organization the call is for?
 		if _, rerr := p.opts.Roles(ctx, a.Identity()); errors.Is(rerr, oauth.ErrNoMembership) {
 			a = nil
@@ -188,13 +190,43 @@ func (p *Policy) visit(w http.ResponseWriter, r *http.Request) (*server.Visitor,
 			return nil, nil, false
 		}
 	}
-	if err != nil || a == nil || a.UserID != v.UserID {
+	if err != nil || a == nil || a.UserID != v.UserID || !p.owns(a) {
 		// Another person's approval looks exactly like none at all.
 		p.render(w, http.StatusNotFound, view{Kind: "message", Title: "Aprovação não encontrada",
 			Text: "Este link de aprovação não existe ou não é seu. Confira se você entrou com a conta certa."})
 		return nil, nil, false
 	}
 	return v, a, true
+}
+
+// owns reports whether an approval was made on this product's listener:
+// the approvals table is shared by every product of the deployment, and
+// each product's page shows (and approves) only its own — an approval of
+// its catalog's tools or of its registered owners, whose token (when it
+// had one) was issued for this listener. Any other looks like none at all.
+func (p *Policy) owns(a *Approval) bool {
+	if a.Owner != "" {
+		if _, ok := p.opts.Owners[a.Owner]; !ok {
+			return false
+		}
+	} else if _, ok := p.tools[a.Tool]; !ok {
+		return false
+	}
+	return a.Audience == "" || sameOrigin(a.Audience, p.opts.PublicURL)
+}
+
+// sameOrigin reports whether two URLs have one scheme and host (port
+// included).
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
 }
 
 // statusPages are the title, label and text of each status's page.

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,11 +75,23 @@ type Options struct {
 	// Jobs is the process's job queue (platform/jobs): Continuar enqueues
 	// the run of the approved call (kind RunKind) in the transaction that
 	// approves it, and the queue's worker — in this process or any other
-	// on the database — runs it (Policy.RunApproved). New registers that
-	// worker, so one policy per queue. Nil runs approved calls in a
-	// goroutine of the process that approved them (tests, and a process
-	// without a queue).
+	// on the database — runs it (Policy.RunApproved), through Runners.
+	// Nil runs approved calls in a goroutine of the process that approved
+	// them (tests, and a process without a queue).
 	Jobs *jobs.Queue
+	// Runners is the one worker of RunKind on Jobs, shared by every
+	// product's policy on that queue (NewRunners); New adds the policy to
+	// it. Nil with Jobs set makes the policy its own, which registers the
+	// worker: right only for the queue's only policy.
+	Runners *Runners
+	// AsError answers the link to a client without URL elicitation inside
+	// the confirmation_required tool error (isError, the code of
+	// mcp.Refuse, plus approval_url, approval_id and expires_at; LinkError)
+	// instead of as a normal result (LinkResult). The Inbox and Dunning
+	// choose it: their seeds answer confirmation_required to such clients,
+	// and a client that reads only the code still sees the refusal it
+	// expects, while the person gets a way forward.
+	AsError bool
 	// Roles reads the person's current role when the page is shown and when
 	// the call runs: someone who left the organization sees no page and
 	// runs nothing. Nil skips the lookup (tests).
@@ -180,7 +193,12 @@ func New(opts Options) (*Policy, error) {
 		p.tools[opts.Tools[i].Name] = &opts.Tools[i]
 	}
 	if opts.Jobs != nil {
-		p.registerJobs(opts.Jobs)
+		if p.opts.Runners == nil {
+			p.opts.Runners = NewRunners(opts.DB, opts.Jobs)
+		}
+		if err := p.opts.Runners.add(p); err != nil {
+			return nil, err
+		}
 	}
 	p.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, http.StatusForbidden, view{Kind: "message", Title: "Formulário recusado",
@@ -297,6 +315,9 @@ func (p *Policy) create(ctx context.Context, call *mcp.UnconfirmableCall) (mcp.D
 	if urlElicitation(call.Request) {
 		return mcp.Decision{Result: p.prompt(a, "")}, nil
 	}
+	if p.opts.AsError {
+		return mcp.Decision{Result: p.linkError(call, a)}, nil
+	}
 	return mcp.Decision{Result: p.linkResult(call.Request, a)}, nil
 }
 
@@ -324,6 +345,61 @@ func (p *Policy) linkResult(req *mcp.CallToolRequest, a *Approval) *mcp.CallTool
 			url, a.Message, a.ExpiresAt.UTC().Format(time.RFC3339)),
 	})
 	return &mcp.CallToolResult{Content: []mcp.Content{req.JSONText(body)}}
+}
+
+// LinkError is the text of the answer of a policy with Options.AsError:
+// the confirmation_required error of mcp.Refuse, carrying the link.
+type LinkError struct {
+	Error LinkErrorBody `json:"error"`
+}
+
+// LinkErrorBody is LinkError's error: the refusal's code and a message
+// that says what to do with the link, and the link itself.
+type LinkErrorBody struct {
+	Code        string `json:"code"`
+	Message     string `json:"message"`
+	ApprovalURL string `json:"approval_url"`
+	ApprovalID  string `json:"approval_id"`
+	ExpiresAt   string `json:"expires_at"`
+}
+
+// linkError is the isError result carrying the link (Options.AsError):
+// the seeds' confirmation_required, in the product's JSON text style, so
+// a client that reads only the code stops as before, and the model has a
+// link to show the person.
+func (p *Policy) linkError(call *mcp.UnconfirmableCall, a *Approval) *mcp.CallToolResult {
+	url := p.URL(a.ID)
+	expires := a.ExpiresAt.UTC().Format(time.RFC3339)
+	body, _ := marshalText(LinkError{Error: LinkErrorBody{
+		Code: mcp.ConfirmationRequiredCode,
+		Message: fmt.Sprintf("Nothing was done: %s is a destructive tool and this client cannot confirm destructive tools in the chat (%s). "+
+			"Show the person this link: open %s to approve it — they sign in, see exactly what will run and choose Continuar (it then runs once, as them) or Cancelar. "+
+			"The link is theirs only, works once and expires in %s, at %s. Do not retry the call: retrying makes another link and runs nothing. What they will approve: %s",
+			call.Tool.Name, call.Reason, url, englishMinutes(a.ExpiresAt.Sub(a.CreatedAt)), expires, a.Message),
+		ApprovalURL: url, ApprovalID: a.ID, ExpiresAt: expires,
+	}})
+	return &mcp.CallToolResult{Content: []mcp.Content{call.Request.JSONText(body)}, IsError: true}
+}
+
+// marshalText is json.Marshal without HTML escaping: the text is read by
+// a model and a person, not embedded in a page.
+func marshalText(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// englishMinutes says a duration in minutes, rounded up, for the model.
+func englishMinutes(d time.Duration) string {
+	m := int((d + time.Minute - 1) / time.Minute)
+	if m <= 1 {
+		return "1 minute"
+	}
+	return fmt.Sprintf("%d minutes", m)
 }
 
 // prompt is the input_required URL elicitation of an approval; note, when

@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
@@ -41,7 +44,28 @@ type Options struct {
 	// Tools, when set, are the deployment's other products' tools
 	// (productkit.Deps.Tools), for a product that calls them.
 	Tools *toolreg.Registry
+	// SignIn serves the built-in authorization server on the listener, as
+	// serve does (productkit.Deps.AuthServer, its sign-in returning to the
+	// approval pages), after migrating its tables and the approvals': the
+	// product then answers a destructive call a client cannot confirm with
+	// its approval link, whose page a Browser signs in to and decides.
+	SignIn bool
+	// Approvals is productkit.Deps.Approvals: the queue's one runner of
+	// approved calls, for products assembled on one queue (Queue).
+	Approvals *approval.Runners
+	// Queue, when set, is the job queue to assemble the product on instead
+	// of one of its own: several products served on one queue, as serve
+	// does. The caller starts and stops it.
+	Queue *jobs.Queue
+	// Share, when set, is another product's Env over the same database:
+	// this one serves the same organizations and people (a deployment of
+	// several products) instead of creating its own.
+	Share *Env
 }
+
+// Password is the password of every user Start creates (Owner, Other),
+// for signing in to the product's pages (Browser).
+const Password = "a long enough password"
 
 // Env is one product listener on loopback and what its tests need: the
 // database and accounts behind it, its base URL, two organizations with
@@ -83,25 +107,16 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	// test's configure hook seeing that build must not see it last.
 	e := &Env{t: t, DB: db, Acc: acc, spec: spec, scopes: spec.Scopes()}
 	var err error
-	if e.Mine, err = acc.CreateOrganization(ctx, "Mine"); err != nil {
+	if sh := opts.Share; sh != nil {
+		e.Acc, e.Mine, e.Theirs, e.MineWS, e.TheirWS, e.Owner, e.Other = sh.Acc, sh.Mine, sh.Theirs, sh.MineWS, sh.TheirWS, sh.Owner, sh.Other
+	} else if err = e.people(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if e.Theirs, err = acc.CreateOrganization(ctx, "Theirs"); err != nil {
-		t.Fatal(err)
-	}
-	ws, _ := acc.ListWorkspaces(ctx, e.Mine.ID)
-	e.MineWS = ws[0]
-	ws, _ = acc.ListWorkspaces(ctx, e.Theirs.ID)
-	e.TheirWS = ws[0]
-	if e.Owner, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@mine.example", Password: "a long enough password", OrganizationID: e.Mine.ID, Role: identity.RoleOwner}); err != nil {
-		t.Fatal(err)
-	}
-	if e.Other, err = acc.CreateUser(ctx, accounts.NewUser{Email: "owner@theirs.example", Password: "a long enough password", OrganizationID: e.Theirs.ID, Role: identity.RoleOwner}); err != nil {
-		t.Fatal(err)
-	}
-	e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: FailureLog(t)})
-	if err != nil {
-		t.Fatal(err)
+	ownQueue := opts.Queue == nil
+	if e.Jobs = opts.Queue; ownQueue {
+		if e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: FailureLog(t)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	keys, _ := oauth.NewKeySet(&oauth.MemoryKeyStore{}, oauth.KeySetOptions{})
 	mux := http.NewServeMux()
@@ -113,7 +128,14 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	// every product test also checks that a change is seen at once.
 	changes := accounts.NewChangeWatch(ctx, db, 0)
 	t.Cleanup(changes.Close)
+	var as *server.Server
+	if opts.SignIn {
+		if as, err = e.authServer(keys); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e.Product, err = productkit.Assemble(spec, productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
+		Approvals: opts.Approvals, AuthServer: as,
 		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools, Changes: changes,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
@@ -123,18 +145,27 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 		t.Fatal(err)
 	}
 	h := e.Product.Handler
+	if as != nil {
+		// The authorization server shares the listener, as in serve.
+		inner := http.NewServeMux()
+		as.Routes(inner)
+		inner.Handle("/", h)
+		h = inner
+	}
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
 	mux.Handle("/", e.Product.Front(h))
-	if err := e.Jobs.Start(ctx); err != nil {
-		t.Fatal(err)
+	if ownQueue {
+		if err := e.Jobs.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Jobs.Stop(c)
+		})
 	}
-	t.Cleanup(func() {
-		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = e.Jobs.Stop(c)
-	})
 	if e.Product.Start != nil {
 		if err := e.Product.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -148,6 +179,43 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 		})
 	}
 	return e
+}
+
+// people creates the two organizations and their owners.
+func (e *Env) people(ctx context.Context) error {
+	var err error
+	if e.Mine, err = e.Acc.CreateOrganization(ctx, "Mine"); err != nil {
+		return err
+	}
+	if e.Theirs, err = e.Acc.CreateOrganization(ctx, "Theirs"); err != nil {
+		return err
+	}
+	ws, _ := e.Acc.ListWorkspaces(ctx, e.Mine.ID)
+	e.MineWS = ws[0]
+	ws, _ = e.Acc.ListWorkspaces(ctx, e.Theirs.ID)
+	e.TheirWS = ws[0]
+	if e.Owner, err = e.Acc.CreateUser(ctx, accounts.NewUser{Email: "owner@mine.example", Password: Password, OrganizationID: e.Mine.ID, Role: identity.RoleOwner}); err != nil {
+		return err
+	}
+	if e.Other, err = e.Acc.CreateUser(ctx, accounts.NewUser{Email: "owner@theirs.example", Password: Password, OrganizationID: e.Theirs.ID, Role: identity.RoleOwner}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// authServer is the built-in authorization server of the listener, as
+// serve builds it (cmd/kobana-mcp authserver.go), over its tables and the
+// approvals' (migrated here: storetest applies the platform's and the
+// product's only).
+func (e *Env) authServer(keys *oauth.KeySet) (*server.Server, error) {
+	if _, err := e.DB.Migrate(context.Background(), productkit.FrameworkMigrations()...); err != nil {
+		return nil, err
+	}
+	return server.New(server.Config{
+		Issuer: e.URL, ProductName: e.spec.Title, Resources: []string{e.URL + productkit.MCPPath, e.URL + e.spec.APIBase},
+		Scopes: e.scopes, ScopeDescriptions: e.spec.ScopeDescriptions, Keys: keys, Store: sqlstore.New(e.DB),
+		Accounts: sqlstore.Accounts{Store: e.Acc}, ReturnPaths: []string{approval.PathPrefix},
+	})
 }
 
 // Token mints an access token for user (Owner or Other) with scopes
@@ -227,27 +295,7 @@ func (e *Env) DoFull(token, method, path string, body any, header ...string) (in
 // message and true.
 func (e *Env) Call(user accounts.User, tool string, args map[string]any, header ...string) (string, bool) {
 	e.t.Helper()
-	res := e.RPC(user, "tools/call", map[string]any{"name": tool, "arguments": args}, header...)
-	var out struct {
-		Result struct {
-			Content []struct{ Text string }
-			IsError bool
-		}
-		Error *struct {
-			Code    int
-			Message string
-		}
-	}
-	if err := json.Unmarshal([]byte(res), &out); err != nil {
-		e.t.Fatalf("%s: %v: %s", tool, err, res)
-	}
-	if out.Error != nil {
-		return out.Error.Message, true
-	}
-	if len(out.Result.Content) == 0 {
-		e.t.Fatalf("%s: no content: %s", tool, res)
-	}
-	return out.Result.Content[0].Text, out.Result.IsError
+	return e.firstText(tool, e.RPC(user, "tools/call", map[string]any{"name": tool, "arguments": args}, header...))
 }
 
 // RPC sends one JSON-RPC request to the MCP endpoint as user (protocol

@@ -246,7 +246,8 @@ func resultText(res *sdk.CallToolResult) string {
 // input_required result of workspaces_delete with its elicitation handler:
 // accepting deletes the workspace exactly once (the retry replayed by hand
 // answers -32602); declining deletes nothing. On 2025-06-18 the same call is
-// refused with confirmation_required and the handler is never asked.
+// refused with confirmation_required, carrying the approval link, and the
+// handler is never asked.
 func TestGoSDKConfirmsDestructiveInboxTool(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -361,11 +362,20 @@ func TestGoSDKConfirmsDestructiveInboxTool(t *testing.T) {
 			t.Fatalf("negotiated %q, want 2025-06-18", v)
 		}
 		res := call(cs, "sdk-legacy")
+		// The refusal carries the approval link (serve has the built-in
+		// sign-in): the way forward is the page, never a retry.
 		var body struct {
-			Error struct{ Code, Message string }
+			Error struct {
+				Code, Message string
+				ApprovalURL   string `json:"approval_url"`
+				ApprovalID    string `json:"approval_id"`
+				ExpiresAt     string `json:"expires_at"`
+			}
 		}
 		_ = json.Unmarshal([]byte(resultText(res)), &body)
-		if !res.IsError || body.Error.Code != "confirmation_required" || asked != 0 || !live("sdk-legacy") {
+		if !res.IsError || body.Error.Code != "confirmation_required" || body.Error.ApprovalID == "" || body.Error.ExpiresAt == "" ||
+			!strings.HasSuffix(body.Error.ApprovalURL, "/approvals/"+body.Error.ApprovalID) || !strings.Contains(body.Error.Message, body.Error.ApprovalURL) ||
+			asked != 0 || !live("sdk-legacy") {
 			t.Fatalf("2025: error %v, %q, asked %d", res.IsError, resultText(res), asked)
 		}
 	})

@@ -217,7 +217,7 @@ async function expectNoList(t, trace, promise, method, key, step) {
 // first one instead.
 //   modern: the connection speaks 2026-07-28 (the destructive tool then
 //           asks through elicitation; on 2025 it answers
-//           confirmation_required without asking).
+//           confirmation_required, with the approval link, without asking).
 //   deleteId: the external id of a workspace this run may delete.
 //   trace: the recordingFetch trace of this client.
 //   raw: (method, params) => a request sent as is, for clients whose list
@@ -266,6 +266,7 @@ export async function exerciseInbox(t, client, { modern, elicit, deleteId, trace
     const r = await remove();
     assert.equal(r.isError, true, `2025 workspaces_delete must refuse: ${text(r)}`);
     assert.match(text(r), /confirmation_required/);
+    assert.match(JSON.parse(text(r)).error.approval_url ?? '', /\/approvals\/[^/]+$/, `the refusal carries the approval link: ${text(r)}`);
     assert.equal(elicit.asked.length, 0, 'the elicitation handler is never asked on the 2025 handshake');
     assert.ok(await exists(), 'nothing deleted without a confirmation');
     return { skippedDestructive: false };
@@ -363,8 +364,8 @@ export async function exerciseFeatures(t, client, { trace, raw }) {
 // the debtor's read and its id completed; design_collection_plan and the
 // generic feature checks; and the destructive dunning_debtors_archive —
 // through the elicitation handler on 2026-07-28 (declined: still active;
-// accepted: archived), refused with confirmation_required without asking
-// on 2025.
+// accepted: archived), refused with confirmation_required (carrying the
+// approval link) without asking on 2025.
 //   ext: the external id of a debtor this run creates and archives.
 export async function exerciseDunning(t, client, { modern, elicit, ext, trace, raw }) {
   const step = (p, name) => withTimeout(p, STEP_MS, name);
@@ -424,6 +425,7 @@ export async function exerciseDunning(t, client, { modern, elicit, ext, trace, r
     const r = await archive();
     assert.equal(r.isError, true, `2025 dunning_debtors_archive must refuse: ${text(r)}`);
     assert.match(text(r), /"code": "confirmation_required"/);
+    assert.match(JSON.parse(text(r)).error.approval_url ?? '', /\/approvals\/[^/]+$/, `the refusal carries the approval link: ${text(r)}`);
     assert.equal(elicit.asked.length, 0, 'the elicitation handler is never asked on the 2025 handshake');
     assert.equal(await status(), 'active', 'nothing archived without a confirmation');
     return;
