@@ -167,6 +167,11 @@ func (q *Queue) closeListen() {
 	}
 }
 
+// RescueAfter is how long a job of this queue may run before another
+// process takes it over (Config.RescueAfter, defaults applied): work that
+// runs as one of its jobs must fit in it, with room to record its outcome.
+func (q *Queue) RescueAfter() time.Duration { return q.cfg.RescueAfter }
+
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
 	if args == nil {
 		return 0, errNilArgs

@@ -24,6 +24,10 @@ import (
 // which is only right when it is the queue's only policy (tests).
 type Runners struct {
 	store *Store
+	// maxRun is the longest run of an approved call the queue can hold
+	// without rescuing it mid-call: its RescueAfter less the room to
+	// record the outcome (recordRoom) and a second.
+	maxRun time.Duration
 
 	mu     sync.RWMutex
 	tools  map[string]*Policy
@@ -36,6 +40,9 @@ type Runners struct {
 // the approvals.
 func NewRunners(db *store.DB, q *jobs.Queue) *Runners {
 	r := &Runners{store: NewStore(db, nil), tools: map[string]*Policy{}, owners: map[string]*Policy{}}
+	if ra := q.RescueAfter(); ra > recordRoom+time.Second {
+		r.maxRun = ra - recordRoom - time.Second
+	}
 	jobs.AddWorker(q, &runWorker{r: r})
 	return r
 }
@@ -55,6 +62,12 @@ func (r *Runners) add(p *Policy) error {
 		if other, ok := r.owners[name]; ok && other != p {
 			return fmt.Errorf("approval: owner %s already has a runner (%s)", name, other.opts.ProductName)
 		}
+	}
+	// A run longer than the queue's rescue time would be taken over
+	// mid-call (platform/jobs refuses such a kind): the policy's runs are
+	// bounded by what the deployment's --job-rescue-after allows.
+	if r.maxRun > 0 && p.opts.RunTimeout > r.maxRun {
+		p.opts.RunTimeout = r.maxRun
 	}
 	for name := range p.tools {
 		r.tools[name] = p
@@ -89,9 +102,16 @@ func (r *Runners) timeout() time.Duration {
 	}
 	if longest == 0 {
 		longest = DefaultRunTimeout
+		if r.maxRun > 0 {
+			longest = min(longest, r.maxRun)
+		}
 	}
-	return longest + 30*time.Second
+	return longest + recordRoom
 }
+
+// recordRoom is the time a run's job keeps after RunTimeout to record the
+// outcome.
+const recordRoom = 30 * time.Second
 
 // runWorker runs approved calls from the queue, each with the policy that
 // owns it (Policy.RunApproved).
