@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (the README names it; .ci/run runs it).
-# Formatting first, then every Go test with the race detector and every vet
-# check, then the official MCP conformance suite against the fixture server
-# and each product's endpoint in every era and the real clients, at once.
+# Formatting and vet first, then every Go test with the race detector, then
+# the official MCP conformance suite against the fixture server and each
+# product's endpoint in every era and the real clients, at once.
 # Needs Go; the conformance step installs its pinned Node 22 and suite from
 # the npm registry on first use (conformance/package-lock.json).
 set -euo pipefail
@@ -17,25 +17,18 @@ if [[ -n "$unformatted" ]]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-# One build of everything, race-instrumented: the tests' own binaries, the servers they build and
-# start (the crash and kill tests, the README walkthroughs' `go build`) and the ones the steps below
-# build all take -race from GOFLAGS, so nothing is compiled twice (a second, plain build of the
-# module took about three minutes on this 2-core machine), and the real servers under real clients
-# run with the race detector too. `go test -vet=all` runs every check of `go vet` on each package it
-# tests; the packages with no test file are vetted after it, over the same build.
+echo "== go vet"
+# A plain build of the module: vet's, and the one the servers the tests build with `go build` use
+# (the crash and kill tests, the README walkthroughs), and the conformance and e2e steps below.
+go vet ./...
+
+echo "== go test -race"
+# The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
+# processes killed, 60-day régua runs); the default 10-minute limit per package is too near (Dunning took 22 min on a loaded host).
 # SQLite's engine (modernc.org/..., C translated to Go) keeps the detector's instrumentation but not
 # checkptr, the unsafe.Pointer check -race turns on: in its pointer arithmetic checkptr took about a
 # third of a SQLite test's CPU (docs/decisions.md "SQLite's engine without checkptr").
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-race -gcflags=modernc.org/...=-d=checkptr=0"
-
-echo "== go test -race -vet=all"
-# The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
-# processes killed, 60-day régua runs); the default 10-minute limit per package is too near (Dunning took 22 min on a loaded host).
-go test -race -vet=all -count=1 -timeout 60m ./...
-
-echo "== go vet (the packages with no test file)"
-untested="$(go list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...)"
-if [[ -n "$untested" ]]; then go vet $untested; fi
+go test -race -gcflags='modernc.org/...=-d=checkptr=0' -count=1 -timeout 60m ./...
 
 # The steps after the Go tests are independent: each builds into a directory of its own and starts
 # its servers on ports the kernel picks, so they run at once (POST_STEPS_AT_ONCE=1 runs them one
