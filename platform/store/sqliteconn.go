@@ -45,7 +45,7 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCachingConn(c)
+	return newCachingConn(c, gateOf(name))
 }
 
 // baseConn is what modernc's connection implements and the wrapper uses.
@@ -60,13 +60,13 @@ type baseConn interface {
 	driver.Validator
 }
 
-func newCachingConn(c driver.Conn) (driver.Conn, error) {
+func newCachingConn(c driver.Conn, gate writeGate) (driver.Conn, error) {
 	b, ok := c.(baseConn)
 	if !ok {
 		_ = c.Close()
 		return nil, errors.New("store: the sqlite driver's connection lacks a context method")
 	}
-	return &cachingConn{baseConn: b, stmts: map[string]*cachedStmt{}}, nil
+	return &cachingConn{baseConn: b, stmts: map[string]*cachedStmt{}, gate: gate}, nil
 }
 
 // cachingConn is one SQLite connection with its prepared statements.
@@ -75,6 +75,10 @@ func newCachingConn(c driver.Conn) (driver.Conn, error) {
 type cachingConn struct {
 	baseConn
 	stmts map[string]*cachedStmt
+	// gate is the file's write gate (sqlitegate.go); inTx is set while
+	// this connection's write transaction holds it.
+	gate writeGate
+	inTx bool
 }
 
 type cachedStmt struct {
@@ -100,7 +104,7 @@ func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, er
 	if len(c.stmts) >= connPrepared {
 		return nil, nil
 	}
-	ds, err := c.PrepareContext(ctx, query)
+	ds, err := c.baseConn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +124,11 @@ func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, er
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	pass, err := c.passFor(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer pass.release()
 	cs, err := c.cached(ctx, query)
 	if err != nil || cs == nil {
 		return c.baseConn.ExecContext(ctx, query, args)
@@ -130,6 +139,21 @@ func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driv
 }
 
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	pass, err := c.passFor(ctx, c.gate != nil && !c.inTx && writesRows(query))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.query(ctx, query, args)
+	if err != nil || pass == nil {
+		pass.release()
+		return rows, err
+	}
+	// A statement that writes holds SQLite's lock until it is reset, so
+	// the gate is let go when its rows are closed.
+	return &gatedRows{Rows: rows, pass: pass}, nil
+}
+
+func (c *cachingConn) query(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	cs, err := c.cached(ctx, query)
 	if err != nil || cs == nil {
 		return c.baseConn.QueryContext(ctx, query, args)
