@@ -52,6 +52,43 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// headlessChromium starts a headless Chromium with a fresh profile (a
+// person who never signed in) and returns its context; cancel ends it and
+// removes the profile.
+func headlessChromium(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	profile, err := os.MkdirTemp("", "kobana-chromium-")
+	if err != nil {
+		return nil, nil, err
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+	)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	return bctx, chromiumCloser{cancelBrowser, cancelAlloc, profile}.close, nil
+}
+
+// chromiumCloser ends a headlessChromium: the tab, the browser, then its
+// profile.
+type chromiumCloser struct {
+	browser, alloc context.CancelFunc
+	profile        string
+}
+
+func (c chromiumCloser) close() {
+	c.browser()
+	c.alloc()
+	_ = os.RemoveAll(c.profile)
+}
+
 // approveWhenAsked waits for the walkthrough to print an approval link
 // and, as the demo owner, opens it in headless Chromium, signs in, checks
 // that the page shows the call the walkthrough stops at, and chooses
@@ -72,25 +109,10 @@ func approveWhenAsked(ctx context.Context, out *syncBuffer, wantTool string) (st
 			password = m[1]
 		}
 	}
-	profile, err := os.MkdirTemp("", "kobana-readme-chromium-")
+	bctx, cancel, err := headlessChromium(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(profile)
-	alloc, cancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-	)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
