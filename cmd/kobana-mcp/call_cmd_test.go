@@ -29,7 +29,13 @@ type callServe struct {
 
 func startCallServe(t *testing.T, engine store.Dialect) *callServe {
 	t.Helper()
-	s := &callServe{dataDir: t.TempDir(), out: &syncBuffer{}}
+	return startCallServeAt(t, engine, t.TempDir())
+}
+
+// startCallServeAt is startCallServe with its data directory at dataDir.
+func startCallServeAt(t *testing.T, engine store.Dialect, dataDir string) *callServe {
+	t.Helper()
+	s := &callServe{dataDir: dataDir, out: &syncBuffer{}}
 	if engine == store.Postgres {
 		s.dbURL = storetest.URL(t, engine)
 	}

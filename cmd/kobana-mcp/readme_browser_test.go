@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -149,6 +150,40 @@ func approveWhenAsked(ctx context.Context, out *syncBuffer, wantTool string) (st
 	}
 	if strings.TrimSpace(tool) != wantTool {
 		return seen, fmt.Errorf("the approval page shows %q, want %s", tool, wantTool)
+	}
+	return seen, nil
+}
+
+// approveInTerminal is step 8's alternative to the browser: it waits for
+// the walkthrough to print the approval link and, in the walkthrough's
+// directory and environment, as another terminal would, runs
+// `./kobana-mcp approvals continue LINK --user owner@demo.local --yes`. The
+// command's output joins the walkthrough's; the approval must be of
+// wantTool and end approved.
+func approveInTerminal(ctx context.Context, out *syncBuffer, dir string, env []string, wantTool string) (string, error) {
+	var link string
+	for link == "" {
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the walkthrough printed no approval link: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if m := approvalLinkRE.FindStringSubmatch(out.String()); m != nil {
+			link = m[1]
+		}
+	}
+	cmd := exec.CommandContext(ctx, "./kobana-mcp", "approvals", "continue", link, "--user", "owner@demo.local", "--yes")
+	cmd.Dir, cmd.Env = dir, env
+	var got bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &got, &got
+	err := cmd.Run()
+	_, _ = out.Write([]byte("\n[another terminal] $ ./kobana-mcp approvals continue " + link + " --user owner@demo.local --yes\n" + got.String()))
+	seen := "kobana-mcp approvals continue " + link + ":\n" + got.String()
+	if err != nil {
+		return seen, fmt.Errorf("kobana-mcp approvals continue: %w", err)
+	}
+	if !strings.Contains(got.String(), "  tool:      "+wantTool) || !strings.Contains(got.String(), "Continuar: approved.") {
+		return seen, fmt.Errorf("the command did not approve %s", wantTool)
 	}
 	return seen, nil
 }
