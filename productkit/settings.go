@@ -21,7 +21,14 @@ type Setting struct {
 // ones; each product declares its own through its Spec.Settings, bound to
 // its own typed configuration, so nothing about a product is written in
 // the binary (docs/operating.md "Configuration").
-type Settings struct{ list []*Setting }
+type Settings struct {
+	list []*Setting
+	args []string
+}
+
+// Args are the arguments left after the flags (after Parse): a command's
+// operands.
+func (s *Settings) Args() []string { return s.args }
 
 // Add declares a setting and returns where its value lands once Parse ran.
 func (s *Settings) Add(flag, env, def, help string) *string {
@@ -68,6 +75,7 @@ func (s *Settings) Parse(name string, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	s.args = fs.Args()
 	fs.Visit(func(f *flag.Flag) {
 		for _, st := range s.list {
 			if st.Flag == f.Name {

@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
@@ -161,6 +162,10 @@ type Listener struct {
 	Announce func() []string
 	// Collectors are the product's own Prometheus metrics.
 	Collectors []prometheus.Collector
+	// Approvals is the product's approval policy (productkit/approval),
+	// nil when the process cannot offer it: what `kobana-mcp approvals`
+	// decides with, exactly as the page does.
+	Approvals *approval.Policy
 	// ErrorCodes is how the product's API spells its error codes (its
 	// rest.Config.ErrorCodes; nil: the canonical lower-case ones). Front
 	// gives it to what answers before the API does.
@@ -246,6 +251,7 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 		l.Shutdown = withApprovalsClosed(l.Shutdown, approvals)
 	}
 	l.Spec, l.Handler, l.API, l.MCP, l.Catalog = s, httpx.FastPath(mux, MCPPath, MCPPath), b.api, h, catalog
+	l.Approvals = approvals
 	l.ErrorCodes = b.apiConfig.ErrorCodes
 	return &l, nil
 }

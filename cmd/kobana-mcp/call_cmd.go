@@ -29,9 +29,19 @@ A terminal MCP client (2026-07-28) for a product's MCP endpoint:
   info                           what the server is and speaks (server/discover)
 
 The endpoint is --url, or --product's as the running serve recorded it in
---data-dir (so after "kobana-mcp serve" nothing else is needed). The token
-is --token, --token-file or KOBANA_TOKEN; or --user EMAIL mints a developer
-token for that person from the data directory, as "kobana-mcp token" does.
+--data-dir (so after "kobana-mcp serve" nothing else is needed).
+
+The token: --token, --token-file or KOBANA_TOKEN; or --user EMAIL mints a
+developer token for that person from the data directory, as "kobana-mcp
+token" does. With none of these, call signs in with OAuth, as any MCP
+client does: it follows the endpoint's 401 to its authorization server,
+registers itself, prints a link to open in a browser (and opens one when it
+can), and waits for the browser to come back to 127.0.0.1. The token and
+its refresh token are kept in --credentials, one file per endpoint (0600),
+refreshed when they expire, so later calls need no browser. It signs in on
+its own only when stdin is a terminal; --sign-in signs in again whatever is
+kept (without VERB it only signs in), and --sign-out forgets the sign-in
+and revokes it.
 
 A destructive tool asks for confirmation: the server's message is shown and
 y/N read from the terminal; --yes accepts and --no declines without asking.
@@ -72,8 +82,18 @@ func isTerminal(f *os.File) bool {
 // not serve's settings table: call configures a client, not a server.
 type callFlags struct {
 	product, url, token, tokenFile, dataDir, dbURL, secrets, user, org string
-	yes, no                                                            bool
-	timeout                                                            time.Duration
+	credentials                                                        string
+	yes, no, signIn, signOut, noBrowser                                bool
+	timeout, signInTimeout                                             time.Duration
+	// signedInNow: this run signed in (so a refusal is not the kept
+	// sign-in's staleness).
+	signedInNow bool
+}
+
+// explicitToken reports whether the command line or environment names a
+// token source, so the OAuth sign-in stays out of the way.
+func (f *callFlags) explicitToken() bool {
+	return f.token != "" || f.tokenFile != "" || f.user != "" || os.Getenv("KOBANA_TOKEN") != ""
 }
 
 func callWith(ctx context.Context, args []string, stdout, stderr io.Writer, term terminal) int {
@@ -92,6 +112,11 @@ func callWith(ctx context.Context, args []string, stdout, stderr io.Writer, term
 	fs.BoolVar(&f.yes, "yes", false, "accept every confirmation without asking")
 	fs.BoolVar(&f.no, "no", false, "decline every confirmation without asking")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long one command may take")
+	fs.BoolVar(&f.signIn, "sign-in", false, "sign in with OAuth in a browser now, even when a sign-in is kept (without VERB: only sign in)")
+	fs.BoolVar(&f.signOut, "sign-out", false, "forget the endpoint's kept sign-in and revoke it, then stop")
+	fs.BoolVar(&f.noBrowser, "no-browser", false, "when signing in, only print the link (do not try to open a browser)")
+	fs.StringVar(&f.credentials, "credentials", defaultCredentialsDir(), "where OAuth sign-ins are kept, one file per endpoint (also KOBANA_CREDENTIALS_DIR)")
+	fs.DurationVar(&f.signInTimeout, "sign-in-timeout", 5*time.Minute, "how long a sign-in waits for the browser")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, callUsage)
 		fs.PrintDefaults()
@@ -103,7 +128,7 @@ func callWith(ctx context.Context, args []string, stdout, stderr io.Writer, term
 		return 2
 	}
 	rest := fs.Args()
-	if len(rest) == 0 {
+	if len(rest) == 0 && !f.signIn && !f.signOut {
 		fs.Usage()
 		return 2
 	}
@@ -111,28 +136,64 @@ func callWith(ctx context.Context, args []string, stdout, stderr io.Writer, term
 		fmt.Fprintf(stderr, "kobana-mcp call: "+format+"\n", a...)
 		return 2
 	}
-	if f.yes && f.no {
+	switch {
+	case f.yes && f.no:
 		return usageErr("--yes and --no contradict each other")
+	case f.signIn && f.signOut:
+		return usageErr("--sign-in and --sign-out contradict each other")
+	case (f.signIn || f.signOut) && f.explicitToken():
+		return usageErr("--sign-in and --sign-out are for the OAuth sign-in; --token, --token-file, KOBANA_TOKEN and --user give a token without it")
+	case f.signOut && len(rest) > 0:
+		return usageErr("--sign-out takes no verb")
 	}
 	endpoint, err := f.endpoint()
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	if f.signOut {
+		return f.forgetSignIn(ctx, endpoint, term, stdout, stderr)
+	}
+	var verb string
+	var vargs []string
+	var run callVerb
+	if len(rest) > 0 {
+		verb, vargs = rest[0], rest[1:]
+		if run = callVerbs[verb]; run == nil {
+			return usageErr("unknown verb %q (tools, tool, resources, read, prompts, prompt, info)", verb)
+		}
+	}
 	token, code := f.resolveToken(ctx, stderr)
 	if code >= 0 {
 		return code
 	}
+	// The OAuth sign-in's own deadline is --sign-in-timeout, not the
+	// command's: a person may take a while in the browser.
+	if !f.explicitToken() {
+		if token, code = f.oauthToken(ctx, endpoint, term, stderr, f.signIn); code >= 0 {
+			return code
+		}
+	}
+	if run == nil {
+		return 0
+	}
+	base := ctx
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ask := &terminalAnswerer{in: bufio.NewReader(term.in), out: stderr, interactive: term.interactive, yes: f.yes, no: f.no}
 	c := &client.Client{URL: endpoint, HTTP: term.http, Token: token, Answer: ask,
 		Info: mcp.Implementation{Name: "kobana-mcp-call", Title: "kobana-mcp call", Version: version}}
-	verb, vargs := rest[0], rest[1:]
-	run := callVerbs[verb]
-	if run == nil {
-		return usageErr("unknown verb %q (tools, tool, resources, read, prompts, prompt, info)", verb)
-	}
 	code, err = run(ctx, c, vargs, stdout)
+	var he *client.HTTPError
+	if errors.As(err, &he) && he.Status == http.StatusUnauthorized && token != "" && !f.explicitToken() && !f.signedInNow && term.interactive {
+		// The kept sign-in was refused before anything ran (its grant
+		// revoked, the server's keys replaced): a person is here to sign
+		// in again, and the verb runs once more.
+		fmt.Fprintf(stderr, "kobana-mcp call: the kept sign-in was refused (%v); signing in again.\n", err)
+		if c.Token, code = f.oauthToken(base, endpoint, term, stderr, true); code >= 0 {
+			return code
+		}
+		code, err = run(ctx, c, vargs, stdout)
+	}
 	switch {
 	case errors.Is(err, errUsage):
 		return usageErr("%v", err)
@@ -221,12 +282,13 @@ func (f *callFlags) resolveToken(ctx context.Context, stderr io.Writer) (string,
 func printCallError(w io.Writer, err error, f callFlags) {
 	fmt.Fprintf(w, "kobana-mcp call: %v\n", err)
 	var he *client.HTTPError
-	if errors.As(err, &he) && he.Status == http.StatusUnauthorized && f.token == "" && f.tokenFile == "" && f.user == "" && os.Getenv("KOBANA_TOKEN") == "" {
+	if errors.As(err, &he) && he.Status == http.StatusUnauthorized && !f.explicitToken() {
 		product := f.product
 		if product == "" {
 			product = "PRODUCT"
 		}
-		fmt.Fprintf(w, "kobana-mcp call: this endpoint needs a token: add --user EMAIL (a developer token from the data directory), "+
+		fmt.Fprintf(w, "kobana-mcp call: this endpoint needs a token: add --sign-in (OAuth, in a browser; also what a call on a terminal does), "+
+			"add --user EMAIL (a developer token from the data directory), "+
 			"or --token \"$(kobana-mcp token --product %s --user EMAIL)\"\n", product)
 	}
 }

@@ -21,11 +21,21 @@ import (
 // callServe is an in-process `serve` of the three products on ports the
 // kernel picked, for `kobana-mcp call` to find through the data
 // directory, as a person's would after `kobana-mcp serve`.
-type callServe struct{ dataDir, dbURL string }
+type callServe struct {
+	dataDir, dbURL string
+	// out is what serve printed: the demo owner's password, first.
+	out *syncBuffer
+}
 
 func startCallServe(t *testing.T, engine store.Dialect) *callServe {
 	t.Helper()
-	s := &callServe{dataDir: t.TempDir()}
+	return startCallServeAt(t, engine, t.TempDir())
+}
+
+// startCallServeAt is startCallServe with its data directory at dataDir.
+func startCallServeAt(t *testing.T, engine store.Dialect, dataDir string) *callServe {
+	t.Helper()
+	s := &callServe{dataDir: dataDir, out: &syncBuffer{}}
 	if engine == store.Postgres {
 		s.dbURL = storetest.URL(t, engine)
 	}
@@ -40,7 +50,7 @@ func startCallServe(t *testing.T, engine store.Dialect) *callServe {
 	go func() {
 		mu.Lock()
 		defer mu.Unlock()
-		done <- run(ctx, args, io.Discard, &stderr)
+		done <- run(ctx, args, s.out, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -50,12 +60,13 @@ func startCallServe(t *testing.T, engine store.Dialect) *callServe {
 			t.Errorf("serve did not stop")
 		}
 	})
-	// serve records the endpoints once every product listens.
+	// serve records the endpoints once every product listens, and prints
+	// them once the demo account exists.
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		b, err := os.ReadFile(filepath.Join(s.dataDir, endpointsFile))
 		var urls map[string]string
-		if err == nil && json.Unmarshal(b, &urls) == nil && len(urls) == 3 {
+		if err == nil && json.Unmarshal(b, &urls) == nil && len(urls) == 3 && strings.Count(s.out.String(), " MCP endpoint: ") == 3 {
 			return s
 		}
 		select {
@@ -68,6 +79,27 @@ func startCallServe(t *testing.T, engine store.Dialect) *callServe {
 			t.Fatal("serve recorded no endpoints within 3 minutes")
 		}
 	}
+}
+
+// password is the demo owner's password, as serve printed it on the
+// data directory's first start.
+func (s *callServe) password(t *testing.T) string {
+	t.Helper()
+	m := demoPasswordRE.FindStringSubmatch(s.out.String())
+	if m == nil {
+		t.Fatalf("serve printed no demo password:\n%s", s.out.String())
+	}
+	return m[1]
+}
+
+// endpoint is a product's MCP endpoint as serve recorded it.
+func (s *callServe) endpoint(t *testing.T, product string) string {
+	t.Helper()
+	u := recordedEndpoint(s.dataDir, product)
+	if u == "" {
+		t.Fatalf("no recorded endpoint of %s", product)
+	}
+	return u + "/mcp"
 }
 
 // wireLog counts what call posts: each request's Mcp-Method, and whether

@@ -8,6 +8,7 @@
 //	kobana-mcp orgs …           create and list organizations
 //	kobana-mcp users …          create users, set their password or role
 //	kobana-mcp call …           a terminal MCP client of the products
+//	kobana-mcp approvals …      answer an approval link from the terminal
 //	kobana-mcp version          print the version
 package main
 
@@ -40,6 +41,7 @@ Usage:
   kobana-mcp users ...       create users, set their password or role (users help)
   kobana-mcp token [flags]   print an access token for a product (token --help)
   kobana-mcp call ...        call a product's MCP tools from the terminal (call --help)
+  kobana-mcp approvals ...   answer an approval link from the terminal (approvals help)
   kobana-mcp version         print the version
 
 Run "kobana-mcp serve --help" for the configuration.
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return tokenCmd(ctx, args[1:], stdout, stderr)
 	case "call":
 		return callCmd(ctx, args[1:], stdout, stderr) // call_cmd.go
+	case "approvals":
+		return approvalsCmd(ctx, args[1:], stdout, stderr) // approvals_cmd.go
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "kobana-mcp", version)
 		return 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -52,6 +53,43 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// headlessChromium starts a headless Chromium with a fresh profile (a
+// person who never signed in) and returns its context; cancel ends it and
+// removes the profile.
+func headlessChromium(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	profile, err := os.MkdirTemp("", "kobana-chromium-")
+	if err != nil {
+		return nil, nil, err
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+	)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	return bctx, chromiumCloser{cancelBrowser, cancelAlloc, profile}.close, nil
+}
+
+// chromiumCloser ends a headlessChromium: the tab, the browser, then its
+// profile.
+type chromiumCloser struct {
+	browser, alloc context.CancelFunc
+	profile        string
+}
+
+func (c chromiumCloser) close() {
+	c.browser()
+	c.alloc()
+	_ = os.RemoveAll(c.profile)
+}
+
 // approveWhenAsked waits for the walkthrough to print an approval link
 // and, as the demo owner, opens it in headless Chromium, signs in, checks
 // that the page shows the call the walkthrough stops at, and chooses
@@ -72,25 +110,10 @@ func approveWhenAsked(ctx context.Context, out *syncBuffer, wantTool string) (st
 			password = m[1]
 		}
 	}
-	profile, err := os.MkdirTemp("", "kobana-readme-chromium-")
+	bctx, cancel, err := headlessChromium(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(profile)
-	alloc, cancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-	)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
@@ -127,6 +150,40 @@ func approveWhenAsked(ctx context.Context, out *syncBuffer, wantTool string) (st
 	}
 	if strings.TrimSpace(tool) != wantTool {
 		return seen, fmt.Errorf("the approval page shows %q, want %s", tool, wantTool)
+	}
+	return seen, nil
+}
+
+// approveInTerminal is step 8's alternative to the browser: it waits for
+// the walkthrough to print the approval link and, in the walkthrough's
+// directory and environment, as another terminal would, runs
+// `./kobana-mcp approvals continue LINK --user owner@demo.local --yes`. The
+// command's output joins the walkthrough's; the approval must be of
+// wantTool and end approved.
+func approveInTerminal(ctx context.Context, out *syncBuffer, dir string, env []string, wantTool string) (string, error) {
+	var link string
+	for link == "" {
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the walkthrough printed no approval link: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if m := approvalLinkRE.FindStringSubmatch(out.String()); m != nil {
+			link = m[1]
+		}
+	}
+	cmd := exec.CommandContext(ctx, "./kobana-mcp", "approvals", "continue", link, "--user", "owner@demo.local", "--yes")
+	cmd.Dir, cmd.Env = dir, env
+	var got bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &got, &got
+	err := cmd.Run()
+	_, _ = out.Write([]byte("\n[another terminal] $ ./kobana-mcp approvals continue " + link + " --user owner@demo.local --yes\n" + got.String()))
+	seen := "kobana-mcp approvals continue " + link + ":\n" + got.String()
+	if err != nil {
+		return seen, fmt.Errorf("kobana-mcp approvals continue: %w", err)
+	}
+	if !strings.Contains(got.String(), "  tool:      "+wantTool) || !strings.Contains(got.String(), "Continuar: approved.") {
+		return seen, fmt.Errorf("the command did not approve %s", wantTool)
 	}
 	return seen, nil
 }

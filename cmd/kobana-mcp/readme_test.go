@@ -122,16 +122,28 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		`"status":"ready"`, `"filename":"recebiveis.csv"`,
 		"documento;vencimento;valor\n0001;2026-03-10;1500,00\n0002;2026-03-15;320,50",
 	}
+	// The Kadu walkthrough once more, its approval answered from the
+	// terminal (`kobana-mcp approvals continue`, step 8's alternative)
+	// instead of the page.
+	expect["kaduterminal"] = append(append([]string{}, expect["kadu"]...), "Continuar: approved.")
 	// What a walkthrough must not print: Dunning sends one e-mail and
 	// nothing after the payment.
 	reject := map[string][]string{"dunning": {"message 2:"}}
 	// Steps a person takes in a browser while the walkthrough waits.
 	browse := map[string]string{"kadu": "dunning_charges_notify"}
+	// Steps a person takes in another terminal while the walkthrough waits.
+	answer := map[string]string{"kaduterminal": "dunning_charges_notify"}
+	// Which block each run runs.
+	block := map[string]string{"kaduterminal": "kadu"}
 	found := walkthroughs(t)
 	for name, wants := range expect {
-		script, ok := found[name]
+		blockName := name
+		if b, ok := block[name]; ok {
+			blockName = b
+		}
+		script, ok := found[blockName]
 		if !ok {
-			t.Fatalf("the docs have no walkthrough:%s block", name)
+			t.Fatalf("the docs have no walkthrough:%s block", blockName)
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -179,7 +191,16 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			browsed := make(chan error, 1)
 			bctx, bcancel := context.WithCancel(ctx)
 			defer bcancel()
-			if tool, ok := browse[name]; ok {
+			if tool, ok := answer[name]; ok {
+				go func() {
+					seen, err := approveInTerminal(bctx, &out, dir, cmd.Env, tool)
+					t.Log(seen)
+					if err != nil {
+						_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					}
+					browsed <- err
+				}()
+			} else if tool, ok := browse[name]; ok {
 				go func() {
 					seen, err := approveWhenAsked(bctx, &out, tool)
 					t.Log(seen)
@@ -199,7 +220,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			bcancel()
 			berr := <-browsed
 			if err == nil && berr != nil {
-				t.Fatalf("walkthrough %s, the browser step: %v\n%s", name, berr, out.String())
+				t.Fatalf("walkthrough %s, the approval step: %v\n%s", name, berr, out.String())
 			}
 			if err != nil {
 				t.Fatalf("walkthrough %s: %v\n%s", name, err, out.String())

@@ -12,16 +12,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
-	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/observe"
 	"github.com/kobana/kobana-mcp/productkit"
-	"github.com/kobana/kobana-mcp/productkit/approval"
-	"github.com/kobana/kobana-mcp/productkit/toolreg"
 )
 
 // workerKeys is the key source of the worker's assembled listeners, which
@@ -98,37 +93,22 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		enabled[k] = true
 	}
 	// Each product registers its job workers and periodic jobs from its
-	// spec, exactly as serve does. Its listener is assembled but never
-	// served: its MCP tools go into the registry Kadu's executions call
-	// in-process (productkit/toolreg), as the person, with the role read
-	// from the database at the call; the listener's own resource servers
-	// verify no token here (workerKeys), in-process calls carry their
-	// identity.
-	tools := toolreg.New()
-	// The role read of every in-process call, cached like serve's
-	// (sqlstore.RoleCache): a change made anywhere is seen within the
-	// watch's bounds.
-	changes := accounts.NewChangeWatch(ctx, db, 0)
-	defer changes.Close()
-	roles := sqlstore.NewRoleCache(ctx, db, sqlstore.RoleCacheOptions{Watch: changes}).Lookup
-	// One runner of approved calls for every product's approval link, as
-	// in serve (productkit/approval Runners).
-	approvals := approval.NewRunners(db, queue)
+	// spec, exactly as serve does (headless.go).
+	var enabledSpecs []*productkit.Spec
+	public := map[string]string{}
 	for _, spec := range specs {
-		if !enabled[spec.Key] {
-			continue
+		if enabled[spec.Key] {
+			enabledSpecs = append(enabledSpecs, spec)
+			public[spec.Key] = pf[spec.Key].public(*pf[spec.Key].addr)
 		}
-		f := pf[spec.Key]
-		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key),
-			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Approvals: approvals, Secret: secret, Webhooks: hooks,
-			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools})
-		if err == nil {
-			err = tools.Add(spec.Key, p.Catalog.Tools)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "kobana-mcp: %s: %v\n", spec.Key, err)
-			return 1
-		}
+	}
+	listeners, closeProducts, err := headless{DataDir: *dataDir, DB: db, Queue: queue, Secret: secret, Hooks: hooks, Log: log, Public: public}.assemble(ctx, enabledSpecs)
+	if err != nil {
+		fmt.Fprintf(stderr, "kobana-mcp: %v\n", err)
+		return 1
+	}
+	defer closeProducts()
+	for _, p := range listeners {
 		for _, c := range p.Collectors {
 			_ = metrics.Registry().Register(c)
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -93,11 +92,6 @@ func (p *Policy) show(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, err := p.settle(r.Context(), a)
-	if err != nil {
-		p.serverError(w, "reading an approval", err)
-		return
-	}
 	p.renderApproval(w, r.Context(), v, a)
 }
 
@@ -117,41 +111,11 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 			Text: "Por segurança ele não foi aceito, e nada foi executado. Abra o link de novo para decidir."})
 		return
 	}
-	ctx := r.Context()
-	switch r.PostForm.Get("decision") {
-	case "continuar":
-		var approved bool
-		var err error
-		if p.opts.Jobs != nil && a.Owner == "" {
-			// The run is a job, committed with the approval.
-			approved, err = p.approveAndEnqueue(ctx, a.ID, v.UserID)
-		} else {
-			approved, err = p.store.Approve(ctx, a.ID, v.UserID)
-		}
-		if err != nil {
-			p.serverError(w, "approving", err)
+	switch d := Decision(r.PostForm.Get("decision")); d {
+	case Continue, Cancel:
+		if _, err := p.Decide(r.Context(), a, v.UserID, d); err != nil {
+			p.serverError(w, "recording a decision", err)
 			return
-		}
-		if approved {
-			p.log.InfoContext(ctx, "approval: approved", "approval", a.ID, "tool", a.Tool, "user", v.UserID)
-			if a.Owner != "" {
-				// The product that asked makes the call itself.
-				p.notify(a)
-			} else if p.opts.Jobs == nil {
-				p.start(a.ID)
-			}
-		}
-	case "cancelar":
-		cancelled, err := p.store.Cancel(ctx, a.ID)
-		if err != nil {
-			p.serverError(w, "cancelling", err)
-			return
-		}
-		if cancelled {
-			p.log.InfoContext(ctx, "approval: cancelled", "approval", a.ID, "tool", a.Tool, "user", v.UserID)
-			if a.Owner != "" {
-				p.notify(a)
-			}
 		}
 	default:
 		p.render(w, http.StatusBadRequest, view{Kind: "message", Title: "Escolha uma opção", Text: "Escolha Continuar ou Cancelar. Nada foi executado."})
@@ -176,24 +140,15 @@ func (p *Policy) visit(w http.ResponseWriter, r *http.Request) (*server.Visitor,
 		http.Redirect(w, r, p.opts.SignIn.SignInURL(r.URL.EscapedPath()), http.StatusSeeOther)
 		return nil, nil, false
 	}
-	a, err := p.store.Get(ctx, r.PathValue("id"))
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		p.serverError(w, "reading an approval", err)
-		return nil, nil, false
-	}
-	if err == nil && a.UserID == v.UserID && p.owns(a) && p.opts.Roles != nil {
-		// Still a member of the organization the call is for?
-		if _, rerr := p.opts.Roles(ctx, a.Identity()); errors.Is(rerr, oauth.ErrNoMembership) {
-			a = nil
-		} else if rerr != nil {
-			p.serverError(w, "looking a role up", rerr)
-			return nil, nil, false
-		}
-	}
-	if err != nil || a == nil || a.UserID != v.UserID || !p.owns(a) {
+	a, err := p.ForPerson(ctx, r.PathValue("id"), v.UserID)
+	if errors.Is(err, store.ErrNotFound) {
 		// Another person's approval looks exactly like none at all.
 		p.render(w, http.StatusNotFound, view{Kind: "message", Title: "Aprovação não encontrada",
 			Text: "Este link de aprovação não existe ou não é seu. Confira se você entrou com a conta certa."})
+		return nil, nil, false
+	}
+	if err != nil {
+		p.serverError(w, "reading an approval", err)
 		return nil, nil, false
 	}
 	return v, a, true
@@ -241,28 +196,11 @@ var statusPages = map[Status]struct{ title, label, text string }{
 
 func (p *Policy) renderApproval(w http.ResponseWriter, ctx context.Context, v *server.Visitor, a *Approval) {
 	now := p.store.clock()
+	sum := p.Describe(ctx, a)
 	vw := view{
-		Status: string(a.Status), Client: p.opts.SignIn.ClientName(ctx, a.ClientID), ToolName: a.Tool, ToolTitle: a.Tool,
-		DeclaredClient: declaredClient(a),
-		Email:          a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
-		ExpiresAt: a.ExpiresAt.In(p.opts.Location).Format("02/01/2006 15:04:05 MST"),
-	}
-	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" {
-		if o.Requester != nil {
-			vw.Client = o.Requester(a)
-		}
-		if o.ToolTitle != nil {
-			if title := o.ToolTitle(a.Tool); title != "" {
-				vw.ToolTitle = title
-			}
-		}
-	} else if t := p.tools[a.Tool]; t != nil {
-		switch {
-		case t.Title != "":
-			vw.ToolTitle = t.Title
-		case t.Annotations != nil && t.Annotations.Title != "":
-			vw.ToolTitle = t.Annotations.Title
-		}
+		Status: string(a.Status), Client: sum.Client, ToolName: sum.ToolName, ToolTitle: sum.ToolTitle,
+		DeclaredClient: sum.DeclaredClient, Email: sum.Email, Message: sum.Message, Arguments: sum.Arguments,
+		ExpiresAt: sum.ExpiresAt.In(p.opts.Location).Format("02/01/2006 15:04:05 MST"),
 	}
 	if a.Status == StatusPending {
 		vw.Kind, vw.Title = "approve", "Aprovar ação"
@@ -274,9 +212,7 @@ func (p *Policy) renderApproval(w http.ResponseWriter, ctx context.Context, v *s
 	sp := statusPages[a.Status]
 	vw.Kind, vw.Title, vw.StatusLabel, vw.Text = "status", sp.title, sp.label, sp.text
 	vw.Refresh = !a.Status.Final()
-	if a.Status == StatusSucceeded || a.Status == StatusFailed {
-		vw.Result = prettyJSON(a.ResultText())
-	}
+	vw.Result = sum.Result
 	p.render(w, http.StatusOK, vw)
 }
 
