@@ -3,6 +3,9 @@ package pagetext
 // The keys Go code names (Printer.Say); templates name the others by
 // their string. Each is in the catalogue (TestEveryKeyConstantIsInTheCatalogue).
 const (
+	KeyCrossSiteTitle           Key = "crosssite.title"
+	KeySignInTitle              Key = "signin.title"
+	KeyConsentTitle             Key = "consent.title"
 	KeyApprovalChoose           Key = "approval.choose"
 	KeyApprovalChooseTitle      Key = "approval.choose_title"
 	KeyApprovalCrossSite        Key = "approval.cross_site"
