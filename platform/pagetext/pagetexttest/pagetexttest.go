@@ -204,7 +204,7 @@ var (
 )
 
 // wordRE splits text into words.
-var wordRE = regexp.MustCompile(`[\p{L}]+`)
+var wordRE = regexp.MustCompile(`[\p{L}_]+`)
 
 // ForeignWords are the words of text that are common words of the other
 // language than tag (see englishWords, portugueseWords).
