@@ -185,6 +185,8 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 	if err := escalation.RegisterEscalation(b, api, esc, *cfg); err != nil {
 		return err
 	}
+	// The approval page names each destructive tool in its own language.
+	b.Approvals(productkit.Approvals{ToolTitles: toolTitles})
 	b.MCP(ledger.MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {

@@ -74,6 +74,8 @@ func build(b *productkit.Builder, cfg Config) error {
 		registerProcessing(svc, q)
 		registerMaintenance(svc, q)
 	})
+	// The approval page names each destructive tool in its own language.
+	b.Approvals(productkit.Approvals{ToolTitles: toolTitles})
 	b.MCP(MCPOptions, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	b.Catalog(func(bridge *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
 		return mcp.Catalog{Resources: fixedResources(bridge, svc.accounts), ResourceTemplates: resourceTemplates(bridge), Prompts: prompts(bridge)}, nil

@@ -109,7 +109,10 @@ func build(b *productkit.Builder, cfg Config) error {
 	// times on the pages in Brasília time. An execution's destructive
 	// step is approved on the same page; the decision resumes the
 	// execution (kadu/runtime approvals.go, Runtime.ApprovalDecided).
-	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia()})
+	// A run's (or continue's) answer is an execution that goes on after
+	// the call: the page follows it (approval_progress.go).
+	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia(),
+		ToolTitles: toolTitles, Progress: svc.approvalProgress})
 	b.Routes(svc.fileRoutes)
 	return nil
 }
