@@ -99,7 +99,7 @@ var table = map[Key]entry{
 	KeyCallRunningLabel:         {pt: "Executando", en: "Running"},
 	KeyCallRunning:              {pt: "Você aprovou a ação, e ela está sendo executada agora, uma única vez.", en: "You approved the action, and it is running now, once."},
 	KeyCallSucceededTitle:       {pt: "Ação executada", en: "Action done"},
-	KeyCallSucceededLabel:       {pt: "Concluída", en: "Done"},
+	KeyCallSucceededLabel:       {pt: "Executada", en: "Ran"},
 	KeyCallSucceeded:            {pt: "A ação foi executada uma vez, com sucesso.", en: "The action ran once, successfully."},
 	KeyCallStartedTitle:         {pt: "Ação iniciada", en: "Action started"},
 	KeyCallStarted:              {pt: "A ação foi executada uma vez e o servidor aceitou o pedido, mas o que ela iniciou ainda não terminou (veja abaixo).", en: "The action ran once and the server accepted it, but what it started has not finished yet (see below)."},
