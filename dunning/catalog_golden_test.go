@@ -17,6 +17,13 @@ func TestCatalogGolden(t *testing.T) {
 	catalogtest.Golden(t, Spec(), "testdata/golden", *updateGolden)
 }
 
+// TestApprovalToolTitles: the approval page has a title in both of its
+// languages for every destructive tool (toolTitles).
+func TestApprovalToolTitles(t *testing.T) {
+	t.Parallel()
+	catalogtest.ToolTitles(t, Spec(), toolTitles)
+}
+
 // TestReferenceDoc keeps docs/tools/dunning.md, the product's tool reference,
 // what its declarations say.
 func TestReferenceDoc(t *testing.T) {

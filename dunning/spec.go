@@ -11,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -60,17 +61,17 @@ func newSpec(cfg *ledger.ChannelConfig, configure func(*escalation.Service), tun
 // scopeDescriptions say, in plain words, what a person allows when they
 // grant each of the Dunning's scopes; the consent page of the built-in
 // authorization server shows them (productkit.Spec.ScopeDescriptions).
-var scopeDescriptions = map[string]string{
-	"dunning.debtors":        "See and manage your debtors",
-	"dunning.charges":        "See and manage the charges owed to you",
-	"dunning.plans":          "See and manage your collection plans (what is sent, and when)",
-	"dunning.notifications":  "See and send reminders to your debtors",
-	"dunning.agreements":     "See and make payment agreements with debtors",
-	"dunning.credit_reports": "Report debtors to credit bureaus, and withdraw reports",
-	"dunning.protests":       "See and manage protests of unpaid bills",
-	"dunning.documents":      "See and generate documents",
-	"dunning.exports":        "Export your data",
-	"dunning.webhooks":       "See and manage the webhooks that notify your other systems",
+var scopeDescriptions = map[string]pagetext.Phrase{
+	"dunning.debtors":        {PT: "Ver e gerenciar os seus devedores", EN: "See and manage your debtors"},
+	"dunning.charges":        {PT: "Ver e gerenciar as cobranças devidas a você", EN: "See and manage the charges owed to you"},
+	"dunning.plans":          {PT: "Ver e gerenciar as suas réguas de cobrança (o que é enviado, e quando)", EN: "See and manage your collection plans (what is sent, and when)"},
+	"dunning.notifications":  {PT: "Ver e enviar lembretes aos seus devedores", EN: "See and send reminders to your debtors"},
+	"dunning.agreements":     {PT: "Ver e fazer acordos de pagamento com devedores", EN: "See and make payment agreements with debtors"},
+	"dunning.credit_reports": {PT: "Negativar devedores nos birôs de crédito, e retirar negativações", EN: "Report debtors to credit bureaus, and withdraw reports"},
+	"dunning.protests":       {PT: "Ver e gerenciar protestos de títulos não pagos", EN: "See and manage protests of unpaid bills"},
+	"dunning.documents":      {PT: "Ver e gerar documentos", EN: "See and generate documents"},
+	"dunning.exports":        {PT: "Exportar os seus dados", EN: "Export your data"},
+	"dunning.webhooks":       {PT: "Ver e gerenciar os webhooks que avisam os seus outros sistemas", EN: "See and manage the webhooks that notify your other systems"},
 }
 
 // webhookEventSlugs are the events Dunning emits, the only slugs a webhook
@@ -184,6 +185,8 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 	if err := escalation.RegisterEscalation(b, api, esc, *cfg); err != nil {
 		return err
 	}
+	// The approval page names each destructive tool in its own language.
+	b.Approvals(productkit.Approvals{ToolTitles: toolTitles})
 	b.MCP(ledger.MCPOptions, restbridge.Options{Logger: deps.Logger})
 	b.Catalog(catalogExtras) // resources, templates and prompts (resources.go, prompts.go)
 	if deps.DB != nil {

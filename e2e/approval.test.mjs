@@ -18,8 +18,16 @@
 //      page for that approval;
 //   5. Cancelar on another approval runs nothing;
 //   6. an approval opened after its expiry says "Nada foi executado", offers
-//      no Continuar, and runs nothing.
-// Screenshots: test-artifacts/e2e/approval-*.png.
+//      no Continuar, and runs nothing;
+//   7. projects_export, whose answer only queues an export (as Kadu's
+//      kadu_tasks_run queues an execution): after Continuar the page says
+//      the call ran and the export is queued ("Na fila"), not done, and
+//      keeps reloading; once the export ends the page says so by itself;
+//   8. a browser that prefers English gets the sign-in and approval pages
+//      in English.
+// The browsers speak Brazilian Portuguese (the pages' default) unless a
+// test says otherwise; the sign-in page names what is approved and who
+// asked. Screenshots: test-artifacts/e2e/approval-*.png.
 //
 // Run it with ./run.sh, or alone: node --test approval.test.mjs (it builds
 // the test server with `go build`; APPROVAL_TEST_BIN names a built one).
@@ -108,6 +116,12 @@ async function runs(server) {
 // requestDeletion calls projects_delete as a 2025-06-18 client (one that
 // cannot confirm in the chat) and returns the link object of its answer.
 async function requestDeletion(server, project) {
+  return requestCall(server, 'projects_delete', { project, reason: 'fim do contrato' });
+}
+
+// requestCall calls a destructive tool as a 2025-06-18 client and returns
+// the link object of its answer.
+async function requestCall(server, name, args) {
   const token = await (await fetchT(`${server.url}/test/token?as=owner`)).text();
   const res = await fetchT(`${server.url}/mcp`, {
     method: 'POST',
@@ -115,7 +129,7 @@ async function requestDeletion(server, project) {
       'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
       'MCP-Protocol-Version': '2025-06-18', Authorization: `Bearer ${token}`,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'projects_delete', arguments: { project, reason: 'fim do contrato' } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
   });
   const body = await res.json();
   assert.equal(res.status, 200, JSON.stringify(body));
@@ -142,10 +156,12 @@ async function newPage(browser) {
 // openSignedIn opens an approval link: the page sends an anonymous visitor
 // to sign in, and sign-in comes back to it. Returns the HTTP status of the
 // approval page.
-async function openSignedIn(page, link, who, shot) {
+async function openSignedIn(page, link, who, shot, lead = /^Entre para /) {
   await page.goto(link, { waitUntil: 'domcontentloaded' });
   await page.locator('input[name="email"]').waitFor({ state: 'visible' });
   assert.ok(page.url().includes('/oauth/sign-in?next='), `not the sign-in page: ${page.url()}`);
+  const said = await page.locator('#lead').innerText();
+  assert.match(said, lead, 'the sign-in page does not say why');
   if (shot) await page.screenshot({ path: art(shot), fullPage: true });
   await page.locator('input[name="email"]').fill(who.email);
   await page.locator('input[name="password"]').fill(who.password);
@@ -185,12 +201,13 @@ test('the owner signs in, sees the pending call, presses Continuar: it runs once
   s.link = await requestDeletion(s.main, 'alpha');
   assert.deepEqual(await runs(s.main), {}, 'something ran before Continuar');
   const page = await newPage(s.owner);
-  const status = await openSignedIn(page, s.link.approval_url, OWNER, 'approval-1-sign-in.png');
+  const status = await openSignedIn(page, s.link.approval_url, OWNER, 'approval-1-sign-in.png', /^Entre para aprovar «Excluir projeto» pedido por «approval-test-client»\.$/);
+  assert.equal(await page.locator('html').getAttribute('lang'), 'pt-BR');
   assert.equal(status, 200);
   await page.locator('#continuar').waitFor({ state: 'visible' });
   await page.screenshot({ path: art('approval-2-pending.png'), fullPage: true });
   const text = await bodyText(page);
-  for (const want of ['Aprovar ação', 'Excluir projeto', 'projects_delete', ALPHA_MESSAGE, '"project": "alpha"', '"reason": "fim do contrato"', OWNER.email, 'Continuar', 'Cancelar']) {
+  for (const want of ['Aprovar ação', 'Excluir projeto', 'projects_delete', ALPHA_MESSAGE, '"project": "alpha"', '"reason": "fim do contrato"', OWNER.email, 'Continuar', 'Cancelar', 'em 10 minutos']) {
     assert.ok(text.includes(want), `the approval page lacks ${JSON.stringify(want)}: ${text}`);
   }
   assert.equal(await page.locator('#status').getAttribute('data-status'), 'pending');
@@ -260,5 +277,55 @@ test('an expired approval runs nothing', { timeout: 60_000 }, async () => {
   assert.ok(text.includes('Aprovação expirada'), text);
   assert.equal(await page.locator('#continuar').count(), 0, 'an expired approval offers Continuar');
   assert.deepEqual(await runs(s.short), {});
+  await browser.close();
+});
+
+test('a call that only queued work says so, and follows it', { timeout: 60_000 }, async () => {
+  const link = await requestCall(s.main, 'projects_export', { project: 'delta' });
+  const page = await newPage(s.owner); // still signed in
+  await page.goto(link.approval_url, { waitUntil: 'domcontentloaded' });
+  assert.ok((await bodyText(page)).includes('Exportar projeto'));
+  await page.locator('#continuar').click();
+  // The call runs, and answers an export that is only queued.
+  await page.locator('#progress[data-state="queued"]').waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: art('approval-7-done-but-queued.png'), fullPage: true });
+  const text = await bodyText(page);
+  for (const want of ['Ação iniciada', 'ainda não terminou', 'Na fila', 'a exportação exp-delta-', 'Esta página se atualiza sozinha', 'projects://exports/exp-delta-']) {
+    assert.ok(text.includes(want), `the page lacks ${JSON.stringify(want)}: ${text}`);
+  }
+  assert.ok(!text.includes('Ação executada') && !text.includes('com sucesso'), `the page says it is done while queued: ${text}`);
+  assert.equal(await page.locator('#status').getAttribute('data-status'), 'succeeded');
+  const follow = await page.locator('#follow-url').getAttribute('href');
+  assert.match(follow, /\/test\/exports\/exp-delta-\d+$/);
+  // The export ends; the page, reloading itself, says so.
+  const res = await fetchT(`${follow}?state=succeeded`, { method: 'POST' });
+  assert.equal(res.status, 204);
+  await page.locator('#progress[data-state="succeeded"]').waitFor({ state: 'visible', timeout: 10_000 });
+  await page.screenshot({ path: art('approval-8-started-work-done.png'), fullPage: true });
+  assert.ok((await bodyText(page)).includes('Ação concluída'));
+  assert.equal(await page.locator('meta[http-equiv="refresh"]').count(), 0, 'the page still reloads after the work ended');
+  await page.close();
+});
+
+test('a browser that prefers English gets the pages in English', { timeout: 60_000 }, async () => {
+  const link = await requestDeletion(s.main, 'gama');
+  const browser = await launchBrowser({ locale: 'en-US' });
+  cleanups.push(() => browser.close());
+  const page = await newPage(browser);
+  const status = await openSignedIn(page, link.approval_url, OWNER, 'approval-9-en-sign-in.png', /^Sign in to approve “Delete a project”, asked for by “approval-test-client”\.$/);
+  assert.equal(status, 200);
+  await page.locator('#continuar').waitFor({ state: 'visible' });
+  await page.screenshot({ path: art('approval-10-en-pending.png'), fullPage: true });
+  assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+  const text = await bodyText(page);
+  for (const want of ['Approve an action', 'Delete a project', 'Waiting for your decision', 'in 10 minutes', 'Continue', 'Cancel']) {
+    assert.ok(text.includes(want), `the English page lacks ${JSON.stringify(want)}: ${text}`);
+  }
+  for (const pt of ['Aprovar', 'Continuar', 'Nada é executado']) {
+    assert.ok(!text.includes(pt), `the English page says ${JSON.stringify(pt)}: ${text}`);
+  }
+  await page.locator('#cancelar').click();
+  await page.locator('#status[data-status="cancelled"]').waitFor({ state: 'visible' });
+  assert.ok((await bodyText(page)).includes('Nothing was run'));
   await browser.close();
 });

@@ -255,6 +255,9 @@ async function signIn(t, mode) {
     clientName: `kobana-mcp e2e (${mode === 'cimd' ? 'Client ID Metadata Document' : 'Dynamic Client Registration'})`,
     onRedirect: url => signInAndAllow(browser.context, url, {
       email: s.creds.email, password: s.creds.password, callbackUrl: cb.url, shots,
+      // The pages speak the browser's Brazilian Portuguese and name the
+      // client the sign-in is for.
+      expect: { signIn: /^Entre para conectar «kobana-mcp e2e \(.+\)» à sua conta «.+»\.$/, consent: /^Permitir acesso\?$/ },
     }),
   });
   if (metadata) {

@@ -17,6 +17,13 @@ func TestCatalogGolden(t *testing.T) {
 	catalogtest.Golden(t, Spec(Config{}), "testdata/golden", *updateGolden)
 }
 
+// TestApprovalToolTitles: the approval page has a title in both of its
+// languages for every destructive tool (toolTitles).
+func TestApprovalToolTitles(t *testing.T) {
+	t.Parallel()
+	catalogtest.ToolTitles(t, Spec(Config{}), toolTitles)
+}
+
 // TestReferenceDoc keeps docs/tools/inbox.md, the Inbox's tool reference,
 // what its declarations say.
 func TestReferenceDoc(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -35,14 +36,14 @@ func Spec(cfg Config) *productkit.Spec {
 // scopeDescriptions say, in plain words, what a person allows when they
 // grant each of the Inbox's scopes; the consent page of the built-in
 // authorization server shows them (productkit.Spec.ScopeDescriptions).
-var scopeDescriptions = map[string]string{
-	"inbox.workspaces":    "See and manage your workspaces",
-	"inbox.inboxes":       "See and manage your inboxes (the addresses that receive e-mail)",
-	"inbox.emails":        "Read the e-mails your inboxes received, and act on them",
-	"inbox.agents":        "See and configure the agents that process your e-mail",
-	"inbox.agent_runs":    "See what your agents did and start them again",
-	"inbox.webhooks":      "See and manage the webhooks that notify your other systems",
-	"inbox.system_events": "Read the activity log of your account",
+var scopeDescriptions = map[string]pagetext.Phrase{
+	"inbox.workspaces":    {PT: "Ver e gerenciar os seus espaços de trabalho", EN: "See and manage your workspaces"},
+	"inbox.inboxes":       {PT: "Ver e gerenciar as suas caixas de entrada (os endereços que recebem e-mail)", EN: "See and manage your inboxes (the addresses that receive e-mail)"},
+	"inbox.emails":        {PT: "Ler os e-mails que as suas caixas receberam e agir sobre eles", EN: "Read the e-mails your inboxes received, and act on them"},
+	"inbox.agents":        {PT: "Ver e configurar os agentes que processam o seu e-mail", EN: "See and configure the agents that process your e-mail"},
+	"inbox.agent_runs":    {PT: "Ver o que os seus agentes fizeram e executá-los de novo", EN: "See what your agents did and start them again"},
+	"inbox.webhooks":      {PT: "Ver e gerenciar os webhooks que avisam os seus outros sistemas", EN: "See and manage the webhooks that notify your other systems"},
+	"inbox.system_events": {PT: "Ler o registro de atividades da sua conta", EN: "Read the activity log of your account"},
 }
 
 // build declares the Inbox on b: every operation on the API, the catalog
@@ -73,6 +74,8 @@ func build(b *productkit.Builder, cfg Config) error {
 		registerProcessing(svc, q)
 		registerMaintenance(svc, q)
 	})
+	// The approval page names each destructive tool in its own language.
+	b.Approvals(productkit.Approvals{ToolTitles: toolTitles})
 	b.MCP(MCPOptions, restbridge.Options{ForwardHeaders: []string{"X-Workspace-Id", "Accept-Language"}, Logger: deps.Logger})
 	b.Catalog(func(bridge *restbridge.Bridge, _ []mcp.Tool) (mcp.Catalog, error) {
 		return mcp.Catalog{Resources: fixedResources(bridge, svc.accounts), ResourceTemplates: resourceTemplates(bridge), Prompts: prompts(bridge)}, nil

@@ -99,7 +99,17 @@ func (s *service) executionOfApproval(ctx context.Context, orgID string, a *appr
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	if a.Tool != "kadu_tasks_run" || a.Status != approval.StatusSucceeded {
+	if a.Tool != "kadu_tasks_run" {
+		return nil, nil
+	}
+	return s.executionInAnswer(ctx, orgID, a)
+}
+
+// executionInAnswer is the execution a succeeded approval's call answered
+// ({"data":{"id":…}}: kadu_tasks_run's, kadu_executions_continue's), as
+// it stands now; nil when the answer names none or it is gone.
+func (s *service) executionInAnswer(ctx context.Context, orgID string, a *approval.Approval) (*records.Execution, error) {
+	if a.Status != approval.StatusSucceeded {
 		return nil, nil
 	}
 	var answer struct {

@@ -31,6 +31,9 @@ type service struct {
 	// read by kadu_approvals_get and cancelled with their execution.
 	approvals *approval.Store
 	log       *slog.Logger
+	// publicURL is the listener's public base URL (the approval page's
+	// links to an execution).
+	publicURL string
 	cfg       Config
 	// runtime is the workflow and agent runtime (kadu/runtime), the worker
 	// of kadu.run_execution, built over this service's stores.
@@ -68,6 +71,7 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		nonces:    deps.Nonces(),
 		approvals: approval.NewStore(deps.DB, nil),
 		log:       deps.Logger,
+		publicURL: deps.PublicURL,
 		cfg:       cfg.withDefaults(),
 		files:     newFileStore(deps, cfg.Files),
 		mail:      newMailer(cfg.Mail),

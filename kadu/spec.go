@@ -5,6 +5,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -41,12 +42,12 @@ func specWith(start Config) *productkit.Spec {
 // scopeDescriptions say, in plain words, what a person allows when they
 // grant each of the Kadu's scopes; the consent page of the built-in
 // authorization server shows them (productkit.Spec.ScopeDescriptions).
-var scopeDescriptions = map[string]string{
-	"kadu.tasks":      "See, create and run your tasks",
-	"kadu.executions": "See task runs and what they produced",
-	"kadu.files":      "Upload and download files",
-	"kadu.approvals":  "See and decide what waits for your approval",
-	"kadu.webhooks":   "See and manage the webhooks that notify your other systems",
+var scopeDescriptions = map[string]pagetext.Phrase{
+	"kadu.tasks":      {PT: "Ver, criar e executar as suas tarefas", EN: "See, create and run your tasks"},
+	"kadu.executions": {PT: "Ver as execuções de tarefas e o que elas produziram", EN: "See task runs and what they produced"},
+	"kadu.files":      {PT: "Enviar e baixar arquivos", EN: "Upload and download files"},
+	"kadu.approvals":  {PT: "Ver e decidir o que aguarda a sua aprovação", EN: "See and decide what waits for your approval"},
+	"kadu.webhooks":   {PT: "Ver e gerenciar os webhooks que avisam os seus outros sistemas", EN: "See and manage the webhooks that notify your other systems"},
 }
 
 // webhookEventSlugs are the events Kadu emits, the only slugs a webhook
@@ -108,7 +109,10 @@ func build(b *productkit.Builder, cfg Config) error {
 	// times on the pages in Brasília time. An execution's destructive
 	// step is approved on the same page; the decision resumes the
 	// execution (kadu/runtime approvals.go, Runtime.ApprovalDecided).
-	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia()})
+	// A run's (or continue's) answer is an execution that goes on after
+	// the call: the page follows it (approval_progress.go).
+	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia(),
+		ToolTitles: toolTitles, Progress: svc.approvalProgress})
 	b.Routes(svc.fileRoutes)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 )
 
@@ -30,8 +31,16 @@ type Approvals struct {
 	// (approval.Options.Owners; Kadu's executions).
 	Owners map[string]approval.Owner
 	// Location is the time zone of the pages' times; nil is Brasília time
-	// (the pages are in Portuguese, for Brazilian companies).
+	// (the pages are for Brazilian companies, in Portuguese unless the
+	// browser asks for English).
 	Location *time.Location
+	// ToolTitles are the product's destructive tools' titles in both of
+	// the pages' languages (approval.Options.ToolTitles); a tool without
+	// one shows its catalog title, in English.
+	ToolTitles map[string]pagetext.Phrase
+	// Progress reads what a succeeded call's result started that goes on
+	// after it (approval.Options.Progress): Kadu's executions.
+	Progress approval.ProgressFunc
 }
 
 // approvalPolicy builds the product's approval policy, or nil when the
@@ -64,6 +73,7 @@ func (b *Builder) approvalPolicy(tools []mcp.Tool) (*approval.Policy, error) {
 		DB: deps.DB, PublicURL: deps.PublicURL, ProductName: b.spec.Title, Tools: tools,
 		SignIn: signIn, Jobs: deps.Jobs, Runners: runners, Roles: deps.Roles, Access: b.Auth.MCP.Access,
 		Location: loc, Logger: log, Owners: b.approvals.Owners, AsError: !b.approvals.AsResult,
+		ToolTitles: b.approvals.ToolTitles, Progress: b.approvals.Progress,
 	})
 }
 

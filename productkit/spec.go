@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -41,10 +42,11 @@ type Spec struct {
 	AllowedOrigins bool
 	// ScopeDescriptions say, in plain words, what a person allows when
 	// they grant each of the product's scopes (Scopes): the built-in
-	// authorization server's consent page shows them. Every scope of the
-	// product has one (catalogtest.Golden checks it); the oauth packages
-	// know no product's scopes.
-	ScopeDescriptions map[string]string
+	// authorization server's consent page shows them, in its language
+	// (Brazilian Portuguese or English, platform/pagetext). Every scope of
+	// the product has one in both (catalogtest.Golden checks it); the oauth
+	// packages know no product's scopes.
+	ScopeDescriptions map[string]pagetext.Phrase
 	// Migrations are the product's own goose SQL files, applied with the
 	// platform's in one ordered run (store.DB.Migrate); nil: none. Their
 	// version numbers share one sequence with the platform's.

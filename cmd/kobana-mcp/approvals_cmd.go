@@ -15,6 +15,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -242,7 +243,7 @@ func decideApproval(ctx context.Context, r approvalRequest, stdout, stderr io.Wr
 	if policy == nil {
 		return fail(stderr, "approvals", fmt.Errorf("no approval %s for %s: it does not exist, or it was not asked of them", r.id, person.Email))
 	}
-	printApproval(stdout, policy.Describe(ctx, a))
+	printApproval(stdout, policy.Describe(ctx, pagetext.ForHeader("en"), a))
 	if r.decision == "" {
 		return 0
 	}
@@ -299,7 +300,7 @@ func awaitOutcome(ctx context.Context, p *approval.Policy, r approvalRequest, us
 			return fail(stderr, "approvals", err)
 		}
 		if a.Status.Final() {
-			sum := p.Describe(ctx, a)
+			sum := p.Describe(ctx, pagetext.ForHeader("en"), a)
 			fmt.Fprintf(stdout, "%s: %s\n", a.Status, sum.StatusText)
 			if sum.Result != "" {
 				fmt.Fprintf(stdout, "result:\n%s\n", indentLines(sum.Result, "  "))

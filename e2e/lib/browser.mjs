@@ -14,7 +14,10 @@ const ARGS = [
 // launchBrowser starts Chromium with a fresh profile (its own
 // --user-data-dir, via launchPersistentContext). close() ends Chromium and
 // removes the profile; playwright also kills it if this process exits.
-export async function launchBrowser({ timeoutMs = 30_000 } = {}) {
+// locale is the browser's language (its Accept-Language): Brazilian
+// Portuguese, the pages' default and their readers', unless a test asks
+// for another (headless Chromium would otherwise say en-US).
+export async function launchBrowser({ timeoutMs = 30_000, locale = 'pt-BR' } = {}) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'kobana-e2e-chromium-'));
   let context;
   try {
@@ -24,6 +27,7 @@ export async function launchBrowser({ timeoutMs = 30_000 } = {}) {
       args: ARGS,
       timeout: timeoutMs,
       viewport: { width: 1000, height: 800 },
+      locale,
     });
   } catch (err) {
     rmSync(userDataDir, { recursive: true, force: true });
@@ -48,8 +52,10 @@ async function pageSummary(page) {
 // allows access on the consent page (button id="allow"), and waits for the
 // browser to land on callbackUrl. It saves a screenshot of each page to
 // shots.signIn / shots.consent, and of the page it stopped at to
-// shots.failure when something does not show up.
-export async function signInAndAllow(context, authorizationUrl, { email, password, callbackUrl, shots, stepTimeoutMs = 15_000 }) {
+// shots.failure when something does not show up. expect.signIn and
+// expect.consent, when given, are patterns the sign-in page's sentence
+// (#lead) and the consent page's heading must match.
+export async function signInAndAllow(context, authorizationUrl, { email, password, callbackUrl, shots, expect = {}, stepTimeoutMs = 15_000 }) {
   const page = await context.newPage();
   page.setDefaultTimeout(stepTimeoutMs);
   page.setDefaultNavigationTimeout(stepTimeoutMs);
@@ -69,6 +75,10 @@ export async function signInAndAllow(context, authorizationUrl, { email, passwor
     await page.locator('input[name="email"]').waitFor({ state: 'visible' });
   } catch (err) { return await fail('no sign-in page (input name="email") after opening the authorization URL', err); }
   await page.screenshot({ path: shots.signIn, fullPage: true });
+  if (expect.signIn) {
+    const lead = await page.locator('#lead').innerText().catch(() => '(no #lead)');
+    if (!expect.signIn.test(lead)) return await fail(`the sign-in page says ${JSON.stringify(lead)}, want ${expect.signIn}`, '');
+  }
   try {
     await page.locator('input[name="email"]').fill(email);
     await page.locator('input[name="password"]').fill(password);
@@ -79,6 +89,10 @@ export async function signInAndAllow(context, authorizationUrl, { email, passwor
     await page.locator('#allow').waitFor({ state: 'visible' });
   } catch (err) { return await fail('no consent page (button id="allow") after signing in — wrong credentials or a sign-in error?', err); }
   await page.screenshot({ path: shots.consent, fullPage: true });
+  if (expect.consent) {
+    const heading = await page.locator('h1').innerText().catch(() => '(no h1)');
+    if (!expect.consent.test(heading)) return await fail(`the consent page's heading is ${JSON.stringify(heading)}, want ${expect.consent}`, '');
+  }
   try {
     await Promise.all([
       page.waitForURL(u => String(u).startsWith(callbackUrl), { waitUntil: 'domcontentloaded' }),

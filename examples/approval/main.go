@@ -2,8 +2,9 @@
 // MCP tools (productkit/approval): one product listener with a real SQLite
 // database, the real built-in authorization server (sign-in page and
 // sessions), the approval policy and pages, a real MCP endpoint that
-// verifies real access tokens, and a test catalog with one destructive
-// tool, projects_delete, that only counts its runs (approvaltest).
+// verifies real access tokens, and a test catalog with two destructive
+// tools: projects_delete, that only counts its runs, and projects_export,
+// whose answer only queues an export the page then follows (approvaltest).
 //
 // It exists for the headless-Chromium test e2e/approval.test.mjs, which
 // starts it, asks for a call through the MCP endpoint, and approves it on
@@ -24,6 +25,8 @@
 //
 //	GET /test/token?as=owner|other   an access token for /mcp (text)
 //	GET /test/runs                   {"alpha": 1, …}: runs of projects_delete
+//	GET /test/exports/{id}           {"export_id","status"}: where an export stands
+//	POST /test/exports/{id}?state=S  moves it (queued, running, succeeded, failed…)
 //
 // It shuts down on SIGINT or SIGTERM, waiting for runs in progress.
 package main
@@ -46,6 +49,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/approval/approvaltest"
 )
 
@@ -109,6 +113,8 @@ func run(addr string, ttl time.Duration, dataDir string, logger *slog.Logger) er
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(srv.Projects.AllRuns())
 	})
+	mux.HandleFunc("GET "+approvaltest.ExportFollowPath+"{id}", exports{srv.Projects}.show)
+	mux.HandleFunc("POST "+approvaltest.ExportFollowPath+"{id}", exports{srv.Projects}.move)
 	mux.Handle("/", srv.Handler)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
@@ -134,4 +140,28 @@ func run(addr string, ttl time.Duration, dataDir string, logger *slog.Logger) er
 		return err
 	}
 	return nil
+}
+
+// exports are the test endpoints of projects_export's exports.
+type exports struct{ p *approvaltest.Projects }
+
+// show is GET /test/exports/{id}: where the export stands.
+func (e exports) show(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	state := e.p.Export(id)
+	if state == "" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]string{"export_id": id, "status": string(state)})
+}
+
+// move is POST /test/exports/{id}?state=S.
+func (e exports) move(w http.ResponseWriter, r *http.Request) {
+	if !e.p.SetExport(r.PathValue("id"), approval.WorkState(r.URL.Query().Get("state"))) {
+		http.NotFound(w, r)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

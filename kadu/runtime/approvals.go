@@ -11,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -175,8 +176,8 @@ func (s *Runtime) ApprovalDecided(ctx context.Context, a *approval.Approval) err
 func (s *Runtime) ApprovalOwners() map[string]approval.Owner {
 	return map[string]approval.Owner{ApprovalOwner: {
 		Decided: s.ApprovalDecided,
-		Requester: func(a *approval.Approval) string {
-			return "Kadu — uma execução de tarefa (" + a.OwnerRef + ")"
+		Requester: func(a *approval.Approval) pagetext.Phrase {
+			return pagetext.Phrase{PT: "Kadu — uma execução de tarefa (" + a.OwnerRef + ")", EN: "Kadu — a task execution (" + a.OwnerRef + ")"}
 		},
 		ToolTitle: func(tool string) string {
 			if e, ok := s.rt.tools.Lookup(tool); ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/kobana/kobana-mcp/oauth/server/pages"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // The authorization endpoint, as a person's browser meets it:
@@ -52,7 +53,7 @@ func (s *Server) parseAuthorization(w http.ResponseWriter, r *http.Request, raw 
 	ctx := r.Context()
 	original, err := url.ParseQuery(raw)
 	if err != nil {
-		s.errorPage(w, http.StatusBadRequest, "This sign-in link is broken", "The application sent a malformed authorization request. Go back to it and try again.")
+		s.errorPage(w, r, http.StatusBadRequest, pagetext.KeyAuthorizeBrokenTitle, pagetext.KeyAuthorizeBroken)
 		return nil, false
 	}
 	// What fosite reads: our scopes, no "audience" (the resource is ours to
@@ -116,13 +117,16 @@ func (s *Server) authorizeError(w http.ResponseWriter, r *http.Request, ar fosit
 		s.log.Error("oauth: authorization request", "err", err, "debug", rfc.GetDescription())
 	}
 	if ar == nil || !ar.IsRedirectURIValid() {
-		msg := "The application sent an authorization request this server cannot accept: " + rfc.GetDescription()
-		if errors.Is(err, errClientDocument) {
-			msg = "The application's identity could not be checked: its client metadata document could not be fetched or is not valid."
-		} else if rfc.ErrorField == fosite.ErrInvalidClient.ErrorField {
-			msg = "This server does not know the application that sent you here. Go back to it and connect again."
+		switch {
+		case errors.Is(err, errClientDocument):
+			s.errorPage(w, r, rfc.CodeField, pagetext.KeyAuthorizeRefusedTitle, pagetext.KeyAuthorizeDocument)
+		case rfc.ErrorField == fosite.ErrInvalidClient.ErrorField:
+			s.errorPage(w, r, rfc.CodeField, pagetext.KeyAuthorizeRefusedTitle, pagetext.KeyAuthorizeUnknownClient)
+		default:
+			// fosite's description is English whatever the page's language;
+			// the Portuguese message says so.
+			s.errorPage(w, r, rfc.CodeField, pagetext.KeyAuthorizeRefusedTitle, pagetext.KeyAuthorizeRefused, rfc.GetDescription())
 		}
-		s.errorPage(w, rfc.CodeField, "This application cannot connect", msg)
 		return
 	}
 	s.provider.WriteAuthorizeError(r.Context(), s.redirects(w, false), ar, err)
@@ -183,7 +187,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	bs, err := s.sessions.load(r)
 	if err != nil {
-		s.serverError(w, "loading the session", err)
+		s.serverError(w, r, "loading the session", err)
 		return
 	}
 	if bs == nil || bs.UserID == "" {
@@ -199,14 +203,17 @@ func requestBinding(raw string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
-func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, status int, p *pendingAuthorization, bs *BrowserSession, selected, problem string) {
+// showConsent answers the consent page of p; problem, when set, is the
+// catalogue's message said above the form.
+func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, status int, p *pendingAuthorization, bs *BrowserSession, selected string, problem pagetext.Key) {
+	l := pagetext.For(r)
 	members, err := s.accounts.Memberships(r.Context(), bs.UserID)
 	if err != nil {
-		s.serverError(w, "listing memberships", err)
+		s.serverError(w, r, "listing memberships", err)
 		return
 	}
 	if len(members) == 0 {
-		s.errorPage(w, http.StatusForbidden, "No organization", "Your account does not belong to any organization yet, so there is nothing to grant access to. Ask an owner of your organization to add you.")
+		s.errorPage(w, r, http.StatusForbidden, pagetext.KeyNoOrganizationTitle, pagetext.KeyNoOrganization)
 		return
 	}
 	var orgs []pages.Organization
@@ -219,18 +226,22 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, status int,
 	}
 	var scopes []pages.Scope
 	for _, sc := range p.ar.GetRequestedScopes() {
-		scopes = append(scopes, pages.Scope{Name: sc, Description: s.ScopeDescription(sc)})
+		scopes = append(scopes, pages.Scope{Name: sc, Description: s.ScopeDescription(l, sc)})
 	}
 	redirect := ""
 	if u := p.ar.GetRedirectURI(); u != nil {
 		redirect = u.Scheme + "://" + u.Host
 	}
-	pages.Render(w, status, pages.Consent{
+	var msg string
+	if problem != "" {
+		msg = l.Say(problem)
+	}
+	pages.Render(w, status, l, pages.Consent{
 		Product: s.product, Action: PathConsent,
 		CSRF: csrfToken(bs, formConsent, requestBinding(p.raw)), Request: p.raw,
-		ClientName: p.client.DisplayName(), ClientVerified: p.client.Verified, ClientHost: p.client.Host,
+		ClientName: clientName(l, p.client), ClientVerified: p.client.Verified, ClientHost: p.client.Host,
 		Resource: p.resource, Scopes: scopes, Organizations: orgs, SelectedOrganization: selected,
-		Email: bs.Email, RedirectHost: redirect, Error: problem,
+		Email: bs.Email, RedirectHost: redirect, Error: msg,
 	})
 }
 
@@ -238,13 +249,13 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, status int,
 func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, http.StatusBadRequest, "Something went wrong", "The form could not be read. Go back to the application and start again.")
+		s.errorPage(w, r, http.StatusBadRequest, pagetext.KeyErrorTitle, pagetext.KeyErrorFormConsent)
 		return
 	}
 	raw := r.PostForm.Get("request")
 	bs, err := s.sessions.load(r)
 	if err != nil {
-		s.serverError(w, "loading the session", err)
+		s.serverError(w, r, "loading the session", err)
 		return
 	}
 	if bs == nil || bs.UserID == "" {
@@ -254,7 +265,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !checkCSRF(bs, formConsent, requestBinding(raw), r.PostForm.Get("csrf_token")) {
-		s.errorPage(w, http.StatusForbidden, "This form has expired", "For your safety it was not accepted. Go back to the application and start again.")
+		s.errorPage(w, r, http.StatusForbidden, pagetext.KeyConsentExpiredTitle, pagetext.KeyConsentExpired)
 		return
 	}
 	p, ok := s.parseAuthorization(w, r, raw)
@@ -267,12 +278,12 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	case "allow":
 	default:
-		s.showConsent(w, r, http.StatusBadRequest, p, bs, "", "Choose Allow or Deny.")
+		s.showConsent(w, r, http.StatusBadRequest, p, bs, "", pagetext.KeyConsentChoose)
 		return
 	}
 	members, err := s.accounts.Memberships(r.Context(), bs.UserID)
 	if err != nil {
-		s.serverError(w, "listing memberships", err)
+		s.serverError(w, r, "listing memberships", err)
 		return
 	}
 	org := r.PostForm.Get("org")
@@ -283,7 +294,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if chosen == nil {
-		s.showConsent(w, r, http.StatusBadRequest, p, bs, "", "Choose the organization this access is for.")
+		s.showConsent(w, r, http.StatusBadRequest, p, bs, "", pagetext.KeyConsentChooseOrg)
 		return
 	}
 	sess := &grantSession{
@@ -304,7 +315,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	s.provider.WriteAuthorizeResponse(r.Context(), s.redirects(w, p.stateless), p.ar, resp)
 }
 
-func (s *Server) serverError(w http.ResponseWriter, what string, err error) {
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, what string, err error) {
 	s.log.Error("oauth: "+what, "err", err)
-	s.errorPage(w, http.StatusInternalServerError, "Something went wrong", "The server could not finish this step. Try again in a moment.")
+	s.errorPage(w, r, http.StatusInternalServerError, pagetext.KeyErrorTitle, pagetext.KeyErrorServer)
 }

@@ -170,7 +170,7 @@ func TestClientMetadataDocumentSSRF(t *testing.T) {
 	b := e.browser()
 	for _, clientID := range []string{tlsDocs.URL + "/client.json", plainDocs.URL + "/client.json", "https://localhost:1/client.json"} {
 		got := b.get(e.issuer + server.PathAuthorize + "?" + authParams(clientID, newPKCE()).Encode())
-		if got.status < 400 || got.header.Get("Location") != "" || !strings.Contains(got.body, "cannot connect") {
+		if got.status < 400 || got.header.Get("Location") != "" || !strings.Contains(got.body, "não pode se conectar") {
 			t.Errorf("%s: %d %s", clientID, got.status, got.body)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 func TestMetadata(t *testing.T) {
@@ -100,8 +101,10 @@ func TestCodeFlow(t *testing.T) {
 		first := b.get(e.issuer + server.PathAuthorize + "?" + authParams(clientID, p,
 			"scope", "inbox.emails inbox.inboxes offline_access openid", "resource", e.mcp).Encode())
 		consentPage := b.signIn(e.issuer, first, anaEmail, anaPassword)
-		for _, s := range []string{"Test Agent", "unverified", "Kobana Autonomous Inbox", e.mcp, "Acme Ltda",
-			e.as.ScopeDescription("inbox.emails"), e.as.ScopeDescription("inbox.inboxes"), e.as.ScopeDescription("offline_access"), anaEmail} {
+		// No Accept-Language: the page is in Brazilian Portuguese.
+		pt := pagetext.In(pagetext.PortugueseBR)
+		for _, s := range []string{"Test Agent", "não verificado", "Kobana Autonomous Inbox", e.mcp, "Acme Ltda", `lang="pt-BR"`,
+			e.as.ScopeDescription(pt, "inbox.emails"), e.as.ScopeDescription(pt, "inbox.inboxes"), e.as.ScopeDescription(pt, "offline_access"), anaEmail} {
 			if !strings.Contains(consentPage.body, s) {
 				t.Errorf("consent page lacks %q", s)
 			}
@@ -440,7 +443,7 @@ func TestOrganizationChoice(t *testing.T) {
 		t.Fatalf("no choice of organization:\n%s", consentPage.body)
 	}
 	// No choice made: asked again.
-	if got := b.consent(e.issuer, consentPage, "allow"); got.status != 400 || !strings.Contains(got.body, "Choose the organization") {
+	if got := b.consent(e.issuer, consentPage, "allow"); got.status != 400 || !strings.Contains(got.body, pagetext.In(pagetext.PortugueseBR).Say(pagetext.KeyConsentChooseOrg)) {
 		t.Fatalf("allow without an organization: %d", got.status)
 	}
 	// An organization the person does not belong to.

@@ -21,6 +21,7 @@ import (
 	fositestorage "github.com/ory/fosite/storage"
 
 	"github.com/kobana/kobana-mcp/oauth"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // This file adapts fosite to this server: the session that travels with a
@@ -152,15 +153,21 @@ func (c *oauthClient) GetRequestObjectSigningAlgorithm() string     { return "" 
 func (c *oauthClient) GetTokenEndpointAuthMethod() string           { return c.AuthMethod }
 func (c *oauthClient) GetTokenEndpointAuthSigningAlgorithm() string { return "" }
 
-// DisplayName is the name to show a person.
+// DisplayName is the name to show a person: its own, else its host, else
+// "" (the page then says, in its language, that it has none: clientName).
 func (c *oauthClient) DisplayName() string {
 	if c.Name != "" {
 		return c.Name
 	}
-	if c.Host != "" {
-		return c.Host
+	return c.Host
+}
+
+// clientName is the name a page in l's language shows for c.
+func clientName(l *pagetext.Printer, c *oauthClient) string {
+	if n := c.DisplayName(); n != "" {
+		return n
 	}
-	return "An unnamed application"
+	return l.Say(pagetext.KeyClientUnnamed)
 }
 
 // fositeConfig is fosite's configuration with what a struct field cannot

@@ -1,6 +1,10 @@
 package server
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kobana/kobana-mcp/platform/pagetext"
+)
 
 // OfflineAccess is the scope a client asks for to say it wants to stay
 // connected. Refresh tokens are issued to every client allowed the
@@ -10,21 +14,19 @@ import "slices"
 // intent; it is granted when asked and never put in an access token.
 const OfflineAccess = "offline_access"
 
-// offlineAccessDescription is what the consent page says of
-// OfflineAccess, the one scope the server itself defines; every other
-// scope's description comes from its product (Config.ScopeDescriptions).
-const offlineAccessDescription = "Keep its access when you are not using it, without asking you again"
-
 // ScopeDescription is the plain-words description of scope that the
-// consent page shows — the product's (Config.ScopeDescriptions), or the
-// server's own for offline_access — or the scope itself when none is
+// consent page shows, in l's language — the product's
+// (Config.ScopeDescriptions), or the catalogue's for offline_access, the
+// one scope the server itself defines — or the scope itself when none is
 // written.
-func (s *Server) ScopeDescription(scope string) string {
-	if d, ok := s.descriptions[scope]; ok && d != "" {
-		return d
+func (s *Server) ScopeDescription(l *pagetext.Printer, scope string) string {
+	if d, ok := s.descriptions[scope]; ok {
+		if text := l.Pick(d); text != "" {
+			return text
+		}
 	}
 	if scope == OfflineAccess {
-		return offlineAccessDescription
+		return l.Say(pagetext.KeyScopeOfflineAccess)
 	}
 	return scope
 }

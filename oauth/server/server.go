@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server/pages"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // Paths of the server's endpoints, relative to the issuer (which has no
@@ -54,9 +56,9 @@ type Config struct {
 	Scopes []string
 	// ScopeDescriptions say, in plain words, what a person allows when
 	// they grant each of Scopes (productkit.Spec.ScopeDescriptions): the
-	// consent page shows them, and a scope without one shows its name.
-	// The server knows no product's scopes of its own.
-	ScopeDescriptions map[string]string
+	// consent page shows them in its language, and a scope without one
+	// shows its name. The server knows no product's scopes of its own.
+	ScopeDescriptions map[string]pagetext.Phrase
 	// Keys sign access tokens.
 	Keys *oauth.KeySet
 	// Store keeps clients, grants and browser sessions.
@@ -125,7 +127,7 @@ type Server struct {
 	product      string
 	resources    []string
 	scopes       []string
-	descriptions map[string]string
+	descriptions map[string]pagetext.Phrase
 	clientScopes []string
 	keys         *oauth.KeySet
 	store        Storage
@@ -140,6 +142,11 @@ type Server struct {
 	signInIP, signInEmail, register, token Limiter
 	clientIP                               func(*http.Request) string
 	returnPaths                            []string
+
+	// reasons say why people sign in on the way to a product's pages, by
+	// path prefix (ExplainReturns, signin_reason.go).
+	reasonsMu sync.RWMutex
+	reasons   map[string]SignInReason
 
 	lastPurge atomic.Int64
 	metadata  []byte
@@ -211,7 +218,7 @@ func New(c Config) (*Server, error) {
 		s.product = issuer
 	}
 	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.errorPage(w, http.StatusForbidden, "This form was sent from another site", "For your safety it was not accepted. Go back to the application and start again.")
+		s.errorPage(w, r, http.StatusForbidden, pagetext.KeyCrossSiteTitle, pagetext.KeyConsentExpired)
 	}))
 	s.documents = newMetadataDocuments(c.AllowInsecureCIMD, c.Logger, s.completeClient)
 	fetches := c.NewLimiter("metadata-fetch-ip", c.MetadataFetchPerIP)
@@ -439,6 +446,9 @@ func (s *Server) maybePurge(ctx context.Context) {
 	}
 }
 
-func (s *Server) errorPage(w http.ResponseWriter, status int, title, message string) {
-	pages.Render(w, status, pages.ErrorPage{Product: s.product, Title: title, Message: message})
+// errorPage answers a page that only says what went wrong: the
+// catalogue's title and message (with args), in the request's language.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, title, message pagetext.Key, args ...any) {
+	l := pagetext.For(r)
+	pages.Render(w, status, l, pages.ErrorPage{Product: s.product, Title: l.Say(title), Message: l.Say(message, args...)})
 }

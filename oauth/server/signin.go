@@ -7,15 +7,13 @@ import (
 	"strings"
 
 	"github.com/kobana/kobana-mcp/oauth/server/pages"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
-// Messages of the sign-in page. A failed sign-in says the same thing
-// whatever failed, so the page does not tell which emails have accounts.
-const (
-	msgBadCredentials = "The email or password is incorrect."
-	msgTooMany        = "Too many sign-in attempts. Wait a minute, then try again."
-	msgExpired        = "This form has expired. Please sign in again."
-)
+// The sign-in page's messages are the catalogue's (platform/pagetext). A
+// failed sign-in says the same thing whatever failed
+// (pagetext.KeySignInBadCredentials), so the page does not tell which
+// emails have accounts.
 
 // safeNext returns next if it is an authorization request on this server
 // or a page under one of returnPaths (Config.ReturnPaths), the only places
@@ -40,7 +38,7 @@ func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"), s.returnPaths...)
 	bs, err := s.sessions.ensure(w, r)
 	if err != nil {
-		s.serverError(w, "starting a session", err)
+		s.serverError(w, r, "starting a session", err)
 		return
 	}
 	if bs.UserID != "" {
@@ -48,16 +46,23 @@ func (s *Server) showSignIn(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		pages.Render(w, http.StatusOK, pages.SignIn{Product: s.product, SignedInAs: bs.Email})
+		pages.Render(w, http.StatusOK, pagetext.For(r), pages.SignIn{Product: s.product, SignedInAs: bs.Email})
 		return
 	}
-	s.renderSignIn(w, http.StatusOK, bs, next, "", "")
+	s.renderSignIn(w, r, http.StatusOK, bs, next, "", "")
 }
 
-func (s *Server) renderSignIn(w http.ResponseWriter, status int, bs *BrowserSession, next, email, problem string) {
-	pages.Render(w, status, pages.SignIn{
+// renderSignIn answers the sign-in form, saying why the person signs in
+// (signInLead) and, when problem is set, the catalogue's message for it.
+func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int, bs *BrowserSession, next, email string, problem pagetext.Key) {
+	l := pagetext.For(r)
+	var msg string
+	if problem != "" {
+		msg = l.Say(problem)
+	}
+	pages.Render(w, status, l, pages.SignIn{
 		Product: s.product, Action: PathSignIn, CSRF: csrfToken(bs, formSignIn, ""),
-		Next: next, Email: email, Error: problem,
+		Next: next, Lead: s.signInLead(r, l, next), Email: email, Error: msg,
 	})
 }
 
@@ -65,7 +70,7 @@ func (s *Server) renderSignIn(w http.ResponseWriter, status int, bs *BrowserSess
 func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 32<<10)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, http.StatusBadRequest, "Something went wrong", "The form could not be read. Go back and try again.")
+		s.errorPage(w, r, http.StatusBadRequest, pagetext.KeyErrorTitle, pagetext.KeyErrorFormSignIn)
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"), s.returnPaths...)
@@ -75,46 +80,46 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	bs, err := s.sessions.load(r)
 	if err != nil {
-		s.serverError(w, "loading the session", err)
+		s.serverError(w, r, "loading the session", err)
 		return
 	}
 	if !checkCSRF(bs, formSignIn, "", r.PostForm.Get("csrf_token")) {
 		if bs == nil {
 			if bs, err = s.sessions.ensure(w, r); err != nil {
-				s.serverError(w, "starting a session", err)
+				s.serverError(w, r, "starting a session", err)
 				return
 			}
 		}
-		s.renderSignIn(w, http.StatusForbidden, bs, next, email, msgExpired)
+		s.renderSignIn(w, r, http.StatusForbidden, bs, next, email, pagetext.KeySignInExpired)
 		return
 	}
 	if !s.signInIP.Allow(r.Context(), s.clientIP(r)) || (email != "" && s.signInEmail.Exhausted(r.Context(), email)) {
 		s.log.Warn("oauth: sign-in rate limited", "ip", s.clientIP(r))
 		w.Header().Set("Retry-After", "60")
-		s.renderSignIn(w, http.StatusTooManyRequests, bs, next, email, msgTooMany)
+		s.renderSignIn(w, r, http.StatusTooManyRequests, bs, next, email, pagetext.KeySignInTooMany)
 		return
 	}
 	password := r.PostForm.Get("password")
 	if email == "" || password == "" {
-		s.renderSignIn(w, http.StatusUnauthorized, bs, next, email, msgBadCredentials)
+		s.renderSignIn(w, r, http.StatusUnauthorized, bs, next, email, pagetext.KeySignInBadCredentials)
 		return
 	}
 	p, err := s.accounts.VerifyPassword(r.Context(), email, password)
 	if errors.Is(err, ErrBadCredentials) {
 		s.signInEmail.Allow(r.Context(), email)
-		s.renderSignIn(w, http.StatusUnauthorized, bs, next, email, msgBadCredentials)
+		s.renderSignIn(w, r, http.StatusUnauthorized, bs, next, email, pagetext.KeySignInBadCredentials)
 		return
 	}
 	if err != nil {
-		s.serverError(w, "verifying a password", err)
+		s.serverError(w, r, "verifying a password", err)
 		return
 	}
 	if _, err := s.sessions.signIn(r.Context(), w, bs, p); err != nil {
-		s.serverError(w, "signing in", err)
+		s.serverError(w, r, "signing in", err)
 		return
 	}
 	if next == "" {
-		pages.Render(w, http.StatusOK, pages.SignIn{Product: s.product, SignedInAs: p.Email})
+		pages.Render(w, http.StatusOK, pagetext.For(r), pages.SignIn{Product: s.product, SignedInAs: p.Email})
 		return
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)

@@ -148,7 +148,7 @@ func TestSignInMessagesAndRedirects(t *testing.T) {
 		f.Set("email", anaEmail)
 		f.Set("password", anaPassword)
 		got := b.post(e.issuer+server.PathSignIn, f)
-		if got.status != 200 || got.header.Get("Location") != "" || !strings.Contains(got.body, "signed in as") {
+		if got.status != 200 || got.header.Get("Location") != "" || !strings.Contains(got.body, "Você entrou como") {
 			t.Errorf("next %q: %d %s", evil, got.status, got.header.Get("Location"))
 		}
 	}
@@ -179,7 +179,7 @@ func TestSignInRateLimit(t *testing.T) {
 		}
 		// Locked for this email, even with the right password.
 		got := try(anaEmail, anaPassword)
-		if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") == "" || !strings.Contains(pageError(got), "Too many") {
+		if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") == "" || !strings.Contains(pageError(got), "Muitas tentativas") {
 			t.Fatalf("fourth attempt: %d %q", got.status, pageError(got))
 		}
 		// Other emails are not.
@@ -193,7 +193,7 @@ func TestSignInRateLimit(t *testing.T) {
 			f := signInForm(e2, b, "")
 			f.Set("email", anaEmail)
 			f.Set("password", anaPassword)
-			if got := b.post(e2.issuer+server.PathSignIn, f); got.status != 200 || !strings.Contains(got.body, "signed in as") {
+			if got := b.post(e2.issuer+server.PathSignIn, f); got.status != 200 || !strings.Contains(got.body, "Você entrou como") {
 				t.Fatalf("sign-in %d: %d %q", i, got.status, pageError(got))
 			}
 		}
@@ -228,7 +228,7 @@ func TestNoOrganization(t *testing.T) {
 	b := e.browser()
 	first := b.get(e.issuer + server.PathAuthorize + "?" + authParams(e.publicClient(), newPKCE()).Encode())
 	got := b.signIn(e.issuer, first, "lonely@example.com", anaPassword)
-	if got.status != http.StatusForbidden || !strings.Contains(got.body, "organization") || strings.Contains(got.body, `id="allow"`) {
+	if got.status != http.StatusForbidden || !strings.Contains(got.body, "nenhuma organização") || strings.Contains(got.body, `id="allow"`) {
 		t.Fatalf("no organization: %d", got.status)
 	}
 }

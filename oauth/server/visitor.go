@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // A product's own pages (an approval page, say) sign people in through this
@@ -68,15 +70,16 @@ func (s *Server) SignInURL(returnTo string) string {
 	return PathSignIn + "?" + url.Values{"next": {returnTo}}.Encode()
 }
 
-// ClientName is the name to show a person for an OAuth client id: its
-// registered or published name, else its host, else the id itself (a
-// client this server does not know, such as a developer token's).
-func (s *Server) ClientName(ctx context.Context, clientID string) string {
+// ClientName is the name to show a person, on a page in l's language, for
+// an OAuth client id: its registered or published name, else its host,
+// else the id itself (a client this server does not know, such as a
+// developer token's).
+func (s *Server) ClientName(ctx context.Context, l *pagetext.Printer, clientID string) string {
 	c, err := s.getClient(ctx, clientID)
 	if err != nil || c == nil {
 		return clientID
 	}
-	return c.DisplayName()
+	return clientName(l, c)
 }
 
 // returnPath reports whether u is a clean path under one of prefixes.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // TestProductPageSignIn: a product page (under Config.ReturnPaths) sends
@@ -76,10 +77,10 @@ func TestProductPageSignIn(t *testing.T) {
 		}
 	}
 	// ClientName of an unknown client is its id.
-	if n := e.as.ClientName(t.Context(), "no-such-client"); n != "no-such-client" {
+	if n := e.as.ClientName(t.Context(), pagetext.In(pagetext.PortugueseBR), "no-such-client"); n != "no-such-client" {
 		t.Errorf("ClientName = %q", n)
 	}
-	if n := e.as.ClientName(t.Context(), e.publicClient()); n == "" || n == "no-such-client" {
+	if n := e.as.ClientName(t.Context(), pagetext.In(pagetext.PortugueseBR), e.publicClient()); n == "" || n == "no-such-client" {
 		t.Errorf("ClientName of a registered client = %q", n)
 	}
 }

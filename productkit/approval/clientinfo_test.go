@@ -16,7 +16,7 @@ import (
 
 var (
 	registeredRE = regexp.MustCompile(`<span id="client">([^<]*)</span>`)
-	declaredRE   = regexp.MustCompile(`<span class="declared" id="client-info">\(o aplicativo se apresentou como <q>([^<]*)</q>\)</span>`)
+	declaredRE   = regexp.MustCompile(`<span class="declared" id="client-info">\(o aplicativo se apresentou como «([^<]*)»\)</span>`)
 )
 
 // declaredOn reads what an approval page shows as the client's
@@ -99,7 +99,7 @@ func TestPageNamesTheDeclaredClient(t *testing.T) {
 			t.Errorf("the name is not shown escaped:\n%s", p.body)
 		}
 		// The lead names the registered client, not the declared one.
-		if !strings.Contains(p.body, `<strong class="client">`+approvaltest.ClientID+`</strong> pediu`) {
+		if !strings.Contains(p.body, `<strong>`+approvaltest.ClientID+`</strong> pediu`) {
 			t.Errorf("the lead:\n%s", p.body)
 		}
 	})

@@ -265,6 +265,8 @@ type browser struct {
 	e    *env
 	c    *http.Client
 	last page
+	// lang, when set, is the Accept-Language of every request.
+	lang string
 }
 
 type page struct {
@@ -280,6 +282,9 @@ func (e *env) browser() *browser {
 
 func (b *browser) do(req *http.Request) page {
 	b.t.Helper()
+	if b.lang != "" {
+		req.Header.Set("Accept-Language", b.lang)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatal(err)

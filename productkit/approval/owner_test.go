@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit/approval"
@@ -29,7 +30,9 @@ func (d *decisions) owner() approval.Owner {
 			d.got = append(d.got, a.Status)
 			return nil
 		},
-		Requester: func(a *approval.Approval) string { return "Execução " + a.OwnerRef },
+		Requester: func(a *approval.Approval) pagetext.Phrase {
+			return pagetext.Phrase{PT: "Execução " + a.OwnerRef, EN: "Execution " + a.OwnerRef}
+		},
 		ToolTitle: func(tool string) string { return "Registrar cobrança" },
 	}
 }

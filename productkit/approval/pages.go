@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/oauth/server"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -30,8 +30,12 @@ import (
 //     http.CrossOriginProtection and a CSRF token bound to the session and
 //     to this approval;
 //   - anything else: its status (reloading itself while the call runs),
-//     and the tool's answer once it ran. An expired approval says nothing
-//     ran.
+//     and the tool's answer once it ran — and, when the answer only
+//     started something (Options.Progress), where that stands, reloading
+//     until it ends. An expired approval says nothing ran.
+//
+// Every page is in the language the browser's Accept-Language picks,
+// Brazilian Portuguese by default (platform/pagetext).
 //
 // POST /approvals/{id} records the decision and sends the browser back to
 // the page (303).
@@ -47,9 +51,15 @@ var templates = template.Must(template.ParseFS(templateFiles, "templates/*.html"
 // formName is the name of the decision form in CSRF tokens.
 const formName = "approval"
 
-// view is what a page shows.
+// view is what a page shows. Every word of it is the catalogue's
+// (platform/pagetext), in the language of the request (L), but the data:
+// the product's name, the client's, the person's e-mail, the tool, its
+// arguments and answer, and the tool's title and confirmation message,
+// which the product writes in its catalog's language (ToolTitleLang,
+// MessageLang mark them when it is not the page's).
 type view struct {
 	Kind             string // approve, status or message
+	L                *pagetext.Printer
 	Product          string
 	Title, Text      string
 	BaseStyle, Style string
@@ -58,12 +68,16 @@ type view struct {
 	Action, CSRF                string
 	Status, StatusLabel         string
 	Client, ToolTitle, ToolName string
+	ToolTitleLang, MessageLang  string
 	// DeclaredClient is the name and version the client declared itself
 	// in the call's envelope ("" when none), shown beside Client, the
 	// OAuth client's registered name.
 	DeclaredClient               string
 	Email, Message, Arguments    string
 	ExpiresAt, ExpiresIn, Result string
+	// Progress is what the call started, when the product says
+	// (Options.Progress).
+	Progress *progressView
 }
 
 // Routes mounts the approval pages on the product's mux; a policy without
@@ -92,14 +106,14 @@ func (p *Policy) show(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p.renderApproval(w, r.Context(), v, a)
+	p.renderApproval(w, r, v, a)
 }
 
 // decide is POST /approvals/{id}: Continuar or Cancelar.
 func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		p.render(w, http.StatusBadRequest, view{Kind: "message", Title: "Algo deu errado", Text: "O formulário não pôde ser lido. Abra o link de novo."})
+		p.message(w, r, http.StatusBadRequest, pagetext.KeyErrorTitle, pagetext.KeyApprovalFormUnreadable)
 		return
 	}
 	v, a, ok := p.visit(w, r)
@@ -107,18 +121,17 @@ func (p *Policy) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !v.CheckFormToken(formName, a.ID, r.PostForm.Get("csrf_token")) {
-		p.render(w, http.StatusForbidden, view{Kind: "message", Title: "Este formulário expirou",
-			Text: "Por segurança ele não foi aceito, e nada foi executado. Abra o link de novo para decidir."})
+		p.message(w, r, http.StatusForbidden, pagetext.KeyApprovalFormExpiredTitle, pagetext.KeyApprovalFormExpired)
 		return
 	}
 	switch d := Decision(r.PostForm.Get("decision")); d {
 	case Continue, Cancel:
 		if _, err := p.Decide(r.Context(), a, v.UserID, d); err != nil {
-			p.serverError(w, "recording a decision", err)
+			p.serverError(w, r, "recording a decision", err)
 			return
 		}
 	default:
-		p.render(w, http.StatusBadRequest, view{Kind: "message", Title: "Escolha uma opção", Text: "Escolha Continuar ou Cancelar. Nada foi executado."})
+		p.message(w, r, http.StatusBadRequest, pagetext.KeyApprovalChooseTitle, pagetext.KeyApprovalChoose)
 		return
 	}
 	// Whatever happened (decided now, or before, or expired), the page
@@ -132,7 +145,7 @@ func (p *Policy) visit(w http.ResponseWriter, r *http.Request) (*server.Visitor,
 	ctx := r.Context()
 	v, err := p.opts.SignIn.Visitor(r)
 	if err != nil {
-		p.serverError(w, "loading the session", err)
+		p.serverError(w, r, "loading the session", err)
 		return nil, nil, false
 	}
 	if v == nil {
@@ -143,12 +156,11 @@ func (p *Policy) visit(w http.ResponseWriter, r *http.Request) (*server.Visitor,
 	a, err := p.ForPerson(ctx, r.PathValue("id"), v.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		// Another person's approval looks exactly like none at all.
-		p.render(w, http.StatusNotFound, view{Kind: "message", Title: "Aprovação não encontrada",
-			Text: "Este link de aprovação não existe ou não é seu. Confira se você entrou com a conta certa."})
+		p.message(w, r, http.StatusNotFound, pagetext.KeyApprovalNotFoundTitle, pagetext.KeyApprovalNotFound)
 		return nil, nil, false
 	}
 	if err != nil {
-		p.serverError(w, "reading an approval", err)
+		p.serverError(w, r, "reading an approval", err)
 		return nil, nil, false
 	}
 	return v, a, true
@@ -184,47 +196,117 @@ func sameOrigin(a, b string) bool {
 	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
 }
 
-// statusPages are the title, label and text of each status's page.
-var statusPages = map[Status]struct{ title, label, text string }{
-	StatusApproved:  {"Executando…", "Executando", "Você aprovou a ação, e ela está sendo executada uma única vez. Esta página se atualiza sozinha."},
-	StatusRunning:   {"Executando…", "Executando", "Você aprovou a ação, e ela está sendo executada uma única vez. Esta página se atualiza sozinha."},
-	StatusSucceeded: {"Ação executada", "Concluída", "A ação foi executada uma vez, com sucesso."},
-	StatusFailed:    {"A ação falhou", "Falhou", "A ação foi tentada uma vez e terminou com erro. Ela não será repetida."},
-	StatusCancelled: {"Ação cancelada", "Cancelada", "Você escolheu Cancelar. Nada foi executado."},
-	StatusExpired:   {"Aprovação expirada", "Expirada", "Nada foi executado: esta aprovação expirou antes de alguém escolher Continuar. Peça a ação de novo no seu aplicativo para receber um novo link."},
+// statusPage is the catalogue's title, label and text of a status's page.
+type statusPage struct{ title, label, text pagetext.Key }
+
+// statusPages are the pages of the call's own states. A succeeded call
+// whose answer started something still in progress gets startedPages
+// instead (the truthful status rule).
+var statusPages = map[Status]statusPage{
+	StatusApproved:  {pagetext.KeyCallApprovedTitle, pagetext.KeyCallApprovedLabel, pagetext.KeyCallApproved},
+	StatusRunning:   {pagetext.KeyCallRunningTitle, pagetext.KeyCallRunningLabel, pagetext.KeyCallRunning},
+	StatusSucceeded: {pagetext.KeyCallSucceededTitle, pagetext.KeyCallSucceededLabel, pagetext.KeyCallSucceeded},
+	StatusFailed:    {pagetext.KeyCallFailedTitle, pagetext.KeyCallFailedLabel, pagetext.KeyCallFailed},
+	StatusCancelled: {pagetext.KeyCallCancelledTitle, pagetext.KeyCallCancelledLabel, pagetext.KeyCallCancelled},
+	StatusExpired:   {pagetext.KeyCallExpiredTitle, pagetext.KeyCallExpiredLabel, pagetext.KeyCallExpired},
 }
 
-func (p *Policy) renderApproval(w http.ResponseWriter, ctx context.Context, v *server.Visitor, a *Approval) {
+// startedPage is the page of a succeeded call that started work, by where
+// the work stands: still going, done, or ended without success.
+func startedPage(w WorkState) statusPage {
+	switch {
+	case w == WorkSucceeded:
+		return statusPage{pagetext.KeyCallStartedDoneTitle, pagetext.KeyCallSucceededLabel, pagetext.KeyCallStartedDone}
+	case w.Final():
+		return statusPage{pagetext.KeyCallStartedFailedTitle, pagetext.KeyCallSucceededLabel, pagetext.KeyCallStartedFailed}
+	}
+	return statusPage{pagetext.KeyCallStartedTitle, pagetext.KeyCallSucceededLabel, pagetext.KeyCallStarted}
+}
+
+// requester names who asks for an approval, in l's language: the owner's
+// words for the approvals a product asks for itself, else the OAuth
+// client's name.
+func (p *Policy) requester(ctx context.Context, l *pagetext.Printer, a *Approval) string {
+	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" && o.Requester != nil {
+		return l.Pick(o.Requester(a))
+	}
+	return p.opts.SignIn.ClientName(ctx, l, a.ClientID)
+}
+
+// toolTitle is the title the page shows for a's tool and the language it
+// is written in: the product's words in l's language
+// (Options.ToolTitles), else the catalog's title (or the owner's, for
+// another product's tool) in the catalog's language, else the tool's name.
+func (p *Policy) toolTitle(l *pagetext.Printer, a *Approval) (title, lang string) {
+	if ph, ok := p.opts.ToolTitles[a.Tool]; ok {
+		return l.Pick(ph), l.Lang()
+	}
+	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" {
+		if o.ToolTitle != nil {
+			if t := o.ToolTitle(a.Tool); t != "" {
+				return t, p.opts.CatalogLanguage
+			}
+		}
+	} else if t := p.tools[a.Tool]; t != nil {
+		switch {
+		case t.Title != "":
+			return t.Title, p.opts.CatalogLanguage
+		case t.Annotations != nil && t.Annotations.Title != "":
+			return t.Annotations.Title, p.opts.CatalogLanguage
+		}
+	}
+	return a.Tool, l.Lang()
+}
+
+// otherLang is lang when it is not the page's (the lang attribute an
+// element written in it needs), else "".
+func otherLang(l *pagetext.Printer, lang string) string {
+	if lang == "" || strings.EqualFold(lang, l.Lang()) {
+		return ""
+	}
+	return lang
+}
+
+func (p *Policy) renderApproval(w http.ResponseWriter, r *http.Request, v *server.Visitor, a *Approval) {
+	ctx := r.Context()
+	l := pagetext.For(r)
 	now := p.store.clock()
-	sum := p.Describe(ctx, a)
+	title, titleLang := p.toolTitle(l, a)
 	vw := view{
-		Status: string(a.Status), Client: sum.Client, ToolName: sum.ToolName, ToolTitle: sum.ToolTitle,
-		DeclaredClient: sum.DeclaredClient, Email: sum.Email, Message: sum.Message, Arguments: sum.Arguments,
-		ExpiresAt: sum.ExpiresAt.In(p.opts.Location).Format("02/01/2006 15:04:05 MST"),
+		L: l, Status: string(a.Status), Client: p.requester(ctx, l, a), ToolName: a.Tool,
+		ToolTitle: title, ToolTitleLang: otherLang(l, titleLang), MessageLang: otherLang(l, p.opts.CatalogLanguage),
+		DeclaredClient: declaredClient(a),
+		Email:          a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
+		ExpiresAt: l.Time(a.ExpiresAt, p.opts.Location),
 	}
 	if a.Status == StatusPending {
-		vw.Kind, vw.Title = "approve", "Aprovar ação"
+		vw.Kind, vw.Title = "approve", l.Say(pagetext.KeyApprovalPageTitle)
 		vw.Action, vw.CSRF = PathPrefix+a.ID, v.FormToken(formName, a.ID)
-		vw.ExpiresIn = "em " + minutes(a.ExpiresAt.Sub(now))
+		vw.ExpiresIn = l.Minutes(a.ExpiresAt.Sub(now))
 		p.render(w, http.StatusOK, vw)
 		return
 	}
 	sp := statusPages[a.Status]
-	vw.Kind, vw.Title, vw.StatusLabel, vw.Text = "status", sp.title, sp.label, sp.text
-	vw.Refresh = !a.Status.Final()
-	vw.Result = sum.Result
-	p.render(w, http.StatusOK, vw)
-}
-
-// minutes says a duration in words, rounded up to the minute.
-func minutes(d time.Duration) string {
-	m := int((d + time.Minute - 1) / time.Minute)
-	switch {
-	case m <= 1:
-		return "menos de 1 minuto"
-	default:
-		return fmt.Sprintf("%d minutos", m)
+	if a.Status == StatusSucceeded && p.opts.Progress != nil {
+		pr, err := p.opts.Progress(ctx, a)
+		if err != nil {
+			// The call's own outcome is still true; what it started is
+			// unknown for now, and the page tries again.
+			p.log.ErrorContext(ctx, "approval: reading what a call started", "approval", a.ID, "error", err)
+			vw.Refresh = true
+		}
+		if pr != nil {
+			vw.Progress = newProgressView(l, pr)
+			sp = startedPage(pr.State)
+			vw.Refresh = !pr.State.Final()
+		}
 	}
+	vw.Kind, vw.Title, vw.StatusLabel, vw.Text = "status", l.Say(sp.title), l.Say(sp.label), l.Say(sp.text)
+	vw.Refresh = vw.Refresh || !a.Status.Final()
+	if a.Status == StatusSucceeded || a.Status == StatusFailed {
+		vw.Result = prettyJSON(a.ResultText())
+	}
+	p.render(w, http.StatusOK, vw)
 }
 
 // prettyJSON indents a JSON document two spaces; anything else is
@@ -237,10 +319,16 @@ func prettyJSON(s string) string {
 	return buf.String()
 }
 
-func (p *Policy) serverError(w http.ResponseWriter, what string, err error) {
+func (p *Policy) serverError(w http.ResponseWriter, r *http.Request, what string, err error) {
 	p.log.Error("approval: "+what, "error", err)
-	p.render(w, http.StatusInternalServerError, view{Kind: "message", Title: "Algo deu errado",
-		Text: "O servidor não conseguiu concluir este passo. Tente de novo em instantes."})
+	p.message(w, r, http.StatusInternalServerError, pagetext.KeyErrorTitle, pagetext.KeyErrorServer)
+}
+
+// message answers a page that only says something: the catalogue's title
+// and text, in the request's language.
+func (p *Policy) message(w http.ResponseWriter, r *http.Request, status int, title, text pagetext.Key) {
+	l := pagetext.For(r)
+	p.render(w, status, view{Kind: "message", L: l, Title: l.Say(title), Text: l.Say(text)})
 }
 
 // render writes a page with the headers every page gets: no caching, no
@@ -255,6 +343,9 @@ func (p *Policy) render(w http.ResponseWriter, status int, vw view) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Language", vw.L.Lang())
+	// The page's words depend on Accept-Language.
+	h.Add("Vary", "Accept-Language")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -19,6 +19,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -50,8 +51,13 @@ type SignIn interface {
 	Visitor(r *http.Request) (*server.Visitor, error)
 	// SignInURL is the sign-in page that returns to returnTo.
 	SignInURL(returnTo string) string
-	// ClientName names an OAuth client for the person.
-	ClientName(ctx context.Context, clientID string) string
+	// ClientName names an OAuth client for the person, on a page in l's
+	// language.
+	ClientName(ctx context.Context, l *pagetext.Printer, clientID string) string
+	// ExplainReturns registers why people sign in on the way to the pages
+	// under a prefix: the policy says "Entre para aprovar «…» pedido por
+	// «…»" (Policy.SignInReason).
+	ExplainReturns(prefix string, reason server.SignInReason)
 }
 
 // Options configure a Policy.
@@ -107,8 +113,23 @@ type Options struct {
 	// RetryWait is how long a client's retry waits for a run in progress
 	// to finish before it is asked to retry again (DefaultRetryWait).
 	RetryWait time.Duration
-	// Location is the time zone of times on the pages (UTC by default).
+	// Location is the time zone of times on the pages (UTC by default;
+	// every product passes Brasília time, productkit.Approvals).
 	Location *time.Location
+	// ToolTitles are the product's titles of its destructive tools in both
+	// of the pages' languages, by tool name; a tool without one shows its
+	// catalog title, in CatalogLanguage.
+	ToolTitles map[string]pagetext.Phrase
+	// CatalogLanguage is the BCP 47 language the product's catalog (its
+	// tools' titles and confirmation messages, written for models) is in;
+	// the page marks them with it when it is not the page's ("en" by
+	// default).
+	CatalogLanguage string
+	// Progress reads, each time the page of a succeeded call is shown,
+	// what the call started that goes on after it (a Kadu execution still
+	// queued), so the page says where that stands instead of "done"
+	// (progress.go). Nil: the call's outcome is all there is.
+	Progress ProgressFunc
 	// Owners are the handlers of approvals the product asks for itself
 	// (Policy.Request, or Store.Create with Approval.Owner set), by the
 	// name stored in Approval.Owner: Continuar and Cancelar hand such an
@@ -133,9 +154,10 @@ type Owner struct {
 	// process that was told died before acting). It must be quick and
 	// idempotent: typically it enqueues the job that resumes the work.
 	Decided func(ctx context.Context, a *Approval) error
-	// Requester names who asks, on the page ("Kadu — execução da tarefa
-	// …"); nil shows the OAuth client's name as for MCP calls.
-	Requester func(a *Approval) string
+	// Requester names who asks, on the page, in both of its languages
+	// ("Kadu — uma execução de tarefa (…)"); nil shows the OAuth client's
+	// name as for MCP calls.
+	Requester func(a *Approval) pagetext.Phrase
 	// ToolTitle is the display title of a tool the product's own catalog
 	// does not hold (another product's tool); nil or "" shows the name.
 	ToolTitle func(tool string) string
@@ -188,6 +210,9 @@ func New(opts Options) (*Policy, error) {
 	if opts.ProductName == "" {
 		opts.ProductName = opts.PublicURL
 	}
+	if opts.CatalogLanguage == "" {
+		opts.CatalogLanguage = "en"
+	}
 	p := &Policy{opts: opts, store: NewStore(opts.DB, opts.Now), tools: map[string]*mcp.Tool{}, log: opts.Logger, csrf: http.NewCrossOriginProtection()}
 	for i := range opts.Tools {
 		p.tools[opts.Tools[i].Name] = &opts.Tools[i]
@@ -201,9 +226,12 @@ func New(opts Options) (*Policy, error) {
 		}
 	}
 	p.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.render(w, http.StatusForbidden, view{Kind: "message", Title: "Formulário recusado",
-			Text: "Este formulário foi enviado de outro site e, por segurança, não foi aceito. Nada foi executado."})
+		p.message(w, r, http.StatusForbidden, pagetext.KeyApprovalCrossSiteTitle, pagetext.KeyApprovalCrossSite)
 	}))
+	if opts.SignIn != nil {
+		// The sign-in page says what the person signs in to approve.
+		opts.SignIn.ExplainReturns(PathPrefix, p)
+	}
 	return p, nil
 }
 

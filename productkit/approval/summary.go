@@ -3,6 +3,8 @@ package approval
 import (
 	"context"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 // Summary is what the approval page shows of an approval, for any other
@@ -33,35 +35,20 @@ type Summary struct {
 	Result string
 }
 
-// Describe summarises a as its page shows it.
-func (p *Policy) Describe(ctx context.Context, a *Approval) Summary {
+// Describe summarises a as its page shows it, in l's language (the
+// catalogue's, platform/pagetext).
+func (p *Policy) Describe(ctx context.Context, l *pagetext.Printer, a *Approval) Summary {
+	title, _ := p.toolTitle(l, a)
 	s := Summary{
 		ID: a.ID, Product: p.opts.ProductName, Client: a.ClientID, DeclaredClient: declaredClient(a),
-		ToolName: a.Tool, ToolTitle: a.Tool, Arguments: prettyJSON(a.Arguments),
+		ToolName: a.Tool, ToolTitle: title, Arguments: prettyJSON(a.Arguments),
 		Email: a.Email, Message: a.Message, Status: a.Status, ExpiresAt: a.ExpiresAt,
 	}
-	if p.opts.SignIn != nil {
-		s.Client = p.opts.SignIn.ClientName(ctx, a.ClientID)
-	}
-	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" {
-		if o.Requester != nil {
-			s.Client = o.Requester(a)
-		}
-		if o.ToolTitle != nil {
-			if title := o.ToolTitle(a.Tool); title != "" {
-				s.ToolTitle = title
-			}
-		}
-	} else if t := p.tools[a.Tool]; t != nil {
-		switch {
-		case t.Title != "":
-			s.ToolTitle = t.Title
-		case t.Annotations != nil && t.Annotations.Title != "":
-			s.ToolTitle = t.Annotations.Title
-		}
+	if o, ok := p.opts.Owners[a.Owner]; p.opts.SignIn != nil || (ok && a.Owner != "" && o.Requester != nil) {
+		s.Client = p.requester(ctx, l, a)
 	}
 	if sp, ok := statusPages[a.Status]; ok {
-		s.StatusLabel, s.StatusText = sp.label, sp.text
+		s.StatusLabel, s.StatusText = l.Say(sp.label), l.Say(sp.text)
 	}
 	if a.Status == StatusSucceeded || a.Status == StatusFailed {
 		s.Result = prettyJSON(a.ResultText())

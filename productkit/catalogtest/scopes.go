@@ -8,7 +8,8 @@ import (
 )
 
 // ScopeDescriptions checks that the spec describes, in plain words, every
-// scope its operations require and nothing else
+// scope its operations require, in both of the pages' languages, and
+// nothing else
 // (productkit.Spec.ScopeDescriptions): the consent page would otherwise
 // show a bare scope name, or words for a scope no operation needs.
 // Golden runs it.
@@ -16,8 +17,8 @@ func ScopeDescriptions(t *testing.T, spec *productkit.Spec) {
 	t.Helper()
 	scopes := spec.Scopes()
 	for _, sc := range scopes {
-		if spec.ScopeDescriptions[sc] == "" {
-			t.Errorf("scope %s has no description in the %s spec's ScopeDescriptions", sc, spec.Key)
+		if d := spec.ScopeDescriptions[sc]; d.PT == "" || d.EN == "" {
+			t.Errorf("scope %s has no description in both languages in the %s spec's ScopeDescriptions: %+v", sc, spec.Key, d)
 		}
 	}
 	for sc := range spec.ScopeDescriptions {

@@ -1,6 +1,9 @@
 // Package pages renders the authorization server's pages — sign-in,
 // consent and errors — from embedded html/template files and one style
-// sheet, with no script and no external asset. Stable element ids and
+// sheet, with no script and no external asset. Every word comes from the
+// catalogue of platform/pagetext, in the language the request's
+// Accept-Language picks (Brazilian Portuguese by default, docs/decisions.md
+// "The pages' language"); <html lang> says which. Stable element ids and
 // input names let automation drive them: the sign-in form's inputs
 // "email" and "password" and its button #sign-in; the consent form's
 // buttons #allow and #deny.
@@ -12,6 +15,8 @@ import (
 	"html/template"
 	"net/http"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
 
 //go:embed templates/*.html
@@ -34,9 +39,13 @@ type SignIn struct {
 	CSRF string
 	// Next is where to go once signed in.
 	Next string
+	// Lead says why the person signs in ("Entre para aprovar …"), in the
+	// page's language: the server derives it from Next (oauth/server
+	// signin.go), never from anything else the request says.
+	Lead string
 	// Email refills the field after a failed attempt.
 	Email string
-	// Error is shown above the form.
+	// Error is shown above the form, in the page's language.
 	Error string
 	// SignedInAs replaces the form when the person is signed in and there
 	// is nowhere to go next.
@@ -50,7 +59,8 @@ type Consent struct {
 	CSRF    string
 	// Request is the authorization request, carried back to the server.
 	Request string
-	// ClientName, and whether ClientHost vouches for it.
+	// ClientName, and whether ClientHost vouches for it. Scope
+	// descriptions, like Error, are in the page's language.
 	ClientName     string
 	ClientVerified bool
 	ClientHost     string
@@ -73,7 +83,8 @@ type Scope struct{ Name, Description string }
 // Organization is one the person belongs to.
 type Organization struct{ ID, Name string }
 
-// ErrorPage is a page that only says what went wrong.
+// ErrorPage is a page that only says what went wrong, its Title and
+// Message in the page's language.
 type ErrorPage struct {
 	Product string
 	Title   string
@@ -82,11 +93,13 @@ type ErrorPage struct {
 
 type page struct {
 	PageTitle, StylePath string
+	// L writes the catalogue's messages in the page's language.
+	L *pagetext.Printer
 }
 
-// Render writes a page with status and the headers every page gets: no
-// caching, no framing, no script, no referrer.
-func Render(w http.ResponseWriter, status int, data any) {
+// Render writes a page in l's language with status and the headers every
+// page gets: no caching, no framing, no script, no referrer.
+func Render(w http.ResponseWriter, status int, l *pagetext.Printer, data any) {
 	var name string
 	var view any
 	switch d := data.(type) {
@@ -95,19 +108,19 @@ func Render(w http.ResponseWriter, status int, data any) {
 		view = struct {
 			page
 			SignIn
-		}{page{"Sign in", StylePath}, d}
+		}{page{l.Say(pagetext.KeySignInTitle), StylePath, l}, d}
 	case Consent:
 		name = "consent"
 		view = struct {
 			page
 			Consent
-		}{page{"Allow access", StylePath}, d}
+		}{page{l.Say(pagetext.KeyConsentTitle), StylePath, l}, d}
 	case ErrorPage:
 		name = "error"
 		view = struct {
 			page
 			ErrorPage
-		}{page{d.Title, StylePath}, d}
+		}{page{d.Title, StylePath, l}, d}
 	default:
 		http.Error(w, "unknown page", http.StatusInternalServerError)
 		return
@@ -119,6 +132,9 @@ func Render(w http.ResponseWriter, status int, data any) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Language", l.Lang())
+	// The page's words depend on Accept-Language.
+	h.Add("Vary", "Accept-Language")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -2,8 +2,9 @@
 // link (package approval) with nothing faked but the product: a real
 // database, the real built-in authorization server (sign-in pages and
 // sessions), a real MCP endpoint that verifies real access tokens, the
-// approval policy and pages, and a test catalog with one destructive tool,
-// projects_delete, that counts its runs.
+// approval policy and pages, and a test catalog with two destructive
+// tools: projects_delete, that counts its runs, and projects_export, whose
+// answer only queues an export (exports.go) that the page follows.
 //
 // The Go tests of package approval use it, and so does the test server the
 // headless-Chromium test starts (examples/approval).
@@ -144,7 +145,8 @@ func New(ctx context.Context, db *store.DB, publicURL string, opts Options) (*Se
 	s.Policy, err = approval.New(approval.Options{
 		DB: db, PublicURL: publicURL, ProductName: ProductName, Tools: tools, SignIn: s.Auth,
 		Roles: roles, Access: rs.Access, TTL: opts.TTL, RetryWait: opts.RetryWait, Now: opts.Now, Owners: opts.Owners, Jobs: opts.Jobs,
-		Logger: opts.Logger.With("component", "approval"),
+		Logger: opts.Logger.With("component", "approval"), Location: Brasilia(),
+		ToolTitles: ToolTitles, Progress: s.Projects.Progress(publicURL),
 	})
 	if err != nil {
 		return nil, err
@@ -192,6 +194,9 @@ type Projects struct {
 	names map[string]string
 	runs  map[string]int
 	seen  []Run
+	// exports are the exports projects_export queued, by id: where each
+	// stands.
+	exports map[string]approval.WorkState
 	// Gate, when set, makes projects_delete wait for a value (or its
 	// closing) before it counts, to hold a run in progress.
 	Gate chan struct{}
@@ -208,7 +213,8 @@ type Run struct {
 // NewProjects returns the test projects: alpha ("Alpha"), beta ("Beta"),
 // gama ("Gama") and delta ("Delta").
 func NewProjects() *Projects {
-	return &Projects{names: map[string]string{"alpha": "Alpha", "beta": "Beta", "gama": "Gama", "delta": "Delta"}, runs: map[string]int{}}
+	return &Projects{names: map[string]string{"alpha": "Alpha", "beta": "Beta", "gama": "Gama", "delta": "Delta"}, runs: map[string]int{},
+		exports: map[string]approval.WorkState{}}
 }
 
 // Runs is how many times projects_delete ran for a project.
@@ -252,7 +258,7 @@ func (p *Projects) Tools() []mcp.Tool {
 	notFound := mcp.ErrorResult(`{"error":{"code":"not_found","message":"project not found"}}`)
 	return []mcp.Tool{
 		{
-			Name: "projects_delete", Title: "Excluir projeto", Description: "Deletes a project and its files.",
+			Name: "projects_delete", Title: "Delete a project", Description: "Deletes a project and its files.",
 			InputSchema: &jsonschema.Schema{Type: "object", Required: []string{"project"}, Properties: map[string]*jsonschema.Schema{
 				"project": {Type: "string", Description: "the project's id"},
 				"reason":  {Type: "string", Description: "why, for the record"},
@@ -298,8 +304,9 @@ func (p *Projects) Tools() []mcp.Tool {
 				return mcp.TextResult(string(body)), nil
 			},
 		},
+		p.exportTool(),
 		{
-			Name: "projects_runs", Title: "Execuções", Description: "How many times each project was deleted.",
+			Name: "projects_runs", Title: "Runs", Description: "How many times each project was deleted.",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 			Requires:    mcp.Requirement{Scopes: []string{Scope}},
 			Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
