@@ -33,9 +33,9 @@ func TestExpressionBombThroughTheAPI(t *testing.T) {
 	dataDir := t.TempDir()
 	kaduAddr, dunningAddr := freePort(t), freePort(t)
 	base := "http://" + kaduAddr
-	start := func() (*exec.Cmd, chan struct{}) {
-		cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--database-url", "", "--products", "kadu,dunning", "--shutdown-grace", "2s",
-			"--kadu-addr", kaduAddr, "--kadu-public-url", base, "--dunning-addr", dunningAddr, "--dunning-public-url", "http://"+dunningAddr)
+	start := func(extra ...string) (*exec.Cmd, chan struct{}) {
+		cmd := exec.Command(bin, append([]string{"serve", "--data-dir", dataDir, "--database-url", "", "--products", "kadu,dunning", "--shutdown-grace", "2s",
+			"--kadu-addr", kaduAddr, "--kadu-public-url", base, "--dunning-addr", dunningAddr, "--dunning-public-url", "http://" + dunningAddr}, extra...)...)
 		cmd.Env = append(childEnv(), "GOMEMLIMIT=256MiB")
 		stderr := &syncWriter{}
 		cmd.Stderr = stderr
@@ -158,7 +158,14 @@ func TestExpressionBombThroughTheAPI(t *testing.T) {
 	healthy()
 
 	// A run queued and the process killed before it runs: the restarted
-	// process runs it, fails it the same way, and stays up.
+	// process runs it, fails it the same way, and stays up. The run is
+	// queued by a process that works no jobs (--jobs off), so it is
+	// certainly still queued when that process is killed (a process that
+	// works jobs may take it first, and then only the rescue, minutes
+	// later, would bring it back).
+	_ = cmd.Process.Kill()
+	<-exited
+	cmd, exited = start("--jobs", "off")
 	pending := run()
 	_ = cmd.Process.Kill()
 	<-exited
