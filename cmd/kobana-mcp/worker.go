@@ -48,6 +48,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	memLimit := s.Add("memory-limit", "KOBANA_MEMORY_LIMIT", "", memoryLimitHelp) // memlimit.go
 	jf := addJobFlags(&s)
 	wf := addWebhookFlags(&s)
+	tf := addTraceFlags(&s) // traces.go
 	// A worker takes the products' own settings too: their jobs read them
 	// (the Inbox's agent provider, say).
 	specs := products()
@@ -80,13 +81,20 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
 	}
-	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stderr)
+	traces, err := tf.start(ctx, "worker")
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+	defer flushTraces(traces, log) // after the jobs stopped
+	tp := traces.TracerProvider()
+	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, tp, stderr)
 	if code != 0 {
 		return code
 	}
 	defer db.Close()
 	*jf.mode = "in-process" // a worker works, whatever the shared environment says
-	queue, err := jf.open(ctx, db, true, log)
+	queue, err := jf.open(ctx, db, true, tp, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
@@ -121,7 +129,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		f := pf[spec.Key]
 		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(*dataDir, spec.Key), Logger: log.With("product", spec.Key),
 			PublicURL: f.public(*f.addr), DB: db, Jobs: queue, Approvals: approvals, Secret: secret, Webhooks: hooks,
-			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools})
+			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools, Tracer: tp})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)
 		}
