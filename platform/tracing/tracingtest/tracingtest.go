@@ -18,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -268,21 +270,20 @@ var keyAttrs = []string{
 	"kadu.execution.id", "inbox.email.id", "smtp.to.count", "gen_ai.request.model",
 }
 
-// Tree prints spans as an indented tree per trace: name, kind, key
-// attributes, the parent's id when it was not received (a remote parent),
-// links, and errors.
+// Tree prints spans as an indented tree per trace: name, kind, the
+// service where it changes, key attributes, the parent's id when it was
+// not received (a remote parent), links, and errors.
 func Tree(spans []Span) string {
-	var b strings.Builder
-	children := map[string][]Span{}
+	p := printer{children: map[string][]Span{}}
 	have := map[string]bool{}
-	var traces []string
 	for _, s := range spans {
 		have[s.TraceID+"/"+s.SpanID] = true
 	}
+	var traces []string
 	roots := map[string][]Span{}
 	for _, s := range spans {
 		if s.ParentID != "" && have[s.TraceID+"/"+s.ParentID] {
-			children[s.TraceID+"/"+s.ParentID] = append(children[s.TraceID+"/"+s.ParentID], s)
+			p.children[s.TraceID+"/"+s.ParentID] = append(p.children[s.TraceID+"/"+s.ParentID], s)
 			continue
 		}
 		if len(roots[s.TraceID]) == 0 {
@@ -290,39 +291,59 @@ func Tree(spans []Span) string {
 		}
 		roots[s.TraceID] = append(roots[s.TraceID], s)
 	}
-	var walk func(s Span, depth int)
-	walk = func(s Span, depth int) {
-		fmt.Fprintf(&b, "%s%s [%s]", strings.Repeat("  ", depth+1), s.Name, s.Kind)
-		if s.Service != "" && depth == 0 {
-			fmt.Fprintf(&b, " service=%s", s.Service)
-		}
-		for _, k := range keyAttrs {
-			if v, ok := s.Attrs[k]; ok {
-				if len(v) > 60 {
-					v = v[:60] + "…"
-				}
-				fmt.Fprintf(&b, " %s=%q", k, v)
-			}
-		}
-		if depth == 0 && s.ParentID != "" {
-			fmt.Fprintf(&b, " parent=%s (remote)", s.ParentID)
-		}
-		for _, l := range s.Links {
-			fmt.Fprintf(&b, " link=%s", l)
-		}
-		if s.Error {
-			fmt.Fprintf(&b, " ERROR %q", s.Message)
-		}
-		b.WriteString("\n")
-		for _, c := range children[s.TraceID+"/"+s.SpanID] {
-			walk(c, depth+1)
-		}
-	}
 	for _, id := range traces {
-		fmt.Fprintf(&b, "trace %s\n", id)
+		fmt.Fprintf(&p.b, "trace %s\n", id)
 		for _, r := range roots[id] {
-			walk(r, 0)
+			p.walk(r, 0, "")
 		}
 	}
-	return b.String()
+	return p.b.String()
+}
+
+// printer writes Tree's lines.
+type printer struct {
+	b        strings.Builder
+	children map[string][]Span
+}
+
+func (p *printer) walk(s Span, depth int, service string) {
+	b := &p.b
+	fmt.Fprintf(b, "%s%s [%s]", strings.Repeat("  ", depth+1), s.Name, s.Kind)
+	if s.Service != service {
+		fmt.Fprintf(b, " service=%s", s.Service)
+	}
+	for _, k := range keyAttrs {
+		if v, ok := s.Attrs[k]; ok {
+			if len(v) > 60 {
+				v = v[:60] + "…"
+			}
+			fmt.Fprintf(b, " %s=%q", k, v)
+		}
+	}
+	if depth == 0 && s.ParentID != "" {
+		fmt.Fprintf(b, " parent=%s (remote)", s.ParentID)
+	}
+	for _, l := range s.Links {
+		fmt.Fprintf(b, " link=%s", l)
+	}
+	if s.Error {
+		fmt.Fprintf(b, " ERROR %q", s.Message)
+	}
+	b.WriteString("\n")
+	for _, c := range p.children[s.TraceID+"/"+s.SpanID] {
+		p.walk(c, depth+1, s.Service)
+	}
+}
+
+// ExportTo is the tracer provider of a child process in a test (one that
+// is not itself a test, so has no testing.TB): it exports each span to
+// the collector at url as the span ends, under service.name service. The
+// caller shuts it down.
+func ExportTo(url, service string) (*sdktrace.TracerProvider, error) {
+	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"))
+	if err != nil {
+		return nil, err
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", service)))), nil
 }
