@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"net/http"
+	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -46,7 +47,7 @@ func (rt routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	span.SetAttributes(attribute.Int("http.response.status_code", sw.status))
 	if sw.status >= 500 {
-		span.SetAttributes(attribute.Int("error.type", sw.status))
+		span.SetAttributes(attribute.String("error.type", strconv.Itoa(sw.status)))
 		span.SetStatus(codes.Error, http.StatusText(sw.status))
 	}
 }
