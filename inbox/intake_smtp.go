@@ -217,7 +217,9 @@ func (ss *smtpSession) Data(r io.Reader) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), smtpDataTimeout)
 	defer cancel()
-	_, err = ss.s.receive(ctx, raw, ss.from, ss.rcpts, intakeSMTP)
+	ctx, span := ss.s.startIntake(ctx, len(ss.rcpts))
+	got, err := ss.s.receive(ctx, raw, ss.from, ss.rcpts, intakeSMTP)
+	endIntake(span, got, err)
 	switch {
 	case errors.Is(err, errNoRecipient):
 		return errNoSuchMailbox

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/confirm"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
@@ -27,6 +29,9 @@ type service struct {
 	// idempotency keeps the API's X-Idempotency-Key answers; the purge job
 	// drops expired ones.
 	idempotency *idempotency.Store
+	// tracer starts the trace of an e-mail received over SMTP
+	// (intake_trace.go); nil when tracing is off.
+	tracer trace.Tracer
 }
 
 // logger is the service's log; a service built without one (tests) logs

@@ -18,6 +18,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/tracing"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/rest"
@@ -185,6 +186,12 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *records.T
 	e := &records.Execution{ID: store.NewID(), OrganizationID: t.OrganizationID, TaskID: t.ID, Trigger: req.Trigger,
 		TriggeredBy: req.TriggeredBy, Status: records.ExecQueued, Model: p.model, InputJSON: string(in), InputFileIDsJSON: string(fl),
 		MaxCostCents: p.ceiling, TickAt: req.TickAt, CreatedAt: now, UpdatedAt: now}
+	if parent, state := tracing.Carrier(ctx); parent != "" {
+		e.TraceParent = &parent
+		if state != "" {
+			e.TraceState = &state
+		}
+	}
 	if err := records.InsertExecution(ctx, tx, e); err != nil {
 		return nil, err
 	}

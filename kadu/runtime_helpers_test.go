@@ -153,6 +153,13 @@ type runtimeEnv struct {
 
 func startRuntime(t *testing.T, db *store.DB, cfg Config) *runtimeEnv {
 	t.Helper()
+	return startRuntimeWith(t, db, cfg, producttest.Options{})
+}
+
+// startRuntimeWith is startRuntime with the harness's options (a tracer);
+// the registry of test tools is set here.
+func startRuntimeWith(t *testing.T, db *store.DB, cfg Config, opts producttest.Options) *runtimeEnv {
+	t.Helper()
 	cat := newTestCatalog()
 	reg := toolreg.New()
 	alpha, beta := cat.Tools()
@@ -166,7 +173,8 @@ func startRuntime(t *testing.T, db *store.DB, cfg Config) *runtimeEnv {
 		cfg.Runtime.RetryDelay = 10 * time.Millisecond
 	}
 	spec := specWith(cfg)
-	e := &kaduEnv{Env: producttest.Start(t, db, spec, producttest.Options{Tools: reg}), t: t, ctx: context.Background()}
+	opts.Tools = reg
+	e := &kaduEnv{Env: producttest.Start(t, db, spec, opts), t: t, ctx: context.Background()}
 	e.svc = newService(productkitDeps(db, e.Jobs, reg), cfg)
 	for _, u := range []struct {
 		dst  *accounts.User

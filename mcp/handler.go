@@ -46,6 +46,9 @@ type Options struct {
 	// Logger receives internal errors (never sent to clients); nil
 	// discards them.
 	Logger *slog.Logger
+	// Tracer, when set, is told where each request starts and ends
+	// ([Tracer]); nil traces nothing and costs nothing.
+	Tracer Tracer
 }
 
 // Catalog is everything an endpoint offers. Lists come back in the order
@@ -161,9 +164,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	// obs, when middleware asked for one, learns what this request was.
 	obs := ObservationFrom(r.Context())
+	// c, once the body is decoded, is the call; a traced call records the
+	// error it answers.
+	var c *call
 	fail := func(id []byte, e *Error) {
 		if obs != nil && e != errAlreadyWritten {
 			obs.ErrorCode = e.Code
+		}
+		if c != nil && c.trace != nil && e != errAlreadyWritten {
+			c.trace.ErrorCode, c.trace.ErrorMessage = e.Code, e.Message
 		}
 		h.writeError(w, id, e)
 	}
@@ -220,7 +229,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// reads from writes (OperationOf, ratelimit.go); its errors are still
 	// answered after the limit.
 	// The call holds the message, so one allocation serves both.
-	c := &call{h: h, w: w, r: r, ctx: ctx}
+	c = &call{h: h, w: w, r: r, ctx: ctx}
 	var msg *message
 	hasMsg, perr := c.msg.decode(body)
 	if hasMsg {
@@ -263,6 +272,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if t := h.opts.Tracer; t != nil {
+		c.startTrace(t)
+		defer c.endTrace(t)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.ErrorContext(ctx, "mcp: panic while serving", "method", msg.method, "panic", p)
@@ -274,6 +287,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hdr[canonicalProtocolVersion] = versionHeaders[c.version]
+	if c.trace != nil {
+		c.trace.Era, c.trace.Version = c.era.String(), c.version
+	}
 	if obs != nil {
 		obs.Era, obs.Version = c.era.String(), c.version
 		if msg.method == "tools/call" {
@@ -310,6 +326,9 @@ type call struct {
 	res     result
 	version string
 	caps    ClientCapabilities
+	// trace is what a Tracer is told of this call; nil when untraced, so
+	// an endpoint without a Tracer makes no room for it.
+	trace *Trace
 }
 
 func (c *call) request() Request {

@@ -49,6 +49,10 @@ type params struct {
 	hasCaps      bool
 	metaClient   jsontext.Value
 	otherMetaLen int
+	// The W3C trace context a client propagates in _meta (unprefixed
+	// keys, as the MCP specification allows for them), for a Tracer.
+	metaTraceParent jsontext.Value
+	metaTraceState  jsontext.Value
 }
 
 // decodeMessage turns a body into one message, or into the error the body
@@ -280,6 +284,10 @@ func (p *params) decodeMeta(s *jsonscan.Scanner) error {
 			p.hasCaps, p.metaCaps = true, value
 		case MetaClientInfo:
 			p.metaClient = value
+		case "traceparent":
+			p.metaTraceParent = value
+		case "tracestate":
+			p.metaTraceState = value
 		default:
 			p.otherMetaLen++
 		}

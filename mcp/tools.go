@@ -264,6 +264,9 @@ func (c *call) toolResult(res *CallToolResult, name string, args jsontext.Value)
 		if obs := ObservationFrom(c.r.Context()); obs != nil {
 			obs.ToolError = true
 		}
+		if c.trace != nil {
+			c.trace.ToolError = true
+		}
 	}
 	c.res = result{members: m, meta: res.Meta, scratch: scratch}
 	return &c.res, nil

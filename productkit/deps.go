@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
@@ -99,6 +101,11 @@ type Deps struct {
 	// refused, not while building: the binary fills it as products start.
 	// Nil names nothing.
 	Places oauth.Places
+	// Tracer is the process's tracer provider (platform/tracing), nil
+	// when tracing is off: the MCP endpoint's requests, the in-process
+	// routes its tools run and the product's own entry points (the
+	// Inbox's SMTP intake) are traced with it.
+	Tracer trace.TracerProvider
 }
 
 // WebhookSettings are how every product's webhooks are delivered.

@@ -13,6 +13,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/pagetext"
+	"github.com/kobana/kobana-mcp/platform/tracing"
 	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -209,7 +210,9 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	bridge := restbridge.New(b.api, b.bridgeOpts)
+	// The tools reach the API through the tracing of in-process routes
+	// (nothing when tracing is off); REST clients reach it unwrapped.
+	bridge := restbridge.New(tracing.Routes(deps.Tracer, b.api), b.bridgeOpts)
 	tools := b.api.Tools(bridge)
 	catalog := mcp.Catalog{Tools: tools}
 	if b.extras != nil {
@@ -220,6 +223,7 @@ func Assemble(s *Spec, deps Deps) (*Listener, error) {
 		catalog.Resources, catalog.ResourceTemplates, catalog.Prompts = extra.Resources, extra.ResourceTemplates, extra.Prompts
 	}
 	opts := b.mcpOptions(deps)
+	opts.Tracer = tracing.MCP(deps.Tracer)
 	deps.Protect(b.Auth, &opts)
 	approvals, err := b.approvalPolicy(tools)
 	if err != nil {

@@ -187,7 +187,7 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { lim.store.Close() })
-	sealer, secret, db, code := openDataDir(ctx, dataDir, "", "", io.Discard)
+	sealer, secret, db, code := openDataDir(ctx, dataDir, "", "", nil, io.Discard)
 	if code != 0 {
 		b.Fatal("data dir")
 	}
@@ -199,7 +199,7 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	queue, err := jf.open(ctx, db, false, log)
+	queue, err := jf.open(ctx, db, false, nil, log)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -42,7 +44,13 @@ func databaseURL(dataDir, configured string) string {
 // every command does before using it: a binary never runs against a schema
 // older than its code.
 func openMigrated(ctx context.Context, dataDir, configured string) (*store.DB, []store.Migration, error) {
-	db, err := store.Open(ctx, databaseURL(dataDir, configured))
+	return openMigratedWith(ctx, dataDir, configured, store.Options{})
+}
+
+// openMigratedWith is openMigrated with the store's options (the tracer of
+// serve and worker).
+func openMigratedWith(ctx context.Context, dataDir, configured string, o store.Options) (*store.DB, []store.Migration, error) {
+	db, err := store.OpenWith(ctx, databaseURL(dataDir, configured), o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,8 +70,8 @@ const demoBanner = "Demo organization"
 // migrate. The demo account is not created here but by ensureDemo, once
 // serve has bound every listener: a first start that fails (a port taken)
 // must not spend the one showing of the demo password.
-func startDatabase(ctx context.Context, dataDir, configured string) (*store.DB, error) {
-	db, _, err := openMigrated(ctx, dataDir, configured)
+func startDatabase(ctx context.Context, dataDir, configured string, tp trace.TracerProvider) (*store.DB, error) {
+	db, _, err := openMigratedWith(ctx, dataDir, configured, store.Options{Tracer: tp})
 	return db, err
 }
 
@@ -84,7 +92,7 @@ func ensureDemo(ctx context.Context, db *store.DB, stdout io.Writer) error {
 // deployment secrets loaded (or generated there once), the database opened
 // and migrated. A non-zero code is the exit status, its reason already
 // written to stderr; otherwise the caller closes the database.
-func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stderr io.Writer) (*mcp.StateSealer, []byte, *store.DB, int) {
+func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, tp trace.TracerProvider, stderr io.Writer) (*mcp.StateSealer, []byte, *store.DB, int) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 1
@@ -94,7 +102,7 @@ func openDataDir(ctx context.Context, dataDir, secrets, dbURL string, stderr io.
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 2
 	}
-	db, err := startDatabase(ctx, dataDir, dbURL)
+	db, err := startDatabase(ctx, dataDir, dbURL, tp)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return nil, nil, nil, 1

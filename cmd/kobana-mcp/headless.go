@@ -1,6 +1,8 @@
 package main
 
 import (
+	"go.opentelemetry.io/otel/trace"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -33,6 +35,8 @@ type headless struct {
 	Log     *slog.Logger
 	// Public is each product's public base URL, as serve's.
 	Public map[string]string
+	// Tracer is the process's tracer provider (nil: tracing off).
+	Tracer trace.TracerProvider
 }
 
 // assemble builds the specs' listeners by product key; close ends what
@@ -51,7 +55,7 @@ func (h headless) assemble(ctx context.Context, specs []*productkit.Spec) (liste
 	for _, spec := range specs {
 		p, err := productkit.Assemble(spec, productkit.Deps{DataDir: filepath.Join(h.DataDir, spec.Key), Logger: h.Log.With("product", spec.Key),
 			PublicURL: h.Public[spec.Key], DB: h.DB, Jobs: h.Queue, Approvals: approvals, Secret: h.Secret, Webhooks: h.Hooks,
-			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools})
+			Keys: workerKeys{}, Roles: roles, Changes: changes, Tools: tools, Tracer: h.Tracer})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)
 		}

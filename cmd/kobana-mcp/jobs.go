@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
@@ -26,7 +28,7 @@ func addJobFlags(s *settings) jobFlags {
 
 // open builds the process's queue; work forces working (the worker
 // command).
-func (f jobFlags) open(ctx context.Context, db *store.DB, work bool, log *slog.Logger) (*jobs.Queue, error) {
+func (f jobFlags) open(ctx context.Context, db *store.DB, work bool, tp trace.TracerProvider, log *slog.Logger) (*jobs.Queue, error) {
 	switch *f.mode {
 	case "in-process":
 		work = true
@@ -42,7 +44,7 @@ func (f jobFlags) open(ctx context.Context, db *store.DB, work bool, log *slog.L
 	if err != nil || rescue <= 0 {
 		return nil, fmt.Errorf("--job-rescue-after must be a positive duration")
 	}
-	return jobs.New(ctx, db, jobs.Config{Work: work, Concurrency: n, RescueAfter: rescue, Logger: log.With("component", "jobs")})
+	return jobs.New(ctx, db, jobs.Config{Work: work, Concurrency: n, RescueAfter: rescue, Tracer: tp, Logger: log.With("component", "jobs")})
 }
 
 // webhookFlags are how every product's webhooks are delivered

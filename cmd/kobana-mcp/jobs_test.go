@@ -30,7 +30,7 @@ func TestSharedJobAndWebhookSettings(t *testing.T) {
 		t.Errorf("bad retries: %v", err)
 	}
 	_, jf := parse("--jobs", "sometimes")
-	if _, err := jf.open(t.Context(), nil, false, nil); err == nil || !strings.Contains(err.Error(), "--jobs") {
+	if _, err := jf.open(t.Context(), nil, false, nil, nil); err == nil || !strings.Contains(err.Error(), "--jobs") {
 		t.Errorf("--jobs sometimes: %v", err)
 	}
 }

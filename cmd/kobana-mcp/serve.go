@@ -44,6 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	memLimit := s.Add("memory-limit", "KOBANA_MEMORY_LIMIT", "", memoryLimitHelp)
 	jf := addJobFlags(&s)     // jobs.go: where background jobs run
 	wf := addWebhookFlags(&s) // jobs.go: how every product's webhooks are delivered
+	tf := addTraceFlags(&s)   // traces.go: OpenTelemetry traces
 	if err := s.Parse("serve", args, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -94,7 +95,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Storage (database.go): the data directory, the deployment secrets,
 	// the database migrated. The demo organization comes once every
 	// listener is bound (ensureDemo, below).
-	sealer, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stderr)
+	// Traces (traces.go): off unless asked for; flushed as serve exits,
+	// after the jobs stopped.
+	traces, err := tf.start(ctx, "serve")
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+	defer flushTraces(traces, log)
+	tp := traces.TracerProvider()
+	sealer, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, tp, stderr)
 	if code != 0 {
 		return code
 	}
@@ -117,7 +127,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// Background jobs (jobs.go): River on the same database, worked in
 	// this process unless --jobs=off.
-	queue, err := jf.open(ctx, db, false, log)
+	queue, err := jf.open(ctx, db, false, tp, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
@@ -197,6 +207,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Webhooks:       hooks,
 			Tools:          tools,
 			Places:         known.lookup,
+			Tracer:         tp,
 		})
 		if err == nil {
 			err = tools.Add(spec.Key, p.Catalog.Tools)

@@ -43,6 +43,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	memLimit := s.Add("memory-limit", "KOBANA_MEMORY_LIMIT", "", memoryLimitHelp) // memlimit.go
 	jf := addJobFlags(&s)
 	wf := addWebhookFlags(&s)
+	tf := addTraceFlags(&s) // traces.go
 	// A worker takes the products' own settings too: their jobs read them
 	// (the Inbox's agent provider, say).
 	specs := products()
@@ -75,13 +76,20 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 2
 	}
-	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, stderr)
+	traces, err := tf.start(ctx, "worker")
+	if err != nil {
+		fmt.Fprintln(stderr, "kobana-mcp:", err)
+		return 2
+	}
+	defer flushTraces(traces, log) // after the jobs stopped
+	tp := traces.TracerProvider()
+	_, secret, db, code := openDataDir(ctx, *dataDir, *secrets, *dbURL, tp, stderr)
 	if code != 0 {
 		return code
 	}
 	defer db.Close()
 	*jf.mode = "in-process" // a worker works, whatever the shared environment says
-	queue, err := jf.open(ctx, db, true, log)
+	queue, err := jf.open(ctx, db, true, tp, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "kobana-mcp:", err)
 		return 1
@@ -102,7 +110,7 @@ func worker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			public[spec.Key] = pf[spec.Key].public(*pf[spec.Key].addr)
 		}
 	}
-	listeners, closeProducts, err := headless{DataDir: *dataDir, DB: db, Queue: queue, Secret: secret, Hooks: hooks, Log: log, Public: public}.assemble(ctx, enabledSpecs)
+	listeners, closeProducts, err := headless{DataDir: *dataDir, DB: db, Queue: queue, Secret: secret, Hooks: hooks, Log: log, Public: public, Tracer: tp}.assemble(ctx, enabledSpecs)
 	if err != nil {
 		fmt.Fprintf(stderr, "kobana-mcp: %v\n", err)
 		return 1

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // Bureaus are the credit bureaus a report may go to.
@@ -97,7 +99,8 @@ type Client struct {
 
 // NewClient is a Client for base with a per-request timeout.
 func NewClient(base string, timeout time.Duration) *Client {
-	return &Client{Base: strings.TrimRight(base, "/"), HTTP: &http.Client{Timeout: timeout}}
+	// A report made inside a trace is a CLIENT span (platform/tracing).
+	return &Client{Base: strings.TrimRight(base, "/"), HTTP: &http.Client{Timeout: timeout, Transport: tracing.NewTransport(nil)}}
 }
 
 // Submit sends a report to bureau, or a protest when bureau is Notary.

@@ -153,6 +153,11 @@ type Execution struct {
 	Deadline         *time.Time `db:"deadline"`
 	CreatedAt        time.Time  `db:"created_at"`
 	UpdatedAt        time.Time  `db:"updated_at"`
+	// TraceParent and TraceState are the W3C trace context the execution
+	// was created in (platform/tracing.Carrier), nil when tracing was
+	// off: each run's span continues that trace (kadu/runtime).
+	TraceParent *string `db:"trace_parent"`
+	TraceState  *string `db:"trace_state"`
 }
 
 // Step is one step of an execution: a model call, a tool call or a

@@ -39,7 +39,7 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunExecutionArgs]) 
 
 // RunExecution is one run of the job of execution id (its worker, and
 // tests that run a slice by hand).
-func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) error {
+func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) (err error) {
 	if s.rt.cfg.Hold {
 		return nil
 	}
@@ -53,6 +53,9 @@ func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) erro
 	if records.IsTerminal(e.Status) {
 		return nil
 	}
+	// The run is part of the execution's trace (trace.go).
+	ctx, span := startRun(ctx, jobID, e)
+	defer func() { endRun(span, err) }()
 	t, err := records.TaskOfExecution(ctx, s.db, e)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // Defaults of Config.
@@ -151,7 +150,7 @@ func (q *Queue) riverConfig() *river.Config {
 		Workers:              q.workers,
 		JobTimeout:           q.cfg.JobTimeout,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
-		Middleware:           []rivertype.Middleware{river.WorkerMiddlewareFunc(q.observeAttempt)},
+		Middleware:           q.middleware(),
 	}
 	if q.cfg.Work && q.cfg.leaderless {
 		rc.LeaderElectionDisabled = true

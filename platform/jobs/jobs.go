@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -63,6 +64,11 @@ type Config struct {
 	OrganizationShare int
 	// Logger receives the queue's logs.
 	Logger *slog.Logger
+	// Tracer, when set, traces jobs (trace.go): an enqueue is a PRODUCER
+	// span that leaves its trace context in the job's metadata, and each
+	// attempt a CONSUMER span in that same trace, in whichever process
+	// works it. Nil (tracing off) adds nothing.
+	Tracer trace.TracerProvider
 
 	// leaderless keeps this queue out of the leader election (tests: a
 	// worker process that is killed without having been the leader, so

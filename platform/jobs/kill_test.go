@@ -34,8 +34,10 @@ const childEnv = "KOBANA_JOBS_TEST_CHILD"
 type childConfig struct {
 	DatabaseURL string `json:"database_url"`
 	Target      string `json:"target"`
-	// Mode "poison" makes the child work poison jobs, which kill it.
-	Mode string `json:"mode,omitempty"`
+	// Mode "poison" makes the child work poison jobs, which kill it;
+	// "trace" makes it work traced jobs, its spans sent to Collector.
+	Mode      string `json:"mode,omitempty"`
+	Collector string `json:"collector,omitempty"`
 }
 
 func TestMain(m *testing.M) {
@@ -52,6 +54,9 @@ func runChild(raw []byte) int {
 		return 2
 	}
 	ctx := context.Background()
+	if cfg.Mode == "trace" {
+		return runTraceChild(ctx, cfg)
+	}
 	db, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)

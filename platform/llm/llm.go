@@ -25,8 +25,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // Config configures a Client.
@@ -58,9 +64,13 @@ type Client struct{ cfg Config }
 // New returns a client of the API cfg describes.
 func New(cfg Config) *Client {
 	cfg.URL = strings.TrimRight(cfg.URL, "/")
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
+	// The transport traces requests made inside a trace (platform/tracing).
+	hc := http.Client{}
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient
 	}
+	hc.Transport = tracing.NewTransport(hc.Transport)
+	cfg.HTTPClient = &hc
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -287,6 +297,30 @@ func (c *Client) Redact(s string) string {
 // *Error; when the server answered with a usable body that the caller may
 // still be charged for, the Response carries its Usage.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	if !tracing.Recording(ctx) {
+		return c.chat(ctx, req)
+	}
+	// Inside a trace, a CLIENT span by the GenAI conventions ("chat
+	// {model}"), the HTTP request's span under it (docs/operating.md
+	// "Traces").
+	ctx, span := tracing.Start(ctx, "chat "+req.Model, trace.SpanKindClient,
+		attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.request.model", req.Model))
+	res, err := c.chat(ctx, req)
+	if res.Model != "" {
+		span.SetAttributes(attribute.String("gen_ai.response.model", res.Model))
+	}
+	span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", res.Usage.OutputTokens))
+	errType := ""
+	var e *Error
+	if errors.As(err, &e) && e.StatusCode != 0 {
+		errType = strconv.Itoa(e.StatusCode)
+	}
+	tracing.End(span, err, errType)
+	return res, err
+}
+
+// chat is Chat without its span.
+func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 	if c.cfg.URL == "" {
 		return Response{}, c.fail(0, false, nil, "no API URL configured")
 	}

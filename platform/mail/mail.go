@@ -20,9 +20,12 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kobana/kobana-mcp/platform/address"
 	"github.com/kobana/kobana-mcp/platform/messaging"
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // TLSPolicy says how the connection to the relay is encrypted.
@@ -341,6 +344,28 @@ func (c *Client) compose(m Message) (*gomail.Msg, string, error) {
 // *messaging.Error saying whether to retry (see classify). ctx cancels the
 // send at any step.
 func (c *Client) Send(ctx context.Context, m Message) (Result, error) {
+	if !tracing.Recording(ctx) {
+		return c.send(ctx, m)
+	}
+	// Inside a trace, one CLIENT span per message (docs/operating.md
+	// "Traces"): the relay, never the addresses or the content.
+	ctx, span := tracing.Start(ctx, "smtp send", trace.SpanKindClient,
+		attribute.String("network.protocol.name", "smtp"),
+		attribute.String("server.address", c.cfg.Host), attribute.Int("server.port", c.cfg.Port))
+	res, err := c.send(ctx, m)
+	errType := ""
+	if err != nil {
+		errType = "temporary"
+		if messaging.IsPermanent(err) {
+			errType = "permanent"
+		}
+	}
+	tracing.End(span, err, errType)
+	return res, err
+}
+
+// send is Send without its span.
+func (c *Client) send(ctx context.Context, m Message) (Result, error) {
 	msg, id, err := c.compose(m)
 	if err != nil {
 		return Result{}, err

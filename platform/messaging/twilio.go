@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // TwilioBaseURL is where Twilio's REST API lives.
@@ -160,7 +162,8 @@ func NewTwilio(cfg TwilioConfig) (*Twilio, error) {
 func newHTTPClient(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	return &http.Client{
-		Transport: &http.Transport{
+		// A send made inside a trace is a CLIENT span (platform/tracing).
+		Transport: tracing.NewTransport(&http.Transport{
 			Proxy:                  nil,
 			DialContext:            dialer.DialContext,
 			ForceAttemptHTTP2:      true,
@@ -170,7 +173,7 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 			MaxIdleConns:           16,
 			MaxIdleConnsPerHost:    8,
 			IdleConnTimeout:        90 * time.Second,
-		},
+		}),
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

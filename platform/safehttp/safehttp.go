@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // ErrForbiddenAddress is wrapped by every refusal of a destination address.
@@ -156,7 +158,7 @@ func NewClient(o Options) *Client {
 	}
 	return &Client{
 		http: &http.Client{
-			Transport: tr,
+			Transport: tracing.NewTransport(tr), // a CLIENT span inside a trace
 			Timeout:   o.Timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse

@@ -26,8 +26,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
+	"go.opentelemetry.io/otel/trace"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver: no cgo in the build
 )
 
@@ -99,6 +99,18 @@ var (
 // driver; a `search_path` query parameter selects the schema. Instants
 // scan as UTC on both.
 func Open(ctx context.Context, databaseURL string) (*DB, error) {
+	return OpenWith(ctx, databaseURL, Options{})
+}
+
+// Options adjust how Open connects.
+type Options struct {
+	// Tracer, when set, traces the queries made inside a recorded trace
+	// (otelsql, trace.go); nil (tracing off) leaves the driver unwrapped.
+	Tracer trace.TracerProvider
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, databaseURL string, o Options) (*DB, error) {
 	t, err := ParseURL(databaseURL)
 	if err != nil {
 		return nil, err
@@ -110,7 +122,7 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 			return nil, err
 		}
 		registerSQLite()
-		if sdb, err = sql.Open(sqliteDriverName, t.DSN); err != nil {
+		if sdb, err = openSQLite(t.DSN, o.Tracer); err != nil {
 			return nil, fmt.Errorf("store: open %s: %w", t.Redacted, err)
 		}
 		// Readers run in parallel under WAL; writers queue on the lock. A
@@ -123,7 +135,7 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: %s: %w", t.Redacted, err)
 		}
-		sdb = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(scanTimesAsUTC))
+		sdb = openPostgres(*cfg, o.Tracer)
 		sdb.SetMaxOpenConns(20)
 		sdb.SetMaxIdleConns(10)
 		sdb.SetConnMaxIdleTime(5 * time.Minute)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/safehttp"
+	"github.com/kobana/kobana-mcp/platform/tracing"
 )
 
 // UserAgent identifies deliveries to their receivers.
@@ -50,7 +51,9 @@ func newClient(timeout time.Duration, allowPrivate bool) *http.Client {
 		IdleConnTimeout:        90 * time.Second,
 	}
 	return &http.Client{
-		Transport: tr,
+		// A delivery made inside a trace is a CLIENT span and carries
+		// traceparent (platform/tracing).
+		Transport: tracing.NewTransport(tr),
 		Timeout:   timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
@@ -61,6 +63,10 @@ type Options struct {
 	// this one serves the same organizations and people (a deployment of
 	// several products) instead of creating its own.
 	Share *Env
+	// Tracer, when set, traces the product and its own queue
+	// (productkit.Deps.Tracer, jobs.Config.Tracer); open db with the same
+	// provider (storetest.OpenWith) for its queries' spans.
+	Tracer trace.TracerProvider
 }
 
 // Password is the password of every user Start creates (Owner, Other),
@@ -114,7 +120,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	}
 	ownQueue := opts.Queue == nil
 	if e.Jobs = opts.Queue; ownQueue {
-		if e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: FailureLog(t)}); err != nil {
+		if e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Tracer: opts.Tracer, Logger: FailureLog(t)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,7 +142,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	}
 	e.Product, err = productkit.Assemble(spec, productkit.Deps{PublicURL: srv.URL, DB: db, Issuer: srv.URL, Keys: oauth.KeySetSource{Keys: keys}, Jobs: e.Jobs,
 		Approvals: opts.Approvals, AuthServer: as,
-		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools, Changes: changes,
+		Webhooks: opts.Webhooks, RateLimits: opts.RateLimits, Tools: opts.Tools, Changes: changes, Tracer: opts.Tracer,
 		Roles: func(ctx context.Context, id *identity.Identity) (identity.Role, error) {
 			m, err := acc.GetMembership(ctx, id.OrganizationID, id.UserID)
 			return m.Role, err

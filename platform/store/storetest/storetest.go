@@ -108,6 +108,21 @@ func Open(t testing.TB, d store.Dialect, sources ...fs.FS) *store.DB {
 	return db
 }
 
+// OpenWith is Open with the store's options (a traced database:
+// store.Options.Tracer).
+func OpenWith(t testing.TB, d store.Dialect, o store.Options, sources ...fs.FS) *store.DB {
+	t.Helper()
+	db, err := store.OpenWith(context.Background(), URL(t, d), o)
+	if err != nil {
+		t.Fatalf("open %s: %v", d, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(context.Background(), sources...); err != nil {
+		t.Fatalf("migrate %s: %v", d, err)
+	}
+	return db
+}
+
 // OpenShared is Open that also answers the database's URL, for tests that
 // hand the same database to another process (the kill tests' children).
 func OpenShared(t testing.TB, d store.Dialect, sources ...fs.FS) (*store.DB, string) {
