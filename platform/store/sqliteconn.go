@@ -81,12 +81,15 @@ type cachingConn struct {
 	inTx bool
 }
 
+// contextStmt is what modernc's statements implement and the wrappers use.
+type contextStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
+
 type cachedStmt struct {
-	s interface {
-		driver.Stmt
-		driver.StmtExecContext
-		driver.StmtQueryContext
-	}
+	s    contextStmt
 	busy bool // a result of it is still open
 }
 
@@ -108,11 +111,7 @@ func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, er
 	if err != nil {
 		return nil, err
 	}
-	s, ok := ds.(interface {
-		driver.Stmt
-		driver.StmtExecContext
-		driver.StmtQueryContext
-	})
+	s, ok := ds.(contextStmt)
 	if !ok {
 		_ = ds.Close()
 		c.stmts[query] = nil

@@ -217,11 +217,7 @@ func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.
 	if err != nil {
 		return nil, err
 	}
-	s, ok := ds.(interface {
-		driver.Stmt
-		driver.StmtExecContext
-		driver.StmtQueryContext
-	})
+	s, ok := ds.(contextStmt)
 	if !ok || c.gate == nil {
 		return ds, nil
 	}
@@ -231,11 +227,7 @@ func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.
 // gatedStmt is a statement database/sql prepared: outside a transaction, a
 // run that may write takes the gate as ExecContext and QueryContext do.
 type gatedStmt struct {
-	s interface {
-		driver.Stmt
-		driver.StmtExecContext
-		driver.StmtQueryContext
-	}
+	s    contextStmt
 	conn *cachingConn
 	// writes is writesRows of the statement's text, read once.
 	writes bool

@@ -14,21 +14,30 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
-// holdWriteLock begins a write transaction on db, signals started, keeps
-// SQLite's write lock for hold, then commits.
-func holdWriteLock(t *testing.T, begin func() (*sql.Tx, error), started chan<- struct{}, hold time.Duration) error {
+// lockHeld begins a write transaction on db and returns once it holds
+// SQLite's write lock; it commits after hold, and the channel then
+// answers how that went.
+func lockHeld(t *testing.T, db *sql.DB, hold time.Duration) <-chan error {
 	t.Helper()
-	tx, err := begin()
-	if err != nil {
-		return err
-	}
-	if _, err := tx.Exec(`INSERT INTO gate_t (v) VALUES ('holder')`); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	close(started)
-	time.Sleep(hold)
-	return tx.Commit()
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		tx, err := db.BeginTx(context.Background(), nil)
+		if err == nil {
+			if _, err = tx.Exec(`INSERT INTO gate_t (v) VALUES ('holder')`); err != nil {
+				_ = tx.Rollback()
+			}
+		}
+		close(started)
+		if err != nil {
+			done <- err
+			return
+		}
+		time.Sleep(hold)
+		done <- tx.Commit()
+	}()
+	<-started
+	return done
 }
 
 // gateDB is a SQLite file with one table and a busy timeout of 50 ms, so
@@ -55,12 +64,7 @@ func TestSQLiteWritersOfAProcessQueue(t *testing.T) {
 	t.Parallel()
 	db, _ := gateDB(t)
 	ctx := context.Background()
-	started := make(chan struct{})
-	holder := make(chan error, 1)
-	go func() {
-		holder <- holdWriteLock(t, func() (*sql.Tx, error) { return db.SQL().BeginTx(ctx, nil) }, started, 400*time.Millisecond)
-	}()
-	<-started
+	holder := lockHeld(t, db.SQL(), 400*time.Millisecond)
 	const writers = 6
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -117,12 +121,7 @@ func TestSQLiteWritersWithoutTheGateFail(t *testing.T) {
 	}
 	defer raw.Close()
 	ctx := context.Background()
-	started := make(chan struct{})
-	holder := make(chan error, 1)
-	go func() {
-		holder <- holdWriteLock(t, func() (*sql.Tx, error) { return raw.BeginTx(ctx, nil) }, started, 400*time.Millisecond)
-	}()
-	<-started
+	holder := lockHeld(t, raw, 400*time.Millisecond)
 	tx, err := raw.BeginTx(ctx, nil)
 	if err == nil {
 		_ = tx.Rollback()
@@ -143,12 +142,7 @@ func TestSQLiteGateWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	db, _ := gateDB(t)
 	ctx := context.Background()
-	started := make(chan struct{})
-	holder := make(chan error, 1)
-	go func() {
-		holder <- holdWriteLock(t, func() (*sql.Tx, error) { return db.SQL().BeginTx(ctx, nil) }, started, 300*time.Millisecond)
-	}()
-	<-started
+	holder := lockHeld(t, db.SQL(), 300*time.Millisecond)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	_, err := db.Exec(short, `INSERT INTO gate_t (v) VALUES ('late')`)
