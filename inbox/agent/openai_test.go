@@ -256,24 +256,31 @@ func TestOpenAIUnusableAnswers(t *testing.T) {
 
 func TestOpenAITimeoutAndCancel(t *testing.T) {
 	t.Parallel()
-	arrived := make(chan struct{}, 4)
-	srv, _ := chatServer(t, func(w http.ResponseWriter, r *http.Request, seen seenRequest) {
-		arrived <- struct{}{}
-		<-r.Context().Done() // never answers; returns when the client gives up
-	})
+	// A provider that never answers; each phase has its own, so a request
+	// the first phase's 50 ms timeout gave up on before it arrived (a
+	// loaded host) cannot be mistaken for the second phase's.
+	silent := func() (string, <-chan struct{}) {
+		arrived := make(chan struct{}, 4)
+		srv, _ := chatServer(t, func(w http.ResponseWriter, r *http.Request, seen seenRequest) {
+			arrived <- struct{}{}
+			<-r.Context().Done() // never answers; returns when the client gives up
+		})
+		return srv.URL, arrived
+	}
 
-	_, err := OpenAI(OpenAIConfig{URL: srv.URL, Model: "m", Timeout: 50 * time.Millisecond}).Run(context.Background(), Request{Input: emailInput()})
+	url, _ := silent()
+	_, err := OpenAI(OpenAIConfig{URL: url, Model: "m", Timeout: 50 * time.Millisecond}).Run(context.Background(), Request{Input: emailInput()})
 	if !errors.Is(err, context.DeadlineExceeded) || !IsRetryable(err) || !strings.Contains(err.Error(), "no answer within") {
 		t.Errorf("timeout: %v (retryable %v)", err, IsRetryable(err))
 	}
-	<-arrived
 
+	url, arrived := silent()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-arrived
 		cancel()
 	}()
-	_, err = OpenAI(OpenAIConfig{URL: srv.URL, Model: "m"}).Run(ctx, Request{Input: emailInput()})
+	_, err = OpenAI(OpenAIConfig{URL: url, Model: "m"}).Run(ctx, Request{Input: emailInput()})
 	if !errors.Is(err, context.Canceled) || IsRetryable(err) {
 		t.Errorf("cancel: %v (retryable %v)", err, IsRetryable(err))
 	}
