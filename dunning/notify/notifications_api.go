@@ -332,7 +332,8 @@ func (n *Notifier) draftResend(ctx context.Context, q store.Querier, id string) 
 	now := n.Clock()
 	row := Notification{ID: store.NewID(), OrganizationID: t.OrgID, DebtorID: d.ID, ChargeID: orig.ChargeID, Kind: KindResend,
 		ResendOf: &orig.ID, Channel: orig.Channel, ToAddress: orig.ToAddress, Subject: orig.Subject, Body: orig.Body,
-		Status: NotificationQueued, Provider: provider, QueuedAt: now, CreatedBy: UserOf(ctx), CreatedAt: now, UpdatedAt: now}
+		Status: NotificationQueued, Provider: provider, QueuedAt: now, CreatedBy: UserOf(ctx), CreatedAt: now, UpdatedAt: now,
+		PixPayload: orig.PixPayload} // the same message: the same Pix code, its QR inline again
 	return resendDraft{Notification: row, originalStatus: orig.Status}, nil
 }
 

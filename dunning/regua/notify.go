@@ -50,6 +50,7 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 	if b.Deps.DB != nil {
 		b.Routes(func(mux *http.ServeMux) {
 			n.MountUnsubscribe(mux)
+			n.MountPixQR(mux)
 			n.MountCallbacks(mux, api)
 		})
 	}
