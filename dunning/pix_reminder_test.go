@@ -19,6 +19,7 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/brazil"
+	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -154,6 +155,11 @@ func TestPixInEveryReminder(t *testing.T) {
 			}
 		}
 
+		// The tool: no Pix code without a key.
+		if _, msg := ne.fails(ne.Viewer, 422, "UNPROCESSABLE", "GET", "/v1/charges/cota-fev/pix", nil); !strings.Contains(msg, "no Pix key") {
+			t.Fatalf("without a key: %q", msg)
+		}
+
 		ne.ok(200, "PUT", "/v1/settings/creditor", obj{"legal_name": "Condomínio Edifício Açaí", "document": cnpjOK,
 			"address": obj{"city": "São Paulo", "state": "SP"}, "pix_key": "cobranca@acai.example"})
 
@@ -228,6 +234,23 @@ func TestPixInEveryReminder(t *testing.T) {
 			t.Errorf("tampered QR link: %d", status)
 		}
 
+		// The tool gives today's code: the same as the e-mail's; another
+		// organization's charge is not found.
+		tool := ne.ok(200, "GET", "/v1/charges/cota-fev/pix", nil)
+		if tool["payload"] != got.Payload || tool["txid"] != txid || tool["charge_id"] != charge || tool["on"] != "2026-03-10" ||
+			money.Cents(int64(num(tool, "amount")*100+0.5)) != updated || !strings.HasPrefix(tool["qr_url"].(string), ntLinkBase+"/v1/pix-qr/") ||
+			tool["receiver"].(obj)["key_type"] != "email" {
+			t.Fatalf("dunning_charges_pix: %v", tool)
+		}
+		ne.fails(ne.Other, 404, "NOT_FOUND", "GET", "/v1/charges/"+charge+"/pix", nil)
+
+		// The boleto's digitable line, formatted, beside the Pix code.
+		ne.ok(200, "PATCH", "/v1/charges/cota-fev", obj{"barcode": braziltest.ItauBarcode})
+		code, resp = ne.Do(ne.Owner, "POST", "/v1/charges/cota-fev/notify", map[string]any{"body": "Boleto: {{charge.linha_digitavel}}"})
+		if b := data[ntView](t, code, resp, 202).Body; !strings.HasPrefix(b, "Boleto: "+braziltest.ItauLine+"\n") {
+			t.Fatalf("linha digitável: %q", b)
+		}
+
 		// WhatsApp carries the copia e cola.
 		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelEmail: {Enabled: true, Provider: ledger.ProviderSMTP},
 			ledger.ChannelWhatsApp: {Enabled: true, Provider: ledger.ProviderOutbox}}, 0)
@@ -243,6 +266,8 @@ func TestPixInEveryReminder(t *testing.T) {
 		later := data[ntView](t, code, resp, 202)
 		if p := pixIn(t, later.Body); money.Cents(p.AmountCents) <= updated || p.TxID != txid {
 			t.Fatalf("five days later the code asks %d (was %s)", p.AmountCents, updated)
+		} else if tool := ne.ok(200, "GET", "/v1/charges/cota-fev/pix", nil); tool["payload"] != p.Payload || tool["on"] != "2026-03-15" {
+			t.Fatalf("the tool five days later: %v, the message's %s", tool, p.Payload)
 		}
 	})
 }

@@ -55,6 +55,8 @@ type notificationsCreateIn struct {
 // RegisterNotifications declares the notification log and the ways to
 // send a message now.
 func RegisterNotifications(api *rest.API, n *Notifier) {
+	// A charge's Pix code of today (pix_api.go).
+	registerPix(api, n)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_notifications_list", Method: "GET", Path: "/notifications", Tags: []string{"notifications"},
 		Title:   "List notifications",
