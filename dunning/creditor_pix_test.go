@@ -1,9 +1,15 @@
 package dunning
 
 import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -74,4 +80,77 @@ func TestCreditorPixKey(t *testing.T) {
 			t.Fatalf("another organization sees the creditor: %d %v", c, o)
 		}
 	})
+}
+
+// TestStatementPrintsPix: with a Pix key, the debtor statement prints,
+// for each open charge, its QR (read back from the PDF's image) and its
+// copia e cola of the statement's day — the code dunning_charges_pix gives that
+// day, whose amount is the charge's updated amount; without a key it
+// prints neither.
+func TestStatementPrintsPix(t *testing.T) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
+		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
+		fe.charge(obj{"debtor_id": "joao", "external_id": "cota-fev", "description": "Cota condominial de fevereiro", "amount": 1234.56,
+			"due_date": "2026-02-10", "fine_percent": 2, "interest_percent": 1})
+		statement := func() (string, []byte) {
+			doc := fe.ok(202, "POST", "/v1/debtors/joao/statement", nil)
+			doc = fe.waitFile("/v1/documents/" + doc["id"].(string))
+			code, _, _, pdf := fe.download(doc["download_path"].(string))
+			if code != 200 {
+				t.Fatalf("download %d", code)
+			}
+			return pdfText(t, pdf), pdf
+		}
+		text, pdf := statement()
+		if strings.Contains(text, "Pix") || bytes.Contains(pdf, []byte("/Subtype /Image")) {
+			t.Fatalf("a statement without a Pix key prints one:\n%s", text)
+		}
+		fe.ok(200, "PUT", "/v1/settings/creditor", obj{"legal_name": "Condomínio Edifício Açaí", "document": cnpjOK,
+			"address": obj{"city": "São Paulo", "state": "SP"}, "pix_key": "+5511912345678"})
+		code := fe.ok(200, "GET", "/v1/charges/cota-fev/pix", nil)
+		p, err := brazil.DecodePix(code["payload"].(string))
+		if err != nil || p.AmountCents != 123456+2469+1152 {
+			t.Fatalf("the code of the day %+v %v", p, err)
+		}
+		text, pdf = statement()
+		squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if !strings.Contains(text, "Pagamento por Pix") || !strings.Contains(squeeze(text), squeeze(p.Payload)) {
+			t.Fatalf("the statement does not print the code %s:\n%s", p.Payload, text)
+		}
+		if qrs := pdfQRCodes(t, pdf); len(qrs) != 1 || qrs[0] != p.Payload {
+			t.Fatalf("the statement's QR codes read %q, want the one %s", qrs, p.Payload)
+		}
+		keepArtifact(t, "dunning-statement-pix-"+string(db.Dialect())+".pdf", pdf)
+	})
+}
+
+// pdfImageRe finds a 1-bit gray image of a PDF as fpdf writes a PNG's:
+// the PNG's own zlib stream (IDAT) with PNG predictors.
+var pdfImageRe = regexp.MustCompile(`/Subtype /Image\n/Width (\d+)\n/Height (\d+)\n/ColorSpace /DeviceGray\n/BitsPerComponent 1\n/Filter /FlateDecode\n/DecodeParms <<[^>]*>>\n/Length (\d+)>>\nstream\n`)
+
+// pdfQRCodes reads the QR codes of a PDF's gray images: each image is
+// wrapped back into a PNG (IHDR, its IDAT, IEND) and read by gozxing.
+func pdfQRCodes(t *testing.T, pdf []byte) []string {
+	t.Helper()
+	chunk := func(kind string, data []byte) []byte {
+		out := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+		out = append(out, kind...)
+		out = append(out, data...)
+		return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(append([]byte(kind), data...)))
+	}
+	var codes []string
+	for _, m := range pdfImageRe.FindAllSubmatchIndex(pdf, -1) {
+		w, _ := strconv.Atoi(string(pdf[m[2]:m[3]]))
+		h, _ := strconv.Atoi(string(pdf[m[4]:m[5]]))
+		n, _ := strconv.Atoi(string(pdf[m[6]:m[7]]))
+		ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
+		ihdr = append(ihdr, 1, 0, 0, 0, 0) // 1 bit, gray, deflate, adaptive filter, no interlace
+		img := append([]byte("\x89PNG\r\n\x1a\n"), chunk("IHDR", ihdr)...)
+		img = append(img, chunk("IDAT", pdf[m[1]:m[1]+n])...)
+		img = append(img, chunk("IEND", nil)...)
+		codes = append(codes, readQR(t, img))
+	}
+	return codes
 }
