@@ -260,6 +260,13 @@ func TestPixInEveryReminder(t *testing.T) {
 			t.Fatalf("WhatsApp's code %+v", p)
 		}
 
+		// The default reminder carries the code too (WhatsApp's here; the
+		// e-mail's above used a template).
+		code, resp = ne.Do(ne.Owner, "POST", "/v1/charges/cota-fev/notify", map[string]any{"channel": "whatsapp"})
+		if p := pixIn(t, data[ntView](t, code, resp, 202).Body); money.Cents(p.AmountCents) != updated || p.TxID != txid {
+			t.Fatalf("the default WhatsApp reminder's code %+v", p)
+		}
+
 		// Another day, another amount: the preview's message of the day.
 		ne.clock.Set(coreStart.Add(5 * 24 * time.Hour))
 		code, resp = ne.Do(ne.Owner, "POST", "/v1/charges/cota-fev/notify", map[string]any{"channel": "whatsapp", "body": "Pix: {{pix.copia_e_cola}}"})

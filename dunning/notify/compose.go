@@ -166,8 +166,11 @@ func defaultSubject(c *ledger.Charge) string {
 // none: the charge's amount and due date, with the payment link and the
 // digitable line when the charge has them, and its description when it
 // has one (a template must not name a value the charge lacks: Render
-// refuses it with "no value for …").
-func defaultBody(channel string, c ledger.Charge) string {
+// refuses it with "no value for …"); with the creditor's Pix key
+// (withPix), e-mail and WhatsApp carry the Pix code of the day too (the
+// e-mail its QR inline) — SMS keeps to the link, as a BR Code would take
+// it to several segments.
+func defaultBody(channel string, c ledger.Charge, withPix bool) string {
 	what := "uma cobrança, "
 	if strings.TrimSpace(c.Description) != "" {
 		what = "{{charge.description}}, "
@@ -181,12 +184,18 @@ func defaultBody(channel string, c ledger.Charge) string {
 		if c.Barcode != nil && *c.Barcode != "" {
 			b.WriteString("\n\nLinha digitável: {{charge.barcode}}")
 		}
+		if withPix {
+			b.WriteString("\n\nPague com Pix, pelo QR Code ou pelo código copia e cola (válido hoje, no valor atualizado):\n{{pix.copia_e_cola}}")
+		}
 		b.WriteString("\n\nSe já pagou, desconsidere esta mensagem.")
 		return b.String()
 	}
 	b.WriteString("{{organization.name}}: {{debtor.name}}, " + strings.TrimSuffix(what, ", ") + " vence(u) em {{charge.due_date}}, valor atualizado {{charge.updated_amount}}.")
 	if c.PaymentLink != nil && *c.PaymentLink != "" {
 		b.WriteString(" Pague em {{payment_link}}")
+	}
+	if withPix && channel == ledger.ChannelWhatsApp {
+		b.WriteString("\n\nPix copia e cola (válido hoje):\n{{pix.copia_e_cola}}")
 	}
 	return b.String()
 }

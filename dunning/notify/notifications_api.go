@@ -245,7 +245,11 @@ func (n *Notifier) draftForCharge(ctx context.Context, q store.Querier, in *char
 		}
 	}
 	if body == "" {
-		body = defaultBody(channel, c)
+		_, withPix, err := ledger.LoadPixReceiver(ctx, q, t.OrgID)
+		if err != nil {
+			return Notification{}, err
+		}
+		body = defaultBody(channel, c, withPix)
 	}
 	row, err := n.Compose(ctx, q, st, Draft{Debtor: d, Charge: &c, Channel: channel, To: in.To, Subject: subject, Body: body,
 		Kind: kind, CreatedBy: UserOf(ctx)})
