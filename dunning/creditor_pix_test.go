@@ -61,6 +61,9 @@ func TestCreditorPixKey(t *testing.T) {
 		wantFields(t, fields, "pix_merchant_city")
 		fields, _ = fe.fails(fe.Admin, 422, "VALIDATION_ERROR", "PUT", "/v1/settings/creditor", obj{"legal_name": "X", "document": cnpjOK, "pix_key": cpfOK})
 		wantFields(t, fields, "pix_merchant_city")
+		fields, _ = fe.fails(fe.Admin, 422, "VALIDATION_ERROR", "PUT", "/v1/settings/creditor", obj{"legal_name": "「株式会社」", "document": cnpjOK,
+			"address": addr, "pix_key": cpfOK})
+		wantFields(t, fields, "pix_merchant_name")
 		fields, _ = fe.fails(fe.Admin, 422, "VALIDATION_ERROR", "PUT", "/v1/settings/creditor", base(obj{"pix_merchant_city": "Tiradentes"}))
 		wantFields(t, fields, "pix_merchant_city")
 		// Nothing of the refused requests was written.

@@ -201,7 +201,10 @@ func creditorPix(c *ledger.Creditor, in *putCreditorIn) error {
 		}
 		*f.out = v
 	}
-	if _, ok := c.PixReceiver(); !ok {
+	if r, ok := c.PixReceiver(); !ok {
+		if r.MerchantName == "" {
+			return ledger.Invalid("pix_merchant_name", "is needed with a pix_key when the legal name has no letter or digit a BR Code can carry")
+		}
 		return ledger.Invalid("pix_merchant_city", "is needed with a pix_key when the address has no city (the BR Code names the receiver's city)")
 	}
 	return nil

@@ -71,6 +71,8 @@ func (c Creditor) PixReceiver() (r PixReceiver, ok bool) {
 	if c.PixKey == "" {
 		return PixReceiver{}, false
 	}
+	// r is filled as far as it goes even when !ok, so a caller can say
+	// which of name and city is missing.
 	r = PixReceiver{Key: c.PixKey, KeyType: c.PixKeyType, MerchantName: c.PixMerchantName, MerchantCity: c.PixMerchantCity}
 	if r.MerchantName == "" {
 		r.MerchantName = brazil.PixText(c.LegalName, brazil.PixMaxMerchantName)
