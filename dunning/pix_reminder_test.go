@@ -251,13 +251,15 @@ func TestPixInEveryReminder(t *testing.T) {
 			t.Fatalf("linha digitável: %q", b)
 		}
 
-		// WhatsApp carries the copia e cola.
+		// SMS and WhatsApp carry the copia e cola.
 		ntSettings(t, db, org, map[string]ledger.ChannelSetting{ledger.ChannelEmail: {Enabled: true, Provider: ledger.ProviderSMTP},
-			ledger.ChannelWhatsApp: {Enabled: true, Provider: ledger.ProviderOutbox}}, 0)
-		code, resp = ne.Do(ne.Owner, "POST", "/v1/charges/cota-fev/notify", map[string]any{"channel": "whatsapp", "body": "Pix: {{pix.copia_e_cola}}"})
-		wa := data[ntView](t, code, resp, 202)
-		if p := pixIn(t, wa.Body); money.Cents(p.AmountCents) != updated || p.TxID != txid {
-			t.Fatalf("WhatsApp's code %+v", p)
+			ledger.ChannelWhatsApp: {Enabled: true, Provider: ledger.ProviderOutbox}, ledger.ChannelSMS: {Enabled: true, Provider: ledger.ProviderOutbox}}, 0)
+		for _, channel := range []string{"whatsapp", "sms"} {
+			code, resp = ne.Do(ne.Owner, "POST", "/v1/charges/cota-fev/notify", map[string]any{"channel": channel, "body": "Pix: {{pix.copia_e_cola}}"})
+			msg := data[ntView](t, code, resp, 202)
+			if p := pixIn(t, msg.Body); money.Cents(p.AmountCents) != updated || p.TxID != txid || msg.Channel != channel {
+				t.Fatalf("%s's code %+v", channel, p)
+			}
 		}
 
 		// The default reminder carries the code too (WhatsApp's here; the
