@@ -83,6 +83,14 @@ type previewStepJSON struct {
 	RenderError      *string             `json:"render_error"`
 	Length           *msgtemplate.Length `json:"length"`
 	Amounts          previewAmountsJSON  `json:"amounts"`
+	// Pix is the Pix code the message carries on its day (its
+	// {{pix.copia_e_cola}} and {{pix.qr_url}}; in e-mail the QR also goes
+	// inline), null when the message uses neither or there is none.
+	Pix *ledger.PixOfDay `json:"pix"`
+	// Notices are what the person checking the régua should know about
+	// the message that is not a reason to skip it: a Pix variable that
+	// renders empty because the creditor has no Pix key.
+	Notices []string `json:"notices"`
 }
 
 // previewSummaryJSON counts the preview's steps by outcome.
@@ -152,6 +160,12 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 	if err != nil {
 		return PreviewJSON{}, err
 	}
+	var pix *ledger.PixReceiver
+	if r, ok, err := ledger.LoadPixReceiver(ctx, q, orgID); err != nil {
+		return PreviewJSON{}, err
+	} else if ok {
+		pix = &r
+	}
 	orgName := ""
 	if org, err := s.Accounts.GetOrganization(ctx, orgID); err == nil {
 		orgName = org.Name
@@ -177,7 +191,7 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 		return PreviewJSON{}, err
 	}
 	for i, e := range cal {
-		ps, err := s.previewStep(i+1, e, c, d, st, orgName, now, done)
+		ps, err := s.previewStep(i+1, e, c, d, st, orgName, now, done, pix)
 		if err != nil {
 			return PreviewJSON{}, err
 		}
@@ -206,7 +220,7 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 // address, a message that cannot be filled in or is too long), else sent,
 // after approval when the step needs one. An escalating step sends no
 // message and always waits for approval.
-func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledger.Debtor, st ledger.Settings, orgName string, now time.Time, done map[string]bool) (previewStepJSON, error) {
+func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledger.Debtor, st ledger.Settings, orgName string, now time.Time, done map[string]bool, pix *ledger.PixReceiver) (previewStepJSON, error) {
 	zone := st.Location
 	if zone == nil {
 		zone = time.UTC
@@ -235,9 +249,60 @@ func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledge
 		return ps, nil
 	}
 	ps.reach(e.Step.Channel, d, st, zone)
-	ps.render(e.Step, StepMessageValues(orgName, d, c, b))
+	code, err := s.ChargePix(pix, c, b, e.Run.Date)
+	if err != nil {
+		return ps, err
+	}
+	ps.render(e.Step, StepMessageValues(orgName, d, c, b, code, e.Run.Date))
+	if uses := stepUsesPix(e.Step); uses && code != nil {
+		ps.Pix = code
+	} else if uses && pix == nil {
+		ps.Notices = append(ps.Notices, NoticeNoPixKey)
+	}
 	ps.Outcome = ps.outcome()
 	return ps, nil
+}
+
+// NoticeNoPixKey is the preview's notice of a message whose Pix variables
+// render empty because the creditor has no Pix key.
+const NoticeNoPixKey = "the creditor has no Pix key: {{pix.copia_e_cola}} and {{pix.qr_url}} render empty (PUT /v1/settings/creditor sets one)"
+
+// ChargePix is charge c's Pix code on day (b its breakdown then) for the
+// receiver r, with its signed QR link; nil without a receiver or with
+// nothing to pay.
+func (s *Service) ChargePix(r *ledger.PixReceiver, c ledger.Charge, b latefee.Breakdown, day calendar.Date) (*ledger.PixOfDay, error) {
+	if r == nil {
+		return nil, nil
+	}
+	p, ok, err := ledger.ChargePixOfDay(*r, c, b, day, s.PixQR)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// stepUsesPix is whether the step's message names a Pix variable.
+func stepUsesPix(step StepRecord) bool {
+	text := step.Template
+	if step.Subject != nil {
+		text += *step.Subject
+	}
+	return UsesPix(text)
+}
+
+// UsesPix is whether a template text names a Pix variable; one that does
+// not parse names none.
+func UsesPix(text string) bool {
+	t, err := msgtemplate.Parse(text)
+	if err != nil {
+		return false
+	}
+	for _, v := range t.Variables() {
+		if v == msgtemplate.PixCopiaECola || v == msgtemplate.PixQRURL {
+			return true
+		}
+	}
+	return false
 }
 
 // newPreviewStep is e's step and instants as the preview shows them, the
@@ -247,7 +312,7 @@ func newPreviewStep(pos int, e CalendarEntry, zone *time.Location) previewStepJS
 	if moves == nil {
 		moves = []string{}
 	}
-	return previewStepJSON{Position: pos, StepID: e.Step.ID, Day: StepDay(e.Step.OffsetDays), OffsetDays: e.Step.OffsetDays,
+	return previewStepJSON{Notices: []string{}, Position: pos, StepID: e.Step.ID, Day: StepDay(e.Step.OffsetDays), OffsetDays: e.Step.OffsetDays,
 		SendTime: e.Step.SendTime, Channel: e.Step.Channel, Action: e.Step.Action, RequiresApproval: e.Step.RequiresApproval != 0,
 		BusinessDays: e.Step.BusinessDays != 0, NominalDate: e.Nominal, RunDate: e.Run.Date, RunTime: e.Run.Time.String(),
 		RunAt: e.Run.At, RunAtLocal: e.Run.At.In(zone).Format(time.RFC3339), Moves: moves}
@@ -369,14 +434,21 @@ func StepAddress(d ledger.Debtor, channel string) (to, reason, detail string) {
 }
 
 // StepMessageValues are the values a step's message is filled in with for
-// a charge on a day (b, its breakdown then): the debtor's name and
+// a charge on day (b, its breakdown then): the debtor's name and
 // formatted document, the amounts in reais, the due date, the days late,
-// the boleto line and payment link when the charge has them.
-func StepMessageValues(orgName string, d ledger.Debtor, c ledger.Charge, b latefee.Breakdown) msgtemplate.Values {
+// the boleto line and payment link when the charge has them, and its Pix
+// code of the day (pix; nil: the Pix variables render empty).
+func StepMessageValues(orgName string, d ledger.Debtor, c ledger.Charge, b latefee.Breakdown, pix *ledger.PixOfDay, day calendar.Date) msgtemplate.Values {
 	v := msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), Amount: c.Amount,
 		UpdatedAmount: b.Updated, DueDate: c.DueDate, Description: c.Description, DaysLate: b.DaysLate, OrganizationName: orgName}
 	if c.Barcode != nil {
 		v.Barcode = *c.Barcode
+		if bo, err := brazil.DecodeBoleto(*c.Barcode, time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)); err == nil {
+			v.LinhaDigitavel = bo.FormattedLine
+		}
+	}
+	if pix != nil {
+		v.PixCopiaECola, v.PixQRURL = pix.Payload, pix.QRURL
 	}
 	if c.PaymentLink != nil {
 		v.PaymentLink = *c.PaymentLink

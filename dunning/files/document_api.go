@@ -44,7 +44,7 @@ func registerDocuments(api *rest.API, s *Service) {
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_debtors_statement", Method: "POST", Path: "/debtors/{id}/statement", Tags: []string{"documents"},
 		Title: "Make a debtor statement",
-		Summary: "Makes the debtor's statement (extrato de débitos), a PDF in Portuguese listing every open charge (pending or overdue) with its open amount, fine, interest and updated amount on today's date in the organization's timezone, and their total, under the creditor's name and CNPJ. A statement lists at most " + strconv.Itoa(MaxDocumentRows) + " charges: a debtor with more is VALIDATION_ERROR, and its charges are exported as CSV instead (dunning_exports_create, resource charges, filters.debtor_id). " +
+		Summary: "Makes the debtor's statement (extrato de débitos), a PDF in Portuguese listing every open charge (pending or overdue) with its open amount, fine, interest and updated amount on today's date in the organization's timezone, and their total, under the creditor's name and CNPJ; when the creditor has a Pix key, each charge's Pix QR code and copia e cola for that updated amount. A statement lists at most " + strconv.Itoa(MaxDocumentRows) + " charges: a debtor with more is VALIDATION_ERROR, and its charges are exported as CSV instead (dunning_exports_create, resource charges, filters.debtor_id). " +
 			"Answers 202 with the document generating: read it with dunning_documents_get until status is ready. The answer describes the file and never holds its bytes; each call makes a new document.",
 		Requires: documentsWrite, Annotations: restkit.Write(false),
 	}, s.debtorsStatement)

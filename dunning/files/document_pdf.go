@@ -8,11 +8,13 @@ import (
 
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gomono"
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -27,6 +29,10 @@ import (
 
 // pdfFont is the family the pages are drawn in.
 const pdfFont = "go"
+
+// pdfMono is the fixed-width font a Pix copia e cola is printed in, so
+// each character is told apart (0 and O, l and 1).
+const pdfMono = "gomono"
 
 // pdfContentType is the media type of every document.
 const pdfContentType = "application/pdf"
@@ -55,6 +61,9 @@ type StatementLine struct {
 	Updated     money.Cents
 	// Paid is how the charge's payments were imputed so far.
 	Paid latefee.Applied
+	// Pix is the charge's Pix code (copia e cola) of the statement's day
+	// for Updated, "" when the creditor has no Pix key.
+	Pix string
 }
 
 // StatementDoc is the debtor statement (extrato de débitos): every open
@@ -153,6 +162,7 @@ func newPage(title string, creditor DocParty, issued time.Time) *pdfPage {
 	f := fpdf.New("P", "mm", "A4", "")
 	f.AddUTF8FontFromBytes(pdfFont, "", goregular.TTF)
 	f.AddUTF8FontFromBytes(pdfFont, "B", gobold.TTF)
+	f.AddUTF8FontFromBytes(pdfMono, "", gomono.TTF)
 	f.SetMargins(pageMargin, pageMargin, pageMargin)
 	f.SetAutoPageBreak(true, 20)
 	f.SetTitle(title, true)
@@ -362,7 +372,54 @@ func RenderStatement(d StatementDoc) ([]byte, error) {
 	}
 	p.SetFont(pdfFont, "B", 11)
 	p.CellFormat(p.width, 7, fmt.Sprintf("Total atualizado em %s: %s", d.On.BR(), updated), "", 1, "R", false, 0, "")
+	if err := p.pixCodes(d); err != nil {
+		return nil, err
+	}
 	return p.bytes()
+}
+
+// pixQRSize is the printed side of a Pix QR code, mm: the BR Code manual
+// asks for a code a phone reads at arm's length.
+const pixQRSize = 38.0
+
+// pixCodes prints, for each line with a Pix code, its QR and its copia e
+// cola, valid for the updated amount on the statement's day.
+func (p *pdfPage) pixCodes(d StatementDoc) error {
+	first := true
+	for i, l := range d.Lines {
+		if l.Pix == "" {
+			continue
+		}
+		if first {
+			p.heading("Pagamento por Pix")
+			p.text(fmt.Sprintf("Cada código abaixo paga o valor atualizado de um débito em %s. Em outra data o valor muda: peça um novo extrato.", d.On.BR()))
+			first = false
+		}
+		png, err := brazil.PixQRPNG(l.Pix)
+		if err != nil {
+			return err
+		}
+		if _, h := p.GetPageSize(); p.GetY()+pixQRSize+6 > h-20 {
+			p.AddPage()
+		}
+		name := fmt.Sprintf("pix-%d", i)
+		p.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
+		x, y := p.GetX(), p.GetY()
+		p.ImageOptions(name, x, y, pixQRSize, pixQRSize, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+		desc := l.Description
+		if desc == "" {
+			desc = l.Reference
+		}
+		p.SetXY(x+pixQRSize+4, y)
+		p.SetFont(pdfFont, "B", 9.5)
+		p.CellFormat(p.width-pixQRSize-4, 5.5, fitText(p, desc+" · "+l.Updated.String(), p.width-pixQRSize-4), "", 2, "L", false, 0, "")
+		p.SetFont(pdfFont, "", 8)
+		p.CellFormat(p.width-pixQRSize-4, 5, "Pix copia e cola:", "", 2, "L", false, 0, "")
+		p.SetFont(pdfMono, "", 7.5)
+		p.MultiCell(p.width-pixQRSize-4, 3.8, l.Pix, "", "L", false)
+		p.SetXY(x, y+pixQRSize+4)
+	}
+	return p.Error()
 }
 
 // RenderSettlementLetter draws the settlement letter of a paid charge:

@@ -40,6 +40,12 @@ func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on
 		return StatementDoc{}, err
 	}
 	doc := StatementDoc{Debtor: debtorParty(d), On: on}
+	// Each charge's Pix code of the statement's day, when the creditor has
+	// a Pix key (docs/decisions.md "Dunning: Pix BR Code").
+	rcv, hasPix, err := ledger.LoadPixReceiver(ctx, db, orgID)
+	if err != nil {
+		return StatementDoc{}, err
+	}
 	paid, err := statementPaid(ctx, db, orgID, d.ID)
 	if err != nil {
 		return StatementDoc{}, err
@@ -60,8 +66,18 @@ func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on
 		if err != nil {
 			return err
 		}
-		doc.Lines = append(doc.Lines, StatementLine{Description: c.Description, Reference: notify.ChargeName(c), DueDate: c.DueDate, DaysLate: b.DaysLate,
-			Open: b.Open, Fine: b.Fine, Interest: b.Interest, Updated: b.Updated, Paid: paid[c.ID]})
+		line := StatementLine{Description: c.Description, Reference: notify.ChargeName(c), DueDate: c.DueDate, DaysLate: b.DaysLate,
+			Open: b.Open, Fine: b.Fine, Interest: b.Interest, Updated: b.Updated, Paid: paid[c.ID]}
+		if hasPix {
+			code, ok, err := ledger.ChargePixOfDay(rcv, c, b, on, nil)
+			if err != nil {
+				return err
+			}
+			if ok {
+				line.Pix = code.Payload
+			}
+		}
+		doc.Lines = append(doc.Lines, line)
 		return nil
 	})
 	if err != nil {

@@ -66,6 +66,10 @@ type Service struct {
 
 	// Bureaus reaches the credit bureaus and the notary (commands.go).
 	Bureaus BureauSetup
+	// PixQR makes and checks the signed links of charges' Pix QR codes
+	// (pix.go); set with the notifier, which knows the public URL. Nil:
+	// Pix codes carry no QR link.
+	PixQR *PixLinks
 	// NoPeriodic leaves the escalation's periodic jobs (the removal watch,
 	// the agreement monitor) out: tests that move the clock run them.
 	NoPeriodic bool

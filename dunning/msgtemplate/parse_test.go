@@ -117,7 +117,7 @@ func TestTemplateVariables(t *testing.T) {
 func TestVariableSet(t *testing.T) {
 	t.Parallel()
 	want := []Variable{DebtorName, DebtorDocument, ChargeAmount, ChargeUpdatedAmount, ChargeDueDate,
-		ChargeDescription, ChargeDaysLate, ChargeBarcode, OrganizationName, PaymentLink}
+		ChargeDescription, ChargeDaysLate, ChargeBarcode, ChargeLinhaDigitavel, PixCopiaECola, PixQRURL, OrganizationName, PaymentLink}
 	var got []Variable
 	for _, v := range Variables {
 		got = append(got, v.Name)

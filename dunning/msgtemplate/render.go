@@ -13,14 +13,20 @@ import (
 // Amounts and the due date are formatted the Brazilian way by Render
 // ("R$ 1.234,56", "10/03/2026"); text fields are inserted as given.
 type Values struct {
-	DebtorName       string
-	DebtorDocument   string
-	Amount           money.Cents
-	UpdatedAmount    money.Cents
-	DueDate          calendar.Date
-	Description      string
-	DaysLate         int
-	Barcode          string
+	DebtorName     string
+	DebtorDocument string
+	Amount         money.Cents
+	UpdatedAmount  money.Cents
+	DueDate        calendar.Date
+	Description    string
+	DaysLate       int
+	Barcode        string
+	// LinhaDigitavel is the barcode's digitable line formatted.
+	LinhaDigitavel string
+	// PixCopiaECola and PixQRURL are "" without a Pix key: they render
+	// empty rather than refuse the message.
+	PixCopiaECola    string
+	PixQRURL         string
 	OrganizationName string
 	PaymentLink      string
 }
@@ -35,6 +41,9 @@ var Sample = Values{
 	Description:      "Mensalidade de março",
 	DaysLate:         45,
 	Barcode:          "34191.79001 01043.510047 91020.150008 1 14060000100000",
+	LinhaDigitavel:   "34191.79001 01043.510047 91020.150008 1 14060000100000",
+	PixCopiaECola:    "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-42665544000052040000530398654071035.005802BR5914ESCOLA EXEMPLO6009SAO PAULO62290525KB000000000000000000000016304D760",
+	PixQRURL:         "https://dunning.example/v1/pix-qr/cTF8…",
 	OrganizationName: "Escola Exemplo",
 	PaymentLink:      "https://pague.example/c/8f3k2",
 }
@@ -74,6 +83,12 @@ func (vals *Values) value(v Variable) (string, bool) {
 		return strconv.Itoa(vals.DaysLate), true
 	case ChargeBarcode:
 		return vals.Barcode, vals.Barcode != ""
+	case ChargeLinhaDigitavel:
+		return vals.LinhaDigitavel, vals.LinhaDigitavel != ""
+	case PixCopiaECola:
+		return vals.PixCopiaECola, true
+	case PixQRURL:
+		return vals.PixQRURL, true
 	case OrganizationName:
 		return vals.OrganizationName, vals.OrganizationName != ""
 	case PaymentLink:

@@ -2,6 +2,7 @@ package msgtemplate
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/calendar"
@@ -72,5 +73,26 @@ func TestRenderMissing(t *testing.T) {
 	var te *Error
 	if _, err := Render("{{nope}}", vals); !errors.As(err, &te) {
 		t.Errorf("a bad template should give *Error, got %v", err)
+	}
+}
+
+// TestPixVariablesRenderEmpty: without a Pix key the Pix variables render
+// empty instead of refusing the message (docs/decisions.md "Dunning: Pix
+// BR Code"), while a missing digitable line still refuses it like the
+// barcode.
+func TestPixVariablesRenderEmpty(t *testing.T) {
+	t.Parallel()
+	vals := Sample
+	vals.PixCopiaECola, vals.PixQRURL, vals.LinhaDigitavel = "", "", ""
+	out, err := Render("Pix: [{{pix.copia_e_cola}}] QR: [{{pix.qr_url}}]", vals)
+	if err != nil || out != "Pix: [] QR: []" {
+		t.Errorf("%q %v", out, err)
+	}
+	if _, err := Render("{{charge.linha_digitavel}}", vals); err == nil || !strings.Contains(err.Error(), "{{charge.linha_digitavel}}") {
+		t.Errorf("missing digitable line: %v", err)
+	}
+	out, err = Render("{{pix.copia_e_cola}}", Sample)
+	if err != nil || !strings.HasPrefix(out, "000201") {
+		t.Errorf("%q %v", out, err)
 	}
 }

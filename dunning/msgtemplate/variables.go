@@ -14,8 +14,15 @@ const (
 	ChargeDescription   Variable = "charge.description"
 	ChargeDaysLate      Variable = "charge.days_late"
 	ChargeBarcode       Variable = "charge.barcode"
-	OrganizationName    Variable = "organization.name"
-	PaymentLink         Variable = "payment_link"
+	// ChargeLinhaDigitavel is the boleto's digitable line, formatted.
+	ChargeLinhaDigitavel Variable = "charge.linha_digitavel"
+	// PixCopiaECola and PixQRURL are the charge's Pix code of the day the
+	// message goes (docs/decisions.md "Dunning: Pix BR Code"): they render
+	// empty when the creditor has no Pix key.
+	PixCopiaECola    Variable = "pix.copia_e_cola"
+	PixQRURL         Variable = "pix.qr_url"
+	OrganizationName Variable = "organization.name"
+	PaymentLink      Variable = "payment_link"
 )
 
 // VariableInfo documents a variable for API clients and the MCP tools
@@ -38,6 +45,9 @@ var Variables = []VariableInfo{
 	{ChargeDescription, "The charge's description.", "Mensalidade de março"},
 	{ChargeDaysLate, "Calendar days past the due date (0 before it).", "45"},
 	{ChargeBarcode, "The boleto's digitable line, to pay at a bank or app.", "34191.79001 01043.510047 91020.150008 1 14060000100000"},
+	{ChargeLinhaDigitavel, "The boleto's digitable line (linha digitável), formatted in its five groups; only for a charge with a barcode.", "34191.79001 01043.510047 91020.150008 1 14060000100000"},
+	{PixCopiaECola, "The Pix code (copia e cola) paying the creditor's Pix key the charge's updated amount on the day the message goes, fine and interest included; empty when the creditor has no Pix key (PUT /v1/settings/creditor).", "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-42665544000052040000530398654071035.005802BR5914ESCOLA EXEMPLO6009SAO PAULO62290525KB000000000000000000000016304D760"},
+	{PixQRURL, "A link to the QR code of that Pix code (a PNG; in e-mail the QR also comes inline in the message); empty when the creditor has no Pix key.", "https://dunning.example/v1/pix-qr/cTF8…"},
 	{OrganizationName, "The creditor organization's name.", "Escola Exemplo"},
 	{PaymentLink, "The link where the debtor pays or sees payment options.", "https://pague.example/c/8f3k2"},
 }

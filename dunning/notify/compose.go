@@ -48,7 +48,7 @@ func (n *Notifier) Compose(ctx context.Context, q store.Querier, st ledger.Setti
 		return Notification{}, rest.Validation("the request is invalid", rest.FieldError{Field: "to",
 			Message: "is not one of the debtor's addresses for " + d.Channel + " (" + strings.Join(addrs, ", ") + ")"})
 	}
-	vals, err := n.templateValues(ctx, q, st, d.Debtor, d.Charge)
+	vals, pix, err := n.templateValues(ctx, q, st, d.Debtor, d.Charge)
 	if err != nil {
 		return Notification{}, err
 	}
@@ -85,6 +85,9 @@ func (n *Notifier) Compose(ctx context.Context, q store.Querier, st ledger.Setti
 	if d.Charge != nil {
 		row.ChargeID = &d.Charge.ID
 	}
+	if pix != nil && d.Channel == ledger.ChannelEmail && (collection.UsesPix(d.Body) || collection.UsesPix(d.Subject)) {
+		row.PixPayload = &pix.Payload
+	}
 	return row, nil
 }
 
@@ -97,7 +100,7 @@ func renderField(field, text string, vals msgtemplate.Values, withCharge bool) (
 	}
 	if !withCharge {
 		for _, v := range t.Variables() {
-			if strings.HasPrefix(string(v), "charge.") || v == msgtemplate.PaymentLink {
+			if strings.HasPrefix(string(v), "charge.") || strings.HasPrefix(string(v), "pix.") || v == msgtemplate.PaymentLink {
 				return "", rest.Validation("the request is invalid", rest.FieldError{Field: field,
 					Message: "uses {{" + string(v) + "}}, which needs a charge (charge_id)"})
 			}
@@ -114,8 +117,9 @@ func renderField(field, text string, vals msgtemplate.Values, withCharge bool) (
 }
 
 // templateValues are what a message about charge (nil: none) to debtor
-// is filled in with, the amounts as of the organization's today.
-func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledger.Settings, d ledger.Debtor, c *ledger.Charge) (msgtemplate.Values, error) {
+// is filled in with, the amounts as of the organization's today, and the
+// charge's Pix code of today (nil without a charge or a Pix key).
+func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledger.Settings, d ledger.Debtor, c *ledger.Charge) (msgtemplate.Values, *ledger.PixOfDay, error) {
 	acc := n.Accounts
 	if tx, ok := q.(*store.Tx); ok {
 		acc = acc.InTx(tx)
@@ -125,16 +129,24 @@ func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledge
 		orgName = org.Name
 	}
 	if c == nil {
-		return msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), OrganizationName: orgName}, nil
+		return msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), OrganizationName: orgName}, nil, nil
 	}
-	b, err := ledger.ChargeBreakdown(*c, st, st.Today(n.Clock()))
+	today := st.Today(n.Clock())
+	b, err := ledger.ChargeBreakdown(*c, st, today)
 	if err != nil {
-		return msgtemplate.Values{}, err
+		return msgtemplate.Values{}, nil, err
+	}
+	var pix *ledger.PixOfDay
+	if r, ok, err := ledger.LoadPixReceiver(ctx, q, d.OrganizationID); err != nil {
+		return msgtemplate.Values{}, nil, err
+	} else if ok {
+		if pix, err = n.ChargePix(&r, *c, b, today); err != nil {
+			return msgtemplate.Values{}, nil, err
+		}
 	}
 	// The values a plan step's message gets (dunning/collection's
-	// preview.go), so the preview
-	// shows exactly what is sent.
-	return collection.StepMessageValues(orgName, d, *c, b), nil
+	// preview.go), so the preview shows exactly what is sent.
+	return collection.StepMessageValues(orgName, d, *c, b, pix, today), pix, nil
 }
 
 // defaultSubject is an e-mail's subject when the caller gives none.
@@ -154,8 +166,11 @@ func defaultSubject(c *ledger.Charge) string {
 // none: the charge's amount and due date, with the payment link and the
 // digitable line when the charge has them, and its description when it
 // has one (a template must not name a value the charge lacks: Render
-// refuses it with "no value for …").
-func defaultBody(channel string, c ledger.Charge) string {
+// refuses it with "no value for …"); with the creditor's Pix key
+// (withPix), e-mail and WhatsApp carry the Pix code of the day too (the
+// e-mail its QR inline) — SMS keeps to the link, as a BR Code would take
+// it to several segments.
+func defaultBody(channel string, c ledger.Charge, withPix bool) string {
 	what := "uma cobrança, "
 	if strings.TrimSpace(c.Description) != "" {
 		what = "{{charge.description}}, "
@@ -169,12 +184,18 @@ func defaultBody(channel string, c ledger.Charge) string {
 		if c.Barcode != nil && *c.Barcode != "" {
 			b.WriteString("\n\nLinha digitável: {{charge.barcode}}")
 		}
+		if withPix {
+			b.WriteString("\n\nPague com Pix, pelo QR Code ou pelo código copia e cola (válido hoje, no valor atualizado):\n{{pix.copia_e_cola}}")
+		}
 		b.WriteString("\n\nSe já pagou, desconsidere esta mensagem.")
 		return b.String()
 	}
 	b.WriteString("{{organization.name}}: {{debtor.name}}, " + strings.TrimSuffix(what, ", ") + " vence(u) em {{charge.due_date}}, valor atualizado {{charge.updated_amount}}.")
 	if c.PaymentLink != nil && *c.PaymentLink != "" {
 		b.WriteString(" Pague em {{payment_link}}")
+	}
+	if withPix && channel == ledger.ChannelWhatsApp {
+		b.WriteString("\n\nPix copia e cola (válido hoje):\n{{pix.copia_e_cola}}")
 	}
 	return b.String()
 }

@@ -100,6 +100,9 @@ type Notification struct {
 	CreatedBy         string     `db:"created_by"`
 	CreatedAt         time.Time  `db:"created_at"`
 	UpdatedAt         time.Time  `db:"updated_at"`
+	// PixPayload is the Pix code an e-mail carries ({{pix.copia_e_cola}}
+	// or {{pix.qr_url}}): the send attaches its QR inline.
+	PixPayload *string `db:"pix_payload"`
 }
 
 // notificationJSON is a notification as the API and the events show it.

@@ -55,6 +55,8 @@ type notificationsCreateIn struct {
 // RegisterNotifications declares the notification log and the ways to
 // send a message now.
 func RegisterNotifications(api *rest.API, n *Notifier) {
+	// A charge's Pix code of today (pix_api.go).
+	registerPix(api, n)
 	rest.Handle(api, rest.Operation{
 		ID: "dunning_notifications_list", Method: "GET", Path: "/notifications", Tags: []string{"notifications"},
 		Title:   "List notifications",
@@ -243,7 +245,11 @@ func (n *Notifier) draftForCharge(ctx context.Context, q store.Querier, in *char
 		}
 	}
 	if body == "" {
-		body = defaultBody(channel, c)
+		_, withPix, err := ledger.LoadPixReceiver(ctx, q, t.OrgID)
+		if err != nil {
+			return Notification{}, err
+		}
+		body = defaultBody(channel, c, withPix)
 	}
 	row, err := n.Compose(ctx, q, st, Draft{Debtor: d, Charge: &c, Channel: channel, To: in.To, Subject: subject, Body: body,
 		Kind: kind, CreatedBy: UserOf(ctx)})
@@ -332,7 +338,8 @@ func (n *Notifier) draftResend(ctx context.Context, q store.Querier, id string) 
 	now := n.Clock()
 	row := Notification{ID: store.NewID(), OrganizationID: t.OrgID, DebtorID: d.ID, ChargeID: orig.ChargeID, Kind: KindResend,
 		ResendOf: &orig.ID, Channel: orig.Channel, ToAddress: orig.ToAddress, Subject: orig.Subject, Body: orig.Body,
-		Status: NotificationQueued, Provider: provider, QueuedAt: now, CreatedBy: UserOf(ctx), CreatedAt: now, UpdatedAt: now}
+		Status: NotificationQueued, Provider: provider, QueuedAt: now, CreatedBy: UserOf(ctx), CreatedAt: now, UpdatedAt: now,
+		PixPayload: orig.PixPayload} // the same message: the same Pix code, its QR inline again
 	return resendDraft{Notification: row, originalStatus: orig.Status}, nil
 }
 

@@ -19,7 +19,7 @@ import (
 // escalation's prior notices, the régua's approvals).
 const NotificationColumns = `id, organization_id, debtor_id, charge_id, enrollment_id, step_id, kind, resend_of, channel,
 	to_address, subject, body, status, provider, provider_message_id, error, queued_at, sending_at, sent_at,
-	delivered_at, failed_at, created_by, created_at, updated_at`
+	delivered_at, failed_at, created_by, created_at, updated_at, pix_payload`
 
 // getNotification loads a notification of the organization; another
 // organization's is store.ErrNotFound, as a missing one.
@@ -43,10 +43,10 @@ func GetNotificationByID(ctx context.Context, q store.Querier, id string) (Notif
 // PostgreSQL, where a unique violation would abort it.
 func InsertNotification(ctx context.Context, tx *store.Tx, n Notification) (bool, error) {
 	res, err := tx.Exec(ctx, `INSERT INTO dunning_notifications (`+NotificationColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		n.ID, n.OrganizationID, n.DebtorID, n.ChargeID, n.EnrollmentID, n.StepID, n.Kind, n.ResendOf, n.Channel,
 		n.ToAddress, n.Subject, n.Body, n.Status, n.Provider, n.ProviderMessageID, n.Error, n.QueuedAt, n.SendingAt, n.SentAt,
-		n.DeliveredAt, n.FailedAt, n.CreatedBy, n.CreatedAt, n.UpdatedAt)
+		n.DeliveredAt, n.FailedAt, n.CreatedBy, n.CreatedAt, n.UpdatedAt, n.PixPayload)
 	if err != nil {
 		return false, err
 	}

@@ -242,6 +242,9 @@ func (n *Notifier) message(row Notification) messaging.Message {
 		if u := n.unsubscribeURL(row.OrganizationID, row.DebtorID, ledger.ChannelEmail); strings.HasPrefix(u, "https://") {
 			m.ListUnsubscribe = u
 		}
+		if row.PixPayload != nil {
+			withPixQR(&m, *row.PixPayload)
+		}
 	default:
 		if row.Provider == ledger.ProviderTwilio {
 			if u, err := url.Parse(n.callbackURL(row.ID)); err == nil && (u.Scheme == "https" || u.Scheme == "http") {

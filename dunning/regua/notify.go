@@ -32,6 +32,9 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 	if base == "" {
 		base = b.Deps.PublicURL
 	}
+	// The Pix QR links are signed like the unsubscribe links and served on
+	// the same listener (dunning/notify's pix_qr.go).
+	svc.PixQR = ledger.NewPixLinks(base, b.Deps.Secret)
 	n := &Notifier{Notifier: notify.NewNotifier(svc.Service.Service, ch, base, b.Deps.Secret), esc: svc}
 	// PATCH /v1/settings accepts only the providers configured here.
 	svc.Offers = ch.Offers
@@ -47,6 +50,7 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 	if b.Deps.DB != nil {
 		b.Routes(func(mux *http.ServeMux) {
 			n.MountUnsubscribe(mux)
+			n.MountPixQR(mux)
 			n.MountCallbacks(mux, api)
 		})
 	}

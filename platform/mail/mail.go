@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -188,6 +189,9 @@ type Message struct {
 	Text string
 	// HTML, when set, is the text/html alternative (multipart/alternative).
 	HTML string
+	// Inline are images HTML shows by Content-ID: the message becomes
+	// multipart/related around the alternatives. Only with HTML.
+	Inline []messaging.Inline
 
 	// MessageID is "left@right" without angle brackets (RFC 5322 §3.6.4),
 	// chosen by the caller so every retry of one message carries the same
@@ -334,6 +338,21 @@ func (c *Client) compose(m Message) (*gomail.Msg, string, error) {
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	if m.HTML != "" {
 		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	} else if len(m.Inline) > 0 {
+		return nil, "", refuse("inline images need an HTML part to show them")
+	}
+	for _, in := range m.Inline {
+		if in.ContentID == "" || strings.ContainsAny(in.ContentID, "<> \r\n") || in.Filename == "" || hasLineBreak(in.Filename) {
+			return nil, "", refuse("inline image %q: a Content-ID and a file name of one line are needed", in.ContentID)
+		}
+		// RFC 2392: the header holds the id in angle brackets, cid: without.
+		opts := []gomail.FileOption{gomail.WithFileContentID("<" + in.ContentID + ">")}
+		if in.ContentType != "" {
+			opts = append(opts, gomail.WithFileContentType(gomail.ContentType(in.ContentType)))
+		}
+		if err := msg.EmbedReader(in.Filename, bytes.NewReader(in.Data), opts...); err != nil {
+			return nil, "", refuse("inline image %q: %v", in.ContentID, err)
+		}
 	}
 	return msg, id, nil
 }

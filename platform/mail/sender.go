@@ -28,7 +28,7 @@ func (s sender) Send(ctx context.Context, m messaging.Message) (messaging.Receip
 		id += "@" + s.c.domain
 	}
 	r, err := s.c.Send(ctx, Message{
-		To: m.To, Subject: m.Subject, Text: m.Text, HTML: m.HTML,
+		To: m.To, Subject: m.Subject, Text: m.Text, HTML: m.HTML, Inline: m.Inline,
 		MessageID: id, ListUnsubscribe: m.ListUnsubscribe,
 	})
 	if err != nil {

@@ -54,6 +54,9 @@ type Message struct {
 	Subject string
 	// HTML, when set, makes the e-mail multipart/alternative with Text.
 	HTML string
+	// Inline are images the HTML shows by Content-ID ("cid:…"), carried
+	// in the message (multipart/related), never fetched from a server.
+	Inline []Inline
 	// ListUnsubscribe is an https URL that unsubscribes the recipient with
 	// one POST (RFC 8058 one-click); the e-mail then carries
 	// List-Unsubscribe and List-Unsubscribe-Post.
@@ -225,4 +228,14 @@ func IsPermanent(err error) bool {
 func IsTemporary(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && !e.Permanent
+}
+
+// Inline is an image carried inside an e-mail and shown by its HTML part
+// as <img src="cid:ContentID">: a Pix QR code, for example, which a remote
+// image would leak to a tracker or be blocked by the mail client.
+type Inline struct {
+	ContentID   string
+	Filename    string
+	ContentType string
+	Data        []byte
 }
