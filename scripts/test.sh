@@ -20,7 +20,11 @@ fi
 echo "== go vet"
 # A plain build of the module: vet's, and the one the servers the tests build with `go build` use
 # (the crash and kill tests, the README walkthroughs), and the conformance and e2e steps below.
-go vet ./...
+# All of them build with -trimpath (childproc.GoBuild, the walkthroughs' environment, GOFLAGS for
+# the steps below): each walkthrough runs in a view of the repository of its own, and without
+# -trimpath the build cache keys the module's packages by that directory, so every walkthrough
+# compiled the module again (about 25 s of CPU each).
+GOFLAGS=-trimpath go vet ./...
 
 echo "== go test -race"
 # The Dunning and Kadu packages each run for minutes under the race detector (both engines, real
@@ -63,6 +67,8 @@ steps=(
   # `go test` above.)
   "e2e: real MCP clients on the Inbox, Dunning and Kadu, every era|e2e/clients/run.sh"
 )
+# The steps' own `go build`s find vet's -trimpath build above.
+export GOFLAGS=-trimpath
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 at_once="${POST_STEPS_AT_ONCE:-${#steps[@]}}"

@@ -1,10 +1,9 @@
 package main
 
 import (
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -26,15 +25,11 @@ var built struct {
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
 		if built.dir, built.err = os.MkdirTemp("", "kobana-mcp-test-bin-"); built.err != nil {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "kobana-mcp")
-		built.out, built.err = exec.Command(goBin, "build", "-o", built.bin, ".").CombinedOutput()
+		built.out, built.err = childproc.GoBuild("-o", built.bin, ".").CombinedOutput()
 	})
 	if built.err != nil {
 		t.Fatalf("go build: %v\n%s", built.err, built.out)

@@ -29,11 +29,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -736,12 +736,8 @@ func TestGoSDKClientFeatureChecksOnTheFixture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs examples/everything")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	bin := filepath.Join(t.TempDir(), "everything")
-	if out, err := exec.Command(goBin, "build", "-o", bin, "github.com/kobana/kobana-mcp/examples/everything").CombinedOutput(); err != nil {
+	if out, err := childproc.GoBuild("-o", bin, "github.com/kobana/kobana-mcp/examples/everything").CombinedOutput(); err != nil {
 		t.Fatalf("go build examples/everything: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")

@@ -268,12 +268,18 @@ func repoView(t *testing.T) string {
 
 // cleanEnv is the environment without the project's own settings, so the
 // walkthrough sees the embedded defaults whatever the test run set.
+//
+// It builds with -trimpath: each walkthrough runs in a view of the
+// repository of its own (repoView), and without -trimpath the build cache
+// keys every package of the module by its directory, so each of the
+// walkthroughs running at once compiled the whole module again. With it the
+// first build's packages serve the others.
 func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KOBANA_") {
+		if !strings.HasPrefix(kv, "KOBANA_") && !strings.HasPrefix(kv, "GOFLAGS=") {
 			out = append(out, kv)
 		}
 	}
-	return out
+	return append(out, "GOFLAGS=-trimpath")
 }

@@ -10,13 +10,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/kobana/kobana-mcp/internal/childproc"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,12 +39,8 @@ type kobana struct {
 // the test ends.
 func startKobana(t *testing.T) *kobana {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	k := &kobana{bin: filepath.Join(t.TempDir(), "kobana-mcp"), dataDir: t.TempDir()}
-	if out, err := exec.Command(goBin, "build", "-o", k.bin, "github.com/kobana/kobana-mcp/cmd/kobana-mcp").CombinedOutput(); err != nil {
+	if out, err := childproc.GoBuild("-o", k.bin, "github.com/kobana/kobana-mcp/cmd/kobana-mcp").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
