@@ -9,6 +9,8 @@
 // their SQL (plans_store.go, enrollments_store.go); the plan calendar,
 // the views, the errors and the permissions; the enrollments' domain
 // (enrollments.go: enrolling, stopping, rescheduling, advancing, their
-// events); the handlers (plans.go, steps.go, enrollments_api.go,
-// preview.go); RegisterCollectionPlans (register.go) on top.
+// events); the start every plan or step write shares (plan_lock.go:
+// inLockedPlan); the handlers (steps.go below plans.go, which shows a
+// plan with its steps; enrollments_api.go, preview.go);
+// RegisterCollectionPlans (register.go) on top.
 package collection
