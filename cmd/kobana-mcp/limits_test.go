@@ -60,8 +60,28 @@ type replica struct {
 	waitErr error
 }
 
-// startReplica starts serve and waits until it has printed its endpoint.
+// startReplica starts serve on addr and waits until it has printed its
+// endpoint. freePort's port is free when chosen, not when serve binds it: with
+// many tests at once another may take it first, so a serve that stops
+// because its port is taken is started again, up to twice, on a port chosen
+// anew (r.addr says which).
 func startReplica(t *testing.T, bin, addr string, args ...string) *replica {
+	t.Helper()
+	for try := 1; ; try++ {
+		r := startReplicaOn(t, bin, addr, args...)
+		if r != nil {
+			return r
+		}
+		if try == 3 {
+			t.Fatalf("serve stopped three times on a port another test took (the last %s)", addr)
+		}
+		addr = freePort(t)
+	}
+}
+
+// startReplicaOn is one try of startReplica: the replica, or nil when
+// serve stopped because its port was taken (any other failure fails t).
+func startReplicaOn(t *testing.T, bin, addr string, args ...string) *replica {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--products", "inbox", "--inbox-addr", addr, "--inbox-smtp-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = childEnv()
@@ -96,7 +116,13 @@ func startReplica(t *testing.T, bin, addr string, args ...string) *replica {
 	select {
 	case ok := <-ready:
 		if !ok {
-			t.Fatalf("serve on %s stopped before printing its endpoint: %s", addr, r.stderr.String())
+			<-r.exited // its standard error is whole once it was waited for
+			log := r.stderr.String()
+			if strings.Contains(log, "address already in use") {
+				t.Logf("serve on %s: the port was taken by another test; trying another", addr)
+				return nil
+			}
+			t.Fatalf("serve on %s stopped before printing its endpoint: %s", addr, log)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("serve on %s printed no endpoint: %s", addr, r.stderr.String())
