@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"sync"
+	"time"
 )
 
 // sqliteDriverName is the driver the store opens SQLite with: modernc's
@@ -45,7 +46,7 @@ func (d cachingDriver) Open(name string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCachingConn(c, gateOf(name))
+	return newCachingConn(c, gateOf(name), busyTimeout(name))
 }
 
 // baseConn is what modernc's connection implements and the wrapper uses.
@@ -60,13 +61,13 @@ type baseConn interface {
 	driver.Validator
 }
 
-func newCachingConn(c driver.Conn, gate writeGate) (driver.Conn, error) {
+func newCachingConn(c driver.Conn, gate writeGate, gateWait time.Duration) (driver.Conn, error) {
 	b, ok := c.(baseConn)
 	if !ok {
 		_ = c.Close()
 		return nil, errors.New("store: the sqlite driver's connection lacks a context method")
 	}
-	return &cachingConn{baseConn: b, stmts: map[string]*cachedStmt{}, gate: gate}, nil
+	return &cachingConn{baseConn: b, stmts: map[string]*cachedStmt{}, gate: gate, gateWait: gateWait}, nil
 }
 
 // cachingConn is one SQLite connection with its prepared statements.
@@ -75,10 +76,12 @@ func newCachingConn(c driver.Conn, gate writeGate) (driver.Conn, error) {
 type cachingConn struct {
 	baseConn
 	stmts map[string]*cachedStmt
-	// gate is the file's write gate (sqlitegate.go); inTx is set while
-	// this connection's write transaction holds it.
-	gate writeGate
-	inTx bool
+	// gate is the file's write gate (sqlitegate.go), waited for at most
+	// gateWait (the DSN's busy timeout); inTx is set while this
+	// connection's write transaction holds it.
+	gate     writeGate
+	gateWait time.Duration
+	inTx     bool
 }
 
 // contextStmt is what modernc's statements implement and the wrappers use.

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,29 +15,43 @@ import (
 // write lock taken sleeps and tries again (the busy handler) until its busy
 // timeout. Those retries are not a queue: on a loaded host a writer can lose
 // to newer ones again and again and fail with SQLITE_BUSY after 5 s while
-// the database is merely busy (seen in CI with a dozen job-queue clients
-// polling their SQLite files under the race detector). So within one
-// process every write to a file first takes that file's write gate, a FIFO
-// of one: writers of the process queue in arrival order and enter SQLite's
-// lock one after another, and the busy timeout is left to what it is for,
-// other processes on the same file (docs/decisions.md, "SQLite's write gate").
+// the database is merely busy, every wait of it short (seen in CI with a
+// dozen job-queue clients polling their SQLite files under the race
+// detector). So within one process every write to a file first takes that
+// file's write gate, a FIFO of one: writers of the process queue in arrival
+// order and enter SQLite's lock one after another. The busy timeout keeps
+// its meaning: it bounds a writer's wait in the queue as it bounded its
+// retries, so a write behind a transaction held for long (an API request
+// holding its idempotency key, say) still fails after it as before, and it
+// still bounds the wait on other processes' writes to the same file
+// (docs/decisions.md, "SQLite's write gate").
 //
 // A write is a transaction that is not read-only (the store opens SQLite
 // with _txlock=immediate, so every such transaction takes the write lock
 // when it begins), and a statement outside a transaction that can write
 // (Exec, or a query whose text inserts, updates, deletes or returns).
 
-// gateWait bounds how long a writer waits for the gate before failing as
-// SQLite would, with "database is locked": far above the busy timeout,
-// because the wait is now a queue that moves, and low enough that a write
-// waiting on a transaction its own goroutine holds (a bug) fails instead
-// of hanging.
-const gateWait = 60 * time.Second
+// defaultGateWait is the wait of a DSN that sets no _busy_timeout: the
+// store's own default (url.go).
+const defaultGateWait = 5 * time.Second
 
-// errGateWait is the error of a writer that waited gateWait: it says
-// "database is locked" like SQLITE_BUSY, so callers that retry on a busy
-// database (idempotency, the job queue) treat it alike.
-var errGateWait = errors.New("database is locked (SQLITE_BUSY): waited for this process's other writers for " + gateWait.String())
+// errGateWait is the error of a writer that waited its busy timeout in the
+// queue: it says "database is locked" like SQLITE_BUSY, so callers that
+// treat a busy database alike (idempotency, the job queue) still do.
+var errGateWait = errors.New("database is locked (SQLITE_BUSY): this process's other writers held the database past the busy timeout")
+
+// busyTimeout is the _busy_timeout a DSN sets, in milliseconds.
+func busyTimeout(dsn string) time.Duration {
+	_, query, _ := strings.Cut(dsn, "?")
+	for _, kv := range strings.Split(query, "&") {
+		if v, ok := strings.CutPrefix(kv, "_busy_timeout="); ok {
+			if ms, err := strconv.Atoi(v); err == nil && ms >= 0 {
+				return time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	return defaultGateWait
+}
 
 // writeGate is one file's gate: a channel of one slot, whose blocked
 // senders Go queues in arrival order.
@@ -66,21 +81,21 @@ func gateOf(dsn string) writeGate {
 	return g
 }
 
-// enter waits for the gate: until it is free, ctx ends or gateWait passes.
-func (g writeGate) enter(ctx context.Context) error {
+// enter waits for the gate: until it is free, ctx ends or wait passes.
+func (g writeGate) enter(ctx context.Context, wait time.Duration) error {
 	select {
 	case g <- struct{}{}:
 		return nil
 	default:
 	}
-	wait := time.NewTimer(gateWait)
-	defer wait.Stop()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case g <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-wait.C:
+	case <-timer.C:
 		return errGateWait
 	}
 }
@@ -129,7 +144,7 @@ func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (drive
 	if c.gate == nil || opts.ReadOnly {
 		return c.baseConn.BeginTx(ctx, opts)
 	}
-	if err := c.gate.enter(ctx); err != nil {
+	if err := c.gate.enter(ctx, c.gateWait); err != nil {
 		return nil, err
 	}
 	pass := &gatePass{g: c.gate}
@@ -148,7 +163,7 @@ func (c *cachingConn) passFor(ctx context.Context, writes bool) (*gatePass, erro
 	if c.gate == nil || c.inTx || !writes {
 		return nil, nil
 	}
-	if err := c.gate.enter(ctx); err != nil {
+	if err := c.gate.enter(ctx, c.gateWait); err != nil {
 		return nil, err
 	}
 	return &gatePass{g: c.gate}, nil
