@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,7 +56,14 @@ func busyTimeout(dsn string) time.Duration {
 
 // writeGate is one file's gate: a channel of one slot, whose blocked
 // senders Go queues in arrival order.
-type writeGate chan struct{}
+type writeGate = *gate
+
+type gate struct {
+	slot chan struct{}
+	// waiting counts the writers blocked in enter (tests read it to know
+	// a writer has joined the queue).
+	waiting atomic.Int64
+}
 
 var (
 	gatesMu sync.Mutex
@@ -75,23 +83,25 @@ func gateOf(dsn string) writeGate {
 	defer gatesMu.Unlock()
 	g, ok := gates[path]
 	if !ok {
-		g = make(writeGate, 1)
+		g = &gate{slot: make(chan struct{}, 1)}
 		gates[path] = g
 	}
 	return g
 }
 
 // enter waits for the gate: until it is free, ctx ends or wait passes.
-func (g writeGate) enter(ctx context.Context, wait time.Duration) error {
+func (g *gate) enter(ctx context.Context, wait time.Duration) error {
 	select {
-	case g <- struct{}{}:
+	case g.slot <- struct{}{}:
 		return nil
 	default:
 	}
+	g.waiting.Add(1)
+	defer g.waiting.Add(-1)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
-	case g <- struct{}{}:
+	case g.slot <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -101,7 +111,7 @@ func (g writeGate) enter(ctx context.Context, wait time.Duration) error {
 }
 
 // leave frees the gate for the next writer in line.
-func (g writeGate) leave() { <-g }
+func (g *gate) leave() { <-g.slot }
 
 // gatePass is one writer's hold on the gate, let go once whoever ends it
 // first (a commit, a rollback database/sql runs from another goroutine when

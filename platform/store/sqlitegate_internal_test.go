@@ -1,6 +1,14 @@
 package store
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
 
 // TestWritesRows pins which statements outside a transaction take the
 // write gate: a wrong "no" lets a writer race the others for SQLite's lock
@@ -31,5 +39,89 @@ func TestWritesRows(t *testing.T) {
 	}
 	if gateOf("/tmp/a.db?_busy_timeout=1") != gateOf("/tmp/a.db?_txlock=immediate") {
 		t.Error("two connections to one file have two gates")
+	}
+}
+
+// TestSQLiteWritersOfAProcessQueue: while one transaction holds the write
+// lock, the process's other writers — transactions, plain statements and
+// a statement that returns what it wrote — wait in the file's queue, all
+// succeed, and enter in the order they joined it. Each writer is started
+// once the one before is seen waiting, so the order is the test's own.
+func TestSQLiteWritersOfAProcessQueue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gate.db")
+	db, err := Open(ctx, "sqlite:"+path+"?_busy_timeout=30000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, `CREATE TABLE gate_t (v TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	g := gateOf(path)
+	if g == nil {
+		t.Fatalf("no gate for %s", path)
+	}
+	release := make(chan struct{})
+	holder := make(chan error, 1)
+	held := make(chan struct{})
+	go func() {
+		holder <- db.WithTx(ctx, func(tx *Tx) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO gate_t (v) VALUES ('holder')`); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	const writers = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := fmt.Sprint(i)
+			var err error
+			switch i % 3 {
+			case 0:
+				err = db.WithTx(ctx, func(tx *Tx) error {
+					_, err := tx.Exec(ctx, `INSERT INTO gate_t (v) VALUES (?)`, v)
+					return err
+				})
+			case 1:
+				_, err = db.Exec(ctx, `INSERT INTO gate_t (v) VALUES (?)`, v)
+			case 2:
+				var got string
+				err = db.Get(ctx, &got, `INSERT INTO gate_t (v) VALUES (?) RETURNING v`, v)
+			}
+			errs <- err
+		}()
+		for deadline := time.Now().Add(20 * time.Second); g.waiting.Load() != int64(i+1); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("writer %d never joined the queue (%d waiting)", i, g.waiting.Load())
+			}
+		}
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a queued writer failed: %v", err)
+		}
+	}
+	if err := <-holder; err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	if err := db.Select(ctx, &order, `SELECT v FROM gate_t ORDER BY rowid`); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, ","); got != "holder,0,1,2,3,4,5" {
+		t.Fatalf("writers entered as %s, want holder,0,1,2,3,4,5 (the order they joined)", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,60 +52,6 @@ func gateDB(t *testing.T, busy time.Duration) (*store.DB, string) {
 		t.Fatal(err)
 	}
 	return db, url
-}
-
-// TestSQLiteWritersOfAProcessQueue: while one transaction holds the write
-// lock, the process's other writers — transactions, plain statements and
-// a statement that returns what it wrote — wait in a queue, all succeed,
-// and enter in the order they came.
-func TestSQLiteWritersOfAProcessQueue(t *testing.T) {
-	t.Parallel()
-	db, _ := gateDB(t, 10*time.Second)
-	ctx := context.Background()
-	holder := lockHeld(t, db.SQL(), 300*time.Millisecond)
-	const writers = 6
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for i := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v := fmt.Sprint(i)
-			var err error
-			switch i % 3 {
-			case 0:
-				err = db.WithTx(ctx, func(tx *store.Tx) error {
-					_, err := tx.Exec(ctx, `INSERT INTO gate_t (v) VALUES (?)`, v)
-					return err
-				})
-			case 1:
-				_, err = db.Exec(ctx, `INSERT INTO gate_t (v) VALUES (?)`, v)
-			case 2:
-				var got string
-				err = db.Get(ctx, &got, `INSERT INTO gate_t (v) VALUES (?) RETURNING v`, v)
-			}
-			errs <- err
-		}()
-		// The next writer comes after this one has joined the queue.
-		time.Sleep(20 * time.Millisecond)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Errorf("a queued writer failed: %v", err)
-		}
-	}
-	if err := <-holder; err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	if err := db.Select(ctx, &order, `SELECT v FROM gate_t ORDER BY rowid`); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(order, ","); got != "holder,0,1,2,3,4,5" {
-		t.Fatalf("writers entered as %s, want holder,0,1,2,3,4,5 (the order they came)", got)
-	}
 }
 
 // TestSQLiteGateWaitIsTheBusyTimeout: the queue keeps the busy timeout's
