@@ -3,6 +3,7 @@ package dunning
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 	"hash/crc32"
 	"regexp"
 	"strconv"
@@ -153,7 +154,7 @@ func pdfQRCodes(t *testing.T, pdf []byte) []string {
 		img := append([]byte("\x89PNG\r\n\x1a\n"), chunk("IHDR", ihdr)...)
 		img = append(img, chunk("IDAT", pdf[m[1]:m[1]+n])...)
 		img = append(img, chunk("IEND", nil)...)
-		codes = append(codes, readQR(t, img))
+		codes = append(codes, braziltest.ReadQR(t, img))
 	}
 	return codes
 }

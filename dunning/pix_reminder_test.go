@@ -3,7 +3,6 @@ package dunning
 import (
 	"bytes"
 	"encoding/base64"
-	"image/png"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -11,9 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/makiuchi-d/gozxing"
-	gozxingqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
@@ -39,25 +35,6 @@ func pixIn(t testing.TB, text string) brazil.Pix {
 		t.Fatalf("the Pix code in %q does not read: %v", text, err)
 	}
 	return p
-}
-
-// readQR is the text of the QR code in a PNG, read by gozxing (a ZXing
-// port), not by the code that drew it.
-func readQR(t testing.TB, img []byte) string {
-	t.Helper()
-	m, err := png.Decode(bytes.NewReader(img))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmp, err := gozxing.NewBinaryBitmapFromImage(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := gozxingqr.NewQRCodeReader().Decode(bmp, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.GetText()
 }
 
 // mimePart is a leaf part of a message: its type, Content-ID and decoded
@@ -215,7 +192,7 @@ func TestPixInEveryReminder(t *testing.T) {
 		if money.Cents(got.AmountCents) != updated || got.TxID != txid || got.Key != "cobranca@acai.example" {
 			t.Fatalf("the e-mail's code %+v, want %s with txid %s", got, updated, txid)
 		}
-		if readQR(t, qr) != got.Payload {
+		if braziltest.ReadQR(t, qr) != got.Payload {
 			t.Fatal("the inline QR is not the e-mail's code")
 		}
 		if !strings.Contains(html, `src="cid:pix-qr"`) || strings.Contains(html, `src="http`) {
@@ -227,7 +204,7 @@ func TestPixInEveryReminder(t *testing.T) {
 		link = strings.Fields(link)[0]
 		path := strings.TrimPrefix(link, ntLinkBase)
 		status, h, img := ne.DoFull("", "GET", path, nil)
-		if status != 200 || h.Get("Content-Type") != "image/png" || readQR(t, []byte(img)) != got.Payload {
+		if status != 200 || h.Get("Content-Type") != "image/png" || braziltest.ReadQR(t, []byte(img)) != got.Payload {
 			t.Fatalf("QR link: %d %q", status, h.Get("Content-Type"))
 		}
 		if status, _, _ := ne.DoFull("", "GET", path[:len(path)-3]+"AAA", nil); status != 404 {

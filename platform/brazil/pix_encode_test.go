@@ -1,15 +1,10 @@
 package brazil
 
 import (
-	"bytes"
 	"fmt"
-	"image/png"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/makiuchi-d/gozxing"
-	gozxingqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 )
@@ -156,7 +151,6 @@ func TestPixText(t *testing.T) {
 	}
 }
 
-// TestPixQRPNGReadsBack: a QR reader (gozxing, the ZXing port) finds the
 // exact payload in the PNG.
 func TestPixQRPNGReadsBack(t *testing.T) {
 	t.Parallel()
@@ -168,27 +162,9 @@ func TestPixQRPNGReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ReadQRPNG(t, img); got != payload {
+	if got := braziltest.ReadQR(t, img); got != payload {
 		t.Errorf("QR reads %q, want %q", got, payload)
 	}
-}
-
-// ReadQRPNG decodes the QR code of a PNG image with gozxing.
-func ReadQRPNG(t *testing.T, img []byte) string {
-	t.Helper()
-	m, err := png.Decode(bytes.NewReader(img))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bmp, err := gozxing.NewBinaryBitmapFromImage(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := gozxingqr.NewQRCodeReader().Decode(bmp, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.GetText()
 }
 
 // testCPF is a CPF of base number n (9 digits) with its two check digits,

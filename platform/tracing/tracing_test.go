@@ -84,6 +84,8 @@ func TestOffBuildsNothing(t *testing.T) {
 // Not parallel: the exporter reads its endpoint from the process
 // environment (t.Setenv).
 func TestNewExportsOverOTLP(t *testing.T) {
+	// Not parallel: the OpenTelemetry SDK reads its endpoint from the
+	// process's environment (t.Setenv).
 	col := tracingtest.NewCollector(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_SERVICE_NAME", "kobana-test")
