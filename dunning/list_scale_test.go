@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit/producttest"
@@ -79,7 +80,15 @@ var listingPlans = []struct{ name, query, index string }{
 func TestListingPlans(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		e := producttest.Start(t, db, Spec(), producttest.Options{})
+		// An insert-only queue: the plans are read, nothing is worked, and
+		// a working queue's pollers on the same SQLite file held the
+		// writers queue past the busy timeout behind the bulk seed on a
+		// loaded CI host.
+		q, err := jobs.New(context.Background(), db, jobs.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := producttest.Start(t, db, Spec(), producttest.Options{Queue: q})
 		seedListing(t, db, "mine", e.Mine.ID, 3000)
 		seedListing(t, db, "theirs", e.Theirs.ID, 3000)
 		for _, p := range listingPlans {
