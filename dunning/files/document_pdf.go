@@ -160,9 +160,15 @@ const pageMargin = 18.0
 
 func newPage(title string, creditor DocParty, issued time.Time) *pdfPage {
 	f := fpdf.New("P", "mm", "A4", "")
-	f.AddUTF8FontFromBytes(pdfFont, "", goregular.TTF)
-	f.AddUTF8FontFromBytes(pdfFont, "B", gobold.TTF)
-	f.AddUTF8FontFromBytes(pdfMono, "", gomono.TTF)
+	// Each document gets its own copy of the fonts: fpdf v0.9.0 writes
+	// into the bytes it is given while it subsets a font (utf8FontFile's
+	// getMetrics appends to a slice of them), so documents drawn from the
+	// shared gofont slices corrupted each other's glyphs, and drew
+	// different bytes for the same input, when two were drawn at once
+	// (docs/decisions.md, "The documents' fonts are copied").
+	f.AddUTF8FontFromBytes(pdfFont, "", bytes.Clone(goregular.TTF))
+	f.AddUTF8FontFromBytes(pdfFont, "B", bytes.Clone(gobold.TTF))
+	f.AddUTF8FontFromBytes(pdfMono, "", bytes.Clone(gomono.TTF))
 	f.SetMargins(pageMargin, pageMargin, pageMargin)
 	f.SetAutoPageBreak(true, 20)
 	f.SetTitle(title, true)
