@@ -220,6 +220,13 @@ func TestPixInEveryReminder(t *testing.T) {
 			t.Fatalf("dunning_charges_pix: %v", tool)
 		}
 		ne.fails(ne.Other, 404, "NOT_FOUND", "GET", "/v1/charges/"+charge+"/pix", nil)
+		// The resource reads the same code through the route.
+		if res := ne.readResource("kobana://dunning/charges/cota-fev/pix"); !strings.Contains(res, tool["payload"].(string)) || !strings.Contains(res, `"txid": "`+txid+`"`) {
+			t.Fatalf("kobana://dunning/charges/cota-fev/pix: %s", res)
+		}
+		if res := ne.RPC(ne.Other, "resources/read", obj{"uri": "kobana://dunning/charges/" + charge + "/pix"}); !strings.Contains(res, `"error"`) {
+			t.Fatalf("another organization read the Pix resource: %s", res)
+		}
 
 		// The boleto's digitable line, formatted, beside the Pix code.
 		ne.ok(200, "PATCH", "/v1/charges/cota-fev", obj{"barcode": braziltest.ItauBarcode})

@@ -20,7 +20,8 @@ import (
 // are third-party data (docs/decisions.md, "API conventions"), indented
 // two spaces like every JSON text of this endpoint.
 
-// resourceTemplates are the per-item resources: a charge, a debtor, a
+// resourceTemplates are the per-item resources: a charge and its Pix code
+// of today, a debtor, a
 // collection plan, each by id or external_id, and the files Dunning makes
 // (dunning/files' document_resources.go).
 func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
@@ -31,6 +32,15 @@ func resourceTemplates(b *restbridge.Bridge) []mcp.ResourceTemplate {
 			MimeType:    "application/json", Requires: ledger.ChargesRead,
 			Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 				return restkit.ReadThrough(ctx, b, req, ledger.APIBase+"/charges/"+url.PathEscape(req.Variables["id"]), ledger.UntrustedNotice, "charge")
+			},
+			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": chargeIDs}),
+		},
+		{
+			URITemplate: "kobana://dunning/charges/{id}/pix", Name: "charge_pix", Title: "Charge's Pix code of today",
+			Description: "A charge's static Pix code (BR Code, copia e cola) of today, as dunning_charges_pix gives it: payload, amount (the updated amount of today), txid, a signed link to its QR code and the receiver. A creditor without a Pix key or a charge out of collection is an error.",
+			MimeType:    "application/json", Requires: ledger.ChargesRead,
+			Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return restkit.ReadThrough(ctx, b, req, ledger.APIBase+"/charges/"+url.PathEscape(req.Variables["id"])+"/pix", ledger.UntrustedNotice, "pix")
 			},
 			Complete: restkit.CompleteIDs(b, map[string]restkit.IDSource{"id": chargeIDs}),
 		},
