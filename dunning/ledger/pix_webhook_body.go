@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -159,6 +160,11 @@ func checkPixItem(it pixWebhookItem, now time.Time) (pixNotified, error) {
 	}
 	p.PaidAt = paidAt.UTC().Truncate(time.Microsecond)
 	if it.InfoPagador != nil {
+		if strings.ContainsRune(*it.InfoPagador, 0) {
+			// Escaped as \u0000 it passes the body's check; no column
+			// keeps it (PostgreSQL's TEXT refuses it).
+			return p, errors.New("infoPagador contains a NUL character")
+		}
 		if utf8.RuneCountInString(*it.InfoPagador) > maxPayerNote {
 			return p, fmt.Errorf("infoPagador is longer than %d characters", maxPayerNote)
 		}
