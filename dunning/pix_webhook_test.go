@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +28,7 @@ func (e *dunEnv) pixWebhook() *pixpsptest.PSP {
 	e.t.Helper()
 	hook := e.ok(200, "POST", "/v1/settings/pix-webhook/rotate", nil)
 	url, _ := hook["secret_url"].(string)
-	if !strings.HasPrefix(url, e.URL+"/v1/pix-webhooks/"+hook["id"].(string)+"/") || hook["secret"] == "" || strings.Contains(url, "{secret}") {
+	if url != e.URL+"/v1/pix-webhooks/"+hook["id"].(string)+"?secret="+hook["secret"].(string) || len(hook["secret"].(string)) != 43 {
 		e.t.Fatalf("webhook: %v", hook)
 	}
 	return &pixpsptest.PSP{URL: url, Attempts: 3, Backoff: 5 * time.Millisecond}
@@ -213,6 +215,15 @@ func TestPixWebhookReconciles(t *testing.T) {
 		if code, out := fe.call(fe.Other, "GET", "/v1/pix-received?all=true", nil); code != 200 || len(out["data"].([]any)) != 0 {
 			t.Fatalf("another organization lists our pix: %d %v", code, out)
 		}
+		// A PSP that appends /pix to the URL's path (the query kept) is
+		// heard the same; no secret is not.
+		if code, text, err := postRaw(ctx, strings.Replace(psp.URL, "?secret=", "/pix?secret=", 1), pixpsptest.Body(pixOf(t, c2, "260.05", 2))); err != nil || code != 200 ||
+			!strings.Contains(text, `"duplicates":1`) {
+			t.Fatalf("path form: %d %s %v", code, text, err)
+		}
+		if code, _, err := postRaw(ctx, psp.URL[:strings.Index(psp.URL, "?")]+"/pix", pixpsptest.Body(pixOf(t, c2, "260.05", 2))); err != nil || code != 401 {
+			t.Fatalf("no secret: %d %v", code, err)
+		}
 		// A replay of everything changes nothing.
 		pixN, payN := pixRows(t, db, fe.Mine.ID)
 		r, err = psp.Notify(ctx, pixOf(t, c1, valor, 1), pixOf(t, c2, "260.05", 2), unknown)
@@ -294,7 +305,7 @@ func TestPixWebhookRefuses(t *testing.T) {
 			}
 		}
 		wrong := *psp
-		wrong.URL = psp.URL[:strings.LastIndex(psp.URL, "/")+1] + "not-the-secret"
+		wrong.URL = psp.URL[:strings.Index(psp.URL, "?secret=")] + "?secret=not-the-secret"
 		if r, err := wrong.Notify(ctx, good); err != nil || r.Status != 401 {
 			t.Fatalf("wrong secret: %+v %v", r, err)
 		}
@@ -319,7 +330,7 @@ func TestPixWebhookRefuses(t *testing.T) {
 		if r, err := fresh.Notify(ctx, pixOf(t, c, "1.00", 3)); err != nil || r.Status != 200 {
 			t.Fatalf("new secret: %+v %v", r, err)
 		}
-		if hook := fe.ok(200, "GET", "/v1/settings/pix-webhook", nil); !strings.HasSuffix(hook["secret_url"].(string), "/{secret}") || hook["secret"] != nil {
+		if hook := fe.ok(200, "GET", "/v1/settings/pix-webhook", nil); !strings.HasSuffix(hook["secret_url"].(string), "?secret={secret}") || hook["secret"] != nil {
 			t.Fatalf("the secret shows after its rotation: %v", hook)
 		}
 	})
@@ -360,4 +371,21 @@ func TestPixWebhookReplays(t *testing.T) {
 			t.Fatalf("paid once: %v", ch)
 		}
 	})
+}
+
+// postRaw posts body to url once, as a PSP would, and answers the status
+// and the body.
+func postRaw(ctx context.Context, url string, body []byte) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(text), err
 }

@@ -117,7 +117,7 @@ func RegisterPixReceived(api *rest.API, s *Service, publicURL string) {
 
 // secretURL is the URL with the secret (or "{secret}") in it.
 func (h *pixWebhookTools) secretURL(id, secret string) string {
-	return h.publicURL + APIBase + "/pix-webhooks/" + id + "/" + secret
+	return h.publicURL + APIBase + "/pix-webhooks/" + id + "?secret=" + secret
 }
 
 func (h *pixWebhookTools) showWebhook(w pixWebhookRow, secret string) pixWebhookJSON {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,8 +22,8 @@ import (
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
-// Payments that reconcile themselves (docs/dunning.md "Pix received: the
-// PSP's webhook"; docs/decisions.md "Dunning: Pix webhook"): the
+// Payments that reconcile themselves (docs/dunning.md "Dunning: Pix
+// received through the PSP's webhook"; docs/decisions.md "Dunning: Pix webhook"): the
 // creditor's PSP reports every Pix it received, as the BCB's API Pix
 // specifies (Resolução BCB nº 1/2020 and the API Pix manual: POST
 // {webhookUrl}/pix with {"pix":[…]}). Each Pix is kept once per
@@ -36,10 +37,15 @@ import (
 // before the body is read; the PSP appends "/pix" to the URL it was
 // given, as the API Pix says.
 const (
-	// PixWebhookSecretPath is the URL of a PSP without mutual TLS: the
-	// secret in the path authenticates it (the form PSPs such as Efí
-	// document for receivers without mTLS).
-	PixWebhookSecretPath = APIBase + "/pix-webhooks/{hook}/{secret}/pix"
+	// PixWebhookSecretPath is the URL of a PSP without mutual TLS, given
+	// as PixWebhookSecretPath?secret=…: the secret authenticates it. It
+	// rides in the query, which the access log never records
+	// (platform/observe), and a PSP appending "/pix" to the URL as a
+	// string puts it at the end of the secret ("?secret=…/pix", which is
+	// read back), one appending it to the path calls PixWebhookMTLSPath's
+	// form with the query kept — both are heard (PSPs such as Efí
+	// document this URL form for receivers without mTLS).
+	PixWebhookSecretPath = APIBase + "/pix-webhooks/{hook}"
 	// PixWebhookMTLSPath is the URL on the mutual-TLS listener
 	// (pix_webhook_tls.go): the PSP's client certificate authenticates
 	// it.
@@ -97,7 +103,8 @@ func (s *Service) servePixWebhook(via string) http.HandlerFunc {
 				return
 			}
 		default:
-			if !hook.secretMatches(r.PathValue("secret"), now) {
+			secret := strings.TrimSuffix(r.URL.Query().Get("secret"), "/pix")
+			if !hook.secretMatches(secret, now) {
 				pixWebhookError(w, http.StatusUnauthorized, "UNAUTHORIZED", "the webhook's secret does not match")
 				return
 			}

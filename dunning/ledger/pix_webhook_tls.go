@@ -112,12 +112,13 @@ func (l *pixMTLSListener) start(h http.Handler, log *slog.Logger) error {
 }
 
 // MountPixWebhook mounts the Pix webhook's secret URL on the product's
-// listener and, when cfg has an address, starts the mutual-TLS listener
+// listener (both forms a PSP may call, PixWebhookSecretPath), and, when cfg has an address, starts the mutual-TLS listener
 // with the product (b.Lifecycle); its URL is announced and shown by
 // dunning_pix_webhook_get.
 func MountPixWebhook(b *productkit.Builder, s *Service, cfg PixWebhookConfig) {
 	b.Routes(func(mux *http.ServeMux) {
 		mux.HandleFunc("POST "+PixWebhookSecretPath, s.servePixWebhook(PixViaSecret))
+		mux.HandleFunc("POST "+PixWebhookMTLSPath, s.servePixWebhook(PixViaSecret))
 	})
 	if cfg.Addr == "" || cfg.TLS == nil || s.DB == nil {
 		return

@@ -1,5 +1,5 @@
 -- Dunning: Pix received through the creditor's PSP webhook (the BCB API
--- Pix, docs/dunning.md "Pix received: the PSP's webhook";
+-- Pix, docs/dunning.md "Dunning: Pix received through the PSP's webhook";
 -- docs/decisions.md "Dunning: Pix webhook"). Every Pix the PSP reports is
 -- kept, once per endToEndId: recorded as a payment of the charge its txid
 -- names, or waiting for a person to assign it (unmatched, or the excess
