@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// TestPSPRetriesUntil2xx: a call answered 500 and 401 is sent again, the
-// same body to the URL with "/pix" appended as a string (as PSPs do) each time, until a 2xx; with attempts spent, the
-// last answer is returned.
+// TestPSPRetriesUntil2xx: a call answered 500 and 401 is sent again —
+// the same body, to the URL with "/pix" appended as a string, as PSPs do
+// — until a 2xx; with attempts spent, the last answer is returned.
 func TestPSPRetriesUntil2xx(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
