@@ -85,6 +85,7 @@ var webhookEventSlugs = []string{
 	"dunning.charge.canceled",
 	ledger.EventChargeWaived,
 	ledger.EventPaymentRecorded,
+	ledger.EventPixUnmatched,
 	"dunning.notification.sent",
 	"dunning.notification.delivered",
 	"dunning.notification.failed",
@@ -153,6 +154,10 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 	ledger.RegisterMe(api, svc)
 	ledger.RegisterDebtors(api, svc)
 	ledger.RegisterCharges(api, svc)
+	// Pix received through the creditor's PSP webhook, reconciled into
+	// payments (dunning/ledger's pix_webhook.go), and its tools.
+	ledger.RegisterPixReceived(api, svc, deps.PublicURL)
+	ledger.MountPixWebhook(b, svc, cfg.PixWebhook)
 	// The organization is Dunning's only tenant; lists page by number; a
 	// delivery is sent again by "retry".
 	webhookapi.Register(api, svc.Hooks, webhookapi.Options{

@@ -2,6 +2,7 @@ package productkit
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"net/http"
 	"slices"
@@ -129,10 +130,33 @@ func (b *Builder) Jobs(register func(q *jobs.Queue)) { b.jobs = append(b.jobs, r
 // endpoint and the API (the Inbox's HTTP intake, Kadu's approval pages).
 func (b *Builder) Routes(mount func(mux *http.ServeMux)) { b.routes = append(b.routes, mount) }
 
-// Lifecycle sets the product's own start, shutdown and announcement (see
-// Listener).
+// Lifecycle adds to the product's own start, shutdown and announcement
+// (see Listener). Called more than once (Dunning's embedded bureau and its
+// Pix webhook listener), the starts run in order, the shutdowns in
+// reverse order, and the announcements are joined; nil parts are skipped.
 func (b *Builder) Lifecycle(start, shutdown func(context.Context) error, announce func() []string) {
-	b.listener.Start, b.listener.Shutdown, b.listener.Announce = start, shutdown, announce
+	if prev := b.listener.Start; start != nil && prev != nil {
+		b.listener.Start = func(ctx context.Context) error {
+			if err := prev(ctx); err != nil {
+				return err
+			}
+			return start(ctx)
+		}
+	} else if start != nil {
+		b.listener.Start = start
+	}
+	if prev := b.listener.Shutdown; shutdown != nil && prev != nil {
+		b.listener.Shutdown = func(ctx context.Context) error {
+			return errors.Join(shutdown(ctx), prev(ctx))
+		}
+	} else if shutdown != nil {
+		b.listener.Shutdown = shutdown
+	}
+	if prev := b.listener.Announce; announce != nil && prev != nil {
+		b.listener.Announce = func() []string { return append(prev(), announce()...) }
+	} else if announce != nil {
+		b.listener.Announce = announce
+	}
 }
 
 // Collect adds Prometheus collectors of the product's own.

@@ -55,6 +55,10 @@ type ChannelConfig struct {
 	// which List-Unsubscribe requires, while serving plain http on
 	// loopback.
 	LinkBase string
+
+	// PixWebhook is the mutual-TLS listener of the Pix webhook
+	// (pix_webhook_tls.go), from the --dunning-pix-mtls-* settings.
+	PixWebhook PixWebhookConfig
 }
 
 // Settings declares the product's own settings on s (docs/operating.md
@@ -74,7 +78,11 @@ func (c *ChannelConfig) Settings(s *productkit.Settings) func() error {
 	bureauURL := s.Add("dunning-bureau-url", "KOBANA_DUNNING_BUREAU_URL", "", "gateway to the credit bureaus and the notary (docs/decisions.md \"Dunning: credit bureaus, protest and agreements\"); empty serves the embedded test provider on loopback")
 	bureauSecret := s.Add("dunning-bureau-secret", "KOBANA_DUNNING_BUREAU_SECRET", "", "shared secret the gateway signs its callbacks with (required with the URL)")
 	baseURL := s.Add("dunning-twilio-base-url", "KOBANA_DUNNING_TWILIO_BASE_URL", messaging.TwilioBaseURL, "Twilio's API (https; http only on loopback, for tests)")
+	pixCheck := c.PixWebhook.settings(s)
 	return func() error {
+		if err := pixCheck(); err != nil {
+			return err
+		}
 		c.SMTP, c.Twilio = nil, nil
 		c.BureauURL, c.BureauSecret = *bureauURL, *bureauSecret
 		if c.BureauURL != "" && c.BureauSecret == "" {

@@ -70,6 +70,9 @@ type Service struct {
 	// (pix.go); set with the notifier, which knows the public URL. Nil:
 	// Pix codes carry no QR link.
 	PixQR *PixLinks
+	// pixMTLS is the Pix webhook's mutual-TLS listener
+	// (pix_webhook_tls.go); nil without one.
+	pixMTLS *pixMTLSListener
 	// NoPeriodic leaves the escalation's periodic jobs (the removal watch,
 	// the agreement monitor) out: tests that move the clock run them.
 	NoPeriodic bool
