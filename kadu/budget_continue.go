@@ -131,3 +131,36 @@ func budgetWaitMessage(e *records.Execution) string {
 	}
 	return "the execution waited at its ceiling"
 }
+
+// maxBudgetWaitsListed bounds kadu_usage_get's waiting_budget list; the
+// rest are in kadu_executions_list?status=waiting_budget.
+const maxBudgetWaitsListed = 50
+
+// budgetWaitJSON is an execution paused at its ceiling, as kadu_usage_get
+// lists it: its waiting field says what the step could cost and what is
+// left.
+type budgetWaitJSON struct {
+	ExecutionID string          `json:"execution_id"`
+	TaskID      string          `json:"task_id"`
+	Cost        float64         `json:"cost"`
+	MaxCost     float64         `json:"max_cost"`
+	Waiting     json.RawMessage `json:"waiting"`
+}
+
+// budgetWaits are the organization's executions waiting for their budget
+// now, newest first (the status index's order).
+func (s *service) budgetWaits(ctx context.Context, orgID string) ([]budgetWaitJSON, error) {
+	rows, err := records.ListExecutions(ctx, s.db, orgID, records.ExecutionFilter{Status: records.ExecWaitingBudget, Limit: maxBudgetWaitsListed})
+	if err != nil {
+		return nil, err
+	}
+	out := []budgetWaitJSON{}
+	for i, e := range rows {
+		if i == maxBudgetWaitsListed {
+			break
+		}
+		out = append(out, budgetWaitJSON{ExecutionID: e.ID, TaskID: e.TaskID, Cost: money.Cents(e.CostCents).Float64(),
+			MaxCost: money.Cents(e.MaxCostCents).Float64(), Waiting: rawOrNull(e.WaitingJSON)})
+	}
+	return out, nil
+}
