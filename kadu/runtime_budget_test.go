@@ -231,3 +231,26 @@ func TestBudgetOverrunApprovedForOneStep(t *testing.T) {
 		}
 	})
 }
+
+// TestBudgetWaitCanBeCanceled: an execution waiting for its budget is
+// canceled like any other wait: it ends canceled, keeping its steps and
+// cost, and no model step is made after.
+func TestBudgetWaitCanBeCanceled(t *testing.T) {
+	t.Parallel()
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		m := newFakeModel(t)
+		m.script(callTools(budgetUsage, "alpha_list", `{}`), callTools(budgetUsage, "alpha_list", `{}`), answer(budgetUsage, "done"))
+		e := startRuntime(t, db, agentConfig(m))
+		task := e.task(agentTask("alpha_list"))
+		id := e.runWithCeiling(task.ID, 2.50)
+		e.wait(id, records.ExecWaitingBudget)
+		e.do(e.member, "POST", "/api/v1/executions/"+id+"/cancel", nil, 200)
+		if err := e.svc.runtime.RunExecution(e.ctx, 0, id); err != nil {
+			t.Fatal(err)
+		}
+		x := e.exec(id)
+		if x.Status != records.ExecCanceled || x.CostCents != 202 || x.StepCount != 5 || x.WaitingJSON != nil || len(m.Requests()) != 2 {
+			t.Fatalf("after cancel: %s cost %d steps %d waiting %v, %d model calls", x.Status, x.CostCents, x.StepCount, x.WaitingJSON, len(m.Requests()))
+		}
+	})
+}
