@@ -28,6 +28,7 @@ var (
 		records.ExecRunning:         approval.WorkRunning,
 		records.ExecWaitingInput:    approval.WorkWaitingInput,
 		records.ExecWaitingApproval: approval.WorkWaitingApproval,
+		records.ExecWaitingBudget:   approval.WorkWaitingBudget,
 		records.ExecSucceeded:       approval.WorkSucceeded,
 		records.ExecFailed:          approval.WorkFailed,
 		records.ExecCanceled:        approval.WorkCancelled,
@@ -37,6 +38,8 @@ var (
 	executionNotes = map[string]pagetext.Phrase{
 		records.ExecTimedOut:     {PT: "O tempo limite da execução acabou.", EN: "The execution ran out of time."},
 		records.ExecCostExceeded: {PT: "A execução atingiu o seu teto de custo.", EN: "The execution reached its cost ceiling."},
+		records.ExecWaitingBudget: {PT: "O próximo passo passaria do teto de custo: aumente o teto ou aprove o excedente (kadu_executions_continue) para ela seguir.",
+			EN: "Its next step would cross the cost ceiling: raise the ceiling or approve the overrun (kadu_executions_continue) for it to go on."},
 	}
 )
 

@@ -77,6 +77,7 @@ func TestApprovedRunSaysTheExecutionIsQueued(t *testing.T) {
 		for _, c := range []struct{ status, state, says string }{
 			{records.ExecRunning, "running", "Em execução"},
 			{records.ExecWaitingInput, "waiting_input", "Aguardando uma resposta sua"},
+			{records.ExecWaitingBudget, "waiting_budget", "Pausada no teto de custo"},
 			{records.ExecSucceeded, "succeeded", "Ação concluída"},
 			{records.ExecCostExceeded, "failed", "A execução atingiu o seu teto de custo."},
 		} {

@@ -38,7 +38,8 @@ const emailLinkTTL = 24 * time.Hour
 // delivers nothing (queued, running). timed_out is delivered as failed.
 func outcomeEvent(status string) string {
 	switch status {
-	case records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecCostExceeded, records.ExecWaitingApproval, records.ExecWaitingInput:
+	case records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecCostExceeded, records.ExecWaitingApproval, records.ExecWaitingInput,
+		records.ExecWaitingBudget:
 		return "kadu.execution." + status
 	case records.ExecTimedOut:
 		return "kadu.execution.failed"

@@ -43,6 +43,7 @@ const (
 	codeNotAllowed         = "not_allowed_to_trigger"
 	codeTaskPaused         = "task_paused"
 	codeNotWaiting         = "execution_not_waiting"
+	codeNotAllowedBudget   = "not_allowed_to_raise_budget"
 	codeFinished           = "execution_finished"
 )
 
@@ -54,7 +55,7 @@ type runTaskIn struct {
 }
 
 type listExecutionsIn struct {
-	Status  string `json:"status,omitempty" in:"query" enum:"queued,running,waiting_input,waiting_approval,succeeded,failed,canceled,timed_out,cost_exceeded" jsonschema:"Only executions in this status."`
+	Status  string `json:"status,omitempty" in:"query" enum:"queued,running,waiting_input,waiting_approval,waiting_budget,succeeded,failed,canceled,timed_out,cost_exceeded" jsonschema:"Only executions in this status."`
 	TaskID  string `json:"task_id,omitempty" in:"query" maxLength:"64" jsonschema:"Only executions of this task."`
 	Trigger string `json:"trigger,omitempty" in:"query" enum:"manual,schedule,api" jsonschema:"Only executions started this way: manual (through MCP), schedule, api (through the REST API)."`
 	Limit   int    `json:"limit,omitempty" in:"query" minimum:"1" maximum:"200" jsonschema:"How many executions per page (1-200, default 50)."`
@@ -72,8 +73,12 @@ type listStepsIn struct {
 }
 
 type continueIn struct {
-	ID    string         `json:"execution_id" in:"path" jsonschema:"The waiting_input execution."`
-	Input map[string]any `json:"input" jsonschema:"What the execution asked for (its waiting field says what)."`
+	ID    string         `json:"execution_id" in:"path" jsonschema:"The waiting_input or waiting_budget execution."`
+	Input map[string]any `json:"input,omitempty" jsonschema:"For waiting_input: what the execution asked for (its waiting field says what)."`
+	// MaxCost and ApproveOverrun answer a waiting_budget execution
+	// (budget_continue.go): one of them.
+	MaxCost        *float64 `json:"max_cost,omitempty" minimum:"0" jsonschema:"For waiting_budget: the execution's new ceiling in BRL, above the current one and at least its waiting field's min_ceiling, at most the plan's maximum per execution; beyond the task's own ceiling only for the task's owner or an admin."`
+	ApproveOverrun bool     `json:"approve_overrun,omitempty" jsonschema:"For waiting_budget: approve crossing the ceiling for the step that waits only (up to its waiting field's step_cost); the task's owner or an admin."`
 }
 
 // runRequest is what queueExecution queues.
@@ -288,8 +293,8 @@ func registerExecutions(api *rest.API, s *service) {
 	rest.HandleConfirmed(api, rest.Operation{
 		ID: "kadu_executions_continue", Method: "POST", Path: "/executions/{execution_id}/continue", Tags: []string{"executions"},
 		Title:       "Continue an execution",
-		Summary:     "Gives a waiting_input execution the input it asked for (its waiting field says what) and queues it to go on; answers at once (202).",
-		Description: "Destructive: the execution resumes acting on the organization's data. Every call resumes it again if it waits again.",
+		Summary:     "Gives a waiting_input execution the input it asked for (its waiting field says what), or resumes a waiting_budget execution with a raised ceiling (max_cost) or an approval of the overrun of the step that waits (approve_overrun), and queues it to go on from that step; answers at once (202).",
+		Description: "Destructive: the execution resumes acting on the organization's data, and a budget decision lets it spend more. Every call resumes it again if it waits again.",
 		Requires:    executionsWrite, Annotations: restkit.Destructive(false), ConsumesConfirmation: true,
 	}, h.describeContinue, h.continueExecution)
 	rest.HandleConfirmed(api, rest.Operation{
@@ -405,11 +410,41 @@ func (h *executionsAPI) describeContinue(ctx context.Context, in *continueIn) (s
 	if err != nil {
 		return "", err
 	}
-	if e.Status != records.ExecWaitingInput {
-		return "", refusal(http.StatusConflict, codeNotWaiting, "the execution is "+e.Status+", not waiting_input")
+	if e.Status == records.ExecWaitingBudget {
+		sc, err := h.tenancy(ctx)
+		if err != nil {
+			return "", err
+		}
+		d, err := h.budgetDecision(sc.Identity, t, e, in)
+		if err != nil {
+			return "", err
+		}
+		return d.describe(t, e), nil
+	}
+	if err := checkInputContinue(e, in); err != nil {
+		return "", err
 	}
 	b, _ := json.Marshal(in.Input)
 	return fmt.Sprintf("Continue the execution of task '%s' with input %s? It resumes acting with the task's tools.", t.Name, b), nil
+}
+
+// checkInputContinue refuses a continue of an execution that does not
+// wait for input, or one that gives a budget decision to it.
+func checkInputContinue(e *records.Execution, in *continueIn) error {
+	if e.Status != records.ExecWaitingInput {
+		return refusal(http.StatusConflict, codeNotWaiting, "the execution is "+e.Status+", not waiting_input or waiting_budget")
+	}
+	if in.MaxCost != nil || in.ApproveOverrun {
+		field := "max_cost"
+		if in.MaxCost == nil {
+			field = "approve_overrun"
+		}
+		return rest.Validation("the request is invalid", rest.FieldError{Field: field, Message: "only a waiting_budget execution takes a ceiling or an approval of an overrun; this one waits for input"})
+	}
+	if in.Input == nil {
+		return rest.Validation("the request is invalid", rest.FieldError{Field: "input", Message: "is required: the execution waits for input (its waiting field says what)"})
+	}
+	return nil
 }
 
 // continueExecution answers kadu_executions_continue.
@@ -430,8 +465,11 @@ func (h *executionsAPI) continueExecution(ctx context.Context, in *continueIn) (
 		if !mayAct(sc.Identity, t, e) {
 			return refusal(http.StatusForbidden, codeNotAllowed, "you may not continue this execution: whoever may run its task, whoever started it, or an admin may")
 		}
-		if e.Status != records.ExecWaitingInput {
-			return refusal(http.StatusConflict, codeNotWaiting, "the execution is "+e.Status+", not waiting_input")
+		if e.Status == records.ExecWaitingBudget {
+			return h.continueBudget(ctx, tx, sc.Identity, t, e, in)
+		}
+		if err := checkInputContinue(e, in); err != nil {
+			return err
 		}
 		input := in.Input
 		if input == nil {

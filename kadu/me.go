@@ -83,6 +83,9 @@ type usageJSON struct {
 	Totals usageTotals `json:"totals"`
 	ByDay  []dayUsage  `json:"by_day"`
 	ByTask []taskUsage `json:"by_task"`
+	// WaitingBudget are the executions paused at their ceiling now,
+	// whatever the period (budget_continue.go): kadu_usage_get only.
+	WaitingBudget []budgetWaitJSON `json:"waiting_budget,omitempty"`
 }
 
 // meAPI holds the handlers of kadu_me and kadu_usage_get.
@@ -98,7 +101,7 @@ func registerMe(api *rest.API, s *service) {
 	}, h.me)
 	rest.Handle(api, rest.Operation{
 		ID: "kadu_usage_get", Method: "GET", Path: "/usage", Tags: []string{"me"},
-		Title: "Get usage", Summary: "Cost (BRL), tokens and executions over a period (days in UTC, default this month so far), by day and by task, with the totals computed by the server.",
+		Title: "Get usage", Summary: "Cost (BRL), tokens and executions over a period (days in UTC, default this month so far), by day and by task, with the totals computed by the server; and the executions paused now at their ceiling (waiting_budget), each with what its next step could cost and what is left.",
 		Requires: executionsRead, Annotations: restkit.ReadOnly(),
 	}, h.getUsage)
 }
@@ -164,6 +167,9 @@ func (h *meAPI) getUsage(ctx context.Context, in *usageIn) (*rest.Response, erro
 	}
 	u, err := h.usage(ctx, sc.OrgID, from, to.AddDate(0, 0, 1))
 	if err != nil {
+		return nil, err
+	}
+	if u.WaitingBudget, err = h.budgetWaits(ctx, sc.OrgID); err != nil {
 		return nil, err
 	}
 	return rest.OK(map[string]any{"data": u}), nil

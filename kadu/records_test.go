@@ -46,14 +46,15 @@ func TestMigrationsUpAndDown(t *testing.T) {
 // table says so, the error names both states, and ends are final.
 func TestTransitionTable(t *testing.T) {
 	t.Parallel()
-	all := []string{records.ExecQueued, records.ExecRunning, records.ExecWaitingInput, records.ExecWaitingApproval, records.ExecSucceeded,
-		records.ExecFailed, records.ExecCanceled, records.ExecTimedOut, records.ExecCostExceeded}
+	all := []string{records.ExecQueued, records.ExecRunning, records.ExecWaitingInput, records.ExecWaitingApproval, records.ExecWaitingBudget,
+		records.ExecSucceeded, records.ExecFailed, records.ExecCanceled, records.ExecTimedOut, records.ExecCostExceeded}
 	allowed := map[string]bool{
 		"queued>running": true, "queued>canceled": true, "queued>failed": true, "queued>timed_out": true, "queued>cost_exceeded": true,
-		"running>waiting_input": true, "running>waiting_approval": true, "running>succeeded": true, "running>failed": true,
+		"running>waiting_input": true, "running>waiting_approval": true, "running>waiting_budget": true, "running>succeeded": true, "running>failed": true,
 		"running>canceled": true, "running>timed_out": true, "running>cost_exceeded": true,
 		"waiting_input>queued": true, "waiting_input>running": true, "waiting_input>canceled": true, "waiting_input>failed": true,
 		"waiting_approval>queued": true, "waiting_approval>running": true, "waiting_approval>canceled": true, "waiting_approval>failed": true,
+		"waiting_budget>queued": true, "waiting_budget>canceled": true, "waiting_budget>cost_exceeded": true, "waiting_budget>failed": true,
 	}
 	for _, from := range all {
 		for _, to := range all {
@@ -70,6 +71,9 @@ func TestTransitionTable(t *testing.T) {
 		if !records.IsTerminal(s) || records.IsActive(s) {
 			t.Errorf("%s should be terminal", s)
 		}
+	}
+	if !records.IsActive(records.ExecWaitingBudget) || !records.IsWait(records.ExecWaitingBudget) {
+		t.Error("waiting_budget is an active wait")
 	}
 	if err := records.CheckTransition("bogus", records.ExecRunning); err == nil {
 		t.Error("unknown status accepted")

@@ -128,7 +128,10 @@ func TestAgentLoop(t *testing.T) {
 
 // TestAgentStopsBeforeTheCeiling: before each model step the runtime
 // bounds its cost; the step that could cross the ceiling is never made,
-// and the execution ends cost_exceeded with its cost within the ceiling.
+// and the execution waits for its budget (waiting_budget, budget.go) with
+// its cost within the ceiling. When what is left is the organization's
+// month rather than the execution's ceiling, it ends cost_exceeded: the
+// plan's monthly limit is not lifted by a person's decision.
 func TestAgentStopsBeforeTheCeiling(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
@@ -146,18 +149,45 @@ func TestAgentStopsBeforeTheCeiling(t *testing.T) {
 		resp := e.do(e.member, "POST", "/api/v1/tasks/"+task.ID+"/run", map[string]any{"input": map[string]any{}, "max_cost": 5}, 202)
 		var out struct{ Data struct{ ID string } }
 		_ = json.Unmarshal([]byte(resp), &out)
-		x := e.wait(out.Data.ID, records.ExecCostExceeded)
+		x := e.wait(out.Data.ID, records.ExecWaitingBudget)
 		if n := len(m.Requests()); n != 3 {
 			t.Errorf("%d model calls, want 3", n)
 		}
-		if x.CostCents != 420 || x.CostCents > x.MaxCostCents || !strings.Contains(deref(x.ErrorMessage), "stopped before model step 4") {
-			t.Errorf("cost %d of %d: %s", x.CostCents, x.MaxCostCents, deref(x.ErrorMessage))
+		if x.CostCents != 420 || x.CostCents > x.MaxCostCents || !strings.Contains(deref(x.WaitingJSON), "paused before model step 4") {
+			t.Errorf("cost %d of %d: %s", x.CostCents, x.MaxCostCents, deref(x.WaitingJSON))
 		}
 		// Each step's answer was bounded to what was left.
 		for i, req := range m.Requests() {
 			if mt, _ := req["max_completion_tokens"].(float64); mt <= 0 || mt > 4096 {
 				t.Errorf("request %d max_completion_tokens %v", i+1, req["max_completion_tokens"])
 			}
+		}
+
+	})
+}
+
+// TestAgentMonthLimitStillEnds: when what is left is the organization's
+// month, not the execution's ceiling, the step that could cross it ends
+// the execution cost_exceeded at once, as before budgets paused: the
+// plan's monthly limit is not lifted by a person's decision.
+func TestAgentMonthLimitStillEnds(t *testing.T) {
+	t.Parallel()
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		m := newFakeModel(t)
+		for range 10 {
+			m.script(callTools([3]int{100_000, 10_000, 0}, "alpha_list", `{}`))
+		}
+		cfg := agentConfig(m)
+		// A month of R$ 5,00: the execution's ceiling is all of it; three
+		// steps cost 420 cents and the fourth cannot fit in the 80 left.
+		cfg.Plan.MonthlyCostLimitCents = 500
+		e := startRuntime(t, db, cfg)
+		task := e.task(agentTask("alpha_list"))
+		id := e.run(task.ID, nil)
+		x := e.wait(id, records.ExecCostExceeded)
+		if x.CostCents != 420 || len(m.Requests()) != 3 || deref(x.ErrorCode) != "cost_exceeded" ||
+			!strings.Contains(deref(x.ErrorMessage), "stopped before model step 4") || !strings.Contains(deref(x.ErrorMessage), "the organization's monthly limit") {
+			t.Errorf("cost %d of %d: %s %s", x.CostCents, x.MaxCostCents, deref(x.ErrorCode), deref(x.ErrorMessage))
 		}
 	})
 }

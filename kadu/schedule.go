@@ -190,7 +190,8 @@ func (s *service) handleTick(ctx context.Context, orgID, taskID string, tick tim
 const maxExpiredPerRun = 500
 
 // expireExecutions ends the executions past their deadline: running ones
-// timed_out, waiting ones failed with the reason. An execution another
+// timed_out, waiting ones failed with the reason, those waiting for their
+// budget cost_exceeded. An execution another
 // process moved meanwhile is left to it.
 func (s *service) expireExecutions(ctx context.Context, now time.Time) (int, error) {
 	due, err := records.PastDeadline(ctx, s.db, now, maxExpiredPerRun)
@@ -208,6 +209,10 @@ func (s *service) expireExecutions(ctx context.Context, now time.Time) (int, err
 			code, msg = "input_timeout", fmt.Sprintf("nobody gave the input it waited for within %s", s.cfg.WaitTimeout)
 		case records.ExecWaitingApproval:
 			code, msg = "approval_timeout", fmt.Sprintf("nobody decided on the approval it waited for within %s", s.cfg.WaitTimeout)
+		case records.ExecWaitingBudget:
+			// As a ceiling ended an execution before budgets paused.
+			to, code, msg = records.ExecCostExceeded, "cost_exceeded", fmt.Sprintf("nobody raised the ceiling or approved the overrun within %s: %s",
+				s.cfg.WaitTimeout, budgetWaitMessage(e))
 		}
 		err := s.machine.Transition(ctx, s.db, e, to, records.Change{ErrorCode: &code, ErrorMessage: &msg})
 		switch {

@@ -60,6 +60,7 @@ var webhookEventSlugs = []string{
 	"kadu.execution.cost_exceeded",
 	"kadu.execution.waiting_approval",
 	"kadu.execution.waiting_input",
+	"kadu.execution.waiting_budget",
 	webhooks.TestEventSlug,
 }
 

@@ -185,7 +185,7 @@ func ActiveExecutionsOfTask(ctx context.Context, q store.Querier, orgID, taskID 
 func PastDeadline(ctx context.Context, q store.Querier, now time.Time, limit int) ([]*Execution, error) {
 	var due []*Execution
 	err := q.Select(ctx, &due, `SELECT `+ExecutionColumns+` FROM kadu_executions
-		WHERE status IN ('running', 'waiting_input', 'waiting_approval') AND deadline IS NOT NULL AND deadline < ?
+		WHERE status IN ('running', 'waiting_input', 'waiting_approval', 'waiting_budget') AND deadline IS NOT NULL AND deadline < ?
 		ORDER BY deadline LIMIT ?`, now, limit)
 	return due, err
 }

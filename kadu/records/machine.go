@@ -14,14 +14,17 @@ import (
 // runtime that resumes through a new job); every end is final.
 var transitions = map[string][]string{
 	ExecQueued:          {ExecRunning, ExecCanceled, ExecFailed, ExecTimedOut, ExecCostExceeded},
-	ExecRunning:         {ExecWaitingInput, ExecWaitingApproval, ExecSucceeded, ExecFailed, ExecCanceled, ExecTimedOut, ExecCostExceeded},
+	ExecRunning:         {ExecWaitingInput, ExecWaitingApproval, ExecWaitingBudget, ExecSucceeded, ExecFailed, ExecCanceled, ExecTimedOut, ExecCostExceeded},
 	ExecWaitingInput:    {ExecQueued, ExecRunning, ExecCanceled, ExecFailed},
 	ExecWaitingApproval: {ExecQueued, ExecRunning, ExecCanceled, ExecFailed},
-	ExecSucceeded:       nil,
-	ExecFailed:          nil,
-	ExecCanceled:        nil,
-	ExecTimedOut:        nil,
-	ExecCostExceeded:    nil,
+	// A budget wait ends queued (a person raised the ceiling or approved
+	// the overrun), canceled, or cost_exceeded when nobody did in time.
+	ExecWaitingBudget: {ExecQueued, ExecCanceled, ExecCostExceeded, ExecFailed},
+	ExecSucceeded:     nil,
+	ExecFailed:        nil,
+	ExecCanceled:      nil,
+	ExecTimedOut:      nil,
+	ExecCostExceeded:  nil,
 }
 
 // ErrIllegalTransition is what CheckTransition's errors wrap.
@@ -51,6 +54,12 @@ func CheckTransition(from, to string) error {
 func IsTerminal(status string) bool {
 	next, known := transitions[status]
 	return known && len(next) == 0
+}
+
+// IsWait reports whether an execution in this status waits for a person
+// (an input, an approval, a budget decision).
+func IsWait(status string) bool {
+	return status == ExecWaitingInput || status == ExecWaitingApproval || status == ExecWaitingBudget
 }
 
 // IsActive reports whether an execution in this status still occupies
@@ -87,6 +96,9 @@ type Change struct {
 	// the runtime has taken it.
 	ResumeInput      *string
 	ClearResumeInput bool
+	// MaxCostCents is the execution's new ceiling: a person raised it to
+	// resume a waiting_budget execution (kadu_executions_continue).
+	MaxCostCents *int64
 }
 
 // Machine is the one write path of an execution's status, steps and
@@ -136,7 +148,7 @@ func (m *Machine) Transition(ctx context.Context, q store.Querier, exec *Executi
 		sets, args = append(sets, "finished_at = ?"), append(args, now)
 		next.FinishedAt = &now
 	}
-	if (from == ExecWaitingInput || from == ExecWaitingApproval) && ch.Waiting == nil {
+	if IsWait(from) && ch.Waiting == nil {
 		sets = append(sets, "waiting = NULL")
 		next.WaitingJSON = nil
 	}
@@ -146,6 +158,10 @@ func (m *Machine) Transition(ctx context.Context, q store.Querier, exec *Executi
 			c := *v
 			*dst = &c
 		}
+	}
+	if ch.MaxCostCents != nil {
+		sets, args = append(sets, "max_cost_cents = ?"), append(args, *ch.MaxCostCents)
+		next.MaxCostCents = *ch.MaxCostCents
 	}
 	set("output", ch.Output, &next.OutputJSON)
 	set("error_code", ch.ErrorCode, &next.ErrorCode)
@@ -167,7 +183,7 @@ func (m *Machine) Transition(ctx context.Context, q store.Querier, exec *Executi
 		case ExecRunning:
 			d := now.Add(m.ExecutionTimeout)
 			deadline = &d
-		case ExecWaitingInput, ExecWaitingApproval:
+		case ExecWaitingInput, ExecWaitingApproval, ExecWaitingBudget:
 			d := now.Add(m.WaitTimeout)
 			deadline = &d
 		}

@@ -35,11 +35,16 @@ const (
 	ExecRunning         = "running"
 	ExecWaitingInput    = "waiting_input"
 	ExecWaitingApproval = "waiting_approval"
-	ExecSucceeded       = "succeeded"
-	ExecFailed          = "failed"
-	ExecCanceled        = "canceled"
-	ExecTimedOut        = "timed_out"
-	ExecCostExceeded    = "cost_exceeded"
+	// ExecWaitingBudget: the next model step could cross the execution's
+	// ceiling, so it waits for a person to raise the ceiling or approve
+	// the overrun (kadu_executions_continue) instead of ending
+	// cost_exceeded; every finished step is kept.
+	ExecWaitingBudget = "waiting_budget"
+	ExecSucceeded     = "succeeded"
+	ExecFailed        = "failed"
+	ExecCanceled      = "canceled"
+	ExecTimedOut      = "timed_out"
+	ExecCostExceeded  = "cost_exceeded"
 )
 
 // Step kinds and statuses.
@@ -335,7 +340,7 @@ func (d Destination) Wants(status string) bool {
 }
 
 // activeStatuses is IsActive as SQL: `status IN (…)`.
-const activeStatuses = `('queued', 'running', 'waiting_input', 'waiting_approval')`
+const activeStatuses = `('queued', 'running', 'waiting_input', 'waiting_approval', 'waiting_budget')`
 
 // StepStart is what a step is when it begins.
 type StepStart struct {

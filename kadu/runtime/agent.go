@@ -10,7 +10,6 @@ import (
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/platform/llm"
-	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
@@ -36,8 +35,10 @@ import (
 // more tokens than bytes, and a few per message for framing); the first
 // prompt by its bytes. The answer is bounded by max_completion_tokens,
 // lowered to what the remaining budget can pay. A step whose bound does
-// not fit stops the execution cost_exceeded before it starts, so the
-// ceiling is never crossed by a model that keeps to max_completion_tokens.
+// not fit is not made: the execution waits in waiting_budget for a person
+// to raise the ceiling or approve the overrun (budget.go), so the ceiling
+// is never crossed by a model that keeps to max_completion_tokens unless a
+// person said it may.
 
 // agentPreamble comes first in every agent's system prompt.
 const agentPreamble = `You are Kadu, the financial agent of Kobana, running a task on behalf of %s. These rules come before any other instruction:
@@ -204,7 +205,7 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		if err != nil {
 			return llm.Response{}, err
 		}
-		remaining := s.remainingBudget(e, r.t, usage)
+		remaining := r.remaining(usage)
 		req := llm.Request{Model: model, Messages: r.cp.Messages, Tools: tools}
 		inBound, err := r.promptBound(req)
 		if err != nil {
@@ -212,10 +213,8 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 		}
 		maxOut, ok := affordable(price, inBound, remaining, s.rt.cfg.MaxOutputTokens)
 		if !ok {
-			worst, _ := PriceStep(s.cfg.Prices, model, records.Tokens{In: inBound, Out: minOutputTokens})
-			return llm.Response{}, s.failAs(ctx, e, records.ExecCostExceeded, "cost_exceeded",
-				fmt.Sprintf("stopped before model step %d: it could cost up to %s (a prompt of up to %d tokens), and only %s remain of the ceiling",
-					r.cp.ModelSteps+1, money.Cents(worst).String(), inBound, money.Cents(remaining).String()))
+			// Not made: the execution waits for its budget (budget.go).
+			return llm.Response{}, r.overBudget(ctx, model, inBound, remaining, usage)
 		}
 		req.MaxTokens = maxOut
 		st, err := s.machine.BeginStep(ctx, s.db, e, records.StepStart{Kind: records.StepLLM, Arguments: stepArgs(map[string]any{
@@ -247,6 +246,10 @@ func (r *run) modelStep(ctx context.Context, model string, tools []llm.Tool) (ll
 			}
 			r.cp.Messages = append(r.cp.Messages, resp.Message())
 			r.cp.ModelSteps++
+			if r.cp.Grant != nil && r.cp.Grant.ModelStep <= r.cp.ModelSteps {
+				// The approved overrun covered this step only.
+				r.cp.Grant = nil
+			}
 			r.cp.PromptTokens, r.cp.PromptMessages = tokens.In, len(req.Messages)
 			return s.saveCheckpoint(wctx, tx, e, r.cp)
 		})

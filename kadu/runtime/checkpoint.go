@@ -38,6 +38,12 @@ type Checkpoint struct {
 	// (kadu_executions_continue), moved here from resume_input when the
 	// execution runs again and consumed as that step's result.
 	Answer json.RawMessage `json:"answer,omitempty"`
+	// Budget is the model step the execution waits at in waiting_budget
+	// (budget.go); Grant an approved overrun of one step; CeilingRaised
+	// that a person raised the execution's ceiling past the task's.
+	Budget        *budgetPause `json:"budget,omitempty"`
+	Grant         *budgetGrant `json:"grant,omitempty"`
+	CeilingRaised bool         `json:"ceiling_raised,omitempty"`
 }
 
 // awaitedCall is a call waiting for its approval: which call (the

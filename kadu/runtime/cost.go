@@ -23,8 +23,8 @@ func (s *Runtime) stepCost(model string, usage records.Tokens) (int64, error) {
 // max_cost and the plan's maximum per execution), of the task's ceiling
 // now (it may have been lowered since), and of the organization's month
 // (usage, as read in the step's transaction). Never negative. The runtime
-// checks it before each model step, estimated, and stops the execution
-// cost_exceeded before a step that would cross it.
+// checks it before each model step, estimated, and parks the execution in
+// waiting_budget before a step that would cross it (budget.go).
 func (s *Runtime) remainingBudget(exec *records.Execution, task *records.Task, usage records.Usage) int64 {
 	left := exec.MaxCostCents - exec.CostCents
 	if task != nil && task.CostCeilingCents != nil {

@@ -88,7 +88,8 @@ func (s *Runtime) RunExecution(ctx context.Context, jobID int64, id string) (err
 			return done(err)
 		}
 	default:
-		// waiting_input: kadu_executions_continue queues it again.
+		// waiting_input, waiting_budget: kadu_executions_continue queues
+		// it again.
 		return nil
 	}
 	if e.TriggeredBy != nil {
@@ -125,6 +126,12 @@ func done(err error) error {
 func (r *run) take(ctx context.Context) error {
 	r.cp.RunnerJob = r.jobID
 	resume := r.e.ResumeInputJSON
+	if r.cp.Budget != nil {
+		// Queued again from waiting_budget: resume_input is the person's
+		// decision, not an answer for the model (budget.go).
+		r.takeBudgetDecision(resume)
+		resume = nil
+	}
 	if resume != nil && r.t.Mode == records.ModeWorkflow {
 		// The answer to the kadu_ask step the workflow waits at, in the
 		// same write that clears resume_input.

@@ -132,6 +132,7 @@ var table = map[Key]entry{
 	KeyWorkWaiting:         {pt: "Aguardando", en: "Waiting"},
 	KeyWorkWaitingInput:    {pt: "Aguardando uma resposta sua", en: "Waiting for your answer"},
 	KeyWorkWaitingApproval: {pt: "Aguardando uma aprovação", en: "Waiting for an approval"},
+	KeyWorkWaitingBudget:   {pt: "Pausada no teto de custo", en: "Paused at its cost ceiling"},
 	KeyWorkSucceeded:       {pt: "Concluída", en: "Done"},
 	KeyWorkFailed:          {pt: "Falhou", en: "Failed"},
 	KeyWorkCancelled:       {pt: "Cancelada", en: "Cancelled"},

@@ -76,5 +76,6 @@ const (
 	KeyWorkSucceeded            Key = "work.succeeded"
 	KeyWorkWaiting              Key = "work.waiting"
 	KeyWorkWaitingApproval      Key = "work.waiting_approval"
+	KeyWorkWaitingBudget        Key = "work.waiting_budget"
 	KeyWorkWaitingInput         Key = "work.waiting_input"
 )

@@ -45,7 +45,7 @@ func TestEveryApprovalPageInOneLanguage(t *testing.T) {
 			v.Kind, v.Status, v.Title, v.StatusLabel, v.Text, v.Refresh, v.Result = "status", string(st), l.Say(sp.title), l.Say(sp.label), l.Say(sp.text), !st.Final(), `{"id": "e1"}`
 			views = append(views, v)
 		}
-		for _, w := range []WorkState{WorkQueued, WorkRunning, WorkWaiting, WorkWaitingInput, WorkWaitingApproval, WorkSucceeded, WorkFailed, WorkCancelled} {
+		for _, w := range []WorkState{WorkQueued, WorkRunning, WorkWaiting, WorkWaitingInput, WorkWaitingApproval, WorkWaitingBudget, WorkSucceeded, WorkFailed, WorkCancelled} {
 			sp := startedPage(w)
 			v := base
 			v.Kind, v.Status, v.Title, v.StatusLabel, v.Text, v.Refresh = "status", "succeeded", l.Say(sp.title), l.Say(sp.label), l.Say(sp.text), !w.Final()

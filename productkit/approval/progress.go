@@ -25,9 +25,12 @@ const (
 	WorkWaiting         WorkState = "waiting"
 	WorkWaitingInput    WorkState = "waiting_input"
 	WorkWaitingApproval WorkState = "waiting_approval"
-	WorkSucceeded       WorkState = "succeeded"
-	WorkFailed          WorkState = "failed"
-	WorkCancelled       WorkState = "cancelled"
+	// WorkWaitingBudget: paused at a spending limit until a person raises
+	// it or approves going past it.
+	WorkWaitingBudget WorkState = "waiting_budget"
+	WorkSucceeded     WorkState = "succeeded"
+	WorkFailed        WorkState = "failed"
+	WorkCancelled     WorkState = "cancelled"
 )
 
 // Final reports whether the work has ended.
@@ -46,6 +49,8 @@ func (s WorkState) label() pagetext.Key {
 		return pagetext.KeyWorkWaitingInput
 	case WorkWaitingApproval:
 		return pagetext.KeyWorkWaitingApproval
+	case WorkWaitingBudget:
+		return pagetext.KeyWorkWaitingBudget
 	case WorkSucceeded:
 		return pagetext.KeyWorkSucceeded
 	case WorkFailed:
