@@ -34,6 +34,7 @@ func specWith(start Config) *productkit.Spec {
 		APIBase:           APIBase,
 		ScopeDescriptions: scopeDescriptions,
 		Migrations:        Migrations,
+		PagePaths:         []string{ExecutionPagePrefix},
 		Settings:          cfg.settings,
 		Build:             func(b *productkit.Builder) error { return build(b, *cfg) },
 	}
@@ -114,6 +115,9 @@ func build(b *productkit.Builder, cfg Config) error {
 	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia(),
 		ToolTitles: toolTitles, Progress: svc.approvalProgress})
 	b.Routes(svc.fileRoutes)
+	// The execution page for people (execution_page.go), signed in like
+	// the approval page; sign-in returns to it (Spec.PagePaths).
+	b.Routes(svc.executionRoutes(deps))
 	return nil
 }
 
