@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/kadu/runtime"
+	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
@@ -38,7 +40,12 @@ const scriptList = `{"data":[{"id":"b1","amount":10.5,"payer":"<script>alert('pw
 
 func startPages(t *testing.T, db *store.DB) *pageEnv {
 	t.Helper()
-	e := &pageEnv{runtimeEnv: startRuntimeWith(t, db, Config{}, producttest.Options{SignIn: true}), clientID: "planilha-" + store.NewID()}
+	return startPagesWith(t, db, Config{})
+}
+
+func startPagesWith(t *testing.T, db *store.DB, cfg Config) *pageEnv {
+	t.Helper()
+	e := &pageEnv{runtimeEnv: startRuntimeWith(t, db, cfg, producttest.Options{SignIn: true}), clientID: "planilha-" + store.NewID()}
 	e.cat.listAnswer = scriptList
 	// A client registered with a name that is markup too: the page shows
 	// it as text.
@@ -326,6 +333,53 @@ func TestExecutionPageIsTheOrganizations(t *testing.T) {
 	})
 }
 
+// TestExecutionPageAgentFilesAndCost: an agent's run shows each model
+// call's cost and tokens, the total against the ceiling, and the output
+// file it wrote, whose link sends the browser to a fresh download URL of
+// the files routes that serves the file; another execution's file id
+// under this execution is a 404.
+func TestExecutionPageAgentFilesAndCost(t *testing.T) {
+	t.Parallel()
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		m := newFakeModel(t)
+		m.script(
+			callTools([3]int{1000, 100, 0}, runtime.ToolWriteOutput, `{"filename":"resumo <março>.csv","content_type":"text/csv","content":"boleto;valor\nb1;10,50\n"}`),
+			answer([3]int{2000, 50, 0}, "Resumo escrito."),
+		)
+		cfg := agentConfig(m)
+		cfg.Files = FilesConfig{bucket: blobtest.Dir(t), URLSecret: "page files secret"}
+		e := startPagesWith(t, db, cfg)
+		id := e.runAsClient(e.task(agentTask("alpha_list")).ID, nil)
+		x := e.wait(id, records.ExecSucceeded)
+		outs, err := records.ExecutionOutputs(e.ctx, db, e.Mine.ID, id)
+		if err != nil || len(outs) != 1 || x.CostCents == 0 {
+			t.Fatalf("outputs %v %v, cost %d", outs, err, x.CostCents)
+		}
+		b, p := e.signedIn(ExecutionPagePrefix + id)
+		fileLink := ExecutionPagePrefix + id + "/files/" + outs[0].ID
+		for _, want := range []string{`<a href="` + fileLink + `" download>resumo &lt;março&gt;.csv</a>`, "· Chamada ao modelo <span", "R$ 0,02 · 1.000 tokens de entrada, 100 de saída, 0 em cache",
+			"tokens de entrada", `<span id="cost">` + brl(pagetext.ForHeader("pt-BR"), x.CostCents) + " de um teto de " + brl(pagetext.ForHeader("pt-BR"), x.MaxCostCents) + `</span>`,
+			`<code class="tool">` + runtime.ToolWriteOutput + `</code>`} {
+			if !strings.Contains(p.Body, want) {
+				t.Errorf("the page lacks %q\n%s", want, p.Body)
+			}
+		}
+		r := b.Get(fileLink)
+		loc := r.Header.Get("Location")
+		if r.Status != http.StatusSeeOther || loc == "" {
+			t.Fatalf("download: %d %q", r.Status, loc)
+		}
+		if got := b.Get(loc); got.Status != http.StatusOK || got.Body != "boleto;valor\nb1;10,50\n" {
+			t.Errorf("the download URL: %d %q", got.Status, got.Body)
+		}
+		other := e.runAsClient(e.task(threeSteps()).ID, map[string]any{"month": "2026-03"})
+		e.wait(other, records.ExecSucceeded, records.ExecFailed)
+		if r := b.Get(ExecutionPagePrefix + other + "/files/" + outs[0].ID); r.Status != http.StatusNotFound {
+			t.Errorf("a file of another execution: %d", r.Status)
+		}
+	})
+}
+
 // TestExecutionPageUnknownStatus: a status the page has no words for (one
 // added later, a budget's pause) shows as "in another state" with its
 // code, and the page goes on reloading, since it has not ended.
@@ -344,6 +398,24 @@ func TestExecutionPageUnknownStatus(t *testing.T) {
 		if !strings.Contains(out, `class="status other" data-status="waiting_budget">`+other) || !strings.Contains(out, "waiting_budget") ||
 			!refreshRE.MatchString(out) || !strings.Contains(out, "&lt;i&gt;t&lt;/i&gt;") {
 			t.Errorf("%s: %s", lang, out)
+		}
+	}
+}
+
+// TestBRL: amounts in reais as each language writes them.
+func TestBRL(t *testing.T) {
+	t.Parallel()
+	pt, en := pagetext.ForHeader("pt-BR"), pagetext.ForHeader("en")
+	for _, c := range []struct {
+		cents  int64
+		pt, en string
+	}{{0, "R$ 0,00", "R$ 0.00"}, {5, "R$ 0,05", "R$ 0.05"}, {100000, "R$ 1.000,00", "R$ 1,000.00"},
+		{123456789, "R$ 1.234.567,89", "R$ 1,234,567.89"}, {-4050, "R$ -40,50", "R$ -40.50"}} {
+		if got := brl(pt, c.cents); got != c.pt {
+			t.Errorf("brl(pt, %d) = %q, want %q", c.cents, got, c.pt)
+		}
+		if got := brl(en, c.cents); got != c.en {
+			t.Errorf("brl(en, %d) = %q, want %q", c.cents, got, c.en)
 		}
 	}
 }

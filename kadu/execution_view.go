@@ -253,13 +253,26 @@ func (p *executionPages) waiting(l *pagetext.Printer, e *records.Execution) *wai
 }
 
 // brl is an amount of cents in reais, written as the page's language
-// writes numbers ("R$ 1234,56" in Portuguese, "R$ 1234.56" in English).
+// writes numbers: "R$ 1.234,56" in Portuguese, "R$ 1,234.56" in English.
 func brl(l *pagetext.Printer, cents int64) string {
 	d := money.Cents(cents).Decimal()
-	if strings.HasPrefix(l.Lang(), "pt") {
-		d = strings.Replace(d, ".", ",", 1)
+	sign, d := "", d
+	if strings.HasPrefix(d, "-") {
+		sign, d = "-", d[1:]
 	}
-	return "R$ " + d
+	units, frac, _ := strings.Cut(d, ".")
+	group, point := ",", "."
+	if strings.HasPrefix(l.Lang(), "pt") {
+		group, point = ".", ","
+	}
+	var b strings.Builder
+	for i, r := range units {
+		if i > 0 && (len(units)-i)%3 == 0 {
+			b.WriteString(group)
+		}
+		b.WriteRune(r)
+	}
+	return "R$ " + sign + b.String() + point + frac
 }
 
 // prettyData is a JSON document indented two spaces, its keys in their
