@@ -14,10 +14,10 @@ import (
 
 	"github.com/kobana/kobana-mcp/kadu/records"
 	"github.com/kobana/kobana-mcp/kadu/runtime"
-	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/oauth"
 	"github.com/kobana/kobana-mcp/oauth/server"
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
+	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
