@@ -19,6 +19,7 @@ import (
 	"github.com/kobana/kobana-mcp/oauth/server/sqlstore"
 	"github.com/kobana/kobana-mcp/platform/blob/blobtest"
 	"github.com/kobana/kobana-mcp/platform/pagetext"
+	"github.com/kobana/kobana-mcp/platform/pagetext/pagetexttest"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 	"github.com/kobana/kobana-mcp/productkit/producttest"
@@ -419,3 +420,87 @@ func TestBRL(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutionTemplateHoldsNoWords: every word a person reads on the
+// execution page comes from the catalogue (platform/pagetext), the
+// page's phrases, or the execution's data.
+func TestExecutionTemplateHoldsNoWords(t *testing.T) {
+	t.Parallel()
+	raw, err := pagetexttest.RawText(executionTemplateFiles, "templates/*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		t.Errorf("words written in a template instead of the catalogue: %s", r)
+	}
+}
+
+// TestEveryExecutionPageInOneLanguage renders the page in each status it
+// knows and one it does not, with a step of every kind and status, an
+// approval in every status, a wait, an error, output and a file, in both
+// languages, and finds in each only its own language.
+func TestEveryExecutionPageInOneLanguage(t *testing.T) {
+	t.Parallel()
+	p := &executionPages{s: &service{log: slog.New(slog.DiscardHandler)}, loc: time.UTC}
+	statuses := []string{"waiting_budget"}
+	for st := range executionLabels {
+		statuses = append(statuses, st)
+	}
+	for _, l := range []*pagetext.Printer{pagetext.In(pagetext.PortugueseBR), pagetext.In(pagetext.English)} {
+		at := l.Time(time.Date(2026, 3, 14, 18, 4, 5, 0, time.UTC), time.UTC)
+		var steps []stepView
+		seq := 0
+		for kind := range stepKinds {
+			for st := range stepStatuses {
+				seq++
+				s := p.step(l, "/executions/e1", &records.Step{Seq: seq, Kind: kind, ToolName: ptr("alpha_list"), ArgumentsJSON: ptr(`{"id": "b1"}`),
+					ResultSummary: ptr(`{"data": []}`), Status: st, ErrorMessage: ptr("conflict"), CostCents: 12, DurationMS: 1500,
+					TokensIn: 1000, TokensOut: 20, FinishedAt: ptr(time.Now())})
+				s.ArgumentsCut, s.Cut = true, true
+				steps = append(steps, s)
+			}
+		}
+		var approvals []approvalView
+		for st, ph := range approvalStatuses {
+			approvals = append(approvals, approvalView{Tool: "alpha_delete", Status: string(st), StatusLabel: l.Pick(ph), Person: "ana@acme.example", Asked: at, Decided: at, URL: "/approvals/a1"})
+		}
+		for _, st := range statuses {
+			vw := &execView{Kind: "execution", L: l, ID: "e1", TaskName: "Boletos", TaskMode: l.Pick(taskModes[records.ModeAgent]),
+				StartedBy: l.Say(pagetext.KeyExecutionByClient, "ana@acme.example", "Claude"), Created: at, Started: at, Finished: at,
+				Cost: brl(l, 1234), Ceiling: brl(l, 100000), CostCents: 1234, CeilingCents: 100000, Tokens: l.Say(pagetext.KeyExecutionTokens, 1, 2, 3),
+				ErrorCode: "step_failed", ErrorMessage: "conflict", Steps: steps, MoreSteps: 3, Approvals: approvals,
+				Waiting: &waitView{Kind: "approval", Question: "?", Tool: "alpha_delete", Message: "b2", ApprovalURL: "/approvals/a1", Until: at, Other: `{"kind": "x"}`},
+				Files:   []fileView{{Name: "resumo.csv", Size: l.Say(pagetext.KeyExecutionBytes, 22), URL: "/executions/e1/files/f1"}},
+				Output:  `{"answer": "ok"}`, OutputCut: true, JSONURL: "/executions/e1/json"}
+			vw.Title = l.Say(pagetext.KeyExecutionPageTitle, vw.TaskName)
+			vw.setStatus(st)
+			views := []*execView{vw}
+			for _, m := range [][2]pagetext.Key{{pagetext.KeyExecutionNotFoundTitle, pagetext.KeyExecutionNotFound},
+				{pagetext.KeyExecutionNotFoundTitle, pagetext.KeyExecutionStepNotFound}, {pagetext.KeyExecutionNotFoundTitle, pagetext.KeyExecutionFileNotFound},
+				{pagetext.KeyErrorTitle, pagetext.KeyErrorServer}} {
+				views = append(views, &execView{Kind: "message", L: l, Title: l.Say(m[0]), Text: l.Say(m[1])})
+			}
+			for _, v := range views {
+				w := httptest.NewRecorder()
+				p.render(w, 200, v)
+				body := w.Body.String()
+				name := l.Lang() + " " + v.Kind + " " + st + " " + v.Title
+				if w.Code != 200 {
+					t.Fatalf("%s: %d %s", name, w.Code, body)
+				}
+				if got := pagetexttest.Lang(body); got != l.Lang() {
+					t.Errorf("%s: <html lang=%q>", name, got)
+				}
+				text := pagetexttest.Visible(body)
+				for _, m := range pagetexttest.OtherLanguage(text, l.Tag()) {
+					t.Errorf("%s shows a message of the other language: %s", name, m)
+				}
+				if words := pagetexttest.ForeignWords(text, l.Tag()); len(words) > 0 {
+					t.Errorf("%s has words of the other language %q in: %s", name, words, text)
+				}
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
