@@ -504,3 +504,19 @@ func TestEveryExecutionPageInOneLanguage(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPrettyData: JSON indented in its own order, Go's HTML escapes shown
+// as their characters (an escaped backslash before one left alone), and
+// text left as it is.
+func TestPrettyData(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"b":1,"a":"\u003cscript\u003e\u0026"}`: "{\n  \"b\": 1,\n  \"a\": \"<script>&\"\n}",
+		`["\\u003c","\\\u003c"]`:                 "[\n  \"\\\\u003c\",\n  \"\\\\<\"\n]",
+		`not json <b>`:                           `not json <b>`,
+	} {
+		if got := prettyData(in); got != want {
+			t.Errorf("prettyData(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -277,13 +278,32 @@ func brl(l *pagetext.Printer, cents int64) string {
 
 // prettyData is a JSON document indented two spaces, its keys in their
 // order, or s as it is when it is not JSON (a result summary is text).
+// The \u003c, \u003e and \u0026 escapes Go's encoder writes for <, > and
+// & are shown as the characters they stand for (the same JSON): the page
+// escapes them as HTML, so a person reads "<script>" as text.
 func prettyData(s string) string {
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(s), "", "  ") != nil {
 		return s
 	}
-	return buf.String()
+	out := buf.String()
+	for {
+		next := htmlEscapeRE.ReplaceAllStringFunc(out, func(m string) string {
+			i := strings.LastIndex(m, `\u00`)
+			return m[:i] + htmlEscapes[strings.ToLower(m[i+4:])]
+		})
+		if next == out {
+			return out
+		}
+		out = next
+	}
 }
+
+// htmlEscapeRE is a \u003c, \u003e or \u0026 escape that is one (not
+// preceded by an odd number of backslashes), with what precedes it.
+var htmlEscapeRE = regexp.MustCompile(`(?i)(^|[^\\])(\\\\)*\\u00(3c|3e|26)`)
+
+var htmlEscapes = map[string]string{"3c": "<", "3e": ">", "26": "&"}
 
 func derefString(p *string) string {
 	if p == nil {
