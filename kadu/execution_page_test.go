@@ -195,7 +195,8 @@ func TestExecutionPageShowsASucceededRun(t *testing.T) {
 // TestExecutionPageFollowsARun: while an execution runs the page says so
 // and reloads itself, with the step in progress; one that waits for an
 // approval shows what it waits for, links the approval and lists it as
-// pending for the person who started it; once approved and done, the
+// pending for the person who started it, and that approval's page links
+// back to the execution's; once approved and done, the
 // approval shows as decided and the page stops reloading; a failed one
 // says why.
 func TestExecutionPageFollowsARun(t *testing.T) {
@@ -255,6 +256,15 @@ func TestExecutionPageFollowsARun(t *testing.T) {
 			t.Error("waiting: the page does not reload itself")
 		}
 
+		// The step's approval page, for the person who ran it, links the
+		// execution's page: what it did before this step.
+		if err := e.Acc.SetPassword(e.ctx, e.member.ID, producttest.Password); err != nil {
+			t.Fatal(err)
+		}
+		ap := e.Browser().Open(e.URL+"/approvals/"+aid, e.member.Email)
+		if want := `<a id="requester-page" href="` + e.URL + ExecutionPagePrefix + id + `">(veja o que ela já fez)</a>`; ap.Status != http.StatusOK || !strings.Contains(ap.Body, want) {
+			t.Errorf("the step's approval page lacks %q:\n%s", want, ap.Body)
+		}
 		a, err := e.svc.approvals.Get(e.ctx, aid)
 		if err != nil {
 			t.Fatal(err)
