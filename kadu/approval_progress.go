@@ -13,8 +13,9 @@ import (
 // that ran must not say the task is done: the call only queued an
 // execution. approvalProgress is Kadu's approval.Options.Progress: the
 // execution the call answered, read afresh each time the page is shown,
-// its status in the page's words, and where to follow it — the API route
-// and the MCP resource (docs/decisions.md "Approval link").
+// its status in the page's words, and where to follow it — the execution
+// page for people (execution_page.go), the API route and the MCP resource
+// (docs/decisions.md "Approval link").
 
 // executionTools are the tools whose answer is an execution that goes on
 // after the call.
@@ -63,5 +64,6 @@ func (s *service) approvalProgress(ctx context.Context, a *approval.Approval) (*
 		Note:      executionNotes[e.Status],
 		FollowURL: s.publicURL + APIBase + "/executions/" + url.PathEscape(e.ID),
 		Resource:  "kobana://kadu/executions/" + e.ID,
+		PageURL:   s.publicURL + ExecutionPagePrefix + url.PathEscape(e.ID),
 	}, nil
 }

@@ -22,10 +22,10 @@ var (
 
 // TestApprovedRunSaysTheExecutionIsQueued: kadu_tasks_run approved on the
 // page queues an execution; the page then says the call ran and the
-// execution is queued (not "done"), links its API route and names its
-// resource, and reloads itself; as the execution moves (running, waiting
-// for input, succeeded) the page follows it, and stops reloading once it
-// has ended. The runtime holds executions here, so each state is the
+// execution is queued (not "done"), links the execution page and its API
+// route, names its resource, and reloads itself; as the execution moves
+// (running, waiting for input, succeeded) the page follows it, and stops
+// reloading once it has ended. The runtime holds executions here, so each state is the
 // test's to set.
 func TestApprovedRunSaysTheExecutionIsQueued(t *testing.T) {
 	t.Parallel()
@@ -62,7 +62,8 @@ func TestApprovedRunSaysTheExecutionIsQueued(t *testing.T) {
 
 		queued := b.Get(l.ApprovalURL)
 		for _, want := range []string{`data-status="succeeded"`, "Ação iniciada", "Na fila", "a execução " + exec,
-			`href="` + e.URL + APIBase + "/executions/" + exec + `"`, "kobana://kadu/executions/" + exec} {
+			`href="` + e.URL + APIBase + "/executions/" + exec + `"`, "kobana://kadu/executions/" + exec,
+			`<a id="follow-page" href="` + e.URL + ExecutionPagePrefix + exec + `">Acompanhe passo a passo nesta página</a>`} {
 			if !strings.Contains(queued.Body, want) {
 				t.Errorf("queued: the page lacks %q", want)
 			}

@@ -91,6 +91,9 @@ type runRequest struct {
 	MaxCostCents *int64
 	// TickAt is the schedule tick that queues it.
 	TickAt *time.Time
+	// ClientID is the OAuth client of the call that queues it ("" for a
+	// schedule's tick).
+	ClientID string
 }
 
 // runPlan is what an execution will run with, decided before it is
@@ -191,6 +194,9 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *records.T
 	e := &records.Execution{ID: store.NewID(), OrganizationID: t.OrganizationID, TaskID: t.ID, Trigger: req.Trigger,
 		TriggeredBy: req.TriggeredBy, Status: records.ExecQueued, Model: p.model, InputJSON: string(in), InputFileIDsJSON: string(fl),
 		MaxCostCents: p.ceiling, TickAt: req.TickAt, CreatedAt: now, UpdatedAt: now}
+	if req.ClientID != "" {
+		e.ClientID = &req.ClientID
+	}
 	if parent, state := tracing.Carrier(ctx); parent != "" {
 		e.TraceParent = &parent
 		if state != "" {
@@ -350,7 +356,7 @@ func (h *executionsAPI) run(ctx context.Context, in *runTaskIn) (*rest.Response,
 		}
 		user := sc.Identity.UserID
 		e, err = h.queueExecution(ctx, tx, t, runRequest{Trigger: trigger, TriggeredBy: &user, Input: in.Input,
-			InputFileIDs: in.InputFileIDs, MaxCostCents: maxCost})
+			InputFileIDs: in.InputFileIDs, MaxCostCents: maxCost, ClientID: sc.Identity.ClientID})
 		return err
 	})
 	if err != nil {

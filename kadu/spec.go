@@ -1,6 +1,9 @@
 package kadu
 
 import (
+	"net/url"
+
+	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
 	"github.com/kobana/kobana-mcp/platform/idempotency"
@@ -8,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit"
+	"github.com/kobana/kobana-mcp/productkit/approval"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 	"github.com/kobana/kobana-mcp/productkit/webhookapi"
 	"github.com/kobana/kobana-mcp/rest"
@@ -34,6 +38,7 @@ func specWith(start Config) *productkit.Spec {
 		APIBase:           APIBase,
 		ScopeDescriptions: scopeDescriptions,
 		Migrations:        Migrations,
+		PagePaths:         []string{ExecutionPagePrefix},
 		Settings:          cfg.settings,
 		Build:             func(b *productkit.Builder) error { return build(b, *cfg) },
 	}
@@ -112,9 +117,21 @@ func build(b *productkit.Builder, cfg Config) error {
 	// execution (kadu/runtime approvals.go, Runtime.ApprovalDecided).
 	// A run's (or continue's) answer is an execution that goes on after
 	// the call: the page follows it (approval_progress.go).
-	b.Approvals(productkit.Approvals{AsResult: true, Owners: svc.runtime.ApprovalOwners(), Location: productkit.Brasilia(),
+	// The page of a step's approval links the execution's page: what
+	// the execution did before the step it asks about.
+	owners := svc.runtime.ApprovalOwners()
+	if o, ok := owners[runtime.ApprovalOwner]; ok {
+		o.Page = func(a *approval.Approval) string {
+			return svc.publicURL + ExecutionPagePrefix + url.PathEscape(a.OwnerRef)
+		}
+		owners[runtime.ApprovalOwner] = o
+	}
+	b.Approvals(productkit.Approvals{AsResult: true, Owners: owners, Location: productkit.Brasilia(),
 		ToolTitles: toolTitles, Progress: svc.approvalProgress})
 	b.Routes(svc.fileRoutes)
+	// The execution page for people (execution_page.go), signed in like
+	// the approval page; sign-in returns to it (Spec.PagePaths).
+	b.Routes(svc.executionRoutes(deps))
 	return nil
 }
 

@@ -57,10 +57,21 @@ type Spec struct {
 	// product's typed configuration, and returns the check that validates
 	// (and converts) them once parsed. Nil: the product has none.
 	Settings func(s *Settings) (check func() error)
+	// PagePaths are path prefixes of the product's own pages for people
+	// beyond the approval pages (Kadu's "/executions/"), each ending in
+	// "/": the built-in sign-in returns to them (oauth/server
+	// Config.ReturnPaths), and nowhere else.
+	PagePaths []string
 	// Build declares the product on b. It must not need a connection:
 	// with b.Deps.DB nil (catalog snapshots, generated docs) it still
 	// declares every operation, resource and prompt.
 	Build func(b *Builder) error
+}
+
+// ReturnPaths are the paths the built-in sign-in may send a person back
+// to on s's listener: the approval pages and s's own (PagePaths).
+func (s *Spec) ReturnPaths() []string {
+	return append([]string{approval.PathPrefix}, s.PagePaths...)
 }
 
 // Builder is what a product's Build fills: the API it declares its

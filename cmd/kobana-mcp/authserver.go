@@ -10,7 +10,6 @@ import (
 	"github.com/kobana/kobana-mcp/platform/httpx"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit"
-	"github.com/kobana/kobana-mcp/productkit/approval"
 )
 
 // newAuthServer builds the built-in authorization server of a product's
@@ -33,8 +32,9 @@ func newAuthServer(spec *productkit.Spec, public string, db *store.DB, v *verifi
 		Logger:            log.With("product", spec.Key, "component", "oauth"),
 		AllowInsecureCIMD: *f.devInsecureCIMD == "true",
 		NewLimiter:        limiters, // shared in Redis when configured (limits.go)
-		// Sign-in may return to the approval pages (productkit/approval).
-		ReturnPaths: []string{approval.PathPrefix},
+		// Sign-in may return to the approval pages (productkit/approval)
+		// and the product's own pages (Kadu's execution page).
+		ReturnPaths: spec.ReturnPaths(),
 	})
 }
 

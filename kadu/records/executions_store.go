@@ -88,18 +88,18 @@ func GetExecution(ctx context.Context, q store.Querier, orgID, id string) (*Exec
 // its id, status queued and timestamps).
 func InsertExecution(ctx context.Context, q store.Querier, e *Execution) error {
 	_, err := q.Exec(ctx, `INSERT INTO kadu_executions (`+ExecutionColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrganizationID, e.TaskID, e.Trigger, e.TriggeredBy, e.Status, e.Model, e.InputJSON,
 		e.InputFileIDsJSON, e.MaxCostCents, e.CostCents, e.TokensIn, e.TokensOut, e.TokensCached, e.StepCount,
 		e.OutputJSON, e.ErrorCode, e.ErrorMessage, e.WaitingJSON, e.CheckpointJSON, e.ResumeInputJSON, e.ApprovalID, e.TickAt,
-		e.StartedAt, e.FinishedAt, e.Deadline, e.CreatedAt, e.UpdatedAt, e.TraceParent, e.TraceState)
+		e.StartedAt, e.FinishedAt, e.Deadline, e.CreatedAt, e.UpdatedAt, e.TraceParent, e.TraceState, e.ClientID)
 	return err
 }
 
 const ExecutionColumns = `id, organization_id, task_id, trigger_kind, triggered_by, status, model, input,
 	input_file_ids, max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count,
 	output, error_code, error_message, waiting, checkpoint, resume_input, approval_id, tick_at, started_at,
-	finished_at, deadline, created_at, updated_at, trace_parent, trace_state`
+	finished_at, deadline, created_at, updated_at, trace_parent, trace_state, client_id`
 
 const stepColumns = `id, organization_id, execution_id, seq, kind, tool_name, arguments, result_summary,
 	status, error_message, tokens_in, tokens_out, tokens_cached, cost_cents, duration_ms,

@@ -163,6 +163,10 @@ type Execution struct {
 	// off: each run's span continues that trace (kadu/runtime).
 	TraceParent *string `db:"trace_parent"`
 	TraceState  *string `db:"trace_state"`
+	// ClientID is the OAuth client whose call queued the execution (nil
+	// for a schedule's, and before migration 00370): the execution page
+	// names it.
+	ClientID *string `db:"client_id"`
 }
 
 // Step is one step of an execution: a model call, a tool call or a

@@ -78,4 +78,20 @@ const (
 	KeyWorkWaitingApproval      Key = "work.waiting_approval"
 	KeyWorkWaitingBudget        Key = "work.waiting_budget"
 	KeyWorkWaitingInput         Key = "work.waiting_input"
+
+	// Kadu's execution page (kadu/execution_page.go).
+	KeySignInLeadExecution    Key = "sign.in_lead_execution"
+	KeyExecutionPageTitle     Key = "execution.page_title"
+	KeyExecutionNotFoundTitle Key = "execution.not_found_title"
+	KeyExecutionNotFound      Key = "execution.not_found"
+	KeyExecutionStepNotFound  Key = "execution.step_not_found"
+	KeyExecutionFileNotFound  Key = "execution.file_not_found"
+	KeyExecutionOtherStatus   Key = "execution.other_status"
+	KeyExecutionTokens        Key = "execution.tokens"
+	KeyExecutionBytes         Key = "execution.bytes"
+	KeyExecutionDuration      Key = "execution.duration"
+	KeyExecutionBySchedule    Key = "execution.by_schedule"
+	KeyExecutionByNobody      Key = "execution.by_nobody"
+	KeyExecutionByClient      Key = "execution.by_client"
+	KeyExecutionByAPI         Key = "execution.by_api"
 )

@@ -72,7 +72,10 @@ type view struct {
 	// DeclaredClient is the name and version the client declared itself
 	// in the call's envelope ("" when none), shown beside Client, the
 	// OAuth client's registered name.
-	DeclaredClient               string
+	DeclaredClient string
+	// RequesterPage is the owner's page about what asks (Owner.Page),
+	// "" when none.
+	RequesterPage                string
 	Email, Message, Arguments    string
 	ExpiresAt, ExpiresIn, Result string
 	// Progress is what the call started, when the product says
@@ -233,6 +236,17 @@ func (p *Policy) requester(ctx context.Context, l *pagetext.Printer, a *Approval
 	return p.opts.SignIn.ClientName(ctx, l, a.ClientID)
 }
 
+// requesterPage is the owner's page about what asks for a (Owner.Page),
+// when it is an http(s) URL.
+func (p *Policy) requesterPage(a *Approval) string {
+	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" && o.Page != nil {
+		if u := o.Page(a); webURL(u) {
+			return u
+		}
+	}
+	return ""
+}
+
 // toolTitle is the title the page shows for a's tool and the language it
 // is written in: the product's words in l's language
 // (Options.ToolTitles), else the catalog's title (or the owner's, for
@@ -275,8 +289,8 @@ func (p *Policy) renderApproval(w http.ResponseWriter, r *http.Request, v *serve
 	vw := view{
 		L: l, Status: string(a.Status), Client: p.requester(ctx, l, a), ToolName: a.Tool,
 		ToolTitle: title, ToolTitleLang: otherLang(l, titleLang), MessageLang: otherLang(l, p.opts.CatalogLanguage),
-		DeclaredClient: declaredClient(a),
-		Email:          a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
+		DeclaredClient: declaredClient(a), RequesterPage: p.requesterPage(a),
+		Email: a.Email, Message: a.Message, Arguments: prettyJSON(a.Arguments),
 		ExpiresAt: l.Time(a.ExpiresAt, p.opts.Location),
 	}
 	if a.Status == StatusPending {

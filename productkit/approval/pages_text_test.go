@@ -34,7 +34,7 @@ func TestEveryApprovalPageInOneLanguage(t *testing.T) {
 	p := &Policy{opts: Options{ProductName: "Kadu", CatalogLanguage: "en"}}
 	for _, l := range []*pagetext.Printer{pagetext.In(pagetext.PortugueseBR), pagetext.In(pagetext.English)} {
 		base := view{L: l, Client: "Claude", ToolName: "kadu_tasks_run", ToolTitle: l.Pick(pagetext.Phrase{PT: "Executar tarefa", EN: "Run a task"}), MessageLang: otherLang(l, "en"),
-			DeclaredClient: "Claude Desktop 0.9", Email: "ana@acme.example", Message: "Run task 'Boletos' (id t1)? It cannot be undone.",
+			DeclaredClient: "Claude Desktop 0.9", RequesterPage: "https://kadu.example/executions/e1", Email: "ana@acme.example", Message: "Run task 'Boletos' (id t1)? It cannot be undone.",
 			Arguments: `{"task_id": "t1"}`, ExpiresAt: l.Time(time.Date(2026, 3, 14, 18, 4, 5, 0, time.UTC), time.UTC)}
 		var views []view
 		pending := base

@@ -161,6 +161,10 @@ type Owner struct {
 	// ToolTitle is the display title of a tool the product's own catalog
 	// does not hold (another product's tool); nil or "" shows the name.
 	ToolTitle func(tool string) string
+	// Page is the product's page for people about what asks (Kadu's
+	// execution page: what the execution did before this step), linked
+	// beside who asks; nil or a URL that is not http(s) shows none.
+	Page func(a *Approval) string
 }
 
 // Policy is the approval-link confirmation policy (docs/decisions.md

@@ -77,6 +77,9 @@ type Progress struct {
 	FollowURL string
 	// Resource is its MCP resource URI, for the person's application.
 	Resource string
+	// PageURL is the product's page for people that follows it (Kadu's
+	// execution page); only http(s) URLs are shown.
+	PageURL string
 }
 
 // ProgressFunc reads what a succeeded approval's call started; nil (with
@@ -87,6 +90,7 @@ type ProgressFunc func(ctx context.Context, a *Approval) (*Progress, error)
 type progressView struct {
 	State, Label, What, Note string
 	FollowURL, Resource      string
+	PageURL                  string
 }
 
 func newProgressView(l *pagetext.Printer, pr *Progress) *progressView {
@@ -94,8 +98,17 @@ func newProgressView(l *pagetext.Printer, pr *Progress) *progressView {
 		State: string(pr.State), Label: l.Say(pr.State.label()), What: l.Pick(pr.What), Note: l.Pick(pr.Note),
 		Resource: pr.Resource,
 	}
-	if u, err := url.Parse(pr.FollowURL); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+	if webURL(pr.FollowURL) {
 		v.FollowURL = pr.FollowURL
 	}
+	if webURL(pr.PageURL) {
+		v.PageURL = pr.PageURL
+	}
 	return v
+}
+
+// webURL reports whether s is an absolute http(s) URL.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }

@@ -213,6 +213,27 @@ func (s *Store) GetInOrganization(ctx context.Context, orgID, id string) (*Appro
 	return a, nil
 }
 
+// ForOwnerRef lists the approvals a product asked for itself about one
+// thing (Owner owner, OwnerRef ref) in an organization, oldest first, each
+// as Get reads it (a pending one past its expiry is marked expired): a
+// Kadu execution's approvals, on its page.
+func (s *Store) ForOwnerRef(ctx context.Context, orgID, owner, ref string) ([]*Approval, error) {
+	var ids []string
+	if err := s.db.Select(ctx, &ids, `SELECT id FROM approvals WHERE organization_id = ? AND owner = ? AND owner_ref = ?
+		ORDER BY created_at, id`, orgID, owner, ref); err != nil {
+		return nil, err
+	}
+	out := make([]*Approval, 0, len(ids))
+	for _, id := range ids {
+		a, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 func (s *Store) reread(ctx context.Context, id string) (*Approval, error) {
 	var a Approval
 	if err := s.db.Get(ctx, &a, `SELECT `+columns+` FROM approvals WHERE id = ?`, id); err != nil {

@@ -55,6 +55,10 @@ func (e *Env) firstText(tool, res string) (string, bool) {
 // Browser is a person's browser on the listener (Options.SignIn): a
 // cookie jar, and redirects not followed, so each step can be looked at.
 type Browser struct {
+	// AcceptLanguage, when set, is sent with every request (a browser
+	// that prefers English, say).
+	AcceptLanguage string
+
 	t testing.TB
 	e *Env
 	c *http.Client
@@ -75,6 +79,9 @@ func (e *Env) Browser() *Browser {
 
 func (b *Browser) do(req *http.Request) Page {
 	b.t.Helper()
+	if b.AcceptLanguage != "" {
+		req.Header.Set("Accept-Language", b.AcceptLanguage)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatal(err)

@@ -220,7 +220,7 @@ func (e *Env) authServer(keys *oauth.KeySet) (*server.Server, error) {
 	return server.New(server.Config{
 		Issuer: e.URL, ProductName: e.spec.Title, Resources: []string{e.URL + productkit.MCPPath, e.URL + e.spec.APIBase},
 		Scopes: e.scopes, ScopeDescriptions: e.spec.ScopeDescriptions, Keys: keys, Store: sqlstore.New(e.DB),
-		Accounts: sqlstore.Accounts{Store: e.Acc}, ReturnPaths: []string{approval.PathPrefix},
+		Accounts: sqlstore.Accounts{Store: e.Acc}, ReturnPaths: e.spec.ReturnPaths(),
 	})
 }
 
