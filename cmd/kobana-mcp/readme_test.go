@@ -78,6 +78,12 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			"From: Cobrança Demo <cobranca@demo.local>",
 			"Subject: Sua fatura vence em ",
 			"\nOlá Maria da Silva, sua fatura de R$ 1.234,56 vence em ",
+			// The e-mail's Pix code of the day, for its amount (BR Code
+			// field 54), and the PSP's webhook paying the charge once.
+			"Pix copia e cola: 000201",
+			"54071234.56",
+			`"reconciled":1`,
+			`"duplicates":1`,
 			// Paid, the enrollment stopped, one message in the log.
 			`"status":"paid"`,
 			`"status":"stopped"`,
