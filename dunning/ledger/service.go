@@ -70,6 +70,10 @@ type Service struct {
 	// (pix.go); set with the notifier, which knows the public URL. Nil:
 	// Pix codes carry no QR link.
 	PixQR *PixLinks
+	// Portal makes and checks the debtor page's signed links
+	// (portal_link.go); set with the page (dunning/portal). Nil:
+	// {{debtor.portal_url}} renders empty.
+	Portal *PortalLinks
 	// NoPeriodic leaves the escalation's periodic jobs (the removal watch,
 	// the agreement monitor) out: tests that move the clock run them.
 	NoPeriodic bool
