@@ -96,8 +96,9 @@ func (l *PortalLinks) Parse(token string, now time.Time) (PortalToken, error) {
 	if !ok {
 		return PortalToken{}, ErrPortalLink
 	}
-	payload, err1 := base64.RawURLEncoding.DecodeString(p)
-	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	// Strict: one spelling per link (no ignored trailing bits).
+	payload, err1 := base64.RawURLEncoding.Strict().DecodeString(p)
+	got, err2 := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err1 != nil || err2 != nil || !hmac.Equal(l.mac(payload), got) {
 		return PortalToken{}, ErrPortalLink
 	}
