@@ -416,3 +416,32 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestPortalURLInMessages: {{debtor.portal_url}} renders the debtor's link
+// of the moment the message is composed, which opens the page; while the
+// debtor's links are revoked it renders empty.
+func TestPortalURLInMessages(t *testing.T) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		pe, _ := portalSetup(t, db)
+		send := func() string {
+			t.Helper()
+			code, body := pe.Do(pe.Owner, "POST", "/v1/notifications", map[string]any{"debtor_id": "maria", "channel": "email",
+				"body": "Maria, veja o que está em aberto: {{debtor.portal_url}}"})
+			return data[ntView](t, code, body, 202).Body
+		}
+		body := send()
+		i := strings.Index(body, ntLinkBase+"/v1/portal/")
+		if i < 0 {
+			t.Fatalf("no link in %q", body)
+		}
+		link, _, _ := strings.Cut(body[i:], "\n")
+		if p := pe.Browser().Get(strings.TrimPrefix(link, ntLinkBase)); p.Status != 200 || !strings.Contains(p.Body, "Maria da Silva") {
+			t.Fatalf("the message's link: %d", p.Status)
+		}
+		pe.ok(200, "POST", "/v1/debtors/maria/portal-link", obj{"action": "revoke"})
+		if body := send(); !strings.HasPrefix(body, "Maria, veja o que está em aberto: \n") || strings.Contains(body, "/v1/portal/") {
+			t.Fatalf("revoked: %q", body)
+		}
+	})
+}
