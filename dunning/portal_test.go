@@ -97,6 +97,13 @@ func TestPortalLinkAuthority(t *testing.T) {
 		}
 		pe.ok(200, "POST", "/v1/debtors/ana/archive", nil)
 		neutral(t, "archived debtor", b.Get(ana), want)
+		// Made active again, the debtor's old links stay closed; a
+		// rotation opens new ones.
+		pe.debtor("ana", "Ana Souza", "111.444.777-35")
+		neutral(t, "reactivated debtor's old link", b.Get(ana), want)
+		if got := pe.ok(200, "GET", "/v1/debtors/ana/portal-link", nil); got["revoked_by"] != "archive" || got["url"] != nil {
+			t.Fatalf("archived debtor's link: %v", got)
+		}
 
 		// Rotation: the old link stops, the new one works.
 		rotated := pe.ok(200, "POST", "/v1/debtors/maria/portal-link", obj{"action": "rotate"})

@@ -42,6 +42,10 @@ func RotatePortalLink(ctx context.Context, q store.Querier, orgID, debtorID stri
 	return err
 }
 
+// PortalRevokedByArchive is the revoked_by of a debtor's links revoked
+// by archiving the debtor.
+const PortalRevokedByArchive = "archive"
+
 // RevokePortalLink closes every link of the debtor until the next
 // rotation; by is who asked ("debtor" from the page, or a person or
 // client). Revoking again keeps the first revocation.
