@@ -23,6 +23,7 @@ var toolTitles = map[string]pagetext.Phrase{
 	"dunning_charges_unenroll":             {PT: "Tirar uma cobrança da régua de cobrança", EN: "Stop a collection plan for a charge"},
 	"dunning_charges_waive":                {PT: "Perdoar a multa ou os juros de uma cobrança", EN: "Forgive a charge's fine or interest"},
 	"dunning_debtors_archive":              {PT: "Arquivar um devedor", EN: "Archive a debtor"},
+	"dunning_debtors_portal_link_reset":    {PT: "Trocar ou revogar o link da página do devedor", EN: "Rotate or revoke a debtor's page link"},
 	"dunning_notifications_create":         {PT: "Enviar uma mensagem avulsa a um devedor", EN: "Send an ad hoc message to a debtor"},
 	"dunning_notifications_resend":         {PT: "Reenviar uma notificação", EN: "Resend a notification"},
 	"dunning_pix_received_assign":          {PT: "Atribuir um Pix recebido a uma cobrança", EN: "Assign a Pix received to a charge"},

@@ -33,6 +33,8 @@ func TestInstructionsSayEveryPoint(t *testing.T) {
 		"Writes accept idempotency_key.",
 		// Who first.
 		"Call dunning_me first",
+		// The debtor page.
+		"dunning_debtors_portal_link", "dunning_debtors_portal_link_reset rotates or revokes it",
 		// Visibility.
 		"The tool list is already filtered to what you may run.",
 		// Third-party data and confirmation.

@@ -9,9 +9,10 @@ import (
 // dunningLayers are Dunning's sub-domains bottom up (docs/dunning.md
 // "Code layout"): the ledger (debtors, charges, payments, settings), the
 // collection plans, the notifications, the files (documents, exports),
-// the escalation (bureaus, protests, agreements), the régua that runs
-// them; the root assembles the Spec, resources and prompts.
-var dunningLayers = []string{"ledger", "collection", "notify", "files", "escalation", "regua"}
+// the escalation (bureaus, protests, agreements), the debtor page, the
+// régua that runs them; the root assembles the Spec, resources and
+// prompts.
+var dunningLayers = []string{"ledger", "collection", "notify", "files", "escalation", "portal", "regua"}
 
 // TestLayersPointDown: no Dunning package imports one of a layer above
 // it, and the foundations (calendar, latefee, lifecycle, …) import no

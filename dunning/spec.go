@@ -6,6 +6,7 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/dunning/portal"
 	"github.com/kobana/kobana-mcp/dunning/regua"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
@@ -190,6 +191,9 @@ func build(b *productkit.Builder, cfg *ledger.ChannelConfig, configure func(*esc
 	if err := escalation.RegisterEscalation(b, api, esc, *cfg); err != nil {
 		return err
 	}
+	// The debtor page at each debtor's signed link, and its link's
+	// operations (dunning/portal).
+	portal.Register(b, api, esc, cfg.LinkBase)
 	// The approval page names each destructive tool in its own language.
 	b.Approvals(productkit.Approvals{ToolTitles: toolTitles})
 	b.MCP(ledger.MCPOptions, restbridge.Options{Logger: deps.Logger})

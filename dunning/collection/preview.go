@@ -170,6 +170,10 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 	if org, err := s.Accounts.GetOrganization(ctx, orgID); err == nil {
 		orgName = org.Name
 	}
+	portal, err := s.PortalURL(ctx, q, st, d)
+	if err != nil {
+		return PreviewJSON{}, err
+	}
 	now := s.Clock()
 	today := st.Today(now)
 	b, err := ledger.ChargeBreakdown(c, st, today)
@@ -191,7 +195,7 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 		return PreviewJSON{}, err
 	}
 	for i, e := range cal {
-		ps, err := s.previewStep(i+1, e, c, d, st, orgName, now, done, pix)
+		ps, err := s.previewStep(i+1, e, c, d, st, msgParties{orgName, portal}, now, done, pix)
 		if err != nil {
 			return PreviewJSON{}, err
 		}
@@ -213,6 +217,11 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 	return out, nil
 }
 
+// msgParties are the organization's name and the debtor's page link
+// (made now, as a message sent now would carry it) a preview's messages
+// are filled in with.
+type msgParties struct{ orgName, portal string }
+
 // previewStep is one calendar entry as the preview shows it: when it
 // runs, what the charge costs that day, and what it would do — skipped
 // for the first reason that applies (already run or past, the charge out
@@ -220,7 +229,7 @@ func (s *Service) preview(ctx context.Context, q store.Querier, orgID string, in
 // address, a message that cannot be filled in or is too long), else sent,
 // after approval when the step needs one. An escalating step sends no
 // message and always waits for approval.
-func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledger.Debtor, st ledger.Settings, orgName string, now time.Time, done map[string]bool, pix *ledger.PixReceiver) (previewStepJSON, error) {
+func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledger.Debtor, st ledger.Settings, parties msgParties, now time.Time, done map[string]bool, pix *ledger.PixReceiver) (previewStepJSON, error) {
 	zone := st.Location
 	if zone == nil {
 		zone = time.UTC
@@ -253,7 +262,9 @@ func (s *Service) previewStep(pos int, e CalendarEntry, c ledger.Charge, d ledge
 	if err != nil {
 		return ps, err
 	}
-	ps.render(e.Step, StepMessageValues(orgName, d, c, b, code, e.Run.Date))
+	vals := StepMessageValues(parties.orgName, d, c, b, code, e.Run.Date)
+	vals.DebtorPortalURL = parties.portal
+	ps.render(e.Step, vals)
 	if uses := stepUsesPix(e.Step); uses && code != nil {
 		ps.Pix = code
 	} else if uses && pix == nil {

@@ -261,6 +261,9 @@ func (s *Service) emitCommandEvent(ctx context.Context, tx *store.Tx, slug strin
 // createdByOf names who asked: the person or the client, or the
 // scheduler for a job without an identity.
 func createdByOf(ctx context.Context) string {
+	if by, ok := ctx.Value(createdByKey{}).(string); ok {
+		return by
+	}
 	if identity.From(ctx) == nil {
 		return notify.CreatedByScheduler
 	}

@@ -406,6 +406,11 @@ func (s *Service) debtorsArchive(ctx context.Context, in *debtorRefIn) (*rest.Re
 			if err := archiveDebtor(ctx, tx, t.OrgID, old.ID, s.Clock()); err != nil {
 				return err
 			}
+			// Archiving revokes the debtor page's links (portal_link.go):
+			// a debtor made active again gets one only by a rotation.
+			if err := RevokePortalLink(ctx, tx, t.OrgID, old.ID, PortalRevokedByArchive, s.Clock()); err != nil {
+				return err
+			}
 		}
 		d, err = GetDebtor(ctx, tx, t.OrgID, old.ID)
 		return err

@@ -49,7 +49,8 @@ type settingsJSON struct {
 	AgreementMaxDiscount   latefee.Percent           `json:"agreement_max_discount_percent"`
 	AgreementGraceDays     int                       `json:"agreement_grace_days"`
 	PaymentImputation      latefee.Imputation        `json:"payment_imputation"`
-	UpdatedAt              *time.Time                `json:"updated_at"`
+	PortalSettingsJSON
+	UpdatedAt *time.Time `json:"updated_at"`
 }
 
 func showSettings(st Settings) settingsJSON {
@@ -57,7 +58,8 @@ func showSettings(st Settings) settingsJSON {
 		Channels: st.Channels, CompanyFineCapPercent: st.CompanyFineCap, ConsumerFineCapPercent: latefee.ConsumerFineCap,
 		InterestCapPercent: latefee.NaturalPersonInterestCap, CompanyInterestCap: st.CompanyInterestCap, ConsumerInterestCap: latefee.NaturalPersonInterestCap,
 		State: st.State, City: st.City, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
-		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays, PaymentImputation: st.PaymentImputation}
+		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays, PaymentImputation: st.PaymentImputation,
+		PortalSettingsJSON: showPortalSettings(st.PortalSettings)}
 	if r, err := calendar.BrazilRegions(); err == nil && st.City != "" {
 		if c, ok := r.City(st.State, st.City); ok {
 			out.CityName = c.Name
@@ -111,6 +113,8 @@ type updateSettingsIn struct {
 	PaymentImputation     *string        `json:"payment_imputation,omitempty" enum:"interest_first,principal_first" jsonschema:"The order a payment pays a late charge in: interest_first (default, Código Civil art. 354: interest, then fine, then principal) or principal_first, for a creditor who agreed otherwise with its debtors (art. 354's 'estipulação em contrário'). Either way a payment below the updated amount never clears a charge."`
 	AgreementMaxDiscount  *float64       `json:"agreement_max_discount_percent,omitempty" minimum:"0" maximum:"100" jsonschema:"The largest discount an agreement may give, in percent of the debt's updated amount (default 30)."`
 	AgreementGraceDays    *int           `json:"agreement_grace_days,omitempty" minimum:"0" maximum:"90" jsonschema:"Days an agreement's installment may be late before the agreement breaks (default 5)."`
+	// The debtor page's settings (settings_portal.go).
+	PortalSettingsPatch
 }
 
 // RegisterMe declares dunning_me and the settings operations.
@@ -233,6 +237,9 @@ func applySettings(st *Settings, in *updateSettingsIn) error {
 		st.AgreementGraceDays = *in.AgreementGraceDays
 	}
 	if err := applyPercent(&st.AgreementMaxDiscount, "agreement_max_discount_percent", in.AgreementMaxDiscount); err != nil {
+		return err
+	}
+	if err := applyPortalSettings(&st.PortalSettings, &in.PortalSettingsPatch); err != nil {
 		return err
 	}
 	if err := applyChannels(st, in.Channels); err != nil {

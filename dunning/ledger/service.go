@@ -73,6 +73,10 @@ type Service struct {
 	// pixMTLS is the Pix webhook's mutual-TLS listener
 	// (pix_webhook_tls.go); nil without one.
 	pixMTLS *pixMTLSListener
+	// Portal makes and checks the debtor page's signed links
+	// (portal_link.go); set with the page (dunning/portal). Nil:
+	// {{debtor.portal_url}} renders empty.
+	Portal *PortalLinks
 	// NoPeriodic leaves the escalation's periodic jobs (the removal watch,
 	// the agreement monitor) out: tests that move the clock run them.
 	NoPeriodic bool

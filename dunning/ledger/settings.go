@@ -77,6 +77,8 @@ type Settings struct {
 	// latefee.InterestFirst (Código Civil art. 354, the default) or
 	// latefee.PrincipalFirst where the creditor agreed otherwise.
 	PaymentImputation latefee.Imputation `db:"payment_imputation"`
+	// PortalSettings are the debtor page's (settings_portal.go).
+	PortalSettings
 
 	// Decoded when loaded.
 	Channels   map[string]ChannelSetting `db:"-"`
@@ -91,7 +93,7 @@ func DefaultSettings(orgID string) Settings {
 	s := Settings{OrganizationID: orgID, Timezone: DefaultTimezone, QuietStart: DefaultQuietStart, QuietEnd: DefaultQuietEnd,
 		GraceDays: DefaultGraceDays, CompanyFineCap: latefee.DefaultCompanyFineCap, CompanyInterestCap: latefee.DefaultInterestCap, Channels: map[string]ChannelSetting{},
 		PriorNoticeDays: DefaultPriorNoticeDays, AgreementMaxDiscount: DefaultAgreementMaxDiscount, AgreementGraceDays: DefaultAgreementGraceDays,
-		PaymentImputation: latefee.InterestFirst}
+		PaymentImputation: latefee.InterestFirst, PortalSettings: DefaultPortalSettings()}
 	for _, ch := range Channels {
 		s.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
 	}

@@ -48,5 +48,8 @@ func saveSettings(ctx context.Context, q store.Querier, st Settings) error {
 			payment_imputation = excluded.payment_imputation, updated_at = excluded.updated_at`,
 		st.OrganizationID, st.Timezone, st.QuietStart, st.QuietEnd, st.GraceDays, MustJSON(st.Channels), int64(st.CompanyFineCap), MustJSON(days),
 		st.PriorNoticeDays, int64(st.AgreementMaxDiscount), st.AgreementGraceDays, st.State, st.City, int64(st.CompanyInterestCap), string(st.PaymentImputation), st.UpdatedAt)
-	return err
+	if err != nil {
+		return err
+	}
+	return savePortalSettings(ctx, q, st)
 }

@@ -116,7 +116,7 @@ func TestTemplateVariables(t *testing.T) {
 
 func TestVariableSet(t *testing.T) {
 	t.Parallel()
-	want := []Variable{DebtorName, DebtorDocument, ChargeAmount, ChargeUpdatedAmount, ChargeDueDate,
+	want := []Variable{DebtorName, DebtorDocument, DebtorPortalURL, ChargeAmount, ChargeUpdatedAmount, ChargeDueDate,
 		ChargeDescription, ChargeDaysLate, ChargeBarcode, ChargeLinhaDigitavel, PixCopiaECola, PixQRURL, OrganizationName, PaymentLink}
 	var got []Variable
 	for _, v := range Variables {

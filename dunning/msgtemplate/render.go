@@ -15,12 +15,15 @@ import (
 type Values struct {
 	DebtorName     string
 	DebtorDocument string
-	Amount         money.Cents
-	UpdatedAmount  money.Cents
-	DueDate        calendar.Date
-	Description    string
-	DaysLate       int
-	Barcode        string
+	// DebtorPortalURL is "" while the debtor's page is revoked: it
+	// renders empty rather than refuse the message.
+	DebtorPortalURL string
+	Amount          money.Cents
+	UpdatedAmount   money.Cents
+	DueDate         calendar.Date
+	Description     string
+	DaysLate        int
+	Barcode         string
 	// LinhaDigitavel is the barcode's digitable line formatted.
 	LinhaDigitavel string
 	// PixCopiaECola and PixQRURL are "" without a Pix key: they render
@@ -35,6 +38,7 @@ type Values struct {
 var Sample = Values{
 	DebtorName:       "Maria da Silva",
 	DebtorDocument:   "123.456.789-09",
+	DebtorPortalURL:  "https://dunning.example/v1/portal/cDF8…",
 	Amount:           100000,
 	UpdatedAmount:    103500,
 	DueDate:          calendar.NewDate(2026, 3, 10),
@@ -85,6 +89,8 @@ func (vals *Values) value(v Variable) (string, bool) {
 		return vals.Barcode, vals.Barcode != ""
 	case ChargeLinhaDigitavel:
 		return vals.LinhaDigitavel, vals.LinhaDigitavel != ""
+	case DebtorPortalURL:
+		return vals.DebtorPortalURL, true
 	case PixCopiaECola:
 		return vals.PixCopiaECola, true
 	case PixQRURL:

@@ -6,8 +6,12 @@ type Variable string
 
 // The variables, the whole set (see Variables for descriptions).
 const (
-	DebtorName          Variable = "debtor.name"
-	DebtorDocument      Variable = "debtor.document"
+	DebtorName     Variable = "debtor.name"
+	DebtorDocument Variable = "debtor.document"
+	// DebtorPortalURL is the debtor's signed link to the debtor page
+	// (docs/dunning.md "The debtor page"); it renders empty while the
+	// debtor's links are revoked.
+	DebtorPortalURL     Variable = "debtor.portal_url"
 	ChargeAmount        Variable = "charge.amount"
 	ChargeUpdatedAmount Variable = "charge.updated_amount"
 	ChargeDueDate       Variable = "charge.due_date"
@@ -39,6 +43,7 @@ type VariableInfo struct {
 var Variables = []VariableInfo{
 	{DebtorName, "The debtor's name as registered.", "Maria da Silva"},
 	{DebtorDocument, "The debtor's CPF or CNPJ, as the API stores it formatted.", "123.456.789-09"},
+	{DebtorPortalURL, "The debtor's own link to the debtor page, where they see what they owe today, pay by Pix or boleto, download their statement and, when the creditor allows it, accept an agreement; signed, valid for the settings' portal_link_days from the day the message goes. Empty while the debtor's page is revoked.", "https://dunning.example/v1/portal/cDF8…"},
 	{ChargeAmount, "The charge's original amount, R$ 1.234,56.", "R$ 1.000,00"},
 	{ChargeUpdatedAmount, "The amount due today with fine and interest, R$ 1.234,56.", "R$ 1.035,00"},
 	{ChargeDueDate, "The due date, DD/MM/AAAA.", "10/03/2026"},

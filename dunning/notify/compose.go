@@ -128,8 +128,12 @@ func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledge
 	if org, err := acc.GetOrganization(ctx, d.OrganizationID); err == nil {
 		orgName = org.Name
 	}
+	portal, err := n.PortalURL(ctx, q, st, d)
+	if err != nil {
+		return msgtemplate.Values{}, nil, err
+	}
 	if c == nil {
-		return msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), OrganizationName: orgName}, nil, nil
+		return msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), OrganizationName: orgName, DebtorPortalURL: portal}, nil, nil
 	}
 	today := st.Today(n.Clock())
 	b, err := ledger.ChargeBreakdown(*c, st, today)
@@ -146,7 +150,9 @@ func (n *Notifier) templateValues(ctx context.Context, q store.Querier, st ledge
 	}
 	// The values a plan step's message gets (dunning/collection's
 	// preview.go), so the preview shows exactly what is sent.
-	return collection.StepMessageValues(orgName, d, *c, b, pix, today), pix, nil
+	vals := collection.StepMessageValues(orgName, d, *c, b, pix, today)
+	vals.DebtorPortalURL = portal
+	return vals, pix, nil
 }
 
 // defaultSubject is an e-mail's subject when the caller gives none.
