@@ -3,6 +3,7 @@ package kadu
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -54,8 +55,8 @@ func TestBusinessDayScheduleAPI(t *testing.T) {
 
 		// The preview: the 6th business day of February 2027 is the 11th
 		// for Mine (Carnival 8-9, its own 10th), the 10th for Theirs.
-		preview := map[string]any{"cron": "0 8 * * *", "business_day_of_month": 6, "from": "2027-02-01T00:00:00-03:00"}
-		code, resp = e.Do(e.member, "POST", "/api/v1/schedules/preview", preview)
+		preview := url.Values{"cron": {"0 8 * * *"}, "business_day_of_month": {"6"}, "from": {"2027-02-01T00:00:00-03:00"}}
+		code, resp = e.Do(e.member, "GET", "/api/v1/schedules/preview?"+preview.Encode(), nil)
 		p := data[previewJSON](t, code, resp, 200)
 		if len(p.NextRuns) != 5 || p.Timezone != "America/Sao_Paulo" || *p.BusinessDayOfMonth != 6 {
 			t.Fatalf("preview: %+v", p)
@@ -63,7 +64,7 @@ func TestBusinessDayScheduleAPI(t *testing.T) {
 		if first := p.NextRuns[0].Format(time.RFC3339); first != "2027-02-11T08:00:00-03:00" {
 			t.Fatalf("Mine's first run %s, want 2027-02-11T08:00:00-03:00", first)
 		}
-		code, resp = e.Do(e.Other, "POST", "/api/v1/schedules/preview", preview)
+		code, resp = e.Do(e.Other, "GET", "/api/v1/schedules/preview?"+preview.Encode(), nil)
 		if p := data[previewJSON](t, code, resp, 200); p.NextRuns[0].Format(time.RFC3339) != "2027-02-10T08:00:00-03:00" {
 			t.Fatalf("Theirs' first run %s: another organization's calendar leaked", p.NextRuns[0].Format(time.RFC3339))
 		}
@@ -72,7 +73,7 @@ func TestBusinessDayScheduleAPI(t *testing.T) {
 		if isErr || !strings.Contains(text, "2027-05-28T07:00:00-03:00") || strings.Contains(text, "2027-05-27T") {
 			t.Fatalf("MCP preview over Corpus Christi 2027: %v %s", isErr, text)
 		}
-		e.wantError(e.member, "POST", "/api/v1/schedules/preview", map[string]any{"cron": "0 8 5 * *", "business_day_of_month": 5}, 422, "validation_failed")
+		e.wantError(e.member, "GET", "/api/v1/schedules/preview?cron=0+8+5+*+*&business_day_of_month=5", nil, 422, "validation_failed")
 
 		// A task: kadu_tasks_get shows the rule and five runs, each on the
 		// 3rd business day of its month at 08:00 in São Paulo.

@@ -62,7 +62,7 @@ func registerCalendar(api *rest.API, s *service) {
 		Requires: tasksManage, Annotations: restkit.Write(true),
 	}, h.put)
 	rest.Handle(api, rest.Operation{
-		ID: "kadu_schedules_preview", Method: "POST", Path: "/schedules/preview", Tags: []string{"calendar"},
+		ID: "kadu_schedules_preview", Method: "GET", Path: "/schedules/preview", Tags: []string{"calendar"},
 		Title:    "Preview a schedule",
 		Summary:  "Checks a schedule (cron, time zone, business-day rule) as kadu_tasks_create would and shows its next five runs by the organization's calendar, saving nothing.",
 		Requires: tasksRead, Annotations: restkit.ReadOnly(),
@@ -175,11 +175,11 @@ func (h *calendarAPI) put(ctx context.Context, in *calendarPutIn) (*rest.Respons
 
 // previewIn is a schedule to preview.
 type previewIn struct {
-	Cron               string `json:"cron" minLength:"1" maxLength:"100" jsonschema:"The cron expression, as in a task's schedule.cron (with a business-day rule it gives the time of day)."`
-	Timezone           string `json:"timezone,omitempty" maxLength:"64" jsonschema:"The IANA time zone (default America/Sao_Paulo)."`
-	BusinessDays       string `json:"business_days,omitempty" enum:"only,next" jsonschema:"only: ticks on closed days are skipped; next: they run on the next business day."`
-	BusinessDayOfMonth *int   `json:"business_day_of_month,omitempty" minimum:"-1" maximum:"23" jsonschema:"The Nth business day of the month (1-23), or -1 for the last one."`
-	From               string `json:"from,omitempty" format:"date-time" jsonschema:"The instant the runs are counted from (RFC 3339; default now)."`
+	Cron               string `json:"cron" in:"query" minLength:"1" maxLength:"100" jsonschema:"The cron expression, as in a task's schedule.cron (with a business-day rule it gives the time of day)."`
+	Timezone           string `json:"timezone,omitempty" in:"query" maxLength:"64" jsonschema:"The IANA time zone (default America/Sao_Paulo)."`
+	BusinessDays       string `json:"business_days,omitempty" in:"query" enum:"only,next" jsonschema:"only: ticks on closed days are skipped; next: they run on the next business day."`
+	BusinessDayOfMonth *int   `json:"business_day_of_month,omitempty" in:"query" minimum:"-1" maximum:"23" jsonschema:"The Nth business day of the month (1-23), or -1 for the last one."`
+	From               string `json:"from,omitempty" in:"query" format:"date-time" jsonschema:"The instant the runs are counted from (RFC 3339; default now)."`
 }
 
 // previewJSON is a schedule's next runs, in its zone.
