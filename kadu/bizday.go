@@ -151,6 +151,11 @@ type taskSchedule struct {
 // loop.
 const searchBound = 5000
 
+// movedSearchBound caps the ticks nextMoved reads: every tick of a closed
+// stretch (up to a long holiday weekend of a cron firing each minute,
+// some 6 000 ticks a day) may be the earliest to land after t.
+const movedSearchBound = 100000
+
 // Next is the schedule's first run after t.
 func (s taskSchedule) Next(t time.Time) time.Time {
 	switch s.rule.kind {
@@ -208,7 +213,7 @@ func (s taskSchedule) nextMoved(t time.Time) time.Time {
 	}
 	var best time.Time
 	tick := s.cron.Next(s.startOf(start).Add(-time.Nanosecond))
-	for n := 0; n < searchBound && !tick.IsZero(); n++ {
+	for n := 0; n < movedSearchBound && !tick.IsZero(); n++ {
 		if !best.IsZero() && tick.After(best) {
 			break
 		}

@@ -86,6 +86,8 @@ func TestBusinessDaySchedules(t *testing.T) {
 			[]string{"2027-02-10 02:00"}},
 		{"state holiday: 9 July in São Paulo (Lei estadual 9.497/1997)", "0 8 * * *", sp, "only", nil, bankcalendar.NewIn(bankcalendar.Place{UF: "SP"}), "2027-07-08T12:00:00Z", 1,
 			[]string{"2027-07-12 08:00"}},
+		{"next: a cron firing each minute over Carnival's four closed days lands on Ash Wednesday's first minutes", "* * * * *", sp, "next", nil, nil, "2027-02-09T23:59:30-03:00", 3,
+			[]string{"2027-02-10 00:00", "2027-02-10 00:01", "2027-02-10 00:02"}},
 		{"plain cron is unchanged", "0 8 * * *", sp, "", nil, nil, "2027-02-07T12:00:00Z", 2,
 			[]string{"2027-02-08 08:00", "2027-02-09 08:00"}},
 		{"months narrowed by the cron", "0 8 * 3,6,9,12 *", sp, "", intp(-1), nil, "2027-01-01T00:00:00Z", 2,
