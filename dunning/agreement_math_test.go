@@ -3,9 +3,9 @@ package dunning
 import (
 	"testing"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -67,8 +67,8 @@ func TestPercentOfHalfUp(t *testing.T) {
 // shorter, moved to the next business day (weekends, bank holidays).
 func TestMonthlyDueDates(t *testing.T) {
 	t.Parallel()
-	cal := calendar.New()
-	from := calendar.NewDate(2026, 1, 15)
+	cal := bankcalendar.New()
+	from := bankcalendar.NewDate(2026, 1, 15)
 	got := escalation.MonthlyDueDates(from, 31, 4, cal)
 	// 31 Jan 2026 is a Saturday → 2 Feb; February's last day, the 28th,
 	// a Saturday too → 2 Mar; then 31 Mar and 30 Apr.
@@ -80,7 +80,7 @@ func TestMonthlyDueDates(t *testing.T) {
 	}
 	// Tiradentes (21 April 2026, a Tuesday) moves to the 22nd; a day
 	// already past this month starts next month.
-	got = escalation.MonthlyDueDates(calendar.NewDate(2026, 3, 25), 21, 2, cal)
+	got = escalation.MonthlyDueDates(bankcalendar.NewDate(2026, 3, 25), 21, 2, cal)
 	if got[0].String() != "2026-04-22" || got[1].String() != "2026-05-21" {
 		t.Fatalf("dates %v", got)
 	}

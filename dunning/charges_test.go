@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -33,8 +33,8 @@ import (
 func TestChargeBreakdown(t *testing.T) {
 	t.Parallel()
 	st := ledger.DefaultSettings("org")
-	d := func(y int, m time.Month, day int) calendar.Date { return calendar.NewDate(y, m, day) }
-	c := func(cents money.Cents, due calendar.Date) ledger.Charge {
+	d := func(y int, m time.Month, day int) bankcalendar.Date { return bankcalendar.NewDate(y, m, day) }
+	c := func(cents money.Cents, due bankcalendar.Date) ledger.Charge {
 		return ledger.Charge{OpenAmount: cents, DueDate: due, Fine: 2 * latefee.OnePercent, Interest: latefee.OnePercent, Status: lifecycle.ChargeOverdue}
 	}
 	grace := ledger.DefaultSettings("org")
@@ -43,7 +43,7 @@ func TestChargeBreakdown(t *testing.T) {
 		name                          string
 		c                             ledger.Charge
 		st                            ledger.Settings
-		on                            calendar.Date
+		on                            bankcalendar.Date
 		fine, interest, updated, days int
 	}{
 		{"45 days", c(100000, d(2026, 3, 10)), st, d(2026, 4, 24), 2000, 1500, 103500, 45},

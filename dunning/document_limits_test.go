@@ -12,9 +12,9 @@ import (
 
 	"github.com/ledongthuc/pdf"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -181,7 +181,7 @@ func TestAgreementTermWithinBound(t *testing.T) {
 // atCapStatement is a statement of maxDocumentRows lines with long
 // descriptions, the largest a job draws.
 func atCapStatement() files.StatementDoc {
-	on := calendar.DateOf(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	on := bankcalendar.DateOf(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 	d := files.StatementDoc{Creditor: files.DocParty{Name: "Condomínio Edifício Açaí", Document: cnpjOK}, Debtor: files.DocParty{Name: "João da Conceição Araújo"}, On: on,
 		IssuedAt: time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)}
 	for i := 0; i < files.MaxDocumentRows; i++ {

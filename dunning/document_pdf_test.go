@@ -10,9 +10,9 @@ import (
 
 	"github.com/ledongthuc/pdf"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -85,8 +85,8 @@ var (
 	docDebtor   = files.DocParty{Name: "João da Conceição Araújo", Document: "123.456.789-09", Address: "Rua das Acácias, 45 - Vila Mariana - São Paulo/SP"}
 )
 
-func day(s string) calendar.Date {
-	d, err := calendar.ParseDate(s)
+func day(s string) bankcalendar.Date {
+	d, err := bankcalendar.ParseDate(s)
 	if err != nil {
 		panic(err)
 	}

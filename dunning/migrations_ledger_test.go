@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/platform/accounts"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -80,7 +80,7 @@ func TestLedgerMigrationOnPopulatedData(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			on, _ := calendar.ParseDate("2026-03-10")
+			on, _ := bankcalendar.ParseDate("2026-03-10")
 			amounts := func(db *store.DB) map[string][2]money.Cents {
 				st, err := ledger.LoadSettings(ctx, db, org.ID)
 				if err != nil {

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
@@ -133,7 +133,7 @@ func reviewArguments(args map[string]string) (int, money.Cents, error) {
 
 // newBucketSummary is the empty bucket of charges from to to days late
 // on today (to 0: open-ended), with its due-date range.
-func newBucketSummary(today calendar.Date, from, to int) *bucketSummary {
+func newBucketSummary(today bankcalendar.Date, from, to int) *bucketSummary {
 	bs := &bucketSummary{DueTo: today.AddDays(-from).String(), Complete: true}
 	if to == 0 {
 		bs.DaysLate = fmt.Sprintf("%d or more", from)

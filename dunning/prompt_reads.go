@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"net/url"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/mcp/restbridge"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
@@ -37,7 +37,7 @@ type me struct {
 	Organization struct {
 		Name string `json:"name"`
 	} `json:"organization"`
-	Today    calendar.Date `json:"today"`
+	Today    bankcalendar.Date `json:"today"`
 	Settings struct {
 		AgreementMaxDiscount float64 `json:"agreement_max_discount_percent"`
 		Timezone             string  `json:"timezone"`
@@ -63,15 +63,15 @@ func readMe(ctx context.Context, b *restbridge.Bridge, req *mcp.Request) (me, er
 // listedCharge is what the prompts read of a charge in a listing (the
 // portfolio review, the agreement proposal).
 type listedCharge struct {
-	ID            string        `json:"id"`
-	ExternalID    *string       `json:"external_id"`
-	DebtorID      string        `json:"debtor_id"`
-	Description   string        `json:"description"`
-	Amount        money.Cents   `json:"amount"`
-	OpenAmount    money.Cents   `json:"open_amount"`
-	UpdatedAmount money.Cents   `json:"updated_amount"`
-	DaysLate      int           `json:"days_late"`
-	DueDate       calendar.Date `json:"due_date"`
+	ID            string            `json:"id"`
+	ExternalID    *string           `json:"external_id"`
+	DebtorID      string            `json:"debtor_id"`
+	Description   string            `json:"description"`
+	Amount        money.Cents       `json:"amount"`
+	OpenAmount    money.Cents       `json:"open_amount"`
+	UpdatedAmount money.Cents       `json:"updated_amount"`
+	DaysLate      int               `json:"days_late"`
+	DueDate       bankcalendar.Date `json:"due_date"`
 }
 
 // listMeta is what the prompts read of a numbered listing's meta.

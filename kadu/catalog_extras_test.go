@@ -439,6 +439,20 @@ func TestScheduleTaskPrompt(t *testing.T) {
 		e.promptRefused(e.member, "schedule_task", obj{"cron": "@daily"}, "name and instructions must not be blank")
 		e.promptRefused(e.member, "schedule_task", obj{"cron": "@daily", "name": strings.Repeat("x", 201), "instructions": "y"}, "at most 200")
 		e.promptRefused(e.member, "schedule_task", obj{"cron": "@daily", "task_id": theirs.ID}, "")
+		// A business-day rule: checked as the task routes check it, shown
+		// in the schedule the steps write, its runs on business days.
+		text = e.promptText(e.member, "schedule_task", obj{"cron": "0 8 * * *", "business_day_of_month": "-1", "name": "Fechamento", "instructions": "Concilia o mês"})
+		for _, want := range []string{`{"business_day_of_month":-1,"cron":"0 8 * * *","timezone":"America/Sao_Paulo"}`, "national bank calendar"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("business-day schedule lacks %q:\n%s", want, text)
+			}
+		}
+		if strings.Count(text, "08:00 -03") != 3 || strings.Contains(text, "Sat ") || strings.Contains(text, "Sun ") {
+			t.Errorf("three runs on business days:\n%s", text)
+		}
+		e.promptRefused(e.member, "schedule_task", obj{"cron": "0 8 * * *", "business_day_of_month": "x", "name": "x", "instructions": "y"}, "business_day_of_month:")
+		e.promptRefused(e.member, "schedule_task", obj{"cron": "0 8 5 * *", "business_day_of_month": "5", "name": "x", "instructions": "y"}, "cron:")
+		e.promptRefused(e.member, "schedule_task", obj{"cron": "0 8 * * *", "business_days": "often", "name": "x", "instructions": "y"}, "business_days:")
 
 		ref := obj{"type": "ref/prompt", "name": "schedule_task"}
 		if got := e.complete(e.member, ref, "cron", "@"); !slices.Equal(got, []string{"@daily", "@weekly", "@monthly", "@hourly"}) {

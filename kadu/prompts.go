@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,8 @@ func prompts(b *restbridge.Bridge) []mcp.Prompt {
 			Arguments: []mcp.PromptArgument{
 				{Name: "cron", Title: "Schedule", Description: "Five cron fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly: \"0 8 * * 1-5\" is 08:00 on weekdays.", Required: true},
 				{Name: "timezone", Title: "Time zone", Description: "The IANA zone the schedule is read in (default America/Sao_Paulo)."},
+				{Name: "business_days", Title: "Business days", Description: "only: ticks on bank holidays and weekends are skipped; next: they run on the next business day."},
+				{Name: "business_day_of_month", Title: "Business day of the month", Description: "Runs on the Nth business day of each month (1-23) or, with -1, the last; the cron gives the time of day (\"0 8 * * *\")."},
 				{Name: "task_id", Title: "Existing task", Description: "Schedule this task instead of creating one."},
 				{Name: "name", Title: "Name", Description: "The new task's name (without task_id)."},
 				{Name: "instructions", Title: "Instructions", Description: "What the new task does (without task_id)."},
@@ -504,7 +507,20 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 	if len(expr) > 100 || len(tz) > 64 {
 		return nil, mcp.InvalidParams("cron is at most 100 characters and timezone 64")
 	}
-	sched, err := parseSchedule(expr, tz)
+	var ofMonth *int
+	if v := strings.TrimSpace(req.Arguments["business_day_of_month"]); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, mcp.InvalidParams("business_day_of_month: must be a whole number from 1 to %d, or -1", maxBusinessDayOfMonth)
+		}
+		ofMonth = &n
+	}
+	days := strings.TrimSpace(req.Arguments["business_days"])
+	rule, err := ruleFromInput(days, ofMonth)
+	var sched taskSchedule
+	if err == nil {
+		sched, err = buildTaskSchedule(expr, tz, rule, nil)
+	}
 	if err != nil {
 		var re *rest.Error
 		if errors.As(err, &re) && len(re.Details) > 0 {
@@ -519,8 +535,20 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 		at = sched.Next(at)
 		next = append(next, at.In(loc).Format("Mon 2006-01-02 15:04 MST"))
 	}
-	schedule, _ := json.Marshal(map[string]string{"cron": expr, "timezone": tz})
-	when := fmt.Sprintf("The schedule %s runs next at %s (%s).", schedule, strings.Join(next, "; "), tz)
+	sj := map[string]any{"cron": expr, "timezone": tz}
+	calendarNote := ""
+	if rule.kind != "" {
+		d, m := rule.fields()
+		if d != "" {
+			sj["business_days"] = d
+		}
+		if m != nil {
+			sj["business_day_of_month"] = *m
+		}
+		calendarNote = " by the national bank calendar; kadu_tasks_get shows them with the organization's own closed days (kadu_calendar_get)"
+	}
+	schedule, _ := json.Marshal(sj)
+	when := fmt.Sprintf("The schedule %s runs next at %s (%s%s).", schedule, strings.Join(next, "; "), tz, calendarNote)
 	taskID := strings.TrimSpace(req.Arguments["task_id"])
 	if taskID != "" {
 		var doc struct {

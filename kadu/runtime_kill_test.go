@@ -47,6 +47,7 @@ type workerConfig struct {
 
 func TestMain(m *testing.M) {
 	childproc.Serve(workerEnv, runWorkerProcess)
+	childproc.Serve(schedulerEnv, runSchedulerProcess)
 	os.Exit(m.Run())
 }
 

@@ -13,6 +13,7 @@ import (
 	_ "time/tzdata"
 
 	"github.com/kobana/kobana-mcp/kadu/records"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -105,8 +106,22 @@ func (s *service) runSchedules(ctx context.Context, now time.Time) (tickResult, 
 	if err != nil {
 		return res, err
 	}
+	// Each organization's calendar is read once per run, and only for
+	// tasks with a business-day rule.
+	calendars := map[string]*bankcalendar.Calendar{}
 	for _, t := range tasks {
-		sched, err := parseSchedule(*t.ScheduleCron, restkit.Deref(t.ScheduleTimezone))
+		rule := restkit.Deref(t.ScheduleBusinessDay)
+		var cal *bankcalendar.Calendar
+		if rule != "" {
+			if cal = calendars[t.OrganizationID]; cal == nil {
+				if cal, err = s.orgCalendar(ctx, s.db, t.OrganizationID); err != nil {
+					errs = append(errs, fmt.Errorf("kadu: task %s: calendar: %w", t.ID, err))
+					continue
+				}
+				calendars[t.OrganizationID] = cal
+			}
+		}
+		sched, err := parseTaskSchedule(*t.ScheduleCron, restkit.Deref(t.ScheduleTimezone), rule, cal)
 		if err != nil {
 			continue // saved before a stricter check: never ticks
 		}

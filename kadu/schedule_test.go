@@ -61,7 +61,7 @@ func scheduledTask(t *testing.T, db *store.DB, cron, tz string, since time.Time)
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner, err := acc.CreateUser(ctx, accounts.NewUser{Email: "o" + store.NewID()[:8] + "@sched.example", OrganizationID: org.ID, Role: identity.RoleOwner})
+	owner, err := acc.CreateUser(ctx, accounts.NewUser{Email: "o" + store.NewID() + "@sched.example", OrganizationID: org.ID, Role: identity.RoleOwner})
 	if err != nil {
 		t.Fatal(err)
 	}

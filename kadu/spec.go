@@ -85,6 +85,7 @@ func build(b *productkit.Builder, cfg Config) error {
 	registerMe(api, svc)
 	registerApprovals(api, svc)
 	registerFiles(api, svc)
+	registerCalendar(api, svc)
 	// The organization is Kadu's only tenant; lists page by cursor and say
 	// their limit. Creating or re-pointing a webhook changes where an
 	// execution's data goes, so both are destructive here: confirmed in

@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/kadu/runtime"
 	"github.com/kobana/kobana-mcp/mcp"
 	"github.com/kobana/kobana-mcp/platform/address"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -37,11 +38,19 @@ const (
 	maxDestinations = 20
 )
 
-// scheduleJSON is a task's schedule as the API shows it.
+// nextRunsShown is how many coming runs a schedule shows.
+const nextRunsShown = 5
+
+// scheduleJSON is a task's schedule as the API shows it: its rule and,
+// while the task is active, its next runs in its zone by the
+// organization's calendar.
 type scheduleJSON struct {
-	Cron      string     `json:"cron"`
-	Timezone  string     `json:"timezone"`
-	NextRunAt *time.Time `json:"next_run_at"`
+	Cron               string      `json:"cron"`
+	Timezone           string      `json:"timezone"`
+	BusinessDays       string      `json:"business_days,omitempty"`
+	BusinessDayOfMonth *int        `json:"business_day_of_month,omitempty"`
+	NextRunAt          *time.Time  `json:"next_run_at"`
+	NextRuns           []time.Time `json:"next_runs"`
 }
 
 // taskJSON is a task as the API shows it; money in BRL.
@@ -64,7 +73,7 @@ type taskJSON struct {
 	UpdatedAt     time.Time              `json:"updated_at"`
 }
 
-func (s *service) toTaskJSON(t *records.Task) taskJSON {
+func (s *service) toTaskJSON(ctx context.Context, t *records.Task) taskJSON {
 	j := taskJSON{ID: t.ID, Name: t.Name, Instructions: t.Instructions, Mode: t.Mode, Steps: t.Steps,
 		AllowedTools: t.AllowedTools, GrantedScopes: t.GrantedScopes, Model: t.Model, Triggerers: t.Triggerers,
 		Destinations: t.Destinations, Status: t.Status, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
@@ -73,16 +82,39 @@ func (s *service) toTaskJSON(t *records.Task) taskJSON {
 		j.CostCeiling = &v
 	}
 	if t.ScheduleCron != nil {
-		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: restkit.Deref(t.ScheduleTimezone)}
-		if t.Status == records.TaskActive {
-			if sched, err := parseSchedule(sj.Cron, sj.Timezone); err == nil {
-				next := sched.Next(s.clock())
-				sj.NextRunAt = &next
-			}
+		sj := &scheduleJSON{Cron: *t.ScheduleCron, Timezone: restkit.Deref(t.ScheduleTimezone), NextRuns: []time.Time{}}
+		rule, err := parseStoredRule(restkit.Deref(t.ScheduleBusinessDay))
+		sj.BusinessDays, sj.BusinessDayOfMonth = rule.fields()
+		if t.Status == records.TaskActive && err == nil {
+			s.fillNextRuns(ctx, t, sj)
 		}
 		j.Schedule = sj
 	}
 	return j
+}
+
+// fillNextRuns sets a schedule's next runs (and next_run_at, the first)
+// by the organization's calendar, the same runs the scheduler queues.
+// A calendar that cannot be read leaves them out rather than showing
+// runs by another calendar.
+func (s *service) fillNextRuns(ctx context.Context, t *records.Task, sj *scheduleJSON) {
+	var cal *bankcalendar.Calendar
+	if restkit.Deref(t.ScheduleBusinessDay) != "" {
+		c, err := s.orgCalendar(ctx, s.db, t.OrganizationID)
+		if err != nil {
+			return
+		}
+		cal = c
+	}
+	sched, err := parseTaskSchedule(sj.Cron, sj.Timezone, restkit.Deref(t.ScheduleBusinessDay), cal)
+	if err != nil {
+		return
+	}
+	sj.NextRuns = sched.nextRuns(s.clock(), nextRunsShown)
+	if len(sj.NextRuns) > 0 {
+		next := sj.NextRuns[0]
+		sj.NextRunAt = &next
+	}
 }
 
 // workflowStepIn is one workflow step as a caller writes it.
@@ -97,8 +129,10 @@ type workflowStepIn struct {
 
 // scheduleIn is a schedule as a caller writes it.
 type scheduleIn struct {
-	Cron     string `json:"cron" maxLength:"100" jsonschema:"A cron expression with five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly; \"\" removes the schedule."`
-	Timezone string `json:"timezone,omitempty" maxLength:"64" jsonschema:"The IANA time zone the expression is read in (default America/Sao_Paulo)."`
+	Cron               string `json:"cron" maxLength:"100" jsonschema:"A cron expression with five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly; \"\" removes the schedule. With business_day_of_month it gives the time of day (\"0 8 * * *\": 08:00), day-of-month and day-of-week left *."`
+	Timezone           string `json:"timezone,omitempty" maxLength:"64" jsonschema:"The IANA time zone the expression and the business days are read in (default America/Sao_Paulo)."`
+	BusinessDays       string `json:"business_days,omitempty" enum:"only,next" jsonschema:"By the bank calendar (national bank holidays, Carnival, Corpus Christi, 20 November, the organization's Kadu calendar): only — a tick on a closed day is skipped; next — it runs at the same time on the next business day. Absent: plain cron."`
+	BusinessDayOfMonth *int   `json:"business_day_of_month,omitempty" minimum:"-1" maximum:"23" jsonschema:"Runs the cron's ticks only on the Nth business day of the month (1-23; a month with fewer has no run), or -1 for the last business day. Excludes business_days."`
 }
 
 type createTaskIn struct {
@@ -348,21 +382,34 @@ func setSchedule(t *records.Task, in *scheduleIn, now time.Time) error {
 		return nil
 	}
 	if strings.TrimSpace(in.Cron) == "" {
-		t.ScheduleCron, t.ScheduleTimezone, t.ScheduleSince = nil, nil, nil
+		if in.BusinessDays != "" || in.BusinessDayOfMonth != nil {
+			return rest.Validation("the schedule is invalid", rest.FieldError{Field: "schedule.cron",
+				Message: "a business-day rule needs a cron expression for its time of day (\"0 8 * * *\")"})
+		}
+		t.ScheduleCron, t.ScheduleTimezone, t.ScheduleSince, t.ScheduleBusinessDay = nil, nil, nil, nil
 		return nil
 	}
 	tz := in.Timezone
 	if tz == "" {
 		tz = defaultTimezone
 	}
-	if _, err := parseSchedule(in.Cron, tz); err != nil {
+	rule, err := ruleFromInput(in.BusinessDays, in.BusinessDayOfMonth)
+	if err != nil {
 		return err
 	}
-	c := strings.TrimSpace(in.Cron)
-	if restkit.Deref(t.ScheduleCron) != c || restkit.Deref(t.ScheduleTimezone) != tz || t.ScheduleSince == nil {
+	// Checked on the national calendar: the organization's own days
+	// cannot make a rule that meets the cron never meet it.
+	if _, err := buildTaskSchedule(in.Cron, tz, rule, nil); err != nil {
+		return err
+	}
+	c, r := strings.TrimSpace(in.Cron), rule.String()
+	if restkit.Deref(t.ScheduleCron) != c || restkit.Deref(t.ScheduleTimezone) != tz || restkit.Deref(t.ScheduleBusinessDay) != r || t.ScheduleSince == nil {
 		t.ScheduleSince = &now
 	}
-	t.ScheduleCron, t.ScheduleTimezone = &c, &tz
+	t.ScheduleCron, t.ScheduleTimezone, t.ScheduleBusinessDay = &c, &tz, &r
+	if r == "" {
+		t.ScheduleBusinessDay = nil
+	}
 	return nil
 }
 
@@ -451,14 +498,15 @@ func (h *tasksAPI) list(ctx context.Context, in *listTasksIn) (*rest.Response, e
 	if err != nil {
 		return nil, err
 	}
-	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *records.Task) string { return r.ID }, h.toTaskJSON), nil
+	return restkit.CursorPageWithLimit(rows, f.Limit, func(r *records.Task) string { return r.ID },
+		func(t *records.Task) taskJSON { return h.toTaskJSON(ctx, t) }), nil
 }
 
 // get answers kadu_tasks_get.
 func (h *tasksAPI) get(ctx context.Context, in *taskRefIn) (*rest.Response, error) {
 	return restkit.ReadItem(ctx, h.tenancy, "task", func(sc restkit.Tenant) (*records.Task, error) {
 		return records.GetTask(ctx, h.db, sc.OrgID, in.ID)
-	}, h.toTaskJSON)
+	}, func(t *records.Task) taskJSON { return h.toTaskJSON(ctx, t) })
 }
 
 // create answers kadu_tasks_create.
@@ -500,7 +548,7 @@ func (h *tasksAPI) create(ctx context.Context, in *createTaskIn) (*rest.Response
 	if err := records.InsertTask(ctx, h.db, t); err != nil {
 		return nil, err
 	}
-	return rest.Created(map[string]any{"data": h.toTaskJSON(t)}), nil
+	return rest.Created(map[string]any{"data": h.toTaskJSON(ctx, t)}), nil
 }
 
 // update answers kadu_tasks_update.
@@ -565,7 +613,7 @@ func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response
 	if err != nil {
 		return nil, taskErr(err)
 	}
-	return rest.OK(map[string]any{"data": h.toTaskJSON(t)}), nil
+	return rest.OK(map[string]any{"data": h.toTaskJSON(ctx, t)}), nil
 }
 
 // describeSetTriggerers is the confirmation kadu_tasks_set_triggerers asks for.
@@ -710,7 +758,7 @@ func (s *service) changeTask(ctx context.Context, id string, ownerOrAdmin bool, 
 	if err != nil {
 		return nil, taskErr(err)
 	}
-	return rest.OK(map[string]any{"data": s.toTaskJSON(t)}), nil
+	return rest.OK(map[string]any{"data": s.toTaskJSON(ctx, t)}), nil
 }
 
 // checkTriggerers validates triggerers: every user a member of the

@@ -122,6 +122,10 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		`\"kind\":\"message\",\"tool_name\":\"dunning_charges_notify\"`,
 		`\"seq\":7,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
 		`"channel":"email"`, `"to":"cobranca@acme.example"`, `"meta":{"total":1,"page":1`,
+		// A business-day schedule's runs: the 5th business day, Carnival
+		// 2027 (8-9 February) and Good Friday (26 March) not counted.
+		`2027-02-05T08:00:00-03:00`, `2027-03-05T08:00:00-03:00`, `2027-04-07T08:00:00-03:00`,
+		`2027-05-07T08:00:00-03:00`, `2027-06-07T08:00:00-03:00`,
 	}
 	expect["kadufiles"] = []string{
 		// The upload confirmed, the output file downloaded: the same rows.

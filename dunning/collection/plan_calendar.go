@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // CalendarEntry is one step of a plan placed on a charge's calendar: the
@@ -18,7 +18,7 @@ type CalendarEntry struct {
 	Run  schedule.Run
 	// Nominal is the day the step names, due date + offset, before any
 	// move.
-	Nominal calendar.Date
+	Nominal bankcalendar.Date
 }
 
 // scheduleStep is what of a stored step decides when it runs.
@@ -36,7 +36,7 @@ func scheduleStep(st StepRecord) (schedule.Step, error) {
 // steps are left out. Business days can reorder steps (a step on Saturday
 // with business days runs on Monday, after a calendar-day step on
 // Sunday), which is why the order is the schedule's and not the offsets'.
-func planCalendar(due calendar.Date, steps []StepRecord, opt schedule.Options) ([]CalendarEntry, error) {
+func planCalendar(due bankcalendar.Date, steps []StepRecord, opt schedule.Options) ([]CalendarEntry, error) {
 	out := make([]CalendarEntry, 0, len(steps))
 	for _, st := range steps {
 		if st.Status != stepActive {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/contact"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -49,12 +49,12 @@ const (
 // previewAmountsJSON is what the charge would cost on the day a step runs:
 // the figures its message shows.
 type previewAmountsJSON struct {
-	On             calendar.Date `json:"on"`
-	OpenAmount     money.Cents   `json:"open_amount"`
-	FineAmount     money.Cents   `json:"fine_amount"`
-	InterestAmount money.Cents   `json:"interest_amount"`
-	UpdatedAmount  money.Cents   `json:"updated_amount"`
-	DaysLate       int           `json:"days_late"`
+	On             bankcalendar.Date `json:"on"`
+	OpenAmount     money.Cents       `json:"open_amount"`
+	FineAmount     money.Cents       `json:"fine_amount"`
+	InterestAmount money.Cents       `json:"interest_amount"`
+	UpdatedAmount  money.Cents       `json:"updated_amount"`
+	DaysLate       int               `json:"days_late"`
 }
 
 // previewStepJSON is one step of the preview.
@@ -68,8 +68,8 @@ type previewStepJSON struct {
 	Action           string              `json:"action"`
 	RequiresApproval bool                `json:"requires_approval"`
 	BusinessDays     bool                `json:"business_days"`
-	NominalDate      calendar.Date       `json:"nominal_date"`
-	RunDate          calendar.Date       `json:"run_date"`
+	NominalDate      bankcalendar.Date   `json:"nominal_date"`
+	RunDate          bankcalendar.Date   `json:"run_date"`
 	RunTime          string              `json:"run_time"`
 	RunAt            time.Time           `json:"run_at"`
 	RunAtLocal       string              `json:"run_at_local"`
@@ -281,7 +281,7 @@ const NoticeNoPixKey = "the creditor has no Pix key: {{pix.copia_e_cola}} and {{
 // ChargePix is charge c's Pix code on day (b its breakdown then) for the
 // receiver r, with its signed QR link; nil without a receiver or with
 // nothing to pay.
-func (s *Service) ChargePix(r *ledger.PixReceiver, c ledger.Charge, b latefee.Breakdown, day calendar.Date) (*ledger.PixOfDay, error) {
+func (s *Service) ChargePix(r *ledger.PixReceiver, c ledger.Charge, b latefee.Breakdown, day bankcalendar.Date) (*ledger.PixOfDay, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -449,7 +449,7 @@ func StepAddress(d ledger.Debtor, channel string) (to, reason, detail string) {
 // formatted document, the amounts in reais, the due date, the days late,
 // the boleto line and payment link when the charge has them, and its Pix
 // code of the day (pix; nil: the Pix variables render empty).
-func StepMessageValues(orgName string, d ledger.Debtor, c ledger.Charge, b latefee.Breakdown, pix *ledger.PixOfDay, day calendar.Date) msgtemplate.Values {
+func StepMessageValues(orgName string, d ledger.Debtor, c ledger.Charge, b latefee.Breakdown, pix *ledger.PixOfDay, day bankcalendar.Date) msgtemplate.Values {
 	v := msgtemplate.Values{DebtorName: d.Name, DebtorDocument: brazil.FormatDocument(d.Document), Amount: c.Amount,
 		UpdatedAmount: b.Updated, DueDate: c.DueDate, Description: c.Description, DaysLate: b.DaysLate, OrganizationName: orgName}
 	if c.Barcode != nil {

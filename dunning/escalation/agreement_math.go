@@ -3,8 +3,8 @@ package escalation
 import (
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -33,8 +33,8 @@ func PercentOf(amount money.Cents, p latefee.Percent) money.Cents {
 // MonthlyDueDates are n due dates, one a month on day (the month's last
 // day when it is shorter), the first strictly after from, each moved to
 // the next business day of cal.
-func MonthlyDueDates(from calendar.Date, day, n int, cal *calendar.Calendar) []calendar.Date {
-	out := make([]calendar.Date, 0, n)
+func MonthlyDueDates(from bankcalendar.Date, day, n int, cal *bankcalendar.Calendar) []bankcalendar.Date {
+	out := make([]bankcalendar.Date, 0, n)
 	y, m := from.Year(), from.Month()
 	if onDay(y, m, day).Compare(from) <= 0 {
 		y, m = nextMonth(y, m)
@@ -46,9 +46,9 @@ func MonthlyDueDates(from calendar.Date, day, n int, cal *calendar.Calendar) []c
 	return out
 }
 
-func onDay(y int, m time.Month, day int) calendar.Date {
+func onDay(y int, m time.Month, day int) bankcalendar.Date {
 	last := time.Date(y, m+1, 0, 12, 0, 0, 0, time.UTC).Day()
-	return calendar.NewDate(y, m, min(day, last))
+	return bankcalendar.NewDate(y, m, min(day, last))
 }
 
 func nextMonth(y int, m time.Month) (int, time.Month) {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -101,7 +101,7 @@ func (s *Service) decideAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 			paid++
 			continue
 		}
-		due, err := calendar.ParseDate(in.DueDate)
+		due, err := bankcalendar.ParseDate(in.DueDate)
 		if err != nil {
 			return false, err
 		}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -37,7 +37,7 @@ type AgreementOffer struct {
 	Discount     money.Cents
 	Total        money.Cents
 	Parts        []money.Cents
-	Dates        []calendar.Date
+	Dates        []bankcalendar.Date
 	ChargeIDs    []string
 }
 
@@ -70,7 +70,7 @@ func PortalCharges(ctx context.Context, q store.Querier, orgID, debtorID string)
 // charges' fine and interest (never more than agreement_max_discount of
 // the whole, which propose checks again), the first installment
 // FirstDueDays after today.
-func PortalAgreementIn(st ledger.Settings, debtorID string, charges []ledger.Charge, today calendar.Date, n int) (*CreateAgreementIn, error) {
+func PortalAgreementIn(st ledger.Settings, debtorID string, charges []ledger.Charge, today bankcalendar.Date, n int) (*CreateAgreementIn, error) {
 	in := &CreateAgreementIn{DebtorID: debtorID, Installments: n, DueDay: today.AddDays(st.FirstDueDays).Day(),
 		Note: "Acordo aceito pelo devedor na página de pagamento."}
 	var late, whole money.Cents
@@ -97,7 +97,7 @@ func PortalAgreementIn(st ledger.Settings, debtorID string, charges []ledger.Cha
 // one per number of installments the settings allow that the rules
 // accept (each installment at least a cent), none when the settings do
 // not enable them or nothing is open.
-func (s *Service) PortalOffers(ctx context.Context, q store.Querier, st ledger.Settings, debtorID string, today calendar.Date) ([]AgreementOffer, error) {
+func (s *Service) PortalOffers(ctx context.Context, q store.Querier, st ledger.Settings, debtorID string, today bankcalendar.Date) ([]AgreementOffer, error) {
 	if !st.AgreementsEnabled() {
 		return nil, nil
 	}
@@ -137,7 +137,7 @@ func offerOf(n int, p proposal) AgreementOffer {
 
 // proposeOn is propose on a given day and settings, for the page, which
 // shows the offers of the day it read.
-func (s *Service) proposeOn(ctx context.Context, q store.Querier, st ledger.Settings, today calendar.Date, in *CreateAgreementIn) (proposal, error) {
+func (s *Service) proposeOn(ctx context.Context, q store.Querier, st ledger.Settings, today bankcalendar.Date, in *CreateAgreementIn) (proposal, error) {
 	var p proposal
 	d, err := ledger.GetDebtor(ctx, q, st.OrganizationID, in.DebtorID)
 	if err != nil {

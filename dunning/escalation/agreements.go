@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -70,8 +70,8 @@ type proposal struct {
 	discount money.Cents
 	down     money.Cents
 	parts    []money.Cents
-	dates    []calendar.Date
-	downDate calendar.Date
+	dates    []bankcalendar.Date
+	downDate bankcalendar.Date
 	dueDay   int
 }
 
@@ -104,7 +104,7 @@ func (s *Service) propose(ctx context.Context, q store.Querier, orgID string, in
 // proposeCharges checks in's charges (the debtor's, each once, still
 // collected, in no other open agreement) and adds each to p with its
 // updated amount on today.
-func (s *Service) proposeCharges(ctx context.Context, q store.Querier, orgID string, st ledger.Settings, today calendar.Date, in *CreateAgreementIn, p *proposal) error {
+func (s *Service) proposeCharges(ctx context.Context, q store.Querier, orgID string, st ledger.Settings, today bankcalendar.Date, in *CreateAgreementIn, p *proposal) error {
 	seen := map[string]bool{}
 	for i, ref := range in.ChargeIDs {
 		field := fmt.Sprintf("charge_ids.%d", i)
@@ -144,7 +144,7 @@ func (s *Service) proposeCharges(ctx context.Context, q store.Querier, orgID str
 
 // proposeTerms computes p's discount (under the settings' cap), down
 // payment, installments and their due dates from in, on today.
-func proposeTerms(st ledger.Settings, today calendar.Date, in *CreateAgreementIn, p *proposal) error {
+func proposeTerms(st ledger.Settings, today bankcalendar.Date, in *CreateAgreementIn, p *proposal) error {
 	var err error
 	switch {
 	case in.DiscountPercent != nil:
@@ -275,7 +275,7 @@ func (s *Service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 		}
 	}
 	for _, in := range inst {
-		due, err := calendar.ParseDate(in.DueDate)
+		due, err := bankcalendar.ParseDate(in.DueDate)
 		if err != nil {
 			return a, err
 		}

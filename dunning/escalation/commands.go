@@ -8,11 +8,11 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -201,7 +201,7 @@ func (s *Service) requestExit(ctx context.Context, tx *store.Tx, cmd *command, r
 
 // businessDaysAfter is the n-th business day after d in the
 // organization's calendar.
-func businessDaysAfter(st ledger.Settings, d calendar.Date, n int) calendar.Date {
+func businessDaysAfter(st ledger.Settings, d bankcalendar.Date, n int) bankcalendar.Date {
 	cal := st.Calendar()
 	for i := 0; i < n; i++ {
 		d = cal.NextBusinessDay(d.AddDays(1))
@@ -246,7 +246,7 @@ func (s *Service) emitCommandEvent(ctx context.Context, tx *store.Tx, slug strin
 	if err != nil {
 		return err
 	}
-	cv, err := s.ChargeView(c, st, calendar.Date{})
+	cv, err := s.ChargeView(c, st, bankcalendar.Date{})
 	if err != nil {
 		return err
 	}

@@ -7,11 +7,11 @@ import (
 	"slices"
 
 	"github.com/kobana/kobana-mcp/dunning/bureau"
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -55,7 +55,7 @@ func (s *Service) checkReportRules(ctx context.Context, tx *store.Tx, c ledger.C
 	}
 	now := s.Clock()
 	today := st.Today(now)
-	if limit := c.DueDate.AddDays(0); today.After(calendar.NewDate(limit.Year()+maxReportAgeYears, limit.Month(), limit.Day())) {
+	if limit := c.DueDate.AddDays(0); today.After(bankcalendar.NewDate(limit.Year()+maxReportAgeYears, limit.Month(), limit.Day())) {
 		return rest.Unprocessable(fmt.Sprintf("rule five_years: a debt due on %s is more than %d years old and can no longer be reported (CDC art. 43 §1)",
 			c.DueDate.BR(), maxReportAgeYears))
 	}
@@ -116,7 +116,7 @@ func (s *Service) ProtestCharge(ctx context.Context, tx *store.Tx, orgID, ref st
 	if c.Status != lifecycle.ChargeOverdue {
 		return command{}, rest.Unprocessable(fmt.Sprintf("rule only_overdue: only an overdue charge can be protested; this one is %s", c.Status))
 	}
-	if today := st.Today(s.Clock()); today.After(calendar.NewDate(c.DueDate.Year()+maxReportAgeYears, c.DueDate.Month(), c.DueDate.Day())) {
+	if today := st.Today(s.Clock()); today.After(bankcalendar.NewDate(c.DueDate.Year()+maxReportAgeYears, c.DueDate.Month(), c.DueDate.Day())) {
 		return command{}, rest.Unprocessable(fmt.Sprintf("rule five_years: a debt due on %s is more than %d years old and can no longer be protested", c.DueDate.BR(), maxReportAgeYears))
 	}
 	if old, err := activeCommand(ctx, tx, orgID, protestCommand.kind, c.ID); err == nil {

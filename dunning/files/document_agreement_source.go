@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -47,7 +47,7 @@ func (s *Service) loadAgreementTerm(ctx context.Context, q store.Querier, orgID,
 		term.Charges = append(term.Charges, AgreementTermCharge{Description: c.Description, Reference: ref, DueDate: c.DueDate, AmountCents: row.Updated})
 	}
 	for _, row := range inst {
-		due, err := calendar.ParseDate(row.DueDate)
+		due, err := bankcalendar.ParseDate(row.DueDate)
 		if err != nil {
 			return AgreementTerm{}, errors.Join(errors.New("agreement installment due date"), err)
 		}

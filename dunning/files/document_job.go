@@ -8,7 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -78,7 +78,7 @@ func (s *Service) renderDocument(ctx context.Context, orgID, id string, last boo
 
 // drawDocument reads what document d prints and draws it.
 func (s *Service) drawDocument(ctx context.Context, d documentRow) ([]byte, error) {
-	on, err := calendar.ParseDate(d.AmountsOn)
+	on, err := bankcalendar.ParseDate(d.AmountsOn)
 	if err != nil {
 		return nil, fmt.Errorf("dunning: document %s amounts_on: %w", d.ID, err)
 	}

@@ -11,9 +11,9 @@ import (
 	"golang.org/x/image/font/gofont/gomono"
 	"golang.org/x/image/font/gofont/goregular"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
@@ -53,7 +53,7 @@ type DocParty struct {
 type StatementLine struct {
 	Description string
 	Reference   string
-	DueDate     calendar.Date
+	DueDate     bankcalendar.Date
 	DaysLate    int
 	Open        money.Cents
 	Fine        money.Cents
@@ -71,7 +71,7 @@ type StatementLine struct {
 type StatementDoc struct {
 	Creditor DocParty
 	Debtor   DocParty
-	On       calendar.Date
+	On       bankcalendar.Date
 	Lines    []StatementLine
 	IssuedAt time.Time
 }
@@ -84,10 +84,10 @@ type SettlementDoc struct {
 	Description string
 	Reference   string
 	Amount      money.Cents
-	DueDate     calendar.Date
-	PaidOn      calendar.Date
+	DueDate     bankcalendar.Date
+	PaidOn      bankcalendar.Date
 	Paid        money.Cents
-	On          calendar.Date
+	On          bankcalendar.Date
 	IssuedAt    time.Time
 }
 
@@ -104,11 +104,11 @@ type AgreementTerm struct {
 	// paid on DownPaymentDue, before the installments.
 	DiscountCents    money.Cents
 	DownPaymentCents money.Cents
-	DownPaymentDue   calendar.Date
+	DownPaymentDue   bankcalendar.Date
 	Installments     []AgreementTermInstallment
 	// GraceDays an installment may be late before the agreement breaks.
 	GraceDays int
-	On        calendar.Date
+	On        bankcalendar.Date
 	IssuedAt  time.Time
 }
 
@@ -117,14 +117,14 @@ type AgreementTerm struct {
 type AgreementTermCharge struct {
 	Description string
 	Reference   string
-	DueDate     calendar.Date
+	DueDate     bankcalendar.Date
 	AmountCents money.Cents
 }
 
 // AgreementTermInstallment is one row of the installment table.
 type AgreementTermInstallment struct {
 	Number      int
-	DueDate     calendar.Date
+	DueDate     bankcalendar.Date
 	AmountCents money.Cents
 }
 
@@ -145,7 +145,7 @@ func (a AgreementTerm) TotalCents() money.Cents { return a.OriginalCents() - a.D
 var monthsPT = [...]string{"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"}
 
 // longDatePT is "10 de março de 2026".
-func longDatePT(d calendar.Date) string {
+func longDatePT(d bankcalendar.Date) string {
 	return fmt.Sprintf("%d de %s de %d", d.Day(), monthsPT[d.Month()-1], d.Year())
 }
 
@@ -213,7 +213,7 @@ func newPage(title string, creditor DocParty, issued time.Time) *pdfPage {
 func issuedBR(t time.Time) string {
 	loc := ledger.LoadZone(ledger.DefaultTimezone)
 	t = t.In(loc)
-	return calendar.DateOf(t).BR() + " às " + t.Format("15:04")
+	return bankcalendar.DateOf(t).BR() + " às " + t.Format("15:04")
 }
 
 // text is a paragraph in the body font.

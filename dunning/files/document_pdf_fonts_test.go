@@ -11,19 +11,19 @@ import (
 	"golang.org/x/image/font/gofont/gomono"
 	"golang.org/x/image/font/gofont/goregular"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/files"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // fontsStatement draws every font a document uses: accents in the body and
 // bold fonts, and a Pix code in the fixed-width one.
 func fontsStatement(t *testing.T) files.StatementDoc {
 	t.Helper()
-	on, err := calendar.ParseDate("2026-03-10")
+	on, err := bankcalendar.ParseDate("2026-03-10")
 	if err != nil {
 		t.Fatal(err)
 	}
-	due, _ := calendar.ParseDate("2026-02-10")
+	due, _ := bankcalendar.ParseDate("2026-02-10")
 	return files.StatementDoc{
 		Creditor: files.DocParty{Name: "Cobranças Paulistânia Ltda.", Document: "12.345.678/0001-95", City: "São Paulo"},
 		Debtor:   files.DocParty{Name: "João da Conceição Araújo", Document: "123.456.789-09"},

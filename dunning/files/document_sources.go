@@ -3,10 +3,10 @@ package files
 import (
 	"context"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -30,7 +30,7 @@ func debtorParty(d ledger.Debtor) DocParty {
 // most maxDocumentRows of them: one more fails the document as too large
 // (document_limits.go), since charges may have been added since the
 // request counted them.
-func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on calendar.Date) (StatementDoc, error) {
+func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on bankcalendar.Date) (StatementDoc, error) {
 	d, err := ledger.GetDebtor(ctx, db, orgID, debtorID)
 	if err != nil {
 		return StatementDoc{}, ledger.NotFoundAs(err, "debtor")
@@ -88,7 +88,7 @@ func loadStatement(ctx context.Context, db *store.DB, orgID, debtorID string, on
 
 // loadSettlement is the settlement letter of chargeID, which must still
 // be paid (UNPROCESSABLE otherwise: a payment reversed since the request).
-func loadSettlement(ctx context.Context, q store.Querier, orgID, chargeID string, on calendar.Date) (SettlementDoc, error) {
+func loadSettlement(ctx context.Context, q store.Querier, orgID, chargeID string, on bankcalendar.Date) (SettlementDoc, error) {
 	c, err := ledger.GetCharge(ctx, q, orgID, chargeID)
 	if err != nil {
 		return SettlementDoc{}, ledger.NotFoundAs(err, "charge")

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -47,7 +47,7 @@ func checkAgreementFilters(ctx context.Context, q store.Querier, orgID string, f
 // exportAgreementsRows emits one CSV record per agreement the filters
 // select, newest first as the agreements list shows them, read through
 // one cursor (streamRows).
-func exportAgreementsRows(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
+func exportAgreementsRows(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ bankcalendar.Date, cells exportCells, emit func([]string) error) error {
 	query, args := agreementExportQuery(orgID, f)
 	return streamRows(ctx, db, query, args, func(r agreementExportRow) error {
 		a := r.AgreementRecord

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -28,7 +28,7 @@ func (c exportCells) money(v money.Cents) string {
 	return d
 }
 
-func (c exportCells) date(d calendar.Date) string {
+func (c exportCells) date(d bankcalendar.Date) string {
 	if c.brazilian {
 		return d.BR()
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/csvsafe"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -119,7 +119,7 @@ func (s *Service) DrawExport(ctx context.Context, e exportRow) (int64, int64, er
 	if err != nil {
 		return 0, 0, err
 	}
-	on, err := calendar.ParseDate(e.AmountsOn)
+	on, err := bankcalendar.ParseDate(e.AmountsOn)
 	if err != nil {
 		return 0, 0, err
 	}

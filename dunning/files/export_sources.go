@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -30,7 +30,7 @@ type exportSource struct {
 	// check validates the filters in q and answers them as stored.
 	check func(ctx context.Context, q store.Querier, orgID string, f exportFilters) (exportFilters, error)
 	// write emits every record the filters select, in order.
-	write func(ctx context.Context, db *store.DB, orgID string, f exportFilters, st ledger.Settings, on calendar.Date, cells exportCells, emit func([]string) error) error
+	write func(ctx context.Context, db *store.DB, orgID string, f exportFilters, st ledger.Settings, on bankcalendar.Date, cells exportCells, emit func([]string) error) error
 }
 
 // The filters of each resource: its list route's.
@@ -87,7 +87,7 @@ func checkSortOrder(o string) error {
 	return nil
 }
 
-func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilters, st ledger.Settings, on calendar.Date, cells exportCells, emit func([]string) error) error {
+func writeCharges(ctx context.Context, db *store.DB, orgID string, f exportFilters, st ledger.Settings, on bankcalendar.Date, cells exportCells, emit func([]string) error) error {
 	query, args := chargeExportQuery(orgID, f)
 	return streamRows(ctx, db, query, args, func(r chargeExportRow) error {
 		c := r.Charge
@@ -123,7 +123,7 @@ func checkDebtorFilters(_ context.Context, _ store.Querier, _ string, f exportFi
 	return f, checkSortOrder(f.SortOrder)
 }
 
-func writeDebtors(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
+func writeDebtors(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ bankcalendar.Date, cells exportCells, emit func([]string) error) error {
 	status := f.Status
 	if status == "" {
 		status = ledger.DebtorActive
@@ -174,7 +174,7 @@ func checkNotificationFilters(ctx context.Context, q store.Querier, orgID string
 	return f, nil
 }
 
-func writeNotifications(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ calendar.Date, cells exportCells, emit func([]string) error) error {
+func writeNotifications(ctx context.Context, db *store.DB, orgID string, f exportFilters, _ ledger.Settings, _ bankcalendar.Date, cells exportCells, emit func([]string) error) error {
 	query, args := notificationExportQuery(orgID, f)
 	return streamRows(ctx, db, query, args, func(n notify.Notification) error {
 		return emit([]string{n.ID, cells.instant(&n.CreatedAt), n.Kind, n.Channel, n.ToAddress, strOrEmpty(n.Subject), n.Status, n.Provider,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // StatementNow draws the debtor statement of debtorID on date on at once,
@@ -13,7 +13,7 @@ import (
 // (dunning/portal). The same reads and drawing as a statement document
 // (loadStatement, RenderStatement), so the page's PDF and the creditor's
 // never differ but in their issue time.
-func (s *Service) StatementNow(ctx context.Context, orgID, debtorID string, on calendar.Date, issued time.Time) ([]byte, error) {
+func (s *Service) StatementNow(ctx context.Context, orgID, debtorID string, on bankcalendar.Date, issued time.Time) ([]byte, error) {
 	creditor, err := s.creditorParty(ctx, orgID)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math/big"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -13,13 +13,13 @@ type Terms struct {
 	// Open is the amount still owed, in cents.
 	Open money.Cents
 	// DueDate is the charge's due date; days late count from it.
-	DueDate calendar.Date
+	DueDate bankcalendar.Date
 	// GraceUntil, when set and after DueDate, is the last day the charge
 	// is still paid on time: pass calendar's NextBusinessDay(DueDate) so a
 	// charge due on a Saturday or holiday costs nothing when paid on the
 	// next business day (FEBRABAN's rule for boletos). Paid later, its
 	// days late still count from DueDate.
-	GraceUntil calendar.Date
+	GraceUntil bankcalendar.Date
 	// Fine is the one-time fine, a percent of Open.
 	Fine Percent
 	// InterestMonthly is the monthly interest rate, charged pro rata at
@@ -35,7 +35,7 @@ type Terms struct {
 	FineDue      money.Cents
 	InterestDue  money.Cents
 	FineAssessed bool
-	AccrualFrom  calendar.Date
+	AccrualFrom  bankcalendar.Date
 }
 
 // Breakdown is a charge's amount on a date. Updated is Open + Fine +
@@ -56,7 +56,7 @@ var (
 )
 
 // Compute is the charge's amount on date on (in the organization's
-// calendar: callers pass calendar.DateOf(now.In(zone))). On or before the
+// calendar: callers pass bankcalendar.DateOf(now.In(zone))). On or before the
 // due date (or GraceUntil) it is the open amount and DaysLate is 0.
 // After it:
 //
@@ -69,7 +69,7 @@ var (
 // exact rational value. Example: R$ 1.000,00 with a 2 % fine and 1 % a
 // month, 45 days late: fine R$ 20,00, interest R$ 15,00, updated
 // R$ 1.035,00.
-func Compute(t Terms, on calendar.Date) (Breakdown, error) {
+func Compute(t Terms, on bankcalendar.Date) (Breakdown, error) {
 	if t.DueDate.IsZero() {
 		return Breakdown{}, ErrNoDueDate
 	}
@@ -107,7 +107,7 @@ func Compute(t Terms, on calendar.Date) (Breakdown, error) {
 
 // Late reports whether a charge under t is late on date on: after its
 // due date and its GraceUntil.
-func (t Terms) Late(on calendar.Date) bool {
+func (t Terms) Late(on bankcalendar.Date) bool {
 	onTimeUntil := t.DueDate
 	if t.GraceUntil.After(onTimeUntil) {
 		onTimeUntil = t.GraceUntil
@@ -117,7 +117,7 @@ func (t Terms) Late(on calendar.Date) bool {
 
 // accrualDays are the days of interest on Open not yet crystallised on
 // date on: from AccrualFrom (or the due date), never negative.
-func (t Terms) accrualDays(on calendar.Date) int {
+func (t Terms) accrualDays(on bankcalendar.Date) int {
 	from := t.DueDate
 	if t.AccrualFrom.After(from) {
 		from = t.AccrualFrom

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
-func date(y int, m time.Month, d int) calendar.Date { return calendar.NewDate(y, m, d) }
+func date(y int, m time.Month, d int) bankcalendar.Date { return bankcalendar.NewDate(y, m, d) }
 
 // Every row is computed by hand; the comment shows the arithmetic.
 func TestCompute(t *testing.T) {
@@ -18,7 +18,7 @@ func TestCompute(t *testing.T) {
 	tests := []struct {
 		name     string
 		terms    Terms
-		on       calendar.Date
+		on       bankcalendar.Date
 		fine     money.Cents
 		interest money.Cents
 		updated  money.Cents

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 func ExampleCompute() {
 	terms := latefee.Terms{
 		Open:            100000, // R$ 1.000,00
-		DueDate:         calendar.NewDate(2026, time.March, 10),
+		DueDate:         bankcalendar.NewDate(2026, time.March, 10),
 		Fine:            2 * latefee.OnePercent,
 		InterestMonthly: 1 * latefee.OnePercent,
 	}
-	b, _ := latefee.Compute(terms, calendar.NewDate(2026, time.April, 24))
+	b, _ := latefee.Compute(terms, bankcalendar.NewDate(2026, time.April, 24))
 	fmt.Println(b.DaysLate, b.Fine, b.Interest, b.Updated)
 	// Output: 45 R$ 20,00 R$ 15,00 R$ 1.035,00
 }
@@ -23,16 +23,16 @@ func ExampleCompute() {
 // A charge due on a closed day costs nothing when paid on the next
 // business day.
 func ExampleTerms_graceUntil() {
-	due := calendar.NewDate(2026, time.February, 14) // Saturday of Carnival
+	due := bankcalendar.NewDate(2026, time.February, 14) // Saturday of Carnival
 	terms := latefee.Terms{
 		Open:            100000,
 		DueDate:         due,
-		GraceUntil:      calendar.NextBusinessDay(due),
+		GraceUntil:      bankcalendar.NextBusinessDay(due),
 		Fine:            2 * latefee.OnePercent,
 		InterestMonthly: latefee.OnePercent,
 	}
-	onTime, _ := latefee.Compute(terms, calendar.NewDate(2026, time.February, 18))
-	late, _ := latefee.Compute(terms, calendar.NewDate(2026, time.February, 19))
+	onTime, _ := latefee.Compute(terms, bankcalendar.NewDate(2026, time.February, 18))
+	late, _ := latefee.Compute(terms, bankcalendar.NewDate(2026, time.February, 19))
 	fmt.Println(onTime.Updated, late.DaysLate, late.Updated)
 	// Output: R$ 1.000,00 5 R$ 1.021,67
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -38,7 +38,7 @@ var ErrOverpaid = errors.New("payment is more than the updated amount")
 // assessed, joins FineDue once. On time, t is returned unchanged. After
 // Accrue, Compute(t, on) gives the same Updated as before it, with
 // nothing left to accrue on that day.
-func Accrue(t Terms, on calendar.Date) (Terms, error) {
+func Accrue(t Terms, on bankcalendar.Date) (Terms, error) {
 	b, err := Compute(t, on)
 	if err != nil || !t.Late(on) {
 		return t, err
@@ -67,7 +67,7 @@ func (a Applied) Total() money.Cents { return a.Interest + a.Fine + a.Principal 
 // art. 354 was followed; an organization that agreed it keeps it). It
 // returns the terms after the payment and how it was applied; a payment
 // above the updated amount is ErrOverpaid, and terms are not changed.
-func Impute(t Terms, order Imputation, amount money.Cents, on calendar.Date) (Terms, Applied, error) {
+func Impute(t Terms, order Imputation, amount money.Cents, on bankcalendar.Date) (Terms, Applied, error) {
 	if amount <= 0 {
 		return t, Applied{}, fmt.Errorf("latefee: payment must be positive (got %d cents)", amount)
 	}

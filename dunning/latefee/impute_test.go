@@ -4,16 +4,16 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
 // lateCharge is the charge: R$ 1 000 due 2026-10-01, 2 % fine,
 // 1 % a month; on 2026-12-01 (61 days late) it costs R$ 1 040,33.
-func lateCharge(t *testing.T) (Terms, calendar.Date) {
+func lateCharge(t *testing.T) (Terms, bankcalendar.Date) {
 	t.Helper()
-	due, _ := calendar.ParseDate("2026-10-01")
-	on, _ := calendar.ParseDate("2026-12-01")
+	due, _ := bankcalendar.ParseDate("2026-10-01")
+	on, _ := bankcalendar.ParseDate("2026-12-01")
 	terms := Terms{Open: 100000, DueDate: due, Fine: 2 * OnePercent, InterestMonthly: OnePercent}
 	if b, err := Compute(terms, on); err != nil || b.Updated != 104033 || b.Fine != 2000 || b.Interest != 2033 {
 		t.Fatalf("updated = %+v, %v; want 1040.33 (fine 20, interest 20.33)", b, err)

@@ -1,8 +1,8 @@
 package ledger
 
 import (
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // What a charge costs on a day (dunning/latefee over the charge's ledger
@@ -24,7 +24,7 @@ import (
 // count from the due date. A charge out of collection (paid, canceled,
 // written off, in an agreement) grows no more: its updated amount is
 // what it owed when it left.
-func ChargeBreakdown(c Charge, st Settings, on calendar.Date) (latefee.Breakdown, error) {
+func ChargeBreakdown(c Charge, st Settings, on bankcalendar.Date) (latefee.Breakdown, error) {
 	if !c.Status.Collectible() {
 		return latefee.Breakdown{Open: c.OpenAmount, Fine: c.FineDue, Interest: c.InterestDue,
 			Updated: c.OpenAmount + c.FineDue + c.InterestDue}, nil

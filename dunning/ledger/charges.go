@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -153,7 +153,7 @@ func checkPaymentLink(text string) (*string, error) {
 
 // ChargeView is a charge as the API shows it with its amounts for date
 // on, or for the organization's today when on is zero.
-func (s *Service) ChargeView(c Charge, st Settings, on calendar.Date) (ChargeJSON, error) {
+func (s *Service) ChargeView(c Charge, st Settings, on bankcalendar.Date) (ChargeJSON, error) {
 	if on.IsZero() {
 		on = st.Today(s.Clock())
 	}
@@ -174,7 +174,7 @@ type chargeDetailJSON struct {
 	Notifications []chargeNotificationRow `json:"notifications"`
 }
 
-func (s *Service) chargeDetail(ctx context.Context, q store.Querier, c Charge, st Settings, on calendar.Date) (chargeDetailJSON, error) {
+func (s *Service) chargeDetail(ctx context.Context, q store.Querier, c Charge, st Settings, on bankcalendar.Date) (chargeDetailJSON, error) {
 	var out chargeDetailJSON
 	var err error
 	if out.ChargeJSON, err = s.ChargeView(c, st, on); err != nil {
@@ -239,7 +239,7 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 		if err := rows[i].Decode(); err != nil {
 			return nil, err
 		}
-		v, err := s.ChargeView(rows[i], st, calendar.Date{})
+		v, err := s.ChargeView(rows[i], st, bankcalendar.Date{})
 		if err != nil {
 			return nil, err
 		}
@@ -254,12 +254,12 @@ func (s *Service) chargesGet(ctx context.Context, in *getChargeIn) (*rest.Respon
 	if err != nil {
 		return nil, err
 	}
-	var on calendar.Date
+	var on bankcalendar.Date
 	if in.On != "" {
 		if on, err = DateIn("on", in.On); err != nil {
 			return nil, err
 		}
-		if horizon := calendar.DateOf(s.Clock()).AddDays(onHorizonDays); on.After(horizon) {
+		if horizon := bankcalendar.DateOf(s.Clock()).AddDays(onHorizonDays); on.After(horizon) {
 			return nil, Invalid("on", fmt.Sprintf("must be at most %d days after today (%s)", onHorizonDays, horizon))
 		}
 	}
@@ -292,7 +292,7 @@ func (s *Service) chargesCreate(ctx context.Context, in *createChargeIn) (*rest.
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(c, st, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func (s *Service) chargesUpdate(ctx context.Context, in *updateChargeIn) (*rest.
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(c, st, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +690,7 @@ func (s *Service) closeCharge(ctx context.Context, ref string, to lifecycle.Char
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(c, st, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}

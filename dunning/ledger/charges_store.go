@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -204,7 +204,7 @@ type newChargeRow struct {
 	ID, OrganizationID, DebtorID string
 	ExternalID                   *string
 	Amount                       money.Cents
-	DueDate                      calendar.Date
+	DueDate                      bankcalendar.Date
 	Description                  string
 	Fine, Interest               latefee.Percent
 	Origin                       string

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -71,18 +71,18 @@ const (
 )
 
 // dateWindow is the first and last day dateIn accepts.
-func dateWindow() (first, last calendar.Date) {
-	return calendar.NewDate(earliestYear, time.January, 1), calendar.NewDate(latestYear, time.December, 31)
+func dateWindow() (first, last bankcalendar.Date) {
+	return bankcalendar.NewDate(earliestYear, time.January, 1), bankcalendar.NewDate(latestYear, time.December, 31)
 }
 
 // DateIn reads a YYYY-MM-DD date within dateWindow.
-func DateIn(field, s string) (calendar.Date, error) {
-	d, err := calendar.ParseDate(s)
+func DateIn(field, s string) (bankcalendar.Date, error) {
+	d, err := bankcalendar.ParseDate(s)
 	if err != nil {
-		return calendar.Date{}, Invalid(field, err.Error())
+		return bankcalendar.Date{}, Invalid(field, err.Error())
 	}
 	if first, last := dateWindow(); d.Before(first) || d.After(last) {
-		return calendar.Date{}, Invalid(field, fmt.Sprintf("must be between %s and %s", first, last))
+		return bankcalendar.Date{}, Invalid(field, fmt.Sprintf("must be between %s and %s", first, last))
 	}
 	return d, nil
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/mcp"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -44,7 +44,7 @@ type settingsJSON struct {
 	State                  string                    `json:"state"`
 	City                   string                    `json:"city"`
 	CityName               string                    `json:"city_name"`
-	ClosedDays             []calendar.Date           `json:"closed_days"`
+	ClosedDays             []bankcalendar.Date       `json:"closed_days"`
 	PriorNoticeDays        int                       `json:"prior_notice_days"`
 	AgreementMaxDiscount   latefee.Percent           `json:"agreement_max_discount_percent"`
 	AgreementGraceDays     int                       `json:"agreement_grace_days"`
@@ -60,13 +60,13 @@ func showSettings(st Settings) settingsJSON {
 		State: st.State, City: st.City, ClosedDays: st.ClosedDays, PriorNoticeDays: st.PriorNoticeDays,
 		AgreementMaxDiscount: st.AgreementMaxDiscount, AgreementGraceDays: st.AgreementGraceDays, PaymentImputation: st.PaymentImputation,
 		PortalSettingsJSON: showPortalSettings(st.PortalSettings)}
-	if r, err := calendar.BrazilRegions(); err == nil && st.City != "" {
+	if r, err := bankcalendar.BrazilRegions(); err == nil && st.City != "" {
 		if c, ok := r.City(st.State, st.City); ok {
 			out.CityName = c.Name
 		}
 	}
 	if out.ClosedDays == nil {
-		out.ClosedDays = []calendar.Date{}
+		out.ClosedDays = []bankcalendar.Date{}
 	}
 	if st.Stored {
 		t := st.UpdatedAt
@@ -369,8 +369,8 @@ func applyClosedDays(st *Settings, texts *[]string) error {
 	if len(*texts) > 400 {
 		return Invalid("closed_days", "must have at most 400 days")
 	}
-	days := make([]calendar.Date, 0, len(*texts))
-	seen := map[calendar.Date]bool{}
+	days := make([]bankcalendar.Date, 0, len(*texts))
+	seen := map[bankcalendar.Date]bool{}
 	for i, text := range *texts {
 		d, err := DateIn(fmt.Sprintf("closed_days.%d", i), text)
 		if err != nil {
@@ -386,12 +386,12 @@ func applyClosedDays(st *Settings, texts *[]string) error {
 }
 
 // applyPlace sets the organization's state and city, checked against the
-// holiday table (dunning/calendar's holidays_br.json): a city needs its
+// holiday table (platform/bankcalendar's holidays_br.json): a city needs its
 // state and must be one the table has, so that no holiday is silently
 // missing; it is stored as its IBGE code. Changing the state alone clears
 // the city.
 func applyPlace(st *Settings, state, city *string) error {
-	regions, err := calendar.BrazilRegions()
+	regions, err := bankcalendar.BrazilRegions()
 	if err != nil {
 		return err
 	}

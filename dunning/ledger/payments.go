@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -119,7 +119,7 @@ func (s *Service) chargesPaymentsCreate(ctx context.Context, in *createPaymentIn
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(r.charge, r.settings, calendar.Date{})
+	v, err := s.ChargeView(r.charge, r.settings, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
@@ -83,9 +83,9 @@ type PixOfDay struct {
 	// Payload is the "copia e cola" BR Code.
 	Payload string `json:"payload"`
 	// Amount is the charge's updated amount on On, which the code asks.
-	Amount money.Cents   `json:"amount"`
-	TxID   string        `json:"txid"`
-	On     calendar.Date `json:"on"`
+	Amount money.Cents       `json:"amount"`
+	TxID   string            `json:"txid"`
+	On     bankcalendar.Date `json:"on"`
 	// QRURL serves the code's QR as a PNG, signed (PixLinks).
 	QRURL string `json:"qr_url"`
 }
@@ -108,7 +108,7 @@ func LoadPixReceiver(ctx context.Context, q store.Querier, orgID string) (PixRec
 // is b: r's key, c's updated amount, PixTxID's txid, and the QR link of
 // links (none when links is nil). A charge with nothing to pay has no
 // code: ok is false.
-func ChargePixOfDay(r PixReceiver, c Charge, b latefee.Breakdown, day calendar.Date, links *PixLinks) (PixOfDay, bool, error) {
+func ChargePixOfDay(r PixReceiver, c Charge, b latefee.Breakdown, day bankcalendar.Date, links *PixLinks) (PixOfDay, bool, error) {
 	if b.Updated <= 0 {
 		return PixOfDay{}, false, nil
 	}
@@ -162,7 +162,7 @@ func NewPixLinks(base string, secret []byte) *PixLinks {
 }
 
 // QRURL is the public link of charge's QR code on day.
-func (l *PixLinks) QRURL(orgID, chargeID string, day calendar.Date) string {
+func (l *PixLinks) QRURL(orgID, chargeID string, day bankcalendar.Date) string {
 	payload := pixLinkVersion + "|" + orgID + "|" + chargeID + "|" + day.String()
 	mac := hmac.New(sha256.New, l.key)
 	mac.Write([]byte(payload))
@@ -174,27 +174,27 @@ func (l *PixLinks) QRURL(orgID, chargeID string, day calendar.Date) string {
 var errBadPixToken = errors.New("dunning: pix QR link does not verify")
 
 // ParseQRToken verifies the token of a QR link and returns what it names.
-func (l *PixLinks) ParseQRToken(token string) (orgID, chargeID string, day calendar.Date, err error) {
+func (l *PixLinks) ParseQRToken(token string) (orgID, chargeID string, day bankcalendar.Date, err error) {
 	p, sig, ok := strings.Cut(token, ".")
 	if !ok {
-		return "", "", calendar.Date{}, errBadPixToken
+		return "", "", bankcalendar.Date{}, errBadPixToken
 	}
 	payload, err1 := base64.RawURLEncoding.DecodeString(p)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil {
-		return "", "", calendar.Date{}, errBadPixToken
+		return "", "", bankcalendar.Date{}, errBadPixToken
 	}
 	mac := hmac.New(sha256.New, l.key)
 	mac.Write(payload)
 	if !hmac.Equal(mac.Sum(nil), got) {
-		return "", "", calendar.Date{}, errBadPixToken
+		return "", "", bankcalendar.Date{}, errBadPixToken
 	}
 	parts := strings.Split(string(payload), "|")
 	if len(parts) != 4 || parts[0] != pixLinkVersion {
-		return "", "", calendar.Date{}, errBadPixToken
+		return "", "", bankcalendar.Date{}, errBadPixToken
 	}
-	if day, err = calendar.ParseDate(parts[3]); err != nil {
-		return "", "", calendar.Date{}, errBadPixToken
+	if day, err = bankcalendar.ParseDate(parts[3]); err != nil {
+		return "", "", bankcalendar.Date{}, errBadPixToken
 	}
 	return parts[1], parts[2], day, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -297,7 +297,7 @@ func (h *pixWebhookTools) pixReceivedAssign(ctx context.Context, in *assignPixIn
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.ChargeView(r.charge, r.settings, calendar.Date{})
+	v, err := h.ChargeView(r.charge, r.settings, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}

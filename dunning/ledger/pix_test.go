@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -56,7 +56,7 @@ func TestPixTxID(t *testing.T) {
 func TestPixLinks(t *testing.T) {
 	t.Parallel()
 	a, b := NewPixLinks("https://dunning.test/", []byte("secret")), NewPixLinks("https://other.test", []byte("secret"))
-	day := calendar.NewDate(2026, 3, 10)
+	day := bankcalendar.NewDate(2026, 3, 10)
 	u := a.QRURL("org-1", "charge-1", day)
 	if !strings.HasPrefix(u, "https://dunning.test/v1/pix-qr/") {
 		t.Fatalf("url %s", u)
@@ -66,7 +66,7 @@ func TestPixLinks(t *testing.T) {
 	if err != nil || org != "org-1" || ch != "charge-1" || d != day {
 		t.Fatalf("parse: %s %s %v %v", org, ch, d, err)
 	}
-	other := a.QRURL("org-1", "charge-1", calendar.NewDate(2026, 3, 11))
+	other := a.QRURL("org-1", "charge-1", bankcalendar.NewDate(2026, 3, 11))
 	payload, _, _ := strings.Cut(other[strings.LastIndex(other, "/")+1:], ".")
 	_, sig, _ := strings.Cut(token, ".")
 	for _, bad := range []string{"", token + "x", payload + "." + sig, "nodot"} {

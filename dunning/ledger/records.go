@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -179,10 +179,10 @@ type Charge struct {
 	DebtorKind string `db:"debtor_person_kind"`
 
 	// Decoded when loaded.
-	DueDate     calendar.Date  `db:"-"`
-	AccrualFrom calendar.Date  `db:"-"`
-	Tags        []string       `db:"-"`
-	CustomData  map[string]any `db:"-"`
+	DueDate     bankcalendar.Date `db:"-"`
+	AccrualFrom bankcalendar.Date `db:"-"`
+	Tags        []string          `db:"-"`
+	CustomData  map[string]any    `db:"-"`
 }
 
 // Charge origins (dunning_charges.origin).
@@ -196,14 +196,14 @@ const (
 // Decode fills a loaded charge's dates, tags and custom data from their
 // text columns; tags and custom data are never nil after it.
 func (c *Charge) Decode() error {
-	d, err := calendar.ParseDate(c.DueDateText)
+	d, err := bankcalendar.ParseDate(c.DueDateText)
 	if err != nil {
 		return fmt.Errorf("dunning: charge due_date: %w", err)
 	}
 	c.DueDate = d
-	c.AccrualFrom = calendar.Date{}
+	c.AccrualFrom = bankcalendar.Date{}
 	if c.AccrualFromText != nil && *c.AccrualFromText != "" {
-		if c.AccrualFrom, err = calendar.ParseDate(*c.AccrualFromText); err != nil {
+		if c.AccrualFrom, err = bankcalendar.ParseDate(*c.AccrualFromText); err != nil {
 			return fmt.Errorf("dunning: charge accrual_from: %w", err)
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // An organization's settings as the layers read them (dunning_settings,
@@ -82,7 +82,7 @@ type Settings struct {
 
 	// Decoded when loaded.
 	Channels   map[string]ChannelSetting `db:"-"`
-	ClosedDays []calendar.Date           `db:"-"`
+	ClosedDays []bankcalendar.Date       `db:"-"`
 	Location   *time.Location            `db:"-"`
 	// Stored is false for the defaults of an organization with no row.
 	Stored bool `db:"-"`
@@ -116,22 +116,22 @@ func (st Settings) Caps() latefee.Caps {
 
 // Calendar is the business-day calendar of the organization: Brazil's
 // bank holidays and the year's bank closing, its state's and city's
-// holidays (calendar.NewIn), and its own closed days on top.
-func (st Settings) Calendar() *calendar.Calendar {
-	days := make([]calendar.ClosedDay, 0, len(st.ClosedDays))
+// holidays (bankcalendar.NewIn), and its own closed days on top.
+func (st Settings) Calendar() *bankcalendar.Calendar {
+	days := make([]bankcalendar.ClosedDay, 0, len(st.ClosedDays))
 	for _, d := range st.ClosedDays {
-		days = append(days, calendar.ClosedDay{Date: d, Name: "closed day", Kind: calendar.KindOrganization})
+		days = append(days, bankcalendar.ClosedDay{Date: d, Name: "closed day", Kind: bankcalendar.KindOrganization})
 	}
-	return calendar.NewIn(calendar.Place{UF: st.State, City: st.City}, days...)
+	return bankcalendar.NewIn(bankcalendar.Place{UF: st.State, City: st.City}, days...)
 }
 
 // Today is the calendar date at instant now in the organization's zone.
-func (st Settings) Today(now time.Time) calendar.Date {
+func (st Settings) Today(now time.Time) bankcalendar.Date {
 	loc := st.Location
 	if loc == nil {
 		loc = LoadZone(st.Timezone)
 	}
-	return calendar.DateOf(now.In(loc))
+	return bankcalendar.DateOf(now.In(loc))
 }
 
 // ChannelEnabled reports whether the organization sends on channel.
@@ -195,7 +195,7 @@ func (st *Settings) Decode() error {
 	}
 	st.ClosedDays = st.ClosedDays[:0]
 	for _, s := range days {
-		d, err := calendar.ParseDate(s)
+		d, err := bankcalendar.ParseDate(s)
 		if err != nil {
 			return fmt.Errorf("dunning: settings closed_days: %w", err)
 		}
@@ -215,13 +215,13 @@ func (st *Settings) Decode() error {
 // the consumer (CDC art. 47), since the debtor could not pay at a bank
 // on its last day. A pending charge turns overdue the day after it
 // (lateOn), and only then do fine and interest apply (chargeBreakdown).
-func (st Settings) GraceEnd(due calendar.Date) calendar.Date {
+func (st Settings) GraceEnd(due bankcalendar.Date) bankcalendar.Date {
 	return st.Calendar().NextBusinessDay(due.AddDays(max(st.GraceDays, 0)))
 }
 
 // LateOn reports whether a charge due on due is late on date on: after
 // its GraceEnd. The daily sweep and the charge writes use it to turn a
 // pending charge overdue.
-func (st Settings) LateOn(due, on calendar.Date) bool {
+func (st Settings) LateOn(due, on bankcalendar.Date) bool {
 	return on.After(st.GraceEnd(due))
 }

@@ -3,8 +3,8 @@ package ledger
 import (
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
@@ -58,41 +58,41 @@ func ShowDebtor(d Debtor) DebtorJSON {
 // amounts_on (updated_amount = open_amount + fine_amount +
 // interest_amount), computed by the server: no client adds money up.
 type ChargeJSON struct {
-	ID              string          `json:"id"`
-	ExternalID      *string         `json:"external_id"`
-	DebtorID        string          `json:"debtor_id"`
-	Amount          money.Cents     `json:"amount"`
-	OpenAmount      money.Cents     `json:"open_amount"`
-	PaidAmount      money.Cents     `json:"paid_amount"`
-	FineAmount      money.Cents     `json:"fine_amount"`
-	InterestAmount  money.Cents     `json:"interest_amount"`
-	UpdatedAmount   money.Cents     `json:"updated_amount"`
-	DaysLate        int             `json:"days_late"`
-	AmountsOn       calendar.Date   `json:"amounts_on"`
-	DueDate         calendar.Date   `json:"due_date"`
-	Description     string          `json:"description"`
-	FinePercent     latefee.Percent `json:"fine_percent"`
-	InterestPercent latefee.Percent `json:"interest_percent"`
-	Origin          string          `json:"origin"`
-	OriginRef       *string         `json:"origin_ref"`
-	Barcode         *string         `json:"barcode"`
-	PaymentLink     *string         `json:"payment_link"`
-	Tags            []string        `json:"tags"`
-	CustomData      map[string]any  `json:"custom_data"`
-	Status          string          `json:"status"`
-	Archived        bool            `json:"archived"`
-	ArchivedAt      *time.Time      `json:"archived_at"`
-	OverdueAt       *time.Time      `json:"overdue_at"`
-	PaidAt          *time.Time      `json:"paid_at"`
-	CanceledAt      *time.Time      `json:"canceled_at"`
-	LastNotifiedAt  *time.Time      `json:"last_notified_at"`
-	CreatedAt       time.Time       `json:"created_at"`
-	UpdatedAt       time.Time       `json:"updated_at"`
+	ID              string            `json:"id"`
+	ExternalID      *string           `json:"external_id"`
+	DebtorID        string            `json:"debtor_id"`
+	Amount          money.Cents       `json:"amount"`
+	OpenAmount      money.Cents       `json:"open_amount"`
+	PaidAmount      money.Cents       `json:"paid_amount"`
+	FineAmount      money.Cents       `json:"fine_amount"`
+	InterestAmount  money.Cents       `json:"interest_amount"`
+	UpdatedAmount   money.Cents       `json:"updated_amount"`
+	DaysLate        int               `json:"days_late"`
+	AmountsOn       bankcalendar.Date `json:"amounts_on"`
+	DueDate         bankcalendar.Date `json:"due_date"`
+	Description     string            `json:"description"`
+	FinePercent     latefee.Percent   `json:"fine_percent"`
+	InterestPercent latefee.Percent   `json:"interest_percent"`
+	Origin          string            `json:"origin"`
+	OriginRef       *string           `json:"origin_ref"`
+	Barcode         *string           `json:"barcode"`
+	PaymentLink     *string           `json:"payment_link"`
+	Tags            []string          `json:"tags"`
+	CustomData      map[string]any    `json:"custom_data"`
+	Status          string            `json:"status"`
+	Archived        bool              `json:"archived"`
+	ArchivedAt      *time.Time        `json:"archived_at"`
+	OverdueAt       *time.Time        `json:"overdue_at"`
+	PaidAt          *time.Time        `json:"paid_at"`
+	CanceledAt      *time.Time        `json:"canceled_at"`
+	LastNotifiedAt  *time.Time        `json:"last_notified_at"`
+	CreatedAt       time.Time         `json:"created_at"`
+	UpdatedAt       time.Time         `json:"updated_at"`
 }
 
 // ShowCharge is c as the API shows it, with its breakdown b on date on
 // (chargeBreakdown).
-func ShowCharge(c Charge, b latefee.Breakdown, on calendar.Date) ChargeJSON {
+func ShowCharge(c Charge, b latefee.Breakdown, on bankcalendar.Date) ChargeJSON {
 	return ChargeJSON{ID: c.ID, ExternalID: c.ExternalID, DebtorID: c.DebtorID, Amount: c.Amount, OpenAmount: c.OpenAmount,
 		PaidAmount: c.Amount - c.OpenAmount, FineAmount: b.Fine, InterestAmount: b.Interest, UpdatedAmount: b.Updated,
 		DaysLate: b.DaysLate, AmountsOn: on, DueDate: c.DueDate, Description: c.Description, FinePercent: c.Fine,

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
@@ -137,7 +137,7 @@ func (s *Service) waiveCharge(ctx context.Context, in *waiveChargeIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.ChargeView(c, st, calendar.Date{})
+	v, err := s.ChargeView(c, st, bankcalendar.Date{})
 	if err != nil {
 		return nil, err
 	}

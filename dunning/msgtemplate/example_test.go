@@ -3,8 +3,8 @@ package msgtemplate_test
 import (
 	"fmt"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/msgtemplate"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 func ExampleValidate() {
@@ -20,7 +20,7 @@ func ExampleRender() {
 			DebtorName:    "Maria",
 			Amount:        100000,
 			UpdatedAmount: 103500,
-			DueDate:       calendar.NewDate(2026, 3, 10),
+			DueDate:       bankcalendar.NewDate(2026, 3, 10),
 		})
 	fmt.Println(out, err)
 	// Output: Olá Maria, sua fatura de R$ 1.000,00 venceu em 10/03/2026. Hoje: R$ 1.035,00. <nil>

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 )
 
@@ -20,7 +20,7 @@ type Values struct {
 	DebtorPortalURL string
 	Amount          money.Cents
 	UpdatedAmount   money.Cents
-	DueDate         calendar.Date
+	DueDate         bankcalendar.Date
 	Description     string
 	DaysLate        int
 	Barcode         string
@@ -41,7 +41,7 @@ var Sample = Values{
 	DebtorPortalURL:  "https://dunning.example/v1/portal/cDF8…",
 	Amount:           100000,
 	UpdatedAmount:    103500,
-	DueDate:          calendar.NewDate(2026, 3, 10),
+	DueDate:          bankcalendar.NewDate(2026, 3, 10),
 	Description:      "Mensalidade de março",
 	DaysLate:         45,
 	Barcode:          "34191.79001 01043.510047 91020.150008 1 14060000100000",

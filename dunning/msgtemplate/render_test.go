@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 func TestRender(t *testing.T) {
@@ -15,7 +15,7 @@ func TestRender(t *testing.T) {
 		DebtorDocument:   "12.345.678/0001-95",
 		Amount:           123456,
 		UpdatedAmount:    127160,
-		DueDate:          calendar.NewDate(2026, 3, 10),
+		DueDate:          bankcalendar.NewDate(2026, 3, 10),
 		Description:      "Parcela 3/12",
 		DaysLate:         0,
 		Barcode:          "23793.38128 60000.000003 00000.000400 1 84340000012345",
@@ -58,7 +58,7 @@ func TestRenderMissing(t *testing.T) {
 	t.Parallel()
 	vals := Sample
 	vals.PaymentLink = ""
-	vals.DueDate = calendar.Date{}
+	vals.DueDate = bankcalendar.Date{}
 	_, err := Render("{{payment_link}} {{charge.due_date}} {{payment_link}} {{debtor.name}}", vals)
 	var me *MissingError
 	if !errors.As(err, &me) || err.Error() != "no value for {{payment_link}}, {{charge.due_date}}" {

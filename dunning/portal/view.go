@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/escalation"
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/pagetext"
 )
@@ -130,7 +130,7 @@ func (s *Service) build(ctx context.Context, v *view, d ledger.Debtor, now time.
 		if what == "" {
 			what = v.L.Say("portal.charge.untitled")
 		}
-		v.Payments = append(v.Payments, paymentView{Date: calendar.DateOf(p.PaidAt.In(st.Location)).BR(), What: what, Amount: p.Amount.String()})
+		v.Payments = append(v.Payments, paymentView{Date: bankcalendar.DateOf(p.PaidAt.In(st.Location)).BR(), What: what, Amount: p.Amount.String()})
 	}
 	for _, ch := range ledger.Channels {
 		v.Channels = append(v.Channels, channelView{Channel: ch, Word: v.L.Say(pagetext.Key("portal.channel." + ch)), Stopped: d.OptedOut(ch)})
@@ -139,7 +139,7 @@ func (s *Service) build(ctx context.Context, v *view, d ledger.Debtor, now time.
 }
 
 // chargeView is c on today.
-func (s *Service) chargeView(c ledger.Charge, st ledger.Settings, today calendar.Date, rcv ledger.PixReceiver, hasPix bool) (chargeView, error) {
+func (s *Service) chargeView(c ledger.Charge, st ledger.Settings, today bankcalendar.Date, rcv ledger.PixReceiver, hasPix bool) (chargeView, error) {
 	b, err := ledger.ChargeBreakdown(c, st, today)
 	if err != nil {
 		return chargeView{}, err

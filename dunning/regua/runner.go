@@ -8,12 +8,12 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
@@ -311,7 +311,7 @@ func stale(cal []collection.CalendarEntry, entry *collection.CalendarEntry, done
 	if zone == nil {
 		zone = time.UTC
 	}
-	if entry.Step.OffsetDays < 0 && calendar.DateOf(now.In(zone)).After(entry.Nominal.AddDays(-entry.Step.OffsetDays)) {
+	if entry.Step.OffsetDays < 0 && bankcalendar.DateOf(now.In(zone)).After(entry.Nominal.AddDays(-entry.Step.OffsetDays)) {
 		return fmt.Sprintf("a reminder %d days before the due date, missed until after the due date", -entry.Step.OffsetDays)
 	}
 	return ""
@@ -333,7 +333,7 @@ func windowOpen(now time.Time, opt schedule.Options, businessDays bool) (time.Ti
 	if w.Contains(schedule.At(local.Hour(), local.Minute())) {
 		return now, true
 	}
-	day := calendar.DateOf(local)
+	day := bankcalendar.DateOf(local)
 	if schedule.At(local.Hour(), local.Minute()) >= w.Close {
 		day = day.AddDays(1)
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -65,7 +65,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 func (n *Notifier) Sweep(ctx context.Context) (int, error) {
 	now := n.Clock()
 	// The latest calendar date anywhere on Earth right now.
-	horizon := calendar.DateOf(now.In(time.FixedZone("UTC+14", 14*3600))).String()
+	horizon := bankcalendar.DateOf(now.In(time.FixedZone("UTC+14", 14*3600))).String()
 	orgs, err := sweepOrganizations(ctx, n.DB, horizon)
 	if err != nil {
 		return 0, err
@@ -120,13 +120,13 @@ func (n *Notifier) sweepOrganization(ctx context.Context, orgID string, now time
 // ends at most grace days plus a run of closed days after the due date,
 // so the search back from yesterday is short; false when it finds none
 // within a year.
-func lateCutoff(st ledger.Settings, today calendar.Date) (calendar.Date, bool) {
+func lateCutoff(st ledger.Settings, today bankcalendar.Date) (bankcalendar.Date, bool) {
 	for d, i := today.AddDays(-1), 0; i < 400; d, i = d.AddDays(-1), i+1 {
 		if st.LateOn(d, today) {
 			return d, true
 		}
 	}
-	return calendar.Date{}, false
+	return bankcalendar.Date{}, false
 }
 
 // turnOverdue moves the charges to overdue in one transaction, each with

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // A reminder three days after a charge due on the Friday before Carnival
 // lands on Carnival Monday, so with business days it runs on Ash
 // Wednesday, at 09:00 São Paulo time (12:00 UTC).
 func ExampleRunAt() {
-	due := calendar.NewDate(2026, time.February, 13)
+	due := bankcalendar.NewDate(2026, time.February, 13)
 	step := schedule.Step{OffsetDays: 3, SendTime: schedule.At(9, 0), BusinessDays: true}
 	at, err := schedule.RunAt(due, step, schedule.Options{})
 	fmt.Println(at, err)
@@ -22,7 +22,7 @@ func ExampleRunAt() {
 // Plan also says why a step moved, for showing a plan's schedule.
 func ExamplePlan() {
 	zone, _ := schedule.LoadZone("America/Sao_Paulo")
-	due := calendar.NewDate(2026, time.March, 13) // a Friday
+	due := bankcalendar.NewDate(2026, time.March, 13) // a Friday
 	step := schedule.Step{OffsetDays: 0, SendTime: schedule.At(21, 30), BusinessDays: true}
 	run, _ := schedule.Plan(due, step, schedule.Options{Zone: zone})
 	fmt.Println(run.Date, run.Time, run.At)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
 // MaxOffsetDays bounds a step's offset from the due date, five years
@@ -43,7 +43,7 @@ type Options struct {
 	// Window is when messages may go out; zero is DefaultWindow.
 	Window Window
 	// Calendar is the organization's calendar; nil is the national one.
-	Calendar *calendar.Calendar
+	Calendar *bankcalendar.Calendar
 }
 
 // Run is when a step runs, and why there.
@@ -51,7 +51,7 @@ type Run struct {
 	// At is the instant, in UTC.
 	At time.Time
 	// Date and Time are the local date and time of day it runs at.
-	Date calendar.Date
+	Date bankcalendar.Date
 	Time Clock
 	// Moves says, in order, what moved the step from its nominal day and
 	// send time; empty when nothing did.
@@ -71,7 +71,7 @@ type Run struct {
 // too, possibly onto the due date itself. A local time skipped by a
 // daylight-saving change (none in Brazil since 2019) is normalised the
 // way time.Date does.
-func Plan(due calendar.Date, step Step, opt Options) (Run, error) {
+func Plan(due bankcalendar.Date, step Step, opt Options) (Run, error) {
 	if due.IsZero() {
 		return Run{}, fmt.Errorf("charge has no due date")
 	}
@@ -93,7 +93,7 @@ func Plan(due calendar.Date, step Step, opt Options) (Run, error) {
 		return Run{}, err
 	}
 	var moves []string
-	nextOpen := func(d calendar.Date) calendar.Date {
+	nextOpen := func(d bankcalendar.Date) bankcalendar.Date {
 		if !step.BusinessDays {
 			return d
 		}
@@ -121,7 +121,7 @@ func Plan(due calendar.Date, step Step, opt Options) (Run, error) {
 }
 
 // RunAt is Plan's instant alone.
-func RunAt(due calendar.Date, step Step, opt Options) (time.Time, error) {
+func RunAt(due bankcalendar.Date, step Step, opt Options) (time.Time, error) {
 	r, err := Plan(due, step, opt)
 	return r.At, err
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobana/kobana-mcp/dunning/calendar"
+	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
-func d(y int, m time.Month, day int) calendar.Date { return calendar.NewDate(y, m, day) }
+func d(y int, m time.Month, day int) bankcalendar.Date { return bankcalendar.NewDate(y, m, day) }
 
 func utc(y int, m time.Month, day, h, min int) time.Time {
 	return time.Date(y, m, day, h, min, 0, 0, time.UTC)
@@ -29,12 +29,12 @@ func TestRunAt(t *testing.T) {
 	manaus := zone(t, "America/Manaus") // UTC−4, no DST
 	noronha := zone(t, "America/Noronha")
 	ny := zone(t, "America/New_York")
-	org := calendar.New(calendar.ClosedDay{Date: d(2026, time.July, 9), Name: "Revolução Constitucionalista"})
+	org := bankcalendar.New(bankcalendar.ClosedDay{Date: d(2026, time.July, 9), Name: "Revolução Constitucionalista"})
 	nine := At(9, 0)
 
 	tests := []struct {
 		name string
-		due  calendar.Date
+		due  bankcalendar.Date
 		step Step
 		opt  Options
 		want time.Time
@@ -121,12 +121,12 @@ func TestPlanErrors(t *testing.T) {
 	t.Parallel()
 	due := d(2026, time.March, 10)
 	tests := []struct {
-		due  calendar.Date
+		due  bankcalendar.Date
 		step Step
 		opt  Options
 		want string
 	}{
-		{calendar.Date{}, Step{}, Options{}, "charge has no due date"},
+		{bankcalendar.Date{}, Step{}, Options{}, "charge has no due date"},
 		{due, Step{OffsetDays: MaxOffsetDays + 1}, Options{}, "offset_days must be between -1830 and 1830 (got 1831)"},
 		{due, Step{OffsetDays: -MaxOffsetDays - 1}, Options{}, "offset_days must be between -1830 and 1830 (got -1831)"},
 		{due, Step{SendTime: At(24, 0)}, Options{}, "send_time must be between 00:00 and 23:59"},

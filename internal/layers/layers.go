@@ -3,7 +3,7 @@
 //
 //	internal/…, mcp/…      the protocol, knowing nothing of Kobana
 //	rest                   operations declared once (REST, MCP, OpenAPI)
-//	platform/…             foundations: store, identity, httpx, jobs, …
+//	platform/…             foundations: store, identity, httpx, jobs, bankcalendar, …
 //	oauth/…                tokens and the built-in authorization server
 //	productkit/…           what assembles a product
 //	<product>/…            inbox, dunning, kadu: one folder each

@@ -35,6 +35,8 @@ func TestCheckRefusesEachKindOfViolation(t *testing.T) {
 		{"platform/httpx", "productkit", "productkit is a floor above platform"},
 		{"platform/webhooks", "oauth/server", "oauth is a floor above platform"},
 		{"platform/jobs", "inbox", "inbox is a floor above platform"},
+		{"platform/bankcalendar", "dunning/ledger", "dunning is a floor above platform"},
+		{"kadu", "dunning/ledger", "never imports another product"},
 		{"oauth", "productkit/approval", "productkit is a floor above oauth"},
 		{"productkit", "kadu", "kadu is a floor above productkit"},
 		{"rest", "platform/store", "platform is a floor above rest"},
@@ -54,6 +56,8 @@ func TestCheckRefusesEachKindOfViolation(t *testing.T) {
 		m("oauth/server"):      {m("platform/identity"), m("oauth")},
 		m("productkit"):        {m("oauth/server"), m("rest"), m("platform/jobs")},
 		m("inbox"):             {m("productkit"), m("platform/brazil"), m("inbox/extract")},
+		m("dunning/ledger"):    {m("platform/bankcalendar")},
+		m("kadu"):              {m("platform/bankcalendar")},
 		m("cmd/kobana-mcp"):    {m("inbox"), m("dunning"), m("kadu")},
 	}
 	if got := Check(allowed); len(got) != 0 {

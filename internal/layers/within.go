@@ -14,7 +14,7 @@ import (
 // sub-packages of root (Dunning: ledger, collection, notify, files,
 // escalation, regua); root itself sits above them all. A layer may import
 // the layers below it, never one above or root. A sub-package that is not
-// a layer (a foundation such as dunning/calendar) sits below every layer:
+// a layer (a foundation such as dunning/latefee) sits below every layer:
 // it may import other foundations, never a layer or root. Test variants
 // count as their package, except external test packages (package x_test),
 // which may drive their package through the layers above.

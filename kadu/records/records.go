@@ -77,12 +77,15 @@ type Task struct {
 	ScheduleTimezone  *string    `db:"schedule_timezone"`
 	CostCeilingCents  *int64     `db:"cost_ceiling_cents"`
 	ScheduleSince     *time.Time `db:"schedule_since"`
-	TriggerersJSON    string     `db:"triggerers"`
-	DestinationsJSON  string     `db:"destinations"`
-	Status            string     `db:"status"`
-	CreatedAt         time.Time  `db:"created_at"`
-	UpdatedAt         time.Time  `db:"updated_at"`
-	DeletedAt         *time.Time `db:"deleted_at"`
+	// ScheduleBusinessDay is the schedule's business-day rule (kadu's
+	// bizday.go: "", "only", "next", "nth:N", "last").
+	ScheduleBusinessDay *string    `db:"schedule_business_day"`
+	TriggerersJSON      string     `db:"triggerers"`
+	DestinationsJSON    string     `db:"destinations"`
+	Status              string     `db:"status"`
+	CreatedAt           time.Time  `db:"created_at"`
+	UpdatedAt           time.Time  `db:"updated_at"`
+	DeletedAt           *time.Time `db:"deleted_at"`
 
 	// Decoded from the JSON columns when the row is read (decode), written
 	// back by encode.

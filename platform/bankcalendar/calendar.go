@@ -1,4 +1,4 @@
-package calendar
+package bankcalendar
 
 import (
 	"sort"
@@ -32,8 +32,12 @@ type ClosedDay struct {
 }
 
 // holidays are the national bank holidays: github.com/rickar/cal/v2's br
-// package, whose Carnival rule marks only the Tuesday (Easter − 47),
-// plus:
+// package — the civil holidays of Lei 662/1949 as rewritten by Lei
+// 10.607/2002 (1 January, 21 April, 1 May, 7 September, 2 November,
+// 15 November, 25 December) and Lei 6.802/1980 (12 October), and Good
+// Friday, Carnival and Corpus Christi, days without bank hours in the
+// FEBRABAN/BCB bank calendar — whose Carnival rule marks only the
+// Tuesday (Easter − 47), plus:
 //   - Carnival Monday (Easter − 48), computed with the same library's
 //     Easter rule: banks do not open on either Carnival day (FEBRABAN's
 //     bank holiday calendar), though the law calls them optional points;

@@ -1,4 +1,4 @@
-package calendar
+package bankcalendar
 
 import (
 	"encoding/json"

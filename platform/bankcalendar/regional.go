@@ -1,4 +1,4 @@
-package calendar
+package bankcalendar
 
 import (
 	_ "embed"
@@ -66,20 +66,20 @@ var BrazilRegions = sync.OnceValues(LoadRegions)
 func LoadRegions() (*Regions, error) {
 	var t regionalTable
 	if err := json.Unmarshal(holidaysBR, &t); err != nil {
-		return nil, fmt.Errorf("calendar: holidays_br.json: %w", err)
+		return nil, fmt.Errorf("bankcalendar: holidays_br.json: %w", err)
 	}
 	r := &Regions{states: map[string]State{}, cities: map[string]City{}}
 	check := func(where string, hs []RegionalHoliday) error {
 		for _, h := range hs {
 			if h.Name == "" || h.Source == "" {
-				return fmt.Errorf("calendar: holidays_br.json %s: %q needs a name and a source", where, h.Name)
+				return fmt.Errorf("bankcalendar: holidays_br.json %s: %q needs a name and a source", where, h.Name)
 			}
 			if (h.Date == "") == (h.EasterOffset == nil) {
-				return fmt.Errorf("calendar: holidays_br.json %s: %q needs a date or an easter_offset", where, h.Name)
+				return fmt.Errorf("bankcalendar: holidays_br.json %s: %q needs a date or an easter_offset", where, h.Name)
 			}
 			if h.Date != "" {
 				if _, err := time.Parse("2006-01-02", "2024-"+h.Date); err != nil {
-					return fmt.Errorf("calendar: holidays_br.json %s: %q: date %q is not MM-DD", where, h.Name, h.Date)
+					return fmt.Errorf("bankcalendar: holidays_br.json %s: %q: date %q is not MM-DD", where, h.Name, h.Date)
 				}
 			}
 		}
@@ -93,7 +93,7 @@ func LoadRegions() (*Regions, error) {
 	}
 	for _, c := range t.Cities {
 		if _, ok := r.states[c.UF]; !ok {
-			return nil, fmt.Errorf("calendar: holidays_br.json: city %s has unknown state %q", c.IBGE, c.UF)
+			return nil, fmt.Errorf("bankcalendar: holidays_br.json: city %s has unknown state %q", c.IBGE, c.UF)
 		}
 		if err := check(c.IBGE, c.Holidays); err != nil {
 			return nil, err

@@ -1,16 +1,19 @@
-// Package calendar answers "is this a business day in Brazil?" for
-// Dunning: which days banks are closed (national holidays, Good Friday,
-// Carnival Monday and Tuesday, weekends) plus the extra days an
+// Package bankcalendar answers "is this a business day in Brazil?" for
+// Dunning (due dates, the régua's steps) and Kadu (business-day
+// schedules): which days banks are closed (national holidays, Good
+// Friday, Carnival Monday and Tuesday, weekends) plus the extra days an
 // organization closes (its city's holidays). It also defines Date, the
 // calendar date Dunning uses for due dates, so no due date is ever an
-// instant in some accidental time zone.
+// instant in some accidental time zone. It is a foundation (platform/)
+// because both products use it and products never import each other
+// (docs/architecture.md).
 //
 // The national rules come from github.com/rickar/cal/v2 and its br
 // package, with the two bank holidays it leaves out added from its own
 // rule kinds (see HolidaysIn), plus the year's bank closing
 // (bankClosing). State and municipal holidays, which no maintained Go
 // library has, come from the project's table holidays_br.json (NewIn).
-package calendar
+package bankcalendar
 
 import (
 	"fmt"
