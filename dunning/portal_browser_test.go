@@ -2,6 +2,7 @@ package dunning
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kobana/kobana-mcp/dunning/pixpsptest"
+	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -31,8 +34,8 @@ func portalChromium() string {
 // phone-sized window, one browser per engine, saving a screenshot of
 // each state: the charges open (the copy button, shown by the page's one
 // script under its CSP hash, copies the Pix code), an agreement offered,
-// accepted on the page, nothing owed once its installments are paid
-// through the payment route, and the link expired (the neutral page).
+// accepted on the page, nothing owed once the creditor's PSP reports
+// each installment paid with the page's Pix code through the Pix webhook, and the link expired (the neutral page).
 func TestPortalInChromium(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(portalChromium()); err != nil {
@@ -104,10 +107,38 @@ func TestPortalInChromium(t *testing.T) {
 			t.Fatalf("agreements after the browser's accept: %v", list.data)
 		}
 
-		// Its installments paid through the payment route: nothing owed.
+		// Each installment paid with the Pix code the page shows for it,
+		// reported by the creditor's PSP through the Pix webhook: nothing
+		// owed.
+		if err := chromedp.Do(bctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("pix-1"))); err != nil {
+			t.Fatalf("the installments' page: %v", err)
+		}
+		codes, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("textarea.pix")).map(function(t){return t.value})`))
+		if err != nil {
+			t.Fatalf("the installments' Pix codes: %v", err)
+		}
 		_, _, charges := installmentsOf(list.data[0])
+		if len(codes) != len(charges) {
+			t.Fatalf("the page shows %d Pix codes for %d installments", len(codes), len(charges))
+		}
+		psp := pe.pixWebhook()
+		paidAt := pe.clock.Now().UTC().Format(time.RFC3339)
+		for i, code := range codes {
+			pix, err := brazil.DecodePix(code)
+			if err != nil {
+				t.Fatalf("the page's Pix code %d: %v", i+1, err)
+			}
+			at, _ := time.Parse(time.RFC3339, paidAt)
+			res, err := psp.Notify(bctx, pixpsptest.Pix{EndToEndID: pixpsptest.EndToEndID("00360305", at, i+1), TxID: pix.TxID,
+				Valor: fmt.Sprintf("%d.%02d", pix.AmountCents/100, pix.AmountCents%100), Horario: paidAt})
+			if err != nil || res.Status != 200 || !strings.Contains(res.Body, `"reconciled":1`) {
+				t.Fatalf("the PSP's webhook for installment %d: %v %+v", i+1, err, res)
+			}
+		}
 		for _, id := range charges {
-			pe.closeCharge(t, id)
+			if status, open := pe.chargeStatus(id); status != "paid" || open != 0 {
+				t.Fatalf("installment %s after its Pix: %s, %v open", id, status, open)
+			}
 		}
 		if err := chromedp.Do(bctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.ID("nothing-owed"))); err != nil {
 			t.Fatalf("nothing owed: %v", err)
