@@ -84,6 +84,8 @@ func TestReadmeWalkthroughs(t *testing.T) {
 			"54071234.56",
 			`"reconciled":1`,
 			`"duplicates":1`,
+			// The debtor's page before and after.
+			"Olá, Maria da Silva.\n", "Valor atualizado hoje\n", "Nada em aberto\n",
 			// Paid, the enrollment stopped, one message in the log.
 			`"status":"paid"`,
 			`"status":"stopped"`,
