@@ -6,6 +6,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/brazil/braziltest"
 	"hash/crc32"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,4 +158,67 @@ func pdfQRCodes(t *testing.T, pdf []byte) []string {
 		codes = append(codes, braziltest.ReadQR(t, img))
 	}
 	return codes
+}
+
+// TestAgreementTermPrintsPix: with a Pix key, accepting an agreement
+// draws its term again, and the accepted term prints each installment's
+// QR (read back from the PDF's images) and copia e cola: the code
+// dunning_charges_pix gives for that installment's charge, for its
+// amount. The proposal's term, drawn before anything was payable, prints
+// none.
+func TestAgreementTermPrintsPix(t *testing.T) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		fe := newCoreEnv(t, db)
+		fe.debtor("joao", "João da Conceição Araújo", cpfOK)
+		fe.charge(obj{"debtor_id": "joao", "external_id": "cota-fev", "description": "Cota condominial de fevereiro", "amount": 90,
+			"due_date": "2026-02-10"})
+		fe.ok(200, "PUT", "/v1/settings/creditor", obj{"legal_name": "Condomínio Edifício Açaí", "document": cnpjOK,
+			"address": obj{"city": "São Paulo", "state": "SP"}, "pix_key": "+5511912345678"})
+		term := func(id string) (string, []byte) {
+			doc := fe.waitFile("/v1/documents/" + id)
+			code, _, _, pdf := fe.download(doc["download_path"].(string))
+			if code != 200 {
+				t.Fatalf("download %d", code)
+			}
+			return pdfText(t, pdf), pdf
+		}
+		ag := fe.ok(201, "POST", "/v1/agreements", obj{"debtor_id": "joao", "charge_ids": []string{"cota-fev"}, "installments": 2})
+		proposed := ag["term_document_id"].(string)
+		if text, pdf := term(proposed); strings.Contains(text, "Pix") || bytes.Contains(pdf, []byte("/Subtype /Image")) {
+			t.Fatalf("the proposal's term prints a Pix code:\n%s", text)
+		}
+		ag = fe.ok(200, "POST", "/v1/agreements/"+ag["id"].(string)+"/accept", obj{})
+		accepted, _ := ag["term_document_id"].(string)
+		if accepted == "" || accepted == proposed {
+			t.Fatalf("the accepted agreement's term: %v", ag)
+		}
+		_, _, charges := installmentsOf(ag)
+		if len(charges) != 2 {
+			t.Fatalf("installment charges %v", ag)
+		}
+		var want []string
+		for _, id := range charges {
+			code := fe.ok(200, "GET", "/v1/charges/"+id+"/pix", nil)
+			p, err := brazil.DecodePix(code["payload"].(string))
+			if err != nil || p.AmountCents != 4500 {
+				t.Fatalf("installment %s's code %+v %v", id, p, err)
+			}
+			want = append(want, p.Payload)
+		}
+		text, pdf := term(accepted)
+		squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		for _, w := range want {
+			if !strings.Contains(squeeze(text), squeeze(w)) {
+				t.Fatalf("the term does not print the code %s:\n%s", w, text)
+			}
+		}
+		if !strings.Contains(text, "1ª parcela · vence em") || !strings.Contains(text, "Pagamento por Pix") {
+			t.Fatalf("the term's Pix section:\n%s", text)
+		}
+		if qrs := pdfQRCodes(t, pdf); !slices.Equal(qrs, want) {
+			t.Fatalf("the term's QR codes read %q, want %q", qrs, want)
+		}
+		keepArtifact(t, "dunning-agreement-term-pix-"+string(db.Dialect())+".pdf", pdf)
+	})
 }

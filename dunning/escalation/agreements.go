@@ -310,6 +310,23 @@ func (s *Service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 	if err := markAgreementAccepted(ctx, tx, a.ID, now); err != nil {
 		return a, err
 	}
+	// With a Pix key, the accepted agreement's term is drawn again: its
+	// installments are charges now, and the term prints each one's Pix
+	// code (the proposal's term could not: nothing was payable yet).
+	if _, hasPix, err := ledger.LoadPixReceiver(ctx, tx, orgID); err != nil {
+		return a, err
+	} else if hasPix {
+		doc, err := s.RequestDocumentTx(ctx, tx, orgID, files.DocumentAgreementTerm, a.ID)
+		if err != nil {
+			return a, err
+		}
+		if doc != "" {
+			a.TermDocumentID = &doc
+			if err := setAgreementTerm(ctx, tx, a.ID, doc); err != nil {
+				return a, err
+			}
+		}
+	}
 	a.Status, a.AcceptedAt, a.UpdatedAt = lifecycle.AgreementAccepted, &now, now
 	return a, s.emitAgreementEvent(ctx, tx, EventAgreementAccepted, a)
 }

@@ -46,6 +46,13 @@ func (s *Service) loadAgreementTerm(ctx context.Context, q store.Querier, orgID,
 		}
 		term.Charges = append(term.Charges, AgreementTermCharge{Description: c.Description, Reference: ref, DueDate: c.DueDate, AmountCents: row.Updated})
 	}
+	// Each installment that is a charge (the agreement was accepted) gets
+	// its Pix code of the term's day, when the creditor has a Pix key
+	// (docs/dunning.md "Pix in every reminder").
+	rcv, hasPix, err := ledger.LoadPixReceiver(ctx, q, orgID)
+	if err != nil {
+		return AgreementTerm{}, err
+	}
 	for _, row := range inst {
 		due, err := bankcalendar.ParseDate(row.DueDate)
 		if err != nil {
@@ -55,7 +62,31 @@ func (s *Service) loadAgreementTerm(ctx context.Context, q store.Querier, orgID,
 			term.DownPaymentDue = due
 			continue
 		}
-		term.Installments = append(term.Installments, AgreementTermInstallment{Number: row.Number, DueDate: due, AmountCents: row.Amount})
+		line := AgreementTermInstallment{Number: row.Number, DueDate: due, AmountCents: row.Amount}
+		if hasPix && row.ChargeID != nil {
+			if line.Pix, err = installmentPix(ctx, q, rcv, st, orgID, *row.ChargeID, term.On); err != nil {
+				return AgreementTerm{}, err
+			}
+		}
+		term.Installments = append(term.Installments, line)
 	}
 	return term, nil
+}
+
+// installmentPix is the copia e cola paying an installment's charge on
+// day: "" when the charge is out of collection (paid, canceled).
+func installmentPix(ctx context.Context, q store.Querier, rcv ledger.PixReceiver, st ledger.Settings, orgID, chargeID string, day bankcalendar.Date) (string, error) {
+	c, err := ledger.GetCharge(ctx, q, orgID, chargeID)
+	if err != nil {
+		return "", ledger.NotFoundAs(err, "charge")
+	}
+	b, err := ledger.ChargeBreakdown(c, st, day)
+	if err != nil {
+		return "", err
+	}
+	code, ok, err := ledger.ChargePixOfDay(rcv, c, b, day, nil)
+	if err != nil || !ok {
+		return "", err
+	}
+	return code.Payload, nil
 }

@@ -126,6 +126,10 @@ type AgreementTermInstallment struct {
 	Number      int
 	DueDate     bankcalendar.Date
 	AmountCents money.Cents
+	// Pix is the copia e cola paying the installment's charge on the
+	// term's day, "" when the creditor has no Pix key or the installment
+	// is not a charge yet (a term drawn for a proposal).
+	Pix string
 }
 
 // OriginalCents is what the charges add up to.
@@ -378,7 +382,7 @@ func RenderStatement(d StatementDoc) ([]byte, error) {
 	}
 	p.SetFont(pdfFont, "B", 11)
 	p.CellFormat(p.width, 7, fmt.Sprintf("Total atualizado em %s: %s", d.On.BR(), updated), "", 1, "R", false, 0, "")
-	if err := p.pixCodes(d); err != nil {
+	if err := p.pixCodes(statementPix(d)); err != nil {
 		return nil, err
 	}
 	return p.bytes()
@@ -388,20 +392,20 @@ func RenderStatement(d StatementDoc) ([]byte, error) {
 // asks for a code a phone reads at arm's length.
 const pixQRSize = 38.0
 
-// pixCodes prints, for each line with a Pix code, its QR and its copia e
-// cola, valid for the updated amount on the statement's day.
-func (p *pdfPage) pixCodes(d StatementDoc) error {
+// pixCodes prints, under intro, for each item with a Pix code, its QR
+// and its copia e cola beside what it pays; nothing when none has a code.
+func (p *pdfPage) pixCodes(intro string, items []pixItem) error {
 	first := true
-	for i, l := range d.Lines {
-		if l.Pix == "" {
+	for i, it := range items {
+		if it.Pix == "" {
 			continue
 		}
 		if first {
 			p.heading("Pagamento por Pix")
-			p.text(fmt.Sprintf("Cada código abaixo paga o valor atualizado de um débito em %s. Em outra data o valor muda: peça um novo extrato.", d.On.BR()))
+			p.text(intro)
 			first = false
 		}
-		png, err := brazil.PixQRPNG(l.Pix)
+		png, err := brazil.PixQRPNG(it.Pix)
 		if err != nil {
 			return err
 		}
@@ -412,20 +416,47 @@ func (p *pdfPage) pixCodes(d StatementDoc) error {
 		p.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
 		x, y := p.GetX(), p.GetY()
 		p.ImageOptions(name, x, y, pixQRSize, pixQRSize, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+		p.SetXY(x+pixQRSize+4, y)
+		p.SetFont(pdfFont, "B", 9.5)
+		p.CellFormat(p.width-pixQRSize-4, 5.5, fitText(p, it.Label, p.width-pixQRSize-4), "", 2, "L", false, 0, "")
+		p.SetFont(pdfFont, "", 8)
+		p.CellFormat(p.width-pixQRSize-4, 5, "Pix copia e cola:", "", 2, "L", false, 0, "")
+		p.SetFont(pdfMono, "", 7.5)
+		p.MultiCell(p.width-pixQRSize-4, 3.8, it.Pix, "", "L", false)
+		p.SetXY(x, y+pixQRSize+4)
+	}
+	return p.Error()
+}
+
+// pixItem is one Pix code a document prints: its QR, its label (what it
+// pays and how much) and its copia e cola.
+type pixItem struct {
+	Label string
+	Pix   string
+}
+
+// statementPix is what the statement's Pix section prints: each open
+// charge's code for its updated amount on the statement's day.
+func statementPix(d StatementDoc) (string, []pixItem) {
+	items := make([]pixItem, 0, len(d.Lines))
+	for _, l := range d.Lines {
 		desc := l.Description
 		if desc == "" {
 			desc = l.Reference
 		}
-		p.SetXY(x+pixQRSize+4, y)
-		p.SetFont(pdfFont, "B", 9.5)
-		p.CellFormat(p.width-pixQRSize-4, 5.5, fitText(p, desc+" · "+l.Updated.String(), p.width-pixQRSize-4), "", 2, "L", false, 0, "")
-		p.SetFont(pdfFont, "", 8)
-		p.CellFormat(p.width-pixQRSize-4, 5, "Pix copia e cola:", "", 2, "L", false, 0, "")
-		p.SetFont(pdfMono, "", 7.5)
-		p.MultiCell(p.width-pixQRSize-4, 3.8, l.Pix, "", "L", false)
-		p.SetXY(x, y+pixQRSize+4)
+		items = append(items, pixItem{Label: desc + " · " + l.Updated.String(), Pix: l.Pix})
 	}
-	return p.Error()
+	return fmt.Sprintf("Cada código abaixo paga o valor atualizado de um débito em %s. Em outra data o valor muda: peça um novo extrato.", d.On.BR()), items
+}
+
+// agreementPix is what the term's Pix section prints: each installment's
+// code for its amount, good until its due date.
+func agreementPix(a AgreementTerm) (string, []pixItem) {
+	items := make([]pixItem, 0, len(a.Installments))
+	for _, i := range a.Installments {
+		items = append(items, pixItem{Label: fmt.Sprintf("%dª parcela · vence em %s · %s", i.Number, i.DueDate.BR(), i.AmountCents.String()), Pix: i.Pix})
+	}
+	return "Cada código abaixo paga uma parcela pelo seu valor até o vencimento. Depois dele o valor muda: peça o código do dia ao credor.", items
 }
 
 // RenderSettlementLetter draws the settlement letter of a paid charge:
@@ -504,6 +535,9 @@ func RenderAgreementTerm(a AgreementTerm) ([]byte, error) {
 	}
 	inst = append(inst, []string{"\x00Total", "", sum.String()})
 	p.table([]column{{"Parcela", 20, "C"}, {"Vencimento", 40, "C"}, {"Valor", 40, "R"}}, inst)
+	if err := p.pixCodes(agreementPix(a)); err != nil {
+		return nil, err
+	}
 	p.heading("Cláusulas")
 	p.text("1. O devedor reconhece os débitos acima e se compromete a pagá-los nas condições deste termo. O desconto vale apenas se o acordo for cumprido.")
 	grace := "no vencimento"
