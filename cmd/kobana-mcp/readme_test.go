@@ -122,6 +122,16 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		`\"kind\":\"message\",\"tool_name\":\"dunning_charges_notify\"`,
 		`\"seq\":7,\"kind\":\"tool_call\",\"tool_name\":\"dunning_charges_notify\"`,
 		`"channel":"email"`, `"to":"cobranca@acme.example"`, `"meta":{"total":1,"page":1`,
+		// The agent on the fake model: paused before its second model
+		// step by its R$ 1,50 ceiling (one step cost R$ 0,91, R$ 0,59
+		// left), continued with R$ 3,00, succeeded; the model asked once
+		// before the pause and once after it.
+		"fake-model: request 1 (2 messages): asks for dunning_charges_list",
+		`\"waiting\":{\"kind\":\"budget\",\"model_step\":2,\"step_cost\":`,
+		`\"left\":0.59,\"ceiling\":1.5,\"cost\":0.91,`,
+		"fake-model: request 2 (4 messages): answers",
+		": succeeded after the raise",
+		`\"max_cost\":3,\"cost\":1.82`,
 	}
 	expect["kadufiles"] = []string{
 		// The upload confirmed, the output file downloaded: the same rows.
@@ -262,7 +272,7 @@ func repoView(t *testing.T) string {
 	dir := t.TempDir()
 	for _, e := range entries {
 		switch e.Name() {
-		case ".git", "data", "kobana-mcp", "webhook-receiver", "smtp-receiver", "test-artifacts":
+		case ".git", "data", "kobana-mcp", "webhook-receiver", "smtp-receiver", "fake-model", "test-artifacts":
 			continue
 		}
 		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
