@@ -476,7 +476,11 @@ func checkReplay(want, got *recording) error {
 	if got.Final != want.Final {
 		problems = append(problems, fmt.Sprintf("final status %s, the recording has %s", got.Final, want.Final))
 	}
-	problems = append(problems, got.Diverged...)
+	for _, d := range got.Diverged {
+		if !slices.Contains(problems, d) {
+			problems = append(problems, d)
+		}
+	}
 	if len(problems) == 0 {
 		return nil
 	}
