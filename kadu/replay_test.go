@@ -62,10 +62,13 @@ type recording struct {
 }
 
 type replayModelCall struct {
-	Offered []string        `json:"offered"`
-	Roles   []string        `json:"roles"`
-	Status  int             `json:"status"`
-	Answer  json.RawMessage `json:"answer"`
+	Offered []string `json:"offered"`
+	Roles   []string `json:"roles"`
+	// MaxTokens is the answer's bound the runtime sent
+	// (max_completion_tokens): what the budget allowed the step.
+	MaxTokens int             `json:"max_tokens"`
+	Status    int             `json:"status"`
+	Answer    json.RawMessage `json:"answer"`
 }
 
 type replayToolCall struct {
@@ -270,6 +273,9 @@ func playRecording(t *testing.T, db *store.DB, sc replayScenario, replaying *rec
 		var req map[string]any
 		_ = json.Unmarshal(raw, &req)
 		call := replayModelCall{Offered: functionsOffered(req)}
+		if mt, ok := req["max_completion_tokens"].(float64); ok {
+			call.MaxTokens = int(mt)
+		}
 		msgs, _ := req["messages"].([]any)
 		for _, m := range msgs {
 			role, _ := m.(map[string]any)["role"].(string)
@@ -296,6 +302,9 @@ func playRecording(t *testing.T, db *store.DB, sc replayScenario, replaying *rec
 			want := replaying.Model[n]
 			if !slices.Equal(call.Offered, want.Offered) || !slices.Equal(call.Roles, want.Roles) {
 				diverge("model call %d: sent tools %v and history %v, the recording has %v and %v", n+1, call.Offered, call.Roles, want.Offered, want.Roles)
+			}
+			if call.MaxTokens != want.MaxTokens {
+				diverge("model call %d: bounded the answer to %d tokens, the recording to %d", n+1, call.MaxTokens, want.MaxTokens)
 			}
 			call.Status, call.Answer = want.Status, want.Answer
 		}
