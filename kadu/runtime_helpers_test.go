@@ -49,6 +49,10 @@ type testCatalog struct {
 	hook func(ctx context.Context, tool string) error
 	// fail makes the named tools answer an error result.
 	fail map[string]bool
+	// tape, when set, sees each call with the answer the catalog would
+	// give and answers in its place: the replay suite records tool
+	// results with it and serves them back (replay_test.go).
+	tape func(tc toolCall, result string, isError bool) (string, bool)
 }
 
 func newTestCatalog() *testCatalog {
@@ -99,10 +103,20 @@ func (c *testCatalog) handler(answer func(tc toolCall) string) mcp.ToolHandler {
 				return nil, err
 			}
 		}
-		if c.fail[req.Name] {
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(`{"error":{"code":"conflict","message":"it failed"}}`)}, IsError: true}, nil
+		result, isError := `{"error":{"code":"conflict","message":"it failed"}}`, true
+		if !c.fail[req.Name] {
+			result, isError = answer(tc), false
 		}
-		return mcp.TextResult(answer(tc)), nil
+		c.mu.Lock()
+		tape := c.tape
+		c.mu.Unlock()
+		if tape != nil {
+			result, isError = tape(tc, result, isError)
+		}
+		if isError {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(result)}, IsError: true}, nil
+		}
+		return mcp.TextResult(result), nil
 	}
 }
 

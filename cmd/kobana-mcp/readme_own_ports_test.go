@@ -8,7 +8,8 @@ import (
 )
 
 // The walkthroughs are written for serve's default ports (8081–8083, the
-// Inbox's SMTP intake on 2525) and the receivers' (9000, 2526). Run one at
+// Inbox's SMTP intake on 2525), the receivers' (9000, 2526) and the fake
+// model's (9001). Run one at
 // a time on those ports they took most of this package's test time, so
 // TestReadmeWalkthroughs gives each its own free ports: ownPorts rewrites
 // the port numbers in the block and in what it must print, and moves the
@@ -26,9 +27,10 @@ var defaultPorts = []struct{ port, env string }{
 	{"2525", "KOBANA_INBOX_SMTP_ADDR"},
 	{"2526", ""}, // the Dunning block's SMTP receiver: -addr and --dunning-smtp-port in the block
 	{"9000", ""}, // the Inbox block's webhook receiver: -addr, added by rewrite
+	{"9001", ""}, // the Kadu block's fake model: -addr and --kadu-model-url in the block
 }
 
-var defaultPortRE = regexp.MustCompile(`\b(8081|8082|8083|2525|2526|9000)\b`)
+var defaultPortRE = regexp.MustCompile(`\b(8081|8082|8083|2525|2526|9000|9001)\b`)
 
 // walkthroughPorts maps each default port to the one a walkthrough uses
 // instead.

@@ -104,7 +104,7 @@ func TestWalkthroughPortTaken(t *testing.T) {
 			if !strings.Contains(string(out), c.want) {
 				t.Errorf("walkthrough %s with port %s taken printed no %q:\n%s", c.name, c.port, c.want, out)
 			}
-			for _, made := range []string{"kobana-mcp", "webhook-receiver", "smtp-receiver", "data"} {
+			for _, made := range []string{"kobana-mcp", "webhook-receiver", "smtp-receiver", "fake-model", "data"} {
 				if _, err := os.Stat(filepath.Join(dir, made)); err == nil {
 					t.Errorf("walkthrough %s made %s before its port check stopped it", c.name, made)
 				}

@@ -128,6 +128,16 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		// 2027 (8-9 February) and Good Friday (26 March) not counted.
 		`2027-02-05T08:00:00-03:00`, `2027-03-05T08:00:00-03:00`, `2027-04-07T08:00:00-03:00`,
 		`2027-05-07T08:00:00-03:00`, `2027-06-07T08:00:00-03:00`,
+		// The agent on the fake model: paused before its second model
+		// step by its R$ 1,50 ceiling (one step cost R$ 0,91, R$ 0,59
+		// left), continued with R$ 3,00, succeeded; the model asked once
+		// before the pause and once after it.
+		"fake-model: request 1 (2 messages): asks for dunning_charges_list",
+		`\"waiting\":{\"kind\":\"budget\",\"model_step\":2,\"step_cost\":`,
+		`\"left\":0.59,\"ceiling\":1.5,\"cost\":0.91,`,
+		"fake-model: request 2 (4 messages): answers",
+		": succeeded after the raise",
+		`\"max_cost\":3,\"cost\":1.82`,
 	}
 	expect["kadufiles"] = []string{
 		// The upload confirmed, the output file downloaded: the same rows.
@@ -268,7 +278,7 @@ func repoView(t *testing.T) string {
 	dir := t.TempDir()
 	for _, e := range entries {
 		switch e.Name() {
-		case ".git", "data", "kobana-mcp", "webhook-receiver", "smtp-receiver", "test-artifacts":
+		case ".git", "data", "kobana-mcp", "webhook-receiver", "smtp-receiver", "fake-model", "test-artifacts":
 			continue
 		}
 		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
