@@ -33,7 +33,18 @@ type approvalJSON struct {
 	ExpiresAt  time.Time       `json:"expires_at"`
 	DecidedAt  *time.Time      `json:"decided_at"`
 	FinishedAt *time.Time      `json:"finished_at"`
-	Execution  *executionJSON  `json:"execution"`
+	// RequestedBy is the OAuth client that asked: the call's client for an
+	// approval link, the client that queued the execution for a step's
+	// approval; null when none did (a schedule's execution).
+	RequestedBy *requesterJSON `json:"requested_by"`
+	Execution   *executionJSON `json:"execution"`
+}
+
+// requesterJSON names an OAuth client: its id and registered name (the
+// id when it has none the deployment knows).
+type requesterJSON struct {
+	ClientID   string `json:"client_id"`
+	ClientName string `json:"client_name"`
 }
 
 type approvalRefIn struct {
@@ -72,6 +83,12 @@ func (s *service) toApprovalJSON(ctx context.Context, orgID string, a *approval.
 		Message: a.Message, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt, DecidedAt: a.DecidedAt, FinishedAt: a.FinishedAt}
 	if !json.Valid(j.Arguments) {
 		j.Arguments = json.RawMessage("null")
+	}
+	if a.ClientID != "" {
+		j.RequestedBy = &requesterJSON{ClientID: a.ClientID, ClientName: a.ClientID}
+		if s.clientName != nil {
+			j.RequestedBy.ClientName = s.clientName(ctx, a.ClientID)
+		}
 	}
 	if a.Status.Final() && a.Result != "" {
 		r := a.ResultText()

@@ -50,7 +50,7 @@ func TestAgentReadsInputFiles(t *testing.T) {
 		if len(reqs) != 2 {
 			t.Fatalf("%d model requests", len(reqs))
 		}
-		if got := functionsOffered(reqs[0]); !slices.Equal(got, []string{"alpha_list", runtime.ToolReadText, runtime.ToolWriteOutput}) {
+		if got := functionsOffered(reqs[0]); !slices.Equal(got, []string{"alpha_list", runtime.ToolReadText, runtime.ToolWriteOutput, runtime.AskTool}) {
 			t.Fatalf("offered %v", got)
 		}
 		first, _ := json.Marshal(reqs[0]["messages"])

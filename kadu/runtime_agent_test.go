@@ -66,7 +66,7 @@ func TestAgentLoop(t *testing.T) {
 			t.Fatalf("%d model requests", len(reqs))
 		}
 		first := reqs[0]
-		if got := functionsOffered(first); !slices.Equal(got, []string{"alpha_list", "alpha_record"}) {
+		if got := functionsOffered(first); !slices.Equal(got, []string{"alpha_list", "alpha_record", "kadu_ask"}) {
 			t.Errorf("offered %v", got)
 		}
 		msgs := first["messages"].([]any)
@@ -215,7 +215,7 @@ func TestPromptInjection(t *testing.T) {
 			t.Fatalf("a tool outside the allowed list ran %d times", n)
 		}
 		for _, req := range m.Requests() {
-			if got := functionsOffered(req); !slices.Equal(got, []string{"alpha_list"}) {
+			if got := functionsOffered(req); !slices.Equal(got, []string{"alpha_list", "kadu_ask"}) {
 				t.Errorf("offered %v", got)
 			}
 		}

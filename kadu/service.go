@@ -2,6 +2,7 @@ package kadu
 
 import (
 	"context"
+	"github.com/kobana/kobana-mcp/platform/pagetext"
 	"log/slog"
 	"time"
 
@@ -53,6 +54,10 @@ type service struct {
 	// machine is the one write path of executions' statuses, steps and
 	// cost (kadu/records), delivering through s (delivery.go).
 	machine *records.Machine
+	// clientName is an OAuth client's registered name (the built-in
+	// sign-in's, as the approval and execution pages show it); nil
+	// without it, when an id names itself.
+	clientName func(ctx context.Context, clientID string) string
 	// now is the clock (store.Now unless a test sets another), so
 	// schedules, deadlines and months can be tested without waiting.
 	now func() time.Time
@@ -75,6 +80,11 @@ func newService(deps productkit.Deps, cfg Config) *service {
 		cfg:       cfg.withDefaults(),
 		files:     newFileStore(deps, cfg.Files),
 		mail:      newMailer(cfg.Mail),
+	}
+	if deps.AuthServer != nil {
+		s.clientName = func(ctx context.Context, id string) string {
+			return deps.AuthServer.ClientName(ctx, pagetext.In(pagetext.English), id)
+		}
 	}
 	s.machine = &records.Machine{Clock: s.clock, ExecutionTimeout: s.cfg.ExecutionTimeout, WaitTimeout: s.cfg.WaitTimeout, Deliver: s}
 	s.runtime = s.newRuntime(deps)

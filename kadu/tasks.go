@@ -67,6 +67,7 @@ type taskJSON struct {
 	CostCeiling   *float64               `json:"cost_ceiling"`
 	Triggerers    records.Triggerers     `json:"triggerers"`
 	Destinations  []records.Destination  `json:"destinations"`
+	WorkspaceID   *string                `json:"workspace_id"`
 	Status        string                 `json:"status"`
 	OwnerUserID   string                 `json:"owner_user_id"`
 	CreatedAt     time.Time              `json:"created_at"`
@@ -76,7 +77,7 @@ type taskJSON struct {
 func (s *service) toTaskJSON(ctx context.Context, t *records.Task) taskJSON {
 	j := taskJSON{ID: t.ID, Name: t.Name, Instructions: t.Instructions, Mode: t.Mode, Steps: t.Steps,
 		AllowedTools: t.AllowedTools, GrantedScopes: t.GrantedScopes, Model: t.Model, Triggerers: t.Triggerers,
-		Destinations: t.Destinations, Status: t.Status, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+		Destinations: t.Destinations, WorkspaceID: t.WorkspaceID, Status: t.Status, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
 	if t.CostCeilingCents != nil {
 		v := money.Cents(*t.CostCeilingCents).Float64()
 		j.CostCeiling = &v
@@ -144,6 +145,7 @@ type createTaskIn struct {
 	Model        string           `json:"model,omitempty" maxLength:"100" jsonschema:"The model an agent task runs with (default: the deployment's)."`
 	Schedule     *scheduleIn      `json:"schedule,omitempty" jsonschema:"Runs the task on a schedule."`
 	CostCeiling  *float64         `json:"cost_ceiling,omitempty" minimum:"0" jsonschema:"The most one execution may cost, in BRL (default: the plan's maximum per execution)."`
+	WorkspaceID  string           `json:"workspace_id,omitempty" maxLength:"100" jsonschema:"The Inbox workspace (id or external id) every tool call of the task's executions acts in, as a token bound to that workspace does; required for Inbox tools when the organization has several workspaces (default: its only one)."`
 }
 
 type updateTaskIn struct {
@@ -156,6 +158,7 @@ type updateTaskIn struct {
 	Model        *string           `json:"model,omitempty" maxLength:"100" jsonschema:"A new model; \"\" returns to the deployment's."`
 	Schedule     *scheduleIn       `json:"schedule,omitempty" jsonschema:"A new schedule; cron \"\" removes it."`
 	CostCeiling  *float64          `json:"cost_ceiling,omitempty" minimum:"-1" jsonschema:"A new ceiling per execution in BRL; -1 removes it (the plan's maximum applies)."`
+	WorkspaceID  *string           `json:"workspace_id,omitempty" maxLength:"100" jsonschema:"A new workspace (id or external id) the executions' tool calls act in; \"\" unbinds the task (the organization's only workspace)."`
 }
 
 type listTasksIn struct {
@@ -538,6 +541,9 @@ func (h *tasksAPI) create(ctx context.Context, in *createTaskIn) (*rest.Response
 	if err := setSchedule(t, in.Schedule, h.clock()); err != nil {
 		return nil, err
 	}
+	if t.WorkspaceID, err = h.taskWorkspace(ctx, sc.OrgID, in.WorkspaceID); err != nil {
+		return nil, err
+	}
 	steps, err := toSteps(in.Steps)
 	if err != nil {
 		return nil, err
@@ -556,6 +562,13 @@ func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response
 	sc, err := h.tenancy(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// Checked before the transaction: the workspaces are read outside it.
+	var workspace *string
+	if in.WorkspaceID != nil {
+		if workspace, err = h.taskWorkspace(ctx, sc.OrgID, *in.WorkspaceID); err != nil {
+			return nil, err
+		}
 	}
 	var t *records.Task
 	err = h.db.WithTx(ctx, func(tx *store.Tx) error {
@@ -590,6 +603,9 @@ func (h *tasksAPI) update(ctx context.Context, in *updateTaskIn) (*rest.Response
 		}
 		if err := setSchedule(t, in.Schedule, h.clock()); err != nil {
 			return err
+		}
+		if in.WorkspaceID != nil {
+			t.WorkspaceID = workspace
 		}
 		def := taskDefinition{steps: t.Steps, allowedTools: t.AllowedTools, toolsGiven: true}
 		if in.Steps != nil {

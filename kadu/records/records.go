@@ -86,6 +86,10 @@ type Task struct {
 	CreatedAt           time.Time  `db:"created_at"`
 	UpdatedAt           time.Time  `db:"updated_at"`
 	DeletedAt           *time.Time `db:"deleted_at"`
+	// WorkspaceID is the Inbox workspace every in-process call of the
+	// task's executions acts in (migration 00380); nil: the
+	// organization's only one.
+	WorkspaceID *string `db:"workspace_id"`
 
 	// Decoded from the JSON columns when the row is read (decode), written
 	// back by encode.

@@ -77,11 +77,11 @@ func UpdateTask(ctx context.Context, q store.Querier, t *Task) error {
 	return store.ExpectOne(q.Exec(ctx, `UPDATE kadu_tasks SET name = ?, instructions = ?, mode = ?, steps = ?,
 		allowed_tools = ?, granted_scopes = ?, model = ?, schedule_cron = ?, schedule_timezone = ?,
 		cost_ceiling_cents = ?, schedule_since = ?, triggerers = ?, destinations = ?, status = ?, updated_at = ?, deleted_at = ?,
-		schedule_business_day = ?
+		schedule_business_day = ?, workspace_id = ?
 		WHERE organization_id = ? AND id = ?`,
 		t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON, t.GrantedScopesJSON, t.Model,
 		t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON, t.DestinationsJSON, t.Status,
-		t.UpdatedAt, t.DeletedAt, t.ScheduleBusinessDay, t.OrganizationID, t.ID))
+		t.UpdatedAt, t.DeletedAt, t.ScheduleBusinessDay, t.WorkspaceID, t.OrganizationID, t.ID))
 }
 
 // GetTask reads a task of the organization that is not deleted; another
@@ -112,16 +112,16 @@ func InsertTask(ctx context.Context, q store.Querier, t *Task) error {
 		return err
 	}
 	_, err := q.Exec(ctx, `INSERT INTO kadu_tasks (`+taskColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.OrganizationID, t.OwnerUserID, t.Name, t.Instructions, t.Mode, t.StepsJSON, t.AllowedToolsJSON,
 		t.GrantedScopesJSON, t.Model, t.ScheduleCron, t.ScheduleTimezone, t.CostCeilingCents, t.ScheduleSince, t.TriggerersJSON,
-		t.DestinationsJSON, t.Status, t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.ScheduleBusinessDay)
+		t.DestinationsJSON, t.Status, t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.ScheduleBusinessDay, t.WorkspaceID)
 	return err
 }
 
 const taskColumns = `id, organization_id, owner_user_id, name, instructions, mode, steps, allowed_tools,
 	granted_scopes, model, schedule_cron, schedule_timezone, cost_ceiling_cents, schedule_since, triggerers,
-	destinations, status, created_at, updated_at, deleted_at, schedule_business_day`
+	destinations, status, created_at, updated_at, deleted_at, schedule_business_day, workspace_id`
 
 // IsMember reports whether userID is a person of the organization: a task's
 // Triggerers are (kadu's service.checkTriggerers).

@@ -87,7 +87,12 @@ func (r *run) requestApproval(ctx context.Context, ref string, entry *toolreg.En
 	now := r.s.clock()
 	a := &approval.Approval{OrganizationID: r.e.OrganizationID, UserID: restkit.Deref(r.e.TriggeredBy), Email: r.email,
 		PrincipalHash: approval.PrincipalHash("kadu-execution\x00" + r.e.ID), Issuer: toolreg.Issuer, Subject: restkit.Deref(r.e.TriggeredBy),
-		Tool: tool, Arguments: canon, Message: msg, Owner: ApprovalOwner, OwnerRef: r.e.ID,
+		// The OAuth client whose call queued the execution (none for a
+		// schedule's): the approval page and kadu_approvals_get name it
+		// as who asks (docs/decisions.md "Kadu: who asks for a step's
+		// approval").
+		ClientID: restkit.Deref(r.e.ClientID),
+		Tool:     tool, Arguments: canon, Message: msg, Owner: ApprovalOwner, OwnerRef: r.e.ID,
 		CreatedAt: now, ExpiresAt: now.Add(r.s.cfg.WaitTimeout)}
 	err = r.s.db.WithTx(ctx, func(tx *store.Tx) error {
 		if err := approval.NewStore(tx, r.s.clock).Create(ctx, a); err != nil {

@@ -36,9 +36,12 @@ const maxQuestion = 2000
 
 // WaitingInput is what a waiting_input execution's waiting field says.
 type WaitingInput struct {
-	Kind      string          `json:"kind"`
-	Step      int             `json:"step"`
-	StepID    string          `json:"step_id,omitempty"`
+	Kind   string `json:"kind"`
+	Step   int    `json:"step,omitempty"`
+	StepID string `json:"step_id,omitempty"`
+	// CallID is the agent's kadu_ask call (agent tasks; Step and StepID
+	// are a workflow's).
+	CallID    string          `json:"call_id,omitempty"`
 	Question  string          `json:"question"`
 	Arguments json.RawMessage `json:"arguments"`
 	ExpiresAt time.Time       `json:"expires_at"`

@@ -34,10 +34,14 @@ type Checkpoint struct {
 	// Awaiting is the destructive call the execution waits (or waited) for
 	// the person to approve.
 	Awaiting *awaitedCall `json:"awaiting,omitempty"`
-	// Answer is the input a person gave a workflow's kadu_ask step
-	// (kadu_executions_continue), moved here from resume_input when the
+	// Answer is the input a person gave a kadu_ask step or an agent's
+	// kadu_ask call (kadu_executions_continue), moved here from resume_input when the
 	// execution runs again and consumed as that step's result.
 	Answer json.RawMessage `json:"answer,omitempty"`
+	// Asked is the id of the agent's kadu_ask call the execution waits
+	// (or waited) at in waiting_input (agent_ask.go): the person's input
+	// becomes that call's result.
+	Asked string `json:"asked,omitempty"`
 	// Budget is the model step the execution waits at in waiting_budget
 	// (budget.go); Grant an approved overrun of one step; CeilingRaised
 	// that a person raised the execution's ceiling past the task's.

@@ -23,7 +23,8 @@ import (
 
 func (r *run) toolCall(tool string, args json.RawMessage) toolreg.Call {
 	return toolreg.Call{Tool: tool, Arguments: args, OrganizationID: r.e.OrganizationID, UserID: restkit.Deref(r.e.TriggeredBy),
-		Email: r.email, Allowed: r.t.AllowedTools, Granted: r.t.GrantedScopes, Client: "kadu-execution"}
+		Email: r.email, Allowed: r.t.AllowedTools, Granted: r.t.GrantedScopes, Client: "kadu-execution",
+		WorkspaceID: restkit.Deref(r.t.WorkspaceID)}
 }
 
 // callTool makes one tool call of the execution. ref names the call (a

@@ -132,9 +132,10 @@ func (r *run) take(ctx context.Context) error {
 		r.takeBudgetDecision(resume)
 		resume = nil
 	}
-	if resume != nil && r.t.Mode == records.ModeWorkflow {
-		// The answer to the kadu_ask step the workflow waits at, in the
-		// same write that clears resume_input.
+	if resume != nil && (r.t.Mode == records.ModeWorkflow || r.cp.Asked != "") {
+		// The answer to the kadu_ask step the workflow waits at, or to the
+		// agent's kadu_ask call, in the same write that clears
+		// resume_input.
 		r.cp.Answer = json.RawMessage(*resume)
 	}
 	ch := records.Change{Checkpoint: r.cp.Encode()}
@@ -147,7 +148,7 @@ func (r *run) take(ctx context.Context) error {
 		}
 		return err
 	}
-	if resume != nil && r.t.Mode == records.ModeAgent {
+	if resume != nil && r.t.Mode == records.ModeAgent && r.cp.Asked == "" {
 		// A person's answer to a waiting_input execution: the model reads
 		// it next.
 		r.cp.Messages = append(r.cp.Messages, llm.Message{Role: llm.RoleUser, Content: "More input from the person (data, as the run's input):\n" + *resume})

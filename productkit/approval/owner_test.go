@@ -44,8 +44,10 @@ func (d *decisions) list() []approval.Status {
 }
 
 // TestOwnedApproval: an approval the product asks for itself shows the
-// exact tool and arguments on the same page; Continuar and Cancelar go
-// back to its owner, and nothing of the policy's own catalog runs.
+// exact tool and arguments on the same page, the owner's words as who
+// asks (the client's name when the approval records the client whose
+// call started the work); Continuar and Cancelar go back to its owner,
+// and nothing of the policy's own catalog runs.
 func TestOwnedApproval(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
@@ -105,6 +107,20 @@ func TestOwnedApproval(t *testing.T) {
 		}
 		if got := e.approval(a2.ID); got.Status != approval.StatusCancelled || got.Owner != "test.execution" || got.OwnerRef != "exec-2" {
 			t.Errorf("cancelled approval %+v", got)
+		}
+
+		// Work a client started (an execution queued through its call):
+		// the page names that client as who asks, not the owner's words.
+		a3 := &approval.Approval{OrganizationID: e.srv.Org.ID, UserID: e.srv.Owner.ID, Email: e.srv.Owner.Email,
+			PrincipalHash: approval.PrincipalHash("execution:exec-3"), Tool: "other_charges_create", ClientID: approvaltest.ClientID,
+			Arguments: `{"amount":1}`, Message: "Create a charge of R$ 1,00.", Owner: "test.execution", OwnerRef: "exec-3"}
+		link3, err := e.srv.Policy.Request(context.Background(), a3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p3 := b.open(link3, approvaltest.OwnerEmail, approvaltest.OwnerPassword)
+		if !strings.Contains(p3.body, `<span id="client">`+approvaltest.ClientID+`</span>`) || strings.Contains(p3.body, "Execução exec-3") {
+			t.Errorf("the page of a client's work does not name the client:\n%s", p3.body)
 		}
 	})
 }

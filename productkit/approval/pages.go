@@ -226,11 +226,12 @@ func startedPage(w WorkState) statusPage {
 	return statusPage{pagetext.KeyCallStartedTitle, pagetext.KeyCallSucceededLabel, pagetext.KeyCallStarted}
 }
 
-// requester names who asks for an approval, in l's language: the owner's
-// words for the approvals a product asks for itself, else the OAuth
-// client's name.
+// requester names who asks for an approval, in l's language: the OAuth
+// client's name when the approval records one — also for an approval a
+// product asks for itself on behalf of work a client started (a Kadu
+// execution queued through an MCP or API call) —, else the owner's words.
 func (p *Policy) requester(ctx context.Context, l *pagetext.Printer, a *Approval) string {
-	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" && o.Requester != nil {
+	if o, ok := p.opts.Owners[a.Owner]; ok && a.Owner != "" && o.Requester != nil && (a.ClientID == "" || p.opts.SignIn == nil) {
 		return l.Pick(o.Requester(a))
 	}
 	return p.opts.SignIn.ClientName(ctx, l, a.ClientID)

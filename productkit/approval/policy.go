@@ -155,8 +155,10 @@ type Owner struct {
 	// idempotent: typically it enqueues the job that resumes the work.
 	Decided func(ctx context.Context, a *Approval) error
 	// Requester names who asks, on the page, in both of its languages
-	// ("Kadu — uma execução de tarefa (…)"); nil shows the OAuth client's
-	// name as for MCP calls.
+	// ("Kadu — uma execução de tarefa (…)"), when the approval records no
+	// OAuth client (Approval.ClientID: the client that started the work,
+	// named by its registered name when it has one, as for MCP calls); nil
+	// always shows the client's name.
 	Requester func(a *Approval) pagetext.Phrase
 	// ToolTitle is the display title of a tool the product's own catalog
 	// does not hold (another product's tool); nil or "" shows the name.

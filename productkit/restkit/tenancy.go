@@ -3,6 +3,7 @@ package restkit
 import (
 	"context"
 	"errors"
+	"github.com/kobana/kobana-mcp/productkit/toolreg"
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
@@ -53,6 +54,11 @@ func SelectWorkspace(ctx context.Context, acc *accounts.Store, header string) (T
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, accounts.ErrWorkspaceMismatch):
 		return Tenant{}, rest.NotFound("workspace")
+	case errors.Is(err, accounts.ErrWorkspaceRequired) && id.Issuer == toolreg.Issuer:
+		// An in-process call on a person's behalf (a Kadu task's
+		// execution) has no header to send: its task names the workspace.
+		return Tenant{}, rest.Validation("the organization has several workspaces and the task making this call is bound to none: set the task's workspace_id (kadu_tasks_update) to the workspace it acts in",
+			rest.FieldError{Field: "workspace_id", Message: "is required when the organization has several workspaces"})
 	case errors.Is(err, accounts.ErrWorkspaceRequired):
 		return Tenant{}, rest.Validation("the organization has several workspaces: pick one with the X-Workspace-Id header",
 			rest.FieldError{Field: "X-Workspace-Id", Message: "is required when the organization has several workspaces"})

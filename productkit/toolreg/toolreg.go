@@ -159,6 +159,11 @@ type Call struct {
 	Arguments json.RawMessage
 	// OrganizationID, UserID and Email are the person the call runs as.
 	OrganizationID, UserID, Email string
+	// WorkspaceID, when set, is the workspace the call acts in (a task's
+	// workspace_id): the identity carries it as a token bound to a
+	// workspace does, so a workspace-scoped product acts in it, and
+	// checks it is a live workspace of the organization, at every call.
+	WorkspaceID string
 	// Allowed are the tools the caller may call at all (a task's allowed
 	// tools): anything else is refused, whatever asked for it.
 	Allowed []string
@@ -212,7 +217,7 @@ func (r *Registry) Check(ctx context.Context, roles oauth.RoleLookup, c Call) (*
 		return nil, nil, &Refusal{Code: "not_a_member", Message: "the call has no person to run as"}
 	}
 	id := &identity.Identity{Issuer: Issuer, Subject: c.UserID, OrganizationID: c.OrganizationID, UserID: c.UserID,
-		Email: c.Email, ClientID: c.Client}
+		Email: c.Email, ClientID: c.Client, WorkspaceID: c.WorkspaceID}
 	if roles != nil {
 		role, err := roles(ctx, id)
 		if errors.Is(err, oauth.ErrNoMembership) || errors.Is(err, oauth.ErrGrantRevoked) || errors.Is(err, store.ErrNotFound) {

@@ -89,6 +89,14 @@ func TestCallChecksAtTheMomentOfTheCall(t *testing.T) {
 	if c := code(call("b_list", nil)); c != "" || !slices.Equal(got[1].id.Scopes, []string{"b.read"}) {
 		t.Errorf("b_list: %s, scopes %v", c, got[1].id.Scopes)
 	}
+	// A caller bound to a workspace (a Kadu task's workspace_id): the
+	// identity carries it, as a token bound to a workspace does.
+	if id.WorkspaceID != "" {
+		t.Errorf("an unbound call's identity names workspace %q", id.WorkspaceID)
+	}
+	if c := code(call("a_list", func(c *Call) { c.WorkspaceID = "w1" })); c != "" || got[2].id.WorkspaceID != "w1" {
+		t.Errorf("bound call: %s, workspace %q", c, got[2].id.WorkspaceID)
+	}
 	cases := []struct {
 		name, tool string
 		mod        func(*Call)
