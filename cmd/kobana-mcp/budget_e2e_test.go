@@ -63,8 +63,8 @@ func TestExpressionBombThroughTheAPI(t *testing.T) {
 		case <-ready:
 		case <-exited:
 			t.Fatalf("serve exited before printing its endpoints: %s", stderr.String())
-		case <-time.After(60 * time.Second):
-			t.Fatalf("serve printed no endpoints: %s", stderr.String())
+		case <-time.After(serveReadyWithin):
+			t.Fatalf("serve printed no endpoints within %s: %s", serveReadyWithin, stderr.String())
 		}
 		return cmd, exited
 	}

@@ -57,6 +57,13 @@ type sdkcServer struct {
 // sdkcStart runs serve with product alone, or beside the products in also
 // (Kadu's executions call their tools), until the test ends (then cancels
 // it as SIGTERM would, and waits for it). endpoint is product's.
+// serveReadyWithin bounds a test's wait for serve to print its endpoint:
+// its migrations and listeners, under the race detector, at the start of
+// a CI run that compiles every package beside it (a Kadu start once took
+// 63 s there, River's SQLite migrations 20 s of it). A bound, never a
+// speed target.
+const serveReadyWithin = 3 * time.Minute
+
 func sdkcStart(t *testing.T, product string, also ...string) *sdkcServer {
 	t.Helper()
 	s := &sdkcServer{product: product, dataDir: t.TempDir()}
@@ -97,8 +104,8 @@ func sdkcStart(t *testing.T, product string, also ...string) *sdkcServer {
 	case s.endpoint = <-found:
 	case code := <-done:
 		t.Fatalf("serve exited with %d before printing the %s endpoint: %s", code, product, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve printed no %s endpoint within 60 s: %s", product, stderr.String())
+	case <-time.After(serveReadyWithin):
+		t.Fatalf("serve printed no %s endpoint within %s: %s", product, serveReadyWithin, stderr.String())
 	}
 	s.base = strings.TrimSuffix(s.endpoint, "/mcp")
 	return s

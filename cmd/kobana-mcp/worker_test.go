@@ -103,8 +103,8 @@ func startProcess(t *testing.T, bin string, args []string, want string) string {
 			t.Fatalf("%s stopped without printing %q: %s", args[0], want, stderr.String())
 		}
 		return line
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s never printed %q: %s", args[0], want, stderr.String())
+	case <-time.After(serveReadyWithin):
+		t.Fatalf("%s never printed %q within %s: %s", args[0], want, serveReadyWithin, stderr.String())
 	}
 	return ""
 }
