@@ -92,7 +92,7 @@ func (c budgetChoice) describe(t *records.Task, e *records.Execution) string {
 // continueBudget applies a budget decision in tx (the execution locked):
 // a message step saying who decided what, the new ceiling, the decision
 // kept in resume_input for the runtime, queued, and its job.
-func (h *executionsAPI) continueBudget(ctx context.Context, tx *store.Tx, id *identity.Identity, t *records.Task, e *records.Execution, in *continueIn) error {
+func (h *service) continueBudget(ctx context.Context, tx *store.Tx, id *identity.Identity, t *records.Task, e *records.Execution, in *continueIn) error {
 	c, err := h.budgetDecision(id, t, e, in)
 	if err != nil {
 		return err

@@ -33,20 +33,6 @@ var (
 	executionsWrite = mcp.Requirement{Scopes: []string{"kadu.executions"}, Permission: identity.PermWrite}
 )
 
-// Kadu's own refusals, each with its code (docs/decisions.md "The rules
-// we build on": lower-case codes), so a client tells them apart without
-// reading the message.
-const (
-	codePlanLimitReached   = "plan_limit_reached"
-	codeCostCeilingTooLow  = "cost_ceiling_too_low"
-	codeModelNotConfigured = runtime.CodeModelNotConfigured
-	codeNotAllowed         = "not_allowed_to_trigger"
-	codeTaskPaused         = "task_paused"
-	codeNotWaiting         = "execution_not_waiting"
-	codeNotAllowedBudget   = "not_allowed_to_raise_budget"
-	codeFinished           = "execution_finished"
-)
-
 type runTaskIn struct {
 	TaskID       string         `json:"task_id" in:"path" jsonschema:"The task to run."`
 	Input        map[string]any `json:"input,omitempty" jsonschema:"The run's input, an object its steps or its agent read ({{input.month}})."`
@@ -70,15 +56,6 @@ type listStepsIn struct {
 	ID     string `json:"execution_id" in:"path" jsonschema:"The execution's id."`
 	Limit  int    `json:"limit,omitempty" in:"query" minimum:"1" maximum:"200" jsonschema:"How many steps per page (1-200, default 50)."`
 	Cursor string `json:"cursor,omitempty" in:"query" jsonschema:"The meta.next_cursor of the previous page."`
-}
-
-type continueIn struct {
-	ID    string         `json:"execution_id" in:"path" jsonschema:"The waiting_input or waiting_budget execution."`
-	Input map[string]any `json:"input,omitempty" jsonschema:"For waiting_input: what the execution asked for (its waiting field says what)."`
-	// MaxCost and ApproveOverrun answer a waiting_budget execution
-	// (budget_continue.go): one of them.
-	MaxCost        *float64 `json:"max_cost,omitempty" minimum:"0" jsonschema:"For waiting_budget: the execution's new ceiling in BRL, above the current one and at least its waiting field's min_ceiling, at most the plan's maximum per execution; beyond the task's own ceiling only for the task's owner or an admin."`
-	ApproveOverrun bool     `json:"approve_overrun,omitempty" jsonschema:"For waiting_budget: approve crossing the ceiling for the step that waits only (up to its waiting field's step_cost); the task's owner or an admin."`
 }
 
 // runRequest is what queueExecution queues.
@@ -213,16 +190,6 @@ func (s *service) queueExecution(ctx context.Context, tx *store.Tx, t *records.T
 		return nil, err
 	}
 	return e, nil
-}
-
-// enqueueRun queues the job that carries e on (the runtime's worker), in
-// the transaction that queued or resumed e.
-func (s *service) enqueueRun(ctx context.Context, tx *store.Tx, e *records.Execution) error {
-	if s.jobs == nil {
-		return errors.New("kadu: no job queue to run executions on")
-	}
-	_, err := s.jobs.EnqueueTx(ctx, tx, runtime.RunExecutionArgs{ExecutionID: e.ID}, nil)
-	return err
 }
 
 // prepareRun is what kadu_tasks_run checks before it asks for a
@@ -576,19 +543,6 @@ func (s *service) describeExecution(ctx context.Context, id string) (*records.Ta
 		return nil, nil, refusal(http.StatusForbidden, codeNotAllowed, "you may not act on this execution: whoever may run its task, whoever started it, or an admin may")
 	}
 	return t, e, nil
-}
-
-// who names the caller in an execution's record.
-func who(id *identity.Identity) string {
-	switch {
-	case id == nil:
-		return "someone"
-	case id.Email != "":
-		return id.Email
-	case id.UserID != "":
-		return id.UserID
-	}
-	return id.ClientID
 }
 
 // checkInputFiles refuses a run whose input_file_ids are not all ready

@@ -27,9 +27,6 @@ import (
 // the debtor page.
 const PortalActor = "debtor:portal"
 
-// createdByKey overrides who a write is recorded as made by.
-type createdByKey struct{}
-
 // AgreementOffer is one agreement the page offers.
 type AgreementOffer struct {
 	Installments int

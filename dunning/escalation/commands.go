@@ -11,9 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/dunning/files"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
-	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/platform/bankcalendar"
-	"github.com/kobana/kobana-mcp/platform/identity"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -256,16 +254,4 @@ func (s *Service) emitCommandEvent(ctx context.Context, tx *store.Tx, slug strin
 	}
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: cmd.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: cmd.ID, Data: data})
 	return err
-}
-
-// createdByOf names who asked: the person or the client, or the
-// scheduler for a job without an identity.
-func createdByOf(ctx context.Context) string {
-	if by, ok := ctx.Value(createdByKey{}).(string); ok {
-		return by
-	}
-	if identity.From(ctx) == nil {
-		return notify.CreatedByScheduler
-	}
-	return notify.UserOf(ctx)
 }

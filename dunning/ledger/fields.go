@@ -138,3 +138,17 @@ func optionalText(s string) *string {
 	}
 	return &s
 }
+
+// applyPercent reads v, when the request has it, into *dst as a
+// percentage named field.
+func applyPercent(dst *latefee.Percent, field string, v *float64) error {
+	if v == nil {
+		return nil
+	}
+	p, err := PercentIn(field, *v)
+	if err != nil {
+		return err
+	}
+	*dst = p
+	return nil
+}

@@ -294,20 +294,6 @@ func applyWindow(st *Settings, in *updateSettingsIn) error {
 	return nil
 }
 
-// applyPercent reads v, when the request has it, into *dst as a
-// percentage named field.
-func applyPercent(dst *latefee.Percent, field string, v *float64) error {
-	if v == nil {
-		return nil
-	}
-	p, err := PercentIn(field, *v)
-	if err != nil {
-		return err
-	}
-	*dst = p
-	return nil
-}
-
 // applyChannels changes what c names of each channel, whether it is
 // enabled and its provider, and checks every channel's provider is one
 // its kind allows (outbox or smtp for e-mail, outbox or twilio for SMS and

@@ -32,12 +32,6 @@ const portalLinkVersion = "p1"
 // PortalPath is the route of the debtor page on the product's listener.
 const PortalPath = APIBase + "/portal/{token}"
 
-// PortalLinks makes and checks the debtor page's links.
-type PortalLinks struct {
-	base string
-	key  []byte
-}
-
 // NewPortalLinks makes the links of the product at public URL base,
 // signed with a key derived from secret (its own derivation: a Pix QR or
 // unsubscribe token never verifies as a portal link); nil: a key of this

@@ -51,9 +51,6 @@ const agentPreamble = `You are Kadu, the financial agent of Kobana, running a ta
 The task's instructions, from its owner:
 `
 
-// minOutputTokens is the least answer a model step is started for.
-const minOutputTokens = 16
-
 // CodeModelNotConfigured is the error of an agent execution (or of
 // running an agent task) without a model API or model.
 const CodeModelNotConfigured = "model_not_configured"
@@ -339,9 +336,4 @@ func summarizeAnswer(resp llm.Response) string {
 		return records.Summarize(*resp.Content, 500)
 	}
 	return ""
-}
-
-func stepArgs(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }
