@@ -492,26 +492,26 @@ func addMonthLeft(p map[string]any, plan planJSON) error {
 	return nil
 }
 
-// scheduleTask renders schedule_task: the expression checked (the task
-// routes' own parser) and its next runs, and the steps to create or
-// change the task paused, show it, and resume it on the user's word.
-func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+// promptSchedule reads schedule_task's schedule arguments, checked as the
+// task routes check them: the schedule as kadu_tasks_update takes it, and
+// a sentence of its next three runs.
+func promptSchedule(req *mcp.GetPromptRequest) (json.RawMessage, string, error) {
 	expr := strings.TrimSpace(req.Arguments["cron"])
 	tz := strings.TrimSpace(req.Arguments["timezone"])
 	if tz == "" {
 		tz = defaultTimezone
 	}
 	if expr == "" {
-		return nil, mcp.InvalidParams("cron must not be blank")
+		return nil, "", mcp.InvalidParams("cron must not be blank")
 	}
 	if len(expr) > 100 || len(tz) > 64 {
-		return nil, mcp.InvalidParams("cron is at most 100 characters and timezone 64")
+		return nil, "", mcp.InvalidParams("cron is at most 100 characters and timezone 64")
 	}
 	var ofMonth *int
 	if v := strings.TrimSpace(req.Arguments["business_day_of_month"]); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, mcp.InvalidParams("business_day_of_month: must be a whole number from 1 to %d, or -1", maxBusinessDayOfMonth)
+			return nil, "", mcp.InvalidParams("business_day_of_month: must be a whole number from 1 to %d, or -1", maxBusinessDayOfMonth)
 		}
 		ofMonth = &n
 	}
@@ -524,9 +524,9 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 	if err != nil {
 		var re *rest.Error
 		if errors.As(err, &re) && len(re.Details) > 0 {
-			return nil, mcp.InvalidParams("%s: %s", strings.TrimPrefix(re.Details[0].Field, "schedule."), re.Details[0].Message)
+			return nil, "", mcp.InvalidParams("%s: %s", strings.TrimPrefix(re.Details[0].Field, "schedule."), re.Details[0].Message)
 		}
-		return nil, mcp.InvalidParams("%v", err)
+		return nil, "", mcp.InvalidParams("%v", err)
 	}
 	loc, _ := time.LoadLocation(tz)
 	var next []string
@@ -548,7 +548,17 @@ func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptR
 		calendarNote = " by the national bank calendar; kadu_tasks_get shows them with the organization's own closed days (kadu_calendar_get)"
 	}
 	schedule, _ := json.Marshal(sj)
-	when := fmt.Sprintf("The schedule %s runs next at %s (%s%s).", schedule, strings.Join(next, "; "), tz, calendarNote)
+	return schedule, fmt.Sprintf("The schedule %s runs next at %s (%s%s).", schedule, strings.Join(next, "; "), tz, calendarNote), nil
+}
+
+// scheduleTask renders schedule_task: the expression checked (the task
+// routes' own parser) and its next runs, and the steps to create or
+// change the task paused, show it, and resume it on the user's word.
+func scheduleTask(ctx context.Context, b *restbridge.Bridge, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	schedule, when, err := promptSchedule(req)
+	if err != nil {
+		return nil, err
+	}
 	taskID := strings.TrimSpace(req.Arguments["task_id"])
 	if taskID != "" {
 		var doc struct {

@@ -310,25 +310,27 @@ func (s *Service) acceptAgreement(ctx context.Context, tx *store.Tx, orgID, id s
 	if err := markAgreementAccepted(ctx, tx, a.ID, now); err != nil {
 		return a, err
 	}
-	// With a Pix key, the accepted agreement's term is drawn again: its
-	// installments are charges now, and the term prints each one's Pix
-	// code (the proposal's term could not: nothing was payable yet).
-	if _, hasPix, err := ledger.LoadPixReceiver(ctx, tx, orgID); err != nil {
+	if err := s.redrawTermWithPix(ctx, tx, orgID, &a); err != nil {
 		return a, err
-	} else if hasPix {
-		doc, err := s.RequestDocumentTx(ctx, tx, orgID, files.DocumentAgreementTerm, a.ID)
-		if err != nil {
-			return a, err
-		}
-		if doc != "" {
-			a.TermDocumentID = &doc
-			if err := setAgreementTerm(ctx, tx, a.ID, doc); err != nil {
-				return a, err
-			}
-		}
 	}
 	a.Status, a.AcceptedAt, a.UpdatedAt = lifecycle.AgreementAccepted, &now, now
 	return a, s.emitAgreementEvent(ctx, tx, EventAgreementAccepted, a)
+}
+
+// redrawTermWithPix draws an accepted agreement's term again when the
+// creditor has a Pix key: its installments are charges now, and the term
+// prints each one's Pix code (the proposal's term could not: nothing was
+// payable yet).
+func (s *Service) redrawTermWithPix(ctx context.Context, tx *store.Tx, orgID string, a *ledger.AgreementRecord) error {
+	if _, hasPix, err := ledger.LoadPixReceiver(ctx, tx, orgID); err != nil || !hasPix {
+		return err
+	}
+	doc, err := s.RequestDocumentTx(ctx, tx, orgID, files.DocumentAgreementTerm, a.ID)
+	if err != nil || doc == "" {
+		return err
+	}
+	a.TermDocumentID = &doc
+	return setAgreementTerm(ctx, tx, a.ID, doc)
 }
 
 // cancelAgreement cancels a proposal, or an accepted or active agreement,
