@@ -158,7 +158,7 @@ func TestReadmeWalkthroughs(t *testing.T) {
 	// Which block each run runs.
 	block := map[string]string{"kaduterminal": "kadu"}
 	found := walkthroughs(t)
-	for name, wants := range expect {
+	for name, expected := range expect {
 		blockName := name
 		if b, ok := block[name]; ok {
 			blockName = b
@@ -169,13 +169,6 @@ func TestReadmeWalkthroughs(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ports := ownPorts(t)
-			script := ports.script(script)
-			var rewritten []string
-			for _, w := range wants {
-				rewritten = append(rewritten, ports.rewrite(w))
-			}
-			wants := rewritten
 			if name == "kadufiles" {
 				if _, err := exec.LookPath("jq"); err != nil {
 					if os.Getenv("CI") == "true" {
@@ -192,55 +185,73 @@ func TestReadmeWalkthroughs(t *testing.T) {
 					t.Skipf("the walkthrough's approval step needs Chromium at %s: %v", chromiumPath, err)
 				}
 			}
-			dir := repoView(t)
-			// Each block builds the binary first: on a busy 2-core machine
-			// a cold build alone took longer than the walkthrough itself
-			// (README "Starting the servers").
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "bash", "-c", script)
-			cmd.Dir = dir
-			cmd.Env = append(cleanEnv(), ports.env()...)
-			// Its own process group, so whatever the script leaves behind
-			// is ended with it.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-			var out syncBuffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			// One try of the walkthrough on ports of its own, in a view of
+			// the repository of its own. A try whose server lost a port to
+			// another test between choosing it free and binding it (the
+			// ports are chosen free, not reserved) is run again on new
+			// ports, at most three times; any other failure is the test's.
+			try := func() (wants []string, out *syncBuffer, err, berr error) {
+				ports := ownPorts(t)
+				script := ports.script(script)
+				for _, w := range expected {
+					wants = append(wants, ports.rewrite(w))
+				}
+				dir := repoView(t)
+				// Each block builds the binary first: on a busy 2-core machine
+				// a cold build alone took longer than the walkthrough itself
+				// (README "Starting the servers").
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, "bash", "-c", script)
+				cmd.Dir = dir
+				cmd.Env = append(cleanEnv(), ports.env()...)
+				// Its own process group, so whatever the script leaves behind
+				// is ended with it.
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+				cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+				out = &syncBuffer{}
+				cmd.Stdout, cmd.Stderr = out, out
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				browsed := make(chan error, 1)
+				bctx, bcancel := context.WithCancel(ctx)
+				defer bcancel()
+				if tool, ok := answer[name]; ok {
+					go func() {
+						seen, err := approveInTerminal(bctx, out, dir, cmd.Env, tool)
+						t.Log(seen)
+						if err != nil {
+							_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+						}
+						browsed <- err
+					}()
+				} else if tool, ok := browse[name]; ok {
+					go func() {
+						seen, err := approveWhenAsked(bctx, out, tool)
+						t.Log(seen)
+						if err != nil {
+							// The walkthrough would wait for the person forever.
+							_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+						}
+						browsed <- err
+					}()
+				} else {
+					browsed <- nil
+				}
+				err = cmd.Wait()
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				// A walkthrough that ended before asking leaves the browser
+				// step nothing to wait for.
+				bcancel()
+				berr = <-browsed
+				return wants, out, err, berr
 			}
-			browsed := make(chan error, 1)
-			bctx, bcancel := context.WithCancel(ctx)
-			defer bcancel()
-			if tool, ok := answer[name]; ok {
-				go func() {
-					seen, err := approveInTerminal(bctx, &out, dir, cmd.Env, tool)
-					t.Log(seen)
-					if err != nil {
-						_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-					}
-					browsed <- err
-				}()
-			} else if tool, ok := browse[name]; ok {
-				go func() {
-					seen, err := approveWhenAsked(bctx, &out, tool)
-					t.Log(seen)
-					if err != nil {
-						// The walkthrough would wait for the person forever.
-						_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-					}
-					browsed <- err
-				}()
-			} else {
-				browsed <- nil
+			wants, out, err, berr := try()
+			for i := 1; i < 3 && err != nil && strings.Contains(out.String(), "bind: address already in use"); i++ {
+				t.Logf("walkthrough %s lost a port to another test (try %d): running it again on new ports", name, i)
+				wants, out, err, berr = try()
 			}
-			err := cmd.Wait()
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			// A walkthrough that ended before asking leaves the browser
-			// step nothing to wait for.
-			bcancel()
-			berr := <-browsed
 			if err == nil && berr != nil {
 				t.Fatalf("walkthrough %s, the approval step: %v\n%s", name, berr, out.String())
 			}
