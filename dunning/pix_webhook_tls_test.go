@@ -26,26 +26,8 @@ import (
 // mutual-TLS URL without a certificate. Nothing refused is kept.
 func TestPixWebhookMutualTLS(t *testing.T) {
 	t.Parallel()
-	pki, err := pixpsptest.NewPKI("Test PSP CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := pki.ServerCert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := pki.ClientCert("psp.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := pixpsptest.NewPKI("Another CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stranger, err := other.ClientCert("psp.example")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pki, server, client := pixpsptest.TestPKI(t, "Test PSP CA")
+	_, _, stranger := pixpsptest.TestPKI(t, "Another CA")
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
 		fe := newEnv(t, db, envOptions{channels: ledger.ChannelConfig{PixWebhook: ledger.PixWebhookConfig{Addr: "127.0.0.1:0",
 			TLS: &tls.Config{Certificates: []tls.Certificate{server}, ClientCAs: pki.Pool()}}}})
@@ -105,28 +87,13 @@ func TestPixWebhookMutualTLS(t *testing.T) {
 // refused naming the setting; none configures no listener.
 func TestPixWebhookTLSSettings(t *testing.T) {
 	t.Parallel()
-	pki, err := pixpsptest.NewPKI("Test PSP CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := pki.ServerCert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := pixpsptest.KeyPEM(server)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pki, server, _ := pixpsptest.TestPKI(t, "Test PSP CA")
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
+	certFile, keyFile, caFile := pki.WriteFiles(t, dir, server)
+	notPEM := filepath.Join(dir, "empty.pem")
+	if err := os.WriteFile(notPEM, []byte("nothing here"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	certFile, keyFile, caFile := write("cert.pem", pixpsptest.CertPEM(server)), write("key.pem", key), write("ca.pem", pki.CAPEM)
-	notPEM := write("empty.pem", []byte("nothing here"))
 	parse := func(args ...string) (ledger.ChannelConfig, error) {
 		var c ledger.ChannelConfig
 		s := &productkit.Settings{}

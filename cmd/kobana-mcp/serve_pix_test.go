@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,38 +21,17 @@ import (
 // cleanly.
 func TestServePixWebhookMutualTLS(t *testing.T) {
 	t.Parallel()
-	pki, err := pixpsptest.NewPKI("Test PSP CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := pki.ServerCert()
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := pki.ClientCert("psp.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := pixpsptest.KeyPEM(server)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pki, server, client := pixpsptest.TestPKI(t, "Test PSP CA")
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	certFile, keyFile, caFile := pki.WriteFiles(t, dir, server)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	stderr := &syncWriter{}
 	args := []string{"serve", "--data-dir", filepath.Join(dir, "data"), "--products", "dunning", "--dunning-addr", "127.0.0.1:0",
-		"--dunning-pix-mtls-addr", "127.0.0.1:0", "--dunning-pix-mtls-cert", write("cert.pem", pixpsptest.CertPEM(server)),
-		"--dunning-pix-mtls-key", write("key.pem", key), "--dunning-pix-mtls-client-ca", write("ca.pem", pki.CAPEM)}
+		"--dunning-pix-mtls-addr", "127.0.0.1:0", "--dunning-pix-mtls-cert", certFile,
+		"--dunning-pix-mtls-key", keyFile, "--dunning-pix-mtls-client-ca", caFile}
 	go func() { done <- run(ctx, args, pw, stderr); pw.Close() }()
 	lines := bufio.NewScanner(pr)
 	var url string

@@ -26,7 +26,10 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -218,4 +221,40 @@ func serial() *big.Int {
 		panic(err)
 	}
 	return n
+}
+
+// TestPKI is a test's CA named name, a server certificate of it and a
+// client certificate for psp.example; t fails on any error.
+func TestPKI(t testing.TB, name string) (pki *PKI, server, client tls.Certificate) {
+	t.Helper()
+	pki, err := NewPKI(name)
+	if err == nil {
+		server, err = pki.ServerCert()
+	}
+	if err == nil {
+		client, err = pki.ClientCert("psp.example")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pki, server, client
+}
+
+// WriteFiles writes server's certificate chain and key and the CA as PEM
+// files in dir, as the --dunning-pix-mtls-* settings read them: their
+// paths.
+func (p *PKI) WriteFiles(t testing.TB, dir string, server tls.Certificate) (cert, key, ca string) {
+	t.Helper()
+	keyPEM, err := KeyPEM(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	return write("cert.pem", CertPEM(server)), write("key.pem", keyPEM), write("ca.pem", p.CAPEM)
 }
