@@ -24,8 +24,12 @@
 #       # --jobs=off and that many `worker` processes; CPU counts them all
 #   PPROF_ADDR=127.0.0.1:18482  # serve's profiler, for profiling the run
 #
-# Ports: 127.0.0.1:18481 (Inbox), 18480 (floor) and 18483 (go-sdk); override
-# with BENCH_PORT / FLOOR_PORT / SDK_PORT. The SMTP intake is off.
+#   PRODUCT=dunning scripts/bench.sh   # Dunning instead: dunning_charges_list
+#       # {"per_page":10} as the listing (LIST_TOOL / LIST_ARGS override)
+#   PRODUCT=kadu scripts/bench.sh      # Kadu: kadu_executions_list {"limit":10}
+#
+# Ports: 127.0.0.1:18481 (the product), 18480 (floor) and 18483 (go-sdk);
+# override with BENCH_PORT / FLOOR_PORT / SDK_PORT. The SMTP intake is off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
@@ -33,6 +37,13 @@ WORKERS=${WORKERS:-16}
 PORT=${BENCH_PORT:-18481}
 FLOOR_PORT=${FLOOR_PORT:-18480}
 SDK_PORT=${SDK_PORT:-18483}
+PRODUCT=${PRODUCT:-inbox}
+case "$PRODUCT" in
+inbox) LIST_TOOL=${LIST_TOOL:-emails_list} LIST_ARGS=${LIST_ARGS:-'{"limit":10}'} ;;
+dunning) LIST_TOOL=${LIST_TOOL:-dunning_charges_list} LIST_ARGS=${LIST_ARGS:-'{"per_page":10}'} ;;
+kadu) LIST_TOOL=${LIST_TOOL:-kadu_executions_list} LIST_ARGS=${LIST_ARGS:-'{"limit":10}'} ;;
+*) echo "PRODUCT is inbox, dunning or kadu" >&2; exit 2 ;;
+esac
 . scripts/lib/bench-common.sh
 db=()
 if [ -n "${PG_WORKERS:-}" ]; then
@@ -47,16 +58,16 @@ url="http://127.0.0.1:$PORT/mcp"
 worker_pids=""
 for i in $(seq "${PG_WORKERS:-0}"); do
 	[ "$i" -ge 1 ] || continue
-	GOMAXPROCS=1 "$work/kobana-mcp" worker --data-dir "$work/data" "${db[@]}" --products inbox --log-format json \
+	GOMAXPROCS=1 "$work/kobana-mcp" worker --data-dir "$work/data" "${db[@]}" --products "$PRODUCT" --log-format json \
 		>"$work/worker$i.out" 2>"$work/worker$i.err" &
 	pids+=($!)
 	worker_pids+="$!,"
 done
-token=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --ttl 1h)
+token=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product "$PRODUCT" --user owner@demo.local --ttl 1h)
 
 if [ -z "${INTAKE_ONLY:-}" ]; then
 load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -pid "$2" "${@:3}"; }
-"$work/loadgen" -url "$url" -token "$token" -method tools/call -tool emails_list -args '{"limit":10}' -capture "$work/answer.json"
+"$work/loadgen" -url "$url" -token "$token" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" -capture "$work/answer.json"
 GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
 floor_pid=$!
 pids+=("$floor_pid")
@@ -66,17 +77,18 @@ pids+=("$sdk_pid")
 sleep 0.5
 
 results="$work/results.jsonl"
-load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool emails_list -label floor >>"$results"
+load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool "$LIST_TOOL" -label floor >>"$results"
 load "$url" "$serve_pid" -method server/discover >>"$results"
 load "$url" "$serve_pid" -method tools/list >>"$results"
-load "$url" "$serve_pid" -method tools/call -tool emails_list -args '{"limit":10}' >>"$results"
+load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" >>"$results"
 sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -pid "$sdk_pid" "$@"; }
 sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call" >>"$results"
 sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)" >>"$results"
 
-python3 - "$results" <<'PY'
+python3 - "$results" "$LIST_TOOL" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
+tool = sys.argv[2]
 floor = rows[0]
 print(f"{'target':32} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
 for r in rows:
@@ -84,10 +96,10 @@ for r in rows:
     fus = float(floor["cpu_us_per_req"])
     print(f"{r['target']:32} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
 by = {r["target"]: r for r in rows}
-el = by["tools/call emails_list"]
+el = by["tools/call " + tool]
 for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
     p = by[peer]
-    print(f"emails_list req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
+    print(f"{tool} req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
           f"server CPU per request {float(el['cpu_us_per_req'])/float(p['cpu_us_per_req']):.2f}× the SDK's")
 PY
 fi

@@ -25,16 +25,16 @@ fresh_pg_url() {
 # new_secret prints a random 32-byte hex secret (--state-secrets).
 new_secret() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
-# start_serve NAME PORT [ARG...]: starts `serve --products inbox` at
-# GOMAXPROCS=1 on 127.0.0.1:PORT with the SMTP intake off, the high limits
-# and JSON logs, data in $work/NAME (unless an ARG says otherwise), output
-# in $work/NAME.out and .err; waits for its MCP endpoint and sets
-# serve_pid.
+# start_serve NAME PORT [ARG...]: starts `serve --products $PRODUCT` (inbox
+# unless PRODUCT says dunning or kadu) at GOMAXPROCS=1 on 127.0.0.1:PORT
+# with the Inbox's SMTP intake off, the high limits and JSON logs, data in
+# $work/NAME (unless an ARG says otherwise), output in $work/NAME.out and
+# .err; waits for its MCP endpoint and sets serve_pid.
 start_serve() {
-	local name=$1 port=$2
+	local name=$1 port=$2 product=${PRODUCT:-inbox}
 	shift 2
-	GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/$name" --products inbox \
-		--inbox-addr "127.0.0.1:$port" --inbox-smtp-addr off --rate-limits "$high" --log-format json "$@" \
+	GOMAXPROCS=1 "$work/kobana-mcp" serve --data-dir "$work/$name" --products "$product" \
+		"--$product-addr" "127.0.0.1:$port" --inbox-smtp-addr off --rate-limits "$high" --log-format json "$@" \
 		>"$work/$name.out" 2>"$work/$name.err" &
 	serve_pid=$!
 	pids+=("$serve_pid")
