@@ -15,7 +15,7 @@ import (
 // TestResultsCarryTheirLength: a result longer than net/http's response
 // buffer (a tools/list of many tools) is sent with its Content-Length, not
 // in chunks, like every shorter answer; the body is the same either way
-// (docs/performance.md, "Kadu and Dunning as fast as the Inbox").
+// (docs/performance.md, "Kadu and Dunning as fast as the Inbox (issue 28)").
 func TestResultsCarryTheirLength(t *testing.T) {
 	t.Parallel()
 	var tools []mcp.Tool

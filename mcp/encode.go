@@ -140,7 +140,7 @@ func (c *call) writeResult(id []byte, res *result) {
 		// chunks: chunk framing and one more write(2) for the closing chunk.
 		// The length is known, so the answer goes as one body with it, as
 		// net/http already sends every shorter one (docs/performance.md,
-		// "Kadu and Dunning as fast as the Inbox").
+		// "Kadu and Dunning as fast as the Inbox (issue 28)").
 		hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 	}
 	c.w.WriteHeader(http.StatusOK)

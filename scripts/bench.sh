@@ -31,7 +31,7 @@
 # A second floor writes the product's captured tools/list answer (a
 # product's catalog is tens of kilobytes: writing it is most of a
 # tools/list, whatever serves it), and the ratio of tools/list to it is
-# printed too (docs/performance.md, "Kadu and Dunning as fast as the Inbox").
+# printed too (docs/performance.md, "Kadu and Dunning as fast as the Inbox (issue 28)").
 #
 # Ports: 127.0.0.1:18481 (the product), 18480 (floor), 18484 (the
 # tools/list answer's floor) and 18483 (go-sdk); override with BENCH_PORT /

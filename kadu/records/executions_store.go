@@ -107,7 +107,7 @@ const ExecutionColumns = `id, organization_id, task_id, trigger_kind, triggered_
 // organization (the filter), the runtime's checkpoint and resume input, the
 // trace context and the client. The SQLite driver describes every result
 // column on every run; six unread ones were a measurable part of a page
-// (docs/performance.md, "Kadu and Dunning as fast as the Inbox"). A listed
+// (docs/performance.md, "Kadu and Dunning as fast as the Inbox (issue 28)"). A listed
 // Execution has those fields empty; TestExecutionListColumns proves it
 // shows what kadu_executions_get shows.
 const ExecutionListColumns = `id, task_id, trigger_kind, triggered_by, status, model, input,
