@@ -52,18 +52,34 @@ func ListExecutions(ctx context.Context, q store.Querier, orgID string, f Execut
 // (TestExecutionsListPlans pins the plans; docs/decisions.md, "Listings at
 // scale").
 func ExecutionsListQuery(orgID string, f ExecutionFilter) (string, []any) {
-	where := []string{"organization_id = ?"}
-	args := []any{orgID}
-	for _, c := range []struct{ col, v string }{{"task_id", f.TaskID}, {"status", f.Status}, {"trigger_kind", f.Trigger}} {
-		if c.v != "" {
-			where, args = append(where, c.col+" = ?"), append(args, c.v)
+	args := make([]any, 1, 6)
+	args[0] = orgID
+	shape := 0
+	for i, v := range [...]string{f.TaskID, f.Status, f.Trigger, f.Before} {
+		if v != "" {
+			shape |= 1 << i
+			args = append(args, v)
 		}
 	}
-	if f.Before != "" {
-		where, args = append(where, "id < ?"), append(args, f.Before)
-	}
-	return `SELECT ` + ExecutionListColumns + ` FROM kadu_executions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY id DESC LIMIT ?`, append(args, f.Limit+1)
+	return executionsListStatements[shape], append(args, f.Limit+1)
 }
+
+// executionsListStatements are ExecutionsListQuery's statements, one per
+// filter shape (bit 0 task, 1 status, 2 trigger, 3 cursor), written once:
+// the listing no longer builds its SQL on every page.
+var executionsListStatements = func() (out [16]string) {
+	conds := [...]string{"task_id = ?", "status = ?", "trigger_kind = ?", "id < ?"}
+	for shape := range out {
+		where := []string{"organization_id = ?"}
+		for i, c := range conds {
+			if shape&(1<<i) != 0 {
+				where = append(where, c)
+			}
+		}
+		out[shape] = `SELECT ` + ExecutionListColumns + ` FROM kadu_executions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY id DESC LIMIT ?`
+	}
+	return out
+}()
 
 // ListSteps reads an execution's steps in order after afterSeq, one row
 // more than the limit.
