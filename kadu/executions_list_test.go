@@ -2,6 +2,8 @@ package kadu
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -88,6 +90,47 @@ func TestExecutionsListPlans(t *testing.T) {
 			plan := storetest.Explain(t, db, query, args...) + "\n"
 			if !strings.Contains(plan, c.index) || strings.Contains(plan, "Sort") || strings.Contains(plan, "TEMP B-TREE") {
 				t.Errorf("%s: the plan does not read %s in order:\n%s", c.name, c.index, plan)
+			}
+		}
+	})
+}
+
+// TestExecutionListColumns: a listed execution with every field set shows
+// exactly what kadu_executions_get shows of it, though the listing reads
+// fewer columns (records.ExecutionListColumns); it fails when a shown
+// column is left out of the listing (both engines).
+func TestExecutionListColumns(t *testing.T) {
+	t.Parallel()
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		e := startKadu(t, db, Config{})
+		org := e.Mine.ID
+		seedExecutions(t, db, "full", org, e.Owner.ID, 1, 1)
+		ctx := context.Background()
+		at := store.Now()
+		if _, err := db.Exec(ctx, `UPDATE kadu_executions SET model = 'm', input = '{"a":1}', input_file_ids = '["f"]',
+			output = '{"o":2}', error_code = 'c', error_message = 'msg', waiting = '{"w":3}', checkpoint = '{"k":4}',
+			resume_input = '{"r":5}', approval_id = 'ap', tick_at = ?, started_at = ?, finished_at = ?, deadline = ?,
+			trace_parent = 'tp', trace_state = 'ts', client_id = 'cl', tokens_in = 7, tokens_out = 8, tokens_cached = 9
+			WHERE organization_id = ?`, at, at, at, at, org); err != nil {
+			t.Fatal(err)
+		}
+		listed, err := records.ListExecutions(ctx, db, org, records.ExecutionFilter{Limit: 10})
+		if err != nil || len(listed) != 1 {
+			t.Fatalf("listing: %d rows, %v", len(listed), err)
+		}
+		full, err := records.GetExecution(ctx, db, org, listed[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(toExecutionJSON(listed[0]))
+		want, _ := json.Marshal(toExecutionJSON(full))
+		if string(got) != string(want) {
+			t.Fatalf("listed:\n%s\nkadu_executions_get:\n%s", got, want)
+		}
+		for name, v := range map[string]any{"model": full.Model, "output": full.OutputJSON, "error": full.ErrorCode, "waiting": full.WaitingJSON,
+			"approval": full.ApprovalID, "tick": full.TickAt, "started": full.StartedAt, "finished": full.FinishedAt, "deadline": full.Deadline} {
+			if reflect.ValueOf(v).IsNil() {
+				t.Fatalf("the fixture does not set %s", name)
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net"
 	"net/http"
 	"slices"
 
@@ -217,6 +218,15 @@ type Listener struct {
 // (docs/decisions.md "Error codes").
 func (l *Listener) Front(h http.Handler) http.Handler {
 	return httpx.WithErrorCodes(h, l.ErrorCodes)
+}
+
+// BaseContext is Front for a whole server, as its http.Server.BaseContext:
+// every request the server reads starts with the product's spelling of
+// error codes, at no cost per request (Front copies each request to add
+// it). The binary's listeners use it; Front serves handlers that have no
+// server of their own.
+func (l *Listener) BaseContext(net.Listener) context.Context {
+	return httpx.WithErrorCodesContext(context.Background(), l.ErrorCodes)
 }
 
 // build runs the spec's Build.

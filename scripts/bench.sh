@@ -28,8 +28,14 @@
 #       # {"per_page":10} as the listing (LIST_TOOL / LIST_ARGS override)
 #   PRODUCT=kadu scripts/bench.sh      # Kadu: kadu_executions_list {"limit":10}
 #
-# Ports: 127.0.0.1:18481 (the product), 18480 (floor) and 18483 (go-sdk);
-# override with BENCH_PORT / FLOOR_PORT / SDK_PORT. The SMTP intake is off.
+# A second floor writes the product's captured tools/list answer (a
+# product's catalog is tens of kilobytes: writing it is most of a
+# tools/list, whatever serves it), and the ratio of tools/list to it is
+# printed too (docs/performance.md, "Kadu and Dunning as fast as the Inbox (issue 28)").
+#
+# Ports: 127.0.0.1:18481 (the product), 18480 (floor), 18484 (the
+# tools/list answer's floor) and 18483 (go-sdk); override with BENCH_PORT /
+# FLOOR_PORT / LIST_FLOOR_PORT / SDK_PORT. The SMTP intake is off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
@@ -37,6 +43,7 @@ WORKERS=${WORKERS:-16}
 PORT=${BENCH_PORT:-18481}
 FLOOR_PORT=${FLOOR_PORT:-18480}
 SDK_PORT=${SDK_PORT:-18483}
+LIST_FLOOR_PORT=${LIST_FLOOR_PORT:-18484}
 PRODUCT=${PRODUCT:-inbox}
 case "$PRODUCT" in
 inbox) LIST_TOOL=${LIST_TOOL:-emails_list} LIST_ARGS=${LIST_ARGS:-'{"limit":10}'} ;;
@@ -71,6 +78,10 @@ load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d
 GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
 floor_pid=$!
 pids+=("$floor_pid")
+"$work/loadgen" -url "$url" -token "$token" -method tools/list -capture "$work/list-answer.json"
+GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$LIST_FLOOR_PORT" -answer "$work/list-answer.json" >"$work/list-floor.out" &
+list_floor_pid=$!
+pids+=("$list_floor_pid")
 GOMAXPROCS=1 "$work/loadgen" -sdk "127.0.0.1:$SDK_PORT" >"$work/sdk.out" &
 sdk_pid=$!
 pids+=("$sdk_pid")
@@ -80,6 +91,7 @@ results="$work/results.jsonl"
 load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool "$LIST_TOOL" -label floor >>"$results"
 load "$url" "$serve_pid" -method server/discover >>"$results"
 load "$url" "$serve_pid" -method tools/list >>"$results"
+load "http://127.0.0.1:$LIST_FLOOR_PORT/mcp" "$list_floor_pid" -method tools/list -label "floor (tools/list answer)" >>"$results"
 load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" >>"$results"
 sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -pid "$sdk_pid" "$@"; }
 sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call" >>"$results"
@@ -96,6 +108,8 @@ for r in rows:
     fus = float(floor["cpu_us_per_req"])
     print(f"{r['target']:32} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
 by = {r["target"]: r for r in rows}
+tl, tf = by["tools/list"], by["floor (tools/list answer)"]
+print(f"tools/list CPU ÷ the floor writing the same answer: {float(tl['cpu_us_per_req'])/float(tf['cpu_us_per_req']):.2f}")
 el = by["tools/call " + tool]
 for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
     p = by[peer]

@@ -161,11 +161,14 @@ func BenchmarkTransportToolsList60SDK(b *testing.B)  { sdkList.run(b, sdkTranspo
 func BenchmarkTransportToolsCallOurs(b *testing.B)   { ourCall.run(b, ourTransport(b), wantCall) }
 func BenchmarkTransportToolsCallSDK(b *testing.B)    { sdkCall.run(b, sdkTransport(), wantCall) }
 
-// benchInbox is the Inbox listener as serve builds it (serve.go), over a
-// fresh SQLite database in the data directory, and a token of the built-in
-// issuer for the demo owner with every scope and a grant id (as a sign-in
-// gives), so the grant's revocation is checked too.
-func benchInbox(b *testing.B) (http.Handler, string) {
+// benchInbox is the Inbox listener as serve builds it (benchProduct).
+func benchInbox(b *testing.B) (http.Handler, string) { return benchProduct(b, "inbox") }
+
+// benchProduct is the listener of the product key as serve builds it
+// (serve.go), over a fresh SQLite database in the data directory, and a
+// token of the built-in issuer for the demo owner with every scope and a
+// grant id (as a sign-in gives), so the grant's revocation is checked too.
+func benchProduct(b testing.TB, key string) (http.Handler, string) {
 	b.Helper()
 	ctx := context.Background()
 	dataDir := b.TempDir()
@@ -203,20 +206,31 @@ func benchInbox(b *testing.B) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := products()[0]
+	var spec *productkit.Spec
+	for _, p := range products() {
+		if p.Key == key {
+			spec = p
+		}
+	}
+	if spec == nil {
+		b.Fatalf("no product %q", key)
+	}
 	public := "http://127.0.0.1:18081"
 	as, err := newAuthServer(spec, public, db, verify, authF, nil, log)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := productkit.Assemble(spec, productkit.Deps{DataDir: dataDir + "/inbox", PublicURL: public, States: sealer, Logger: log, DB: db,
+	p, err := productkit.Assemble(spec, productkit.Deps{DataDir: dataDir + "/" + key, PublicURL: public, States: sealer, Logger: log, DB: db,
 		Issuer: verify.issuer(public), Keys: verify.keys, Roles: verify.roles, Changes: verify.changes, RateLimits: lim.product(spec.Key), AuthServer: as,
 		Jobs: queue, Secret: secret, Tools: toolreg.New()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	checks := []observe.Check{{Name: "database", Ping: db.Ping}}
-	h := observe.Instrument(spec.Key, observe.NewMetrics(), log, p.Front(lim.wrap(observe.Health(checks, withAuthServer(as, p.Handler)))))
+	// The refusals' spelling of error codes comes from serve's server
+	// (p.BaseContext), at no cost per request; these requests are never
+	// refused, so the benchmarks have no server to carry it.
+	h := observe.Instrument(spec.Key, observe.NewMetrics(), log, lim.wrap(observe.Health(checks, withAuthServer(as, p.Handler))))
 	owner, err := accounts.New(db, accounts.Options{}).GetUserByEmail(ctx, accounts.DemoOwnerEmail)
 	if err != nil {
 		b.Fatal(err)
@@ -269,4 +283,57 @@ func BenchmarkPathFloor(b *testing.B) {
 		_, _ = w.Write(body)
 	})
 	inboxRequest(token, "tools/call", `"name":"emails_list","arguments":{"limit":10},`, "emails_list").run(b, h, `next_cursor`)
+}
+
+// pathCase is one signed-in request of a product as serve assembles it:
+// the Path benchmarks of Dunning and Kadu (docs/performance.md, "Kadu and
+// Dunning as fast as the Inbox (issue 28)") and the test that serves each
+// once (TestPathCasesServe), so the benchmarks cannot rot unseen.
+type pathCase struct {
+	product, method, params, tool, want string
+}
+
+var (
+	pathKaduDiscover       = pathCase{product: "kadu", method: "server/discover", want: `"supportedVersions"`}
+	pathKaduToolsList      = pathCase{product: "kadu", method: "tools/list", want: `"kadu_executions_list"`}
+	pathKaduExecutionsList = pathCase{product: "kadu", method: "tools/call", params: `"name":"kadu_executions_list","arguments":{"limit":10},`,
+		tool: "kadu_executions_list", want: `next_cursor`}
+	pathDunningDiscover  = pathCase{product: "dunning", method: "server/discover", want: `"supportedVersions"`}
+	pathDunningToolsList = pathCase{product: "dunning", method: "tools/list", want: `"dunning_charges_list"`}
+)
+
+// request is the case's POST with tok.
+func (c pathCase) request(tok string) benchRequest {
+	if c.tool != "" {
+		return inboxRequest(tok, c.method, c.params, c.tool)
+	}
+	return inboxRequest(tok, c.method, c.params)
+}
+
+func (c pathCase) bench(b *testing.B) {
+	h, tok := benchProduct(b, c.product)
+	c.request(tok).run(b, h, c.want)
+}
+
+func BenchmarkPathKaduDiscover(b *testing.B)       { pathKaduDiscover.bench(b) }
+func BenchmarkPathKaduToolsList(b *testing.B)      { pathKaduToolsList.bench(b) }
+func BenchmarkPathKaduExecutionsList(b *testing.B) { pathKaduExecutionsList.bench(b) }
+func BenchmarkPathDunningDiscover(b *testing.B)    { pathDunningDiscover.bench(b) }
+func BenchmarkPathDunningToolsList(b *testing.B)   { pathDunningToolsList.bench(b) }
+
+// TestPathCasesServe runs each Path benchmark's request of Dunning and
+// Kadu once, at its smallest size: the product assembled as serve does, a
+// signed-in request, the answer the benchmark expects.
+func TestPathCasesServe(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]pathCase{"KaduDiscover": pathKaduDiscover, "KaduToolsList": pathKaduToolsList,
+		"KaduExecutionsList": pathKaduExecutionsList, "DunningDiscover": pathDunningDiscover, "DunningToolsList": pathDunningToolsList} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h, tok := benchProduct(t, c.product)
+			if status, got := c.request(tok).serve(h); status != 200 || !strings.Contains(got, c.want) {
+				t.Fatalf("status %d, answer %.500s; want it to contain %q", status, got, c.want)
+			}
+		})
+	}
 }

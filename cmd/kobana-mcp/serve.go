@@ -222,14 +222,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// listener; the timeouts are httpx.DefaultTimeouts (header 10 s,
 		// request 30 s, response 60 s, idle 120 s, 64 KB of headers).
 		// Outermost, the request id, metrics and access log; then the
-		// product's error-code style for the refusals (p.Front); then the
-		// limits; then /healthz and /readyz, outside authentication.
+		// limits; then /healthz and /readyz, outside authentication. The
+		// product's error-code style for the refusals comes with every
+		// request's context from the server's base context
+		// (p.BaseContext).
 		checks := []observe.Check{{Name: "database", Ping: db.Ping}, {Name: "jobs", Ping: queue.Ready}}
 		if lim.store.Shared() {
 			checks = append(checks, observe.Check{Name: "redis", Ping: lim.store.Ping})
 		}
-		instrumented := observe.Instrument(spec.Key, metrics, log, p.Front(lim.wrap(observe.Health(checks, listener))))
+		instrumented := observe.Instrument(spec.Key, metrics, log, lim.wrap(observe.Health(checks, listener)))
 		srv := httpx.NewServer(instrumented, httpx.DefaultTimeouts, slog.NewLogLogger(handler, slog.LevelWarn))
+		srv.BaseContext = p.BaseContext
 		servers = append(servers, running{spec.Name, srv, ln, p.Shutdown})
 		for _, c := range p.Collectors {
 			if err := metrics.Registry().Register(c); err != nil {

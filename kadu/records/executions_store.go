@@ -30,7 +30,8 @@ type ExecutionFilter struct {
 }
 
 // ListExecutions reads a page of kadu_executions_list, one row more than
-// the limit (the next page's sign).
+// the limit (the next page's sign), with the columns a listing shows
+// (ExecutionListColumns).
 func ListExecutions(ctx context.Context, q store.Querier, orgID string, f ExecutionFilter) ([]*Execution, error) {
 	query, args := ExecutionsListQuery(orgID, f)
 	if f.Trigger == "" || (f.TaskID == "" && f.Status == "") {
@@ -51,18 +52,34 @@ func ListExecutions(ctx context.Context, q store.Querier, orgID string, f Execut
 // (TestExecutionsListPlans pins the plans; docs/decisions.md, "Listings at
 // scale").
 func ExecutionsListQuery(orgID string, f ExecutionFilter) (string, []any) {
-	where := []string{"organization_id = ?"}
-	args := []any{orgID}
-	for _, c := range []struct{ col, v string }{{"task_id", f.TaskID}, {"status", f.Status}, {"trigger_kind", f.Trigger}} {
-		if c.v != "" {
-			where, args = append(where, c.col+" = ?"), append(args, c.v)
+	args := make([]any, 1, 6)
+	args[0] = orgID
+	shape := 0
+	for i, v := range [...]string{f.TaskID, f.Status, f.Trigger, f.Before} {
+		if v != "" {
+			shape |= 1 << i
+			args = append(args, v)
 		}
 	}
-	if f.Before != "" {
-		where, args = append(where, "id < ?"), append(args, f.Before)
-	}
-	return `SELECT ` + ExecutionColumns + ` FROM kadu_executions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY id DESC LIMIT ?`, append(args, f.Limit+1)
+	return executionsListStatements[shape], append(args, f.Limit+1)
 }
+
+// executionsListStatements are ExecutionsListQuery's statements, one per
+// filter shape (bit 0 task, 1 status, 2 trigger, 3 cursor), written once:
+// the listing no longer builds its SQL on every page.
+var executionsListStatements = func() (out [16]string) {
+	conds := [...]string{"task_id = ?", "status = ?", "trigger_kind = ?", "id < ?"}
+	for shape := range out {
+		where := []string{"organization_id = ?"}
+		for i, c := range conds {
+			if shape&(1<<i) != 0 {
+				where = append(where, c)
+			}
+		}
+		out[shape] = `SELECT ` + ExecutionListColumns + ` FROM kadu_executions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY id DESC LIMIT ?`
+	}
+	return out
+}()
 
 // ListSteps reads an execution's steps in order after afterSeq, one row
 // more than the limit.
@@ -100,6 +117,19 @@ const ExecutionColumns = `id, organization_id, task_id, trigger_kind, triggered_
 	input_file_ids, max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count,
 	output, error_code, error_message, waiting, checkpoint, resume_input, approval_id, tick_at, started_at,
 	finished_at, deadline, created_at, updated_at, trace_parent, trace_state, client_id`
+
+// ExecutionListColumns are what a listed execution shows (kadu's
+// toExecutionJSON) and nothing more: the listing leaves out the
+// organization (the filter), the runtime's checkpoint and resume input, the
+// trace context and the client. The SQLite driver describes every result
+// column on every run; six unread ones were a measurable part of a page
+// (docs/performance.md, "Kadu and Dunning as fast as the Inbox (issue 28)"). A listed
+// Execution has those fields empty; TestExecutionListColumns proves it
+// shows what kadu_executions_get shows.
+const ExecutionListColumns = `id, task_id, trigger_kind, triggered_by, status, model, input,
+	input_file_ids, max_cost_cents, cost_cents, tokens_in, tokens_out, tokens_cached, step_count,
+	output, error_code, error_message, waiting, approval_id, tick_at, started_at,
+	finished_at, deadline, created_at, updated_at`
 
 const stepColumns = `id, organization_id, execution_id, seq, kind, tool_name, arguments, result_summary,
 	status, error_message, tokens_in, tokens_out, tokens_cached, cost_cents, duration_ms,

@@ -29,7 +29,7 @@ func (s *Store) SelectWorkspace(ctx context.Context, orgID, tokenWorkspace, head
 	if s.workspaces == nil {
 		return s.selectWorkspace(ctx, orgID, tokenWorkspace, header)
 	}
-	k := workspaceKey{orgID, tokenWorkspace, header}
+	k := workspaceKey{org: orgID, token: tokenWorkspace, header: header}
 	w, ok, stamp := s.workspaces.Get(k)
 	if ok {
 		return w, nil
@@ -42,8 +42,12 @@ func (s *Store) SelectWorkspace(ctx context.Context, orgID, tokenWorkspace, head
 }
 
 // workspaceKey is what a pick depends on: the organization, the token's
-// workspace and the X-Workspace-Id value (trimmed).
-type workspaceKey struct{ org, token, header string }
+// workspace and the X-Workspace-Id value (trimmed); home marks
+// HomeWorkspace's answer, which depends on the organization alone.
+type workspaceKey struct {
+	org, token, header string
+	home               bool
+}
 
 func (s *Store) selectWorkspace(ctx context.Context, orgID, tokenWorkspace, header string) (Workspace, error) {
 	if tokenWorkspace != "" {

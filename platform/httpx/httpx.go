@@ -68,6 +68,19 @@ func WithErrorCodes(next http.Handler, spell func(canonical string) string) http
 	})
 }
 
+// WithErrorCodesContext is ctx making Refuse spell its codes with spell, as
+// WithErrorCodes does for each request. Set once as a server's base context
+// (http.Server.BaseContext), it reaches every request of the server without
+// WithErrorCodes' copy of each request and its context (docs/performance.md,
+// "Kadu and Dunning as fast as the Inbox (issue 28)"). A nil spell returns
+// ctx.
+func WithErrorCodesContext(ctx context.Context, spell func(canonical string) string) context.Context {
+	if spell == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, errorCodesKey{}, spell)
+}
+
 func retrySeconds(d time.Duration) int {
 	return max(int((d+time.Second-1)/time.Second), 1)
 }

@@ -89,11 +89,20 @@ type cursorMeta struct {
 // CursorPageWithLimit is CursorPage whose meta also says the limit used.
 func CursorPageWithLimit[R any, J any](rows []R, limit int, idOf func(R) string, show func(R) J) *rest.Response {
 	data, next := cursorData(rows, limit, idOf, show)
-	type meta struct {
-		NextCursor *string `json:"next_cursor"`
-		Limit      int     `json:"limit"`
-	}
-	return rest.OK(map[string]any{"data": data, "meta": meta{next, limit}})
+	return rest.OK(&cursorPageWithLimit[J]{Data: data, Meta: cursorLimitMeta{NextCursor: next, Limit: limit}})
+}
+
+// cursorPageWithLimit is CursorPageWithLimit's answer, a struct for
+// cursorPage's reason: {"data": [...], "meta": {"next_cursor": ...,
+// "limit": n}}, the members in the order a map's sorted keys gave them.
+type cursorPageWithLimit[J any] struct {
+	Data []J             `json:"data"`
+	Meta cursorLimitMeta `json:"meta"`
+}
+
+type cursorLimitMeta struct {
+	NextCursor *string `json:"next_cursor"`
+	Limit      int     `json:"limit"`
 }
 
 func cursorData[R any, J any](rows []R, limit int, idOf func(R) string, show func(R) J) ([]J, *string) {

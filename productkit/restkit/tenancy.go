@@ -91,15 +91,17 @@ func OrganizationTenancy(acc *accounts.Store) Tenancy {
 // HomeWorkspace is the workspace an organization-wide product keeps its
 // per-workspace rows under (see OrganizationTenancy); an organization
 // without a live workspace is 404.
+//
+// It is accounts.Store.HomeWorkspace, which keeps the answer while the
+// process's watch of identity and tenancy changes trusts it: every
+// signed-in request of those products asks for it (docs/decisions.md,
+// "Identity read cache").
 func HomeWorkspace(ctx context.Context, acc *accounts.Store, orgID string) (accounts.Workspace, error) {
-	all, err := acc.ListWorkspaces(ctx, orgID)
-	if err != nil {
-		return accounts.Workspace{}, err
-	}
-	if len(all) == 0 {
+	w, err := acc.HomeWorkspace(ctx, orgID)
+	if errors.Is(err, store.ErrNotFound) {
 		return accounts.Workspace{}, rest.NotFound("organization")
 	}
-	return all[0], nil
+	return w, err
 }
 
 // ReadItem is the body of every "get one" operation: resolve the caller's
