@@ -36,6 +36,10 @@ type Notifier struct {
 	// RunnerBatch bounds how many due enrollments one query of the step
 	// runner takes.
 	RunnerBatch int
+	// RunnerSlices is how many slice jobs a run that finds a full batch
+	// due is split into (dunning/regua's runner_slices.go): 1, 2, 4, 8 or
+	// 16; anything else is 8.
+	RunnerSlices int
 	// Periodic adds the scheduler's periodic jobs (the step runner every
 	// minute, the sweep every hour) to the queue; tests that drive the
 	// clock run them themselves instead.

@@ -62,7 +62,8 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 // register a second queue to play a second worker process.
 func (n *Notifier) RegisterJobs(q *jobs.Queue) {
 	jobs.AddWorker(q, &notify.SendWorker{Notifier: n.Notifier, Queue: q})
-	jobs.AddWorker(q, &runnerWorker{n: n})
+	jobs.AddWorker(q, &runnerWorker{n: n, q: q})
+	jobs.AddWorker(q, &sliceWorker{n: n})
 	jobs.AddWorker(q, &sweepWorker{n: n})
 	if n.Periodic {
 		n.schedule(q)

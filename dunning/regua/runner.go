@@ -56,16 +56,17 @@ func (RunnerArgs) Kind() string { return "dunning.step_runner" }
 type runnerWorker struct {
 	river.WorkerDefaults[RunnerArgs]
 	n *Notifier
+	q *jobs.Queue
 }
 
 // Timeout bounds one run; one that runs out of time stops between
 // enrollments and the next minute's run goes on.
 func (w *runnerWorker) Timeout(*river.Job[RunnerArgs]) time.Duration { return 2 * time.Minute }
 
-// Work runs the due steps.
+// Work runs the due steps, or hands a large run to the slice jobs
+// (runner_slices.go).
 func (w *runnerWorker) Work(ctx context.Context, _ *river.Job[RunnerArgs]) error {
-	_, err := w.n.RunDue(ctx)
-	return err
+	return w.n.run(ctx, w.q)
 }
 
 // schedule adds the scheduler's periodic jobs: the step runner every
