@@ -99,6 +99,11 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 // nothing → queued again and retried, a failure after which the provider
 // may have the message → unknown.
 func (n *Notifier) send(ctx context.Context, q *jobs.Queue, job *river.Job[SendArgs]) error {
+	// The provider's own rate first (pace.go): a send that must wait long
+	// snoozes with its row still queued.
+	if err := n.pace(ctx, job.Args.OrganizationID, job.Args.NotificationID); err != nil {
+		return err
+	}
 	row, proceed, err := n.claim(ctx, job.Args.OrganizationID, job.Args.NotificationID)
 	if err != nil || !proceed {
 		return err
