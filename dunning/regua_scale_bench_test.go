@@ -281,9 +281,11 @@ func selfCPU(tb testing.TB) time.Duration {
 	return statCPU(string(b))
 }
 
-// postgresCPU is the CPU of every process named postgres on the machine
-// (the server the tests use; other sessions' queries on it count too);
-// 0 on SQLite.
+// postgresCPU is the CPU of every process named postgres on the machine,
+// with that of their children that have exited (a backend whose
+// connection closed counts in its postmaster's cutime and cstime): the
+// server the tests use, other sessions' queries on it included; 0 on
+// SQLite.
 func postgresCPU(db *store.DB) time.Duration {
 	if db.Dialect() != store.Postgres {
 		return 0
@@ -296,7 +298,7 @@ func postgresCPU(db *store.DB) time.Duration {
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err == nil && strings.Contains(string(b), "(postgres)") {
-			sum += statCPU(string(b))
+			sum += statCPU(string(b)) + childCPU(string(b))
 		}
 	}
 	return sum
@@ -311,6 +313,17 @@ func statCPU(line string) time.Duration {
 	}
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// childCPU reads cutime and cstime of a /proc/PID/stat line.
+func childCPU(line string) time.Duration {
+	f := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
+	if len(f) < 15 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[13], 10, 64)
+	s, _ := strconv.ParseInt(f[14], 10, 64)
 	return time.Duration(u+s) * 10 * time.Millisecond
 }
 

@@ -33,9 +33,11 @@ type SliceArgs struct {
 func (SliceArgs) Kind() string { return "dunning.step_runner_slice" }
 
 // InsertOpts keeps one pending job per slice: the next minute's run
-// finding a slice still queued, running or snoozed adds nothing.
+// finding a slice still queued, running or snoozed adds nothing. A slice
+// comes after the sends (and the webhooks) of the same queue
+// (slicePriority).
 func (SliceArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+	return river.InsertOpts{Priority: slicePriority, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 		rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
 }
@@ -46,10 +48,17 @@ type sliceWorker struct {
 }
 
 // sliceBudget is how long one run of a slice job works before it snoozes
-// and lets the queue run it again at once: below the job's timeout, so a
-// slice never stops mid-way for time, and short enough that a stop of the
-// process (a deploy) waits for little.
-const sliceBudget = 30 * time.Second
+// and goes back to the queue: short, so that the sends its steps queued
+// (ahead of it by slicePriority) take its worker before it runs again —
+// the slices share QueueDefault's few workers of each process with the
+// sends, and a million steps written before the first send would leave a
+// million messages waiting in the outbox — and so a stop of the process
+// (a deploy) waits for little.
+const sliceBudget = 5 * time.Second
+
+// slicePriority is River's priority of the slice jobs: after the sends,
+// webhooks and schedules (priority 1) waiting in the same queue.
+const slicePriority = 2
 
 // Timeout bounds one run; sliceBudget ends it well before.
 func (w *sliceWorker) Timeout(*river.Job[SliceArgs]) time.Duration { return 2 * time.Minute }
