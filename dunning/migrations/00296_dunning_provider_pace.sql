@@ -2,7 +2,7 @@
 -- worker process (docs/decisions.md "The step runner at scale"). One row
 -- per paced provider: the earliest instant, in microseconds since the
 -- Unix epoch, at which its next message may start. A send reserves its
--- slot by moving it one interval on, in one UPDATE.
+-- slot by moving it one interval on, the row locked.
 
 -- +goose Up
 CREATE TABLE dunning_provider_pace (

@@ -14,15 +14,19 @@ import (
 // second, a relay's), honoured by every worker process together
 // (docs/decisions.md "The step runner at scale"): the provider's row in
 // dunning_provider_pace holds the instant its next message may start, and
-// a send reserves its slot by moving that instant one interval on, in one
-// UPDATE (the generic cell rate algorithm without a burst). Slots are an
+// a send reserves its slot by moving that instant one interval on, the
+// row locked (the generic cell rate algorithm without a burst). Slots are an
 // interval apart whichever process takes them, so the provider never
 // sees more than its rate in any second, give or take the network's
 // jitter, and a million messages queued at once leave at the rate.
 //
-// A send whose slot would be more than MaxWait away takes none: its job
-// snoozes until about then (River does not count a snooze as an
-// attempt), leaving the worker free, and the row stays queued.
+// The slot is taken right before the provider is called, inside the
+// call (after the claim's transaction and the call's record, whose time
+// varies), so what the provider sees is the slots plus the request's own
+// jitter. A send whose provider's next slot is more than MaxWait away
+// does not claim its row: its job snoozes until about then (River does
+// not count a snooze as an attempt), leaving the worker free, and the row
+// stays queued.
 
 // Pacer reserves send slots of the paced providers.
 type Pacer struct {
@@ -47,29 +51,52 @@ func NewPacer(db *store.DB, intervals map[string]time.Duration) *Pacer {
 	return &Pacer{db: db, intervals: intervals, MaxWait: defaultMaxWait, now: time.Now}
 }
 
-// reserve takes provider's next slot when it is at most MaxWait away and
-// says how long to wait for it (ok); otherwise it takes nothing and says
-// how long until a slot is about to come within reach (!ok).
-func (p *Pacer) reserve(ctx context.Context, provider string) (time.Duration, bool, error) {
-	step, paced := p.intervals[provider]
-	if !paced {
-		return 0, true, nil
+// within says how long until provider's next slot is within MaxWait of
+// now: 0 when it is (or the provider is not paced).
+func (p *Pacer) within(ctx context.Context, provider string) (time.Duration, error) {
+	if _, paced := p.intervals[provider]; !paced {
+		return 0, nil
 	}
-	now := p.now().UnixMicro()
-	next, ok, err := reserveSlot(ctx, p.db, provider, now, step.Microseconds(), p.MaxWait.Microseconds())
+	next, err := paceNext(ctx, p.db, provider)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
-	if !ok {
-		// No slot within reach: snooze until one is about to be.
-		return time.Duration(next-now)*time.Microsecond - p.MaxWait/2, false, nil
-	}
-	return time.Duration(next-step.Microseconds()-now) * time.Microsecond, true, nil
+	return max(time.Duration(next-p.now().UnixMicro())*time.Microsecond-p.MaxWait, 0), nil
 }
 
-// pace waits for the slot of notification id's provider when that
-// provider is paced: it returns once the send may start, or a snooze of
-// the job when its slot is further than MaxWait (river.JobSnooze).
+// wait reserves provider's next slot and sleeps until it, right before
+// the provider is called: nothing but the sleep and the request lies
+// between the slot and the message's arrival.
+func (p *Pacer) wait(ctx context.Context, provider string) error {
+	step, paced := p.intervals[provider]
+	if !paced {
+		return nil
+	}
+	slot, err := reserveSlot(ctx, p.db, provider, p.now, step.Microseconds())
+	if err != nil {
+		return err
+	}
+	d := time.Until(time.UnixMicro(slot))
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pace snoozes the send job of notification id while its provider's next
+// slot is further than MaxWait away (river.JobSnooze), before the row is
+// claimed: the row stays queued and the worker free. The slot itself is
+// taken by wait, in the call.
 func (n *Notifier) pace(ctx context.Context, orgID, id string) error {
 	if n.Pace == nil {
 		return nil
@@ -81,25 +108,20 @@ func (n *Notifier) pace(ctx context.Context, orgID, id string) error {
 	if err != nil {
 		return err
 	}
-	if row.Status != NotificationQueued && row.Status != NotificationSending {
-		return nil // already decided: the claim stops there
+	if row.Status != NotificationQueued {
+		return nil // decided, or sending: the claim and the call go on
 	}
-	wait, ok, err := n.Pace.reserve(ctx, row.Provider)
-	if err != nil {
+	d, err := n.Pace.within(ctx, row.Provider)
+	if err != nil || d == 0 {
 		return err
 	}
-	if !ok {
-		return river.JobSnooze(max(wait, 0))
-	}
-	if wait <= 0 {
+	return river.JobSnooze(d)
+}
+
+// paceWait is Pacer.wait when n paces.
+func (n *Notifier) paceWait(ctx context.Context, provider string) error {
+	if n.Pace == nil {
 		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return n.Pace.wait(ctx, provider)
 }

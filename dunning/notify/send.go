@@ -99,8 +99,8 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 // nothing → queued again and retried, a failure after which the provider
 // may have the message → unknown.
 func (n *Notifier) send(ctx context.Context, q *jobs.Queue, job *river.Job[SendArgs]) error {
-	// The provider's own rate first (pace.go): a send that must wait long
-	// snoozes with its row still queued.
+	// The provider's own rate (pace.go): a send whose provider's next slot
+	// is far snoozes with its row still queued.
 	if err := n.pace(ctx, job.Args.OrganizationID, job.Args.NotificationID); err != nil {
 		return err
 	}
@@ -115,6 +115,10 @@ func (n *Notifier) send(ctx context.Context, q *jobs.Queue, job *river.Job[SendA
 	msg := n.message(row)
 	var receipt messaging.Receipt
 	rec, err := q.Call(ctx, job.JobRow, sendCall, jobs.NeverResendUnknown, func(ctx context.Context, _ int) error {
+		// The provider's own rate (pace.go): its slot, then the request.
+		if err := n.paceWait(ctx, row.Provider); err != nil {
+			return jobs.NotPerformed(err)
+		}
 		r, err := sender.Send(ctx, msg)
 		if err == nil {
 			receipt = r
