@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -91,37 +89,4 @@ func (p *Pacer) wait(ctx context.Context, provider string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// pace snoozes the send job of notification id while its provider's next
-// slot is further than MaxWait away (river.JobSnooze), before the row is
-// claimed: the row stays queued and the worker free. The slot itself is
-// taken by wait, in the call.
-func (n *Notifier) pace(ctx context.Context, orgID, id string) error {
-	if n.Pace == nil {
-		return nil
-	}
-	row, err := getNotification(ctx, n.DB, orgID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // the claim finds it gone
-	}
-	if err != nil {
-		return err
-	}
-	if row.Status != NotificationQueued {
-		return nil // decided, or sending: the claim and the call go on
-	}
-	d, err := n.Pace.within(ctx, row.Provider)
-	if err != nil || d == 0 {
-		return err
-	}
-	return river.JobSnooze(d)
-}
-
-// paceWait is Pacer.wait when n paces.
-func (n *Notifier) paceWait(ctx context.Context, provider string) error {
-	if n.Pace == nil {
-		return nil
-	}
-	return n.Pace.wait(ctx, provider)
 }

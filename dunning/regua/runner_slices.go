@@ -7,8 +7,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
-
-	"github.com/kobana/kobana-mcp/platform/jobs"
 )
 
 // The step runner at scale (docs/decisions.md "The step runner at
@@ -85,27 +83,6 @@ func (n *Notifier) slices() int {
 		return n.RunnerSlices
 	}
 	return defaultRunnerSlices
-}
-
-// run is one minute's run of the step runner: the due steps of a
-// smaller run decided here, in order, as RunDue does; a run that finds a
-// full batch due hands the work to the slice jobs.
-func (n *Notifier) run(ctx context.Context, q *jobs.Queue) error {
-	ids, err := dueEnrollments(ctx, n.DB, n.Clock(), n.RunnerBatch)
-	if err != nil {
-		return err
-	}
-	if len(ids) < n.RunnerBatch || q == nil {
-		_, err := n.RunDue(ctx)
-		return err
-	}
-	of := n.slices()
-	for i := 0; i < of; i++ {
-		if _, err := q.Enqueue(ctx, SliceArgs{Slice: i, Of: of}, nil); err != nil {
-			return fmt.Errorf("dunning: step runner, slice %d of %d: %w", i, of, err)
-		}
-	}
-	return nil
 }
 
 // runSlice decides the due steps of one slice until none is left (false)
