@@ -30,6 +30,8 @@ PRODUCT=dunning
 go build -o "$work/smtp-receiver" ./examples/smtp-receiver
 "$work/smtp-receiver" -addr "127.0.0.1:$SMTP_PORT" >"$work/relay.out" 2>"$work/relay.err" &
 pids+=($!)
+# A run stopped half-way leaves sessions on the database; drop it anyway.
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS kobana_regua WITH (FORCE)"
 url=$(fresh_pg_url kobana_regua)
 psql_() { psql -q -At -h 127.0.0.1 -U postgres -d kobana_regua -v ON_ERROR_STOP=1 "$@"; }
 smtp=(--dunning-smtp-host 127.0.0.1 --dunning-smtp-port "$SMTP_PORT" --dunning-smtp-tls none --dunning-smtp-from "Cobrança <cobranca@bench.example>")
