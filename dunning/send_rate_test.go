@@ -36,7 +36,7 @@ func TestSendRateAcrossWorkers(t *testing.T) {
 				t.Fatalf("notification %d: %d %s", i, code, body)
 			}
 		}
-		eventually(t, "every SMS sent", func() bool {
+		waitLong(t, "every SMS sent", func() bool {
 			return scaleRows(t, db, `SELECT COUNT(*) FROM dunning_notifications WHERE status = 'sent'`) == k
 		})
 		at := tw.arrivals()

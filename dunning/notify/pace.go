@@ -68,9 +68,9 @@ func (p *Pacer) within(ctx context.Context, provider string) (time.Duration, err
 // wait reserves provider's next slot and sleeps until it, right before
 // the provider is called: nothing but the sleep and the request lies
 // between the slot and the message's arrival. A send that wakes more than
-// half an interval after its slot (the process was not scheduled: a
-// loaded host) takes a new slot rather than going late, where it would
-// land in the next one's time; after lateTries it goes.
+// an interval after its slot (the process was not scheduled: a loaded
+// host) takes a new slot rather than going late, where it would land in
+// the next ones' time; after lateTries it goes.
 func (p *Pacer) wait(ctx context.Context, provider string) error {
 	step, paced := p.intervals[provider]
 	if !paced {
@@ -85,7 +85,7 @@ func (p *Pacer) wait(ctx context.Context, provider string) error {
 		if err := sleepUntil(ctx, at); err != nil {
 			return err
 		}
-		if p.now().Sub(at) <= step/2 {
+		if p.now().Sub(at) <= step {
 			return nil
 		}
 	}
@@ -93,7 +93,7 @@ func (p *Pacer) wait(ctx context.Context, provider string) error {
 }
 
 // lateTries bounds how many slots a send takes when it keeps waking late.
-const lateTries = 5
+const lateTries = 3
 
 // sleepUntil sleeps until at, or until ctx ends.
 func sleepUntil(ctx context.Context, at time.Time) error {
