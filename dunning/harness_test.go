@@ -67,6 +67,9 @@ type envOptions struct {
 	// bureauTimeout (zero: 5 s) and fast retries.
 	bureau        bool
 	bureauTimeout time.Duration
+	// runnerBatch replaces the step runner's batch when set (the scale
+	// test's small run, dunning/regua's runner_slices.go).
+	runnerBatch int
 }
 
 // dunEnv is one test's Dunning and what the test needs around it.
@@ -134,6 +137,9 @@ func newEnv(t testing.TB, db *store.DB, o envOptions) *dunEnv {
 	}, func(n *regua.Notifier) {
 		n.RetryBase = 10 * time.Millisecond
 		n.Periodic = false
+		if o.runnerBatch > 0 {
+			n.RunnerBatch = o.runnerBatch
+		}
 		if n.DB != nil {
 			mu.Lock()
 			e.n = n

@@ -192,6 +192,8 @@ type ntTwilio struct {
 	*httptest.Server
 	mu    sync.Mutex
 	forms []url.Values
+	// at is when each request of forms arrived.
+	at []time.Time
 	// script answers a To number: "hang" holds the request until the
 	// client goes away; "500", "400" answer that status (400 with Twilio's
 	// invalid-number error) while the count lasts.
@@ -218,6 +220,13 @@ func (f *ntTwilio) requests() []url.Values {
 	return append([]url.Values(nil), f.forms...)
 }
 
+// arrivals are when each request arrived, in order.
+func (f *ntTwilio) arrivals() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.at...)
+}
+
 func (f *ntTwilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, pass, ok := r.BasicAuth()
 	if r.Method != http.MethodPost || r.URL.Path != "/2010-04-01/Accounts/"+ntTwilioSID+"/Messages.json" || !ok || user != ntTwilioSID || pass != ntTwilioToken {
@@ -229,6 +238,7 @@ func (f *ntTwilio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	to := strings.TrimPrefix(r.PostForm.Get("To"), "whatsapp:")
 	f.mu.Lock()
 	f.forms = append(f.forms, r.PostForm)
+	f.at = append(f.at, time.Now())
 	action := ""
 	if s := f.script[to]; len(s) > 0 {
 		action, f.script[to] = s[0], s[1:]

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kobana/kobana-mcp/platform/mail"
 	"github.com/kobana/kobana-mcp/platform/messaging"
+	"github.com/kobana/kobana-mcp/platform/ratelimit"
 	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/rest"
 )
@@ -56,6 +58,11 @@ type ChannelConfig struct {
 	// loopback.
 	LinkBase string
 
+	// SendRates is each paced provider's own rate as the time between two
+	// of its messages (smtp, twilio), from --dunning-send-rates: every
+	// worker process together keeps to it (dunning/notify's pace.go).
+	SendRates map[string]time.Duration
+
 	// PixWebhook is the mutual-TLS listener of the Pix webhook
 	// (pix_webhook_tls.go), from the --dunning-pix-mtls-* settings.
 	PixWebhook PixWebhookConfig
@@ -78,10 +85,15 @@ func (c *ChannelConfig) Settings(s *productkit.Settings) func() error {
 	bureauURL := s.Add("dunning-bureau-url", "KOBANA_DUNNING_BUREAU_URL", "", "gateway to the credit bureaus and the notary (docs/decisions.md \"Dunning: credit bureaus, protest and agreements\"); empty serves the embedded test provider on loopback")
 	bureauSecret := s.Add("dunning-bureau-secret", "KOBANA_DUNNING_BUREAU_SECRET", "", "shared secret the gateway signs its callbacks with (required with the URL)")
 	baseURL := s.Add("dunning-twilio-base-url", "KOBANA_DUNNING_TWILIO_BASE_URL", messaging.TwilioBaseURL, "Twilio's API (https; http only on loopback, for tests)")
+	rates := s.Add("dunning-send-rates", "KOBANA_DUNNING_SEND_RATES", "", `each provider's own send rate, held across every worker process ("twilio=10-S,smtp=50-S": messages per S, M or H); empty: no pacing`)
 	pixCheck := c.PixWebhook.settings(s)
 	return func() error {
 		if err := pixCheck(); err != nil {
 			return err
+		}
+		var err error
+		if c.SendRates, err = ParseSendRates(*rates); err != nil {
+			return fmt.Errorf("--dunning-send-rates: %w", err)
 		}
 		c.SMTP, c.Twilio = nil, nil
 		c.BureauURL, c.BureauSecret = *bureauURL, *bureauSecret
@@ -126,6 +138,32 @@ func (c *ChannelConfig) Settings(s *productkit.Settings) func() error {
 		}
 		return nil
 	}
+}
+
+// ParseSendRates reads "provider=<count>-<S|M|H>,…" (the providers smtp
+// and twilio, the rate as --rate-limits writes it) into the time between
+// two messages of each.
+func ParseSendRates(spec string) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	for _, part := range strings.Split(spec, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || (k != ProviderSMTP && k != ProviderTwilio) {
+			return nil, fmt.Errorf("%q: want smtp=<rate> or twilio=<rate>, like twilio=10-S", part)
+		}
+		r, err := ratelimit.ParseRate(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = r.Period / time.Duration(r.Limit)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // ChannelSenders are the senders of one deployment, by provider, and what each

@@ -99,6 +99,11 @@ func (w *SendWorker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 // nothing → queued again and retried, a failure after which the provider
 // may have the message → unknown.
 func (n *Notifier) send(ctx context.Context, q *jobs.Queue, job *river.Job[SendArgs]) error {
+	// The provider's own rate (pace.go): a send whose provider's next slot
+	// is far snoozes with its row still queued.
+	if err := n.pace(ctx, job.Args.OrganizationID, job.Args.NotificationID); err != nil {
+		return err
+	}
 	row, proceed, err := n.claim(ctx, job.Args.OrganizationID, job.Args.NotificationID)
 	if err != nil || !proceed {
 		return err
@@ -110,6 +115,10 @@ func (n *Notifier) send(ctx context.Context, q *jobs.Queue, job *river.Job[SendA
 	msg := n.message(row)
 	var receipt messaging.Receipt
 	rec, err := q.Call(ctx, job.JobRow, sendCall, jobs.NeverResendUnknown, func(ctx context.Context, _ int) error {
+		// The provider's own rate (pace.go): its slot, then the request.
+		if err := n.paceWait(ctx, row.Provider); err != nil {
+			return jobs.NotPerformed(err)
+		}
 		r, err := sender.Send(ctx, msg)
 		if err == nil {
 			receipt = r
@@ -345,4 +354,37 @@ func (n *Notifier) finishTx(ctx context.Context, tx *store.Tx, row *Notification
 // also lose what is known of it), bounded.
 func outcomeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+}
+
+// pace snoozes the send job of notification id while its provider's next
+// slot is further than MaxWait away (river.JobSnooze), before the row is
+// claimed: the row stays queued and the worker free. The slot itself is
+// taken by wait, in the call.
+func (n *Notifier) pace(ctx context.Context, orgID, id string) error {
+	if n.Pace == nil {
+		return nil
+	}
+	row, err := getNotification(ctx, n.DB, orgID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // the claim finds it gone
+	}
+	if err != nil {
+		return err
+	}
+	if row.Status != NotificationQueued {
+		return nil // decided, or sending: the claim and the call go on
+	}
+	d, err := n.Pace.within(ctx, row.Provider)
+	if err != nil || d == 0 {
+		return err
+	}
+	return river.JobSnooze(d)
+}
+
+// paceWait is Pacer.wait when n paces.
+func (n *Notifier) paceWait(ctx context.Context, provider string) error {
+	if n.Pace == nil {
+		return nil
+	}
+	return n.Pace.wait(ctx, provider)
 }

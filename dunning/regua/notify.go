@@ -36,6 +36,9 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 	// the same listener (dunning/notify's pix_qr.go).
 	svc.PixQR = ledger.NewPixLinks(base, b.Deps.Secret)
 	n := &Notifier{Notifier: notify.NewNotifier(svc.Service.Service, ch, base, b.Deps.Secret), esc: svc}
+	// Each paced provider's rate, held in the database across every
+	// worker process (dunning/notify's pace.go).
+	n.Pace = notify.NewPacer(b.Deps.DB, cfg.SendRates)
 	// PATCH /v1/settings accepts only the providers configured here.
 	svc.Offers = ch.Offers
 	if tune != nil {
@@ -62,7 +65,8 @@ func RegisterNotify(b *productkit.Builder, api *rest.API, svc *escalation.Servic
 // register a second queue to play a second worker process.
 func (n *Notifier) RegisterJobs(q *jobs.Queue) {
 	jobs.AddWorker(q, &notify.SendWorker{Notifier: n.Notifier, Queue: q})
-	jobs.AddWorker(q, &runnerWorker{n: n})
+	jobs.AddWorker(q, &runnerWorker{n: n, q: q})
+	jobs.AddWorker(q, &sliceWorker{n: n})
 	jobs.AddWorker(q, &sweepWorker{n: n})
 	if n.Periodic {
 		n.schedule(q)

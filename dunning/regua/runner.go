@@ -6,22 +6,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/kobana/kobana-mcp/dunning/collection"
 	"github.com/kobana/kobana-mcp/dunning/ledger"
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/dunning/notify"
 	"github.com/kobana/kobana-mcp/dunning/schedule"
 	"github.com/kobana/kobana-mcp/platform/bankcalendar"
-	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/rest"
 )
 
 // The step runner: every minute it takes the active enrollments whose
 // next step is due (the index dunning_enrollments_due, status and
-// next_run_at) and runs each step in one transaction of its own:
+// next_run_at) — all in one job, or split into slice jobs when more than
+// a batch is due (runner_jobs.go, runner_slices.go) — and runs each step
+// in one transaction of its own:
 //
 //  1. lock the charge, then the enrollment — the order a payment takes
 //     them — with SKIP LOCKED on PostgreSQL, so two workers or replicas
@@ -46,35 +45,6 @@ import (
 //
 // Time is the service's clock, so a test drives a two-month régua in
 // milliseconds.
-
-// RunnerArgs is one run of the step runner.
-type RunnerArgs struct{}
-
-// Kind names the job in the queue.
-func (RunnerArgs) Kind() string { return "dunning.step_runner" }
-
-type runnerWorker struct {
-	river.WorkerDefaults[RunnerArgs]
-	n *Notifier
-}
-
-// Timeout bounds one run; one that runs out of time stops between
-// enrollments and the next minute's run goes on.
-func (w *runnerWorker) Timeout(*river.Job[RunnerArgs]) time.Duration { return 2 * time.Minute }
-
-// Work runs the due steps.
-func (w *runnerWorker) Work(ctx context.Context, _ *river.Job[RunnerArgs]) error {
-	_, err := w.n.RunDue(ctx)
-	return err
-}
-
-// schedule adds the scheduler's periodic jobs: the step runner every
-// minute and the sweep every hour, both also when a process becomes the
-// leader (a restart catches up at once).
-func (n *Notifier) schedule(q *jobs.Queue) {
-	q.AddPeriodic(river.PeriodicInterval(time.Minute), func() (river.JobArgs, *river.InsertOpts) { return RunnerArgs{}, nil }, true)
-	q.AddPeriodic(ledger.Hourly{Min: 1}, func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, true)
-}
 
 // maxRunnerRounds bounds one run: a round takes a batch of due
 // enrollments; the next round takes what is still due (the rest of a full

@@ -1,0 +1,413 @@
+package dunning
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/kobana/kobana-mcp/dunning/ledger"
+	"github.com/kobana/kobana-mcp/dunning/regua"
+	"github.com/kobana/kobana-mcp/platform/mail"
+	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/platform/store/storetest"
+)
+
+// The step runner at scale (docs/performance.md "The step runner at
+// scale", docs/decisions.md "The step runner at scale"): n charges
+// enrolled by SQL in a plan whose one e-mail step is due at the same
+// minute, the step runner started once, and every message followed to a
+// local SMTP relay. On demand only (it seeds up to a million rows):
+//
+//	KOBANA_BENCH_REGUA=10000,100000 KOBANA_BENCH_REGUA_WORKERS=1,2,4 \
+//	  go test ./dunning -run '^$' -bench ReguaScale -benchtime 1x -timeout 3h
+//
+// CI runs the same body at 120 enrollments on both engines
+// (TestReguaScaleSmall), so it cannot rot.
+
+// scaleSink is an SMTP relay on loopback that keeps only each message's
+// Message-ID and when the last one arrived.
+type scaleSink struct {
+	mu   sync.Mutex
+	ids  map[string]int
+	last time.Time
+}
+
+func (s *scaleSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &scaleSession{s: s}, nil }
+
+// counts are how many messages arrived, how many distinct Message-IDs,
+// and when the last arrived.
+func (s *scaleSink) counts() (int, int, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := 0
+	for _, k := range s.ids {
+		total += k
+	}
+	return total, len(s.ids), s.last
+}
+
+type scaleSession struct{ s *scaleSink }
+
+func (*scaleSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (*scaleSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (*scaleSession) Reset()                               {}
+func (*scaleSession) Logout() error                        { return nil }
+
+// Data reads the headers for the Message-ID and drops the rest.
+func (x *scaleSession) Data(r io.Reader) error {
+	h, err := textproto.NewReader(bufio.NewReader(r)).ReadMIMEHeader()
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, r)
+	x.s.mu.Lock()
+	x.s.ids[h.Get("Message-Id")]++
+	x.s.last = time.Now()
+	x.s.mu.Unlock()
+	return nil
+}
+
+// startScaleSink serves a scaleSink on loopback and returns the settings
+// that reach it.
+func startScaleSink(tb testing.TB) (*scaleSink, *mail.Config) {
+	tb.Helper()
+	sink := &scaleSink{ids: map[string]int{}}
+	s := smtp.NewServer(sink)
+	s.Domain = "sink.test"
+	s.ReadTimeout, s.WriteTimeout = 30*time.Second, 30*time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go func() { _ = s.Serve(l) }()
+	tb.Cleanup(func() { _ = s.Close() })
+	return sink, &mail.Config{Host: "127.0.0.1", Port: l.Addr().(*net.TCPAddr).Port, TLS: mail.TLSNone,
+		From: "Cobrança <cobranca@mine.example>", Timeout: 10 * time.Second, SendTimeout: 30 * time.Second}
+}
+
+// scaleResult is one run's measures.
+type scaleResult struct {
+	N, Sample, Workers   int
+	Seed, Outbox, Last   time.Duration // seeding; until every step's row was written; until the last message reached the relay
+	CPU, PGCPU           time.Duration // this process's CPU during the run; the PostgreSQL server's (all its processes)
+	DBBytes, RSSBytes    int64
+	Duplicates, Distinct int
+}
+
+// runReguaScale seeds n enrollments due at 10:00 on 16 March 2026,
+// starts the step runner once at 12:00 with workers queues (one per
+// worker process the deployment would run), and waits for every message
+// at the relay, checking that each (enrollment, step) was written and
+// sent exactly once.
+//
+// With sample below n, the run stops once sample messages reached the
+// relay and measures those: the cost per message with n enrollments in
+// the tables, when sending all n would outlast the session.
+func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) scaleResult {
+	tb.Helper()
+	sink, cfg := startScaleSink(tb)
+	ne := newEnv(tb, db, envOptions{channels: ledger.ChannelConfig{SMTP: cfg}, start: sp(2026, 3, 16, 12, 0), runnerBatch: batch})
+	org := ne.Mine.ID
+	ntSettings(tb, db, org, map[string]ledger.ChannelSetting{ledger.ChannelEmail: {Enabled: true, Provider: ledger.ProviderSMTP}}, 0)
+	for i := 1; i < workers; i++ {
+		ne.secondQueue(tb)
+	}
+	if sample <= 0 || sample > n {
+		sample = n
+	}
+	res := scaleResult{N: n, Sample: sample, Workers: workers}
+	t0 := time.Now()
+	seedReguaScale(tb, db, org, n)
+	res.Seed = time.Since(t0)
+	ctx := context.Background()
+	cpu0, pg0 := selfCPU(tb), postgresCPU(db)
+	start := time.Now()
+	if _, err := ne.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil); err != nil {
+		tb.Fatal(err)
+	}
+	deadline := start.Add(time.Duration(sample)*100*time.Millisecond + 2*time.Minute)
+	for {
+		total, _, last := sink.counts()
+		if res.Outbox == 0 && scaleRows(tb, db, `SELECT COUNT(*) FROM dunning_notifications`) >= sample {
+			res.Outbox = time.Since(start)
+		}
+		if total >= sample {
+			res.Last = last.Sub(start)
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d of %d messages at the relay after %s", total, sample, time.Since(start))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res.CPU, res.PGCPU = selfCPU(tb)-cpu0, postgresCPU(db)-pg0
+	if sample < n {
+		checkReguaSample(tb, db, sink, &res)
+		res.DBBytes, res.RSSBytes = databaseBytes(tb, db), peakRSS(tb)
+		return res
+	}
+	ne.settle(tb)
+	checkReguaOnce(tb, db, sink, n, &res)
+	res.DBBytes, res.RSSBytes = databaseBytes(tb, db), peakRSS(tb)
+	return res
+}
+
+// checkReguaOnce checks every step was written, sent and received
+// exactly once: n rows, n distinct (enrollment, step), all sent, n
+// distinct Message-IDs at the relay and no message twice.
+func checkReguaOnce(tb testing.TB, db *store.DB, sink *scaleSink, n int, res *scaleResult) {
+	tb.Helper()
+	total, distinct, _ := sink.counts()
+	res.Duplicates, res.Distinct = total-distinct, distinct
+	rows := scaleRows(tb, db, `SELECT COUNT(*) FROM dunning_notifications`)
+	pairs := scaleRows(tb, db, `SELECT COUNT(*) FROM (SELECT DISTINCT enrollment_id, step_id FROM dunning_notifications) x`)
+	sent := scaleRows(tb, db, `SELECT COUNT(*) FROM dunning_notifications WHERE status = 'sent'`)
+	left := scaleRows(tb, db, `SELECT COUNT(*) FROM dunning_enrollments WHERE status = 'active'`)
+	if rows != n || pairs != n || sent != n || distinct != n || total != n || left != 0 {
+		tb.Fatalf("at most once, none missing: %d rows, %d (enrollment, step), %d sent, %d at the relay (%d distinct), %d enrollments still active; want %d",
+			rows, pairs, sent, total, distinct, left, n)
+	}
+}
+
+// checkReguaSample checks a run stopped at its sample: no (enrollment,
+// step) written twice, no message at the relay twice.
+func checkReguaSample(tb testing.TB, db *store.DB, sink *scaleSink, res *scaleResult) {
+	tb.Helper()
+	total, distinct, _ := sink.counts()
+	res.Duplicates, res.Distinct = total-distinct, distinct
+	rows := scaleRows(tb, db, `SELECT COUNT(*) FROM dunning_notifications`)
+	pairs := scaleRows(tb, db, `SELECT COUNT(*) FROM (SELECT DISTINCT enrollment_id, step_id FROM dunning_notifications) x`)
+	if rows != pairs || total != distinct {
+		tb.Fatalf("at most once: %d rows for %d (enrollment, step); %d messages at the relay, %d distinct", rows, pairs, total, distinct)
+	}
+}
+
+// seedReguaScale writes n debtors with an e-mail address, a charge due on
+// 16 March 2026 each, and an enrollment (a random UUID, as the API gives)
+// in one new active plan whose only step sends an e-mail on the due date
+// at 10:00 — by INSERT … SELECT, then recounts the organization's
+// counters (docs/decisions.md "Listings at scale").
+func seedReguaScale(tb testing.TB, db *store.DB, org string, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	now := store.Now()
+	planID, stepID := store.NewID(), store.NewID()
+	due := sp(2026, 3, 16, 10, 0).UTC()
+	gen, uuid := `generate_series(1, ?) AS g(i)`, `gen_random_uuid()::text`
+	if db.Dialect() == store.SQLite {
+		gen = `(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?) SELECT i FROM s) AS g`
+		uuid = `(SELECT substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-7' || substr(h, 14, 3) || '-8' || substr(h, 18, 3) || '-' || substr(h, 21, 12)
+			FROM (SELECT lower(hex(randomblob(16))) AS h WHERE i = i))`
+	}
+	stmts := []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO dunning_plans (id, organization_id, external_id, name, description, status, created_at, updated_at)
+			VALUES (?, ?, NULL, 'Régua em escala', '', 'active', ?, ?)`, []any{planID, org, now, now}},
+		{`INSERT INTO dunning_plan_steps (id, organization_id, plan_id, offset_days, send_time, channel, action, subject,
+			template, requires_approval, business_days, status, created_at, updated_at)
+			VALUES (?, ?, ?, 0, '10:00', 'email', 'notify', 'Vence hoje', '{{debtor.name}}: {{charge.updated_amount}} vence {{charge.due_date}}', 0, 0, 'active', ?, ?)`,
+			[]any{stepID, org, planID, now, now}},
+		{`INSERT INTO dunning_debtors (id, organization_id, external_id, name, document, person_kind, emails, phones, status, created_at, updated_at)
+			SELECT 'rd-' || i, ?, 'rd-' || i, 'Devedor ' || i, '52998224725', 'natural', '["d' || i || '@example.com"]', '[]', 'active', ?, ? FROM ` + gen,
+			[]any{org, now, now, n}},
+		{`INSERT INTO dunning_charges (id, organization_id, debtor_id, amount_cents, open_amount_cents, due_date, description, fine, interest,
+			origin, tags, custom_data, status, created_at, updated_at)
+			SELECT 'rc-' || i, ?, 'rd-' || i, 10000, 10000, '2026-03-16', 'Parcela', 0, 0, 'external', '[]', '{}', 'pending', ?, ? FROM ` + gen,
+			[]any{org, now, now, n}},
+		{`INSERT INTO dunning_enrollments (id, organization_id, charge_id, plan_id, status, next_step_id, next_run_at, skipped_past,
+			started_at, created_at, updated_at) SELECT ` + uuid + `, ?, 'rc-' || i, ?, 'active', ?, ?, 0, ?, ?, ? FROM ` + gen,
+			[]any{org, planID, stepID, due, now, now, now, n}},
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(ctx, s.sql, s.args...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := db.WithTx(ctx, func(tx *store.Tx) error { return ledger.RecountOrganization(ctx, tx, org) }); err != nil {
+		tb.Fatal(err)
+	}
+	if db.Dialect() == store.Postgres {
+		if _, err := db.Exec(ctx, `ANALYZE dunning_enrollments; ANALYZE dunning_charges; ANALYZE dunning_debtors`); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func scaleRows(tb testing.TB, db *store.DB, q string) int {
+	tb.Helper()
+	var k int
+	if err := db.Get(context.Background(), &k, q); err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// databaseBytes is the size of the test's tables and indexes: its
+// schema's relations on PostgreSQL, the file's pages on SQLite.
+func databaseBytes(tb testing.TB, db *store.DB) int64 {
+	tb.Helper()
+	q := `SELECT CAST(COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS BIGINT) FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+		WHERE s.nspname = current_schema() AND c.relkind = 'r'`
+	if db.Dialect() == store.SQLite {
+		q = `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`
+	}
+	var k int64
+	if err := db.Get(context.Background(), &k, q); err != nil {
+		tb.Fatal(err)
+	}
+	return k
+}
+
+// selfCPU is this process's user and system CPU so far.
+func selfCPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return statCPU(string(b))
+}
+
+// postgresCPU is the CPU of every process named postgres on the machine,
+// with that of their children that have exited (a backend whose
+// connection closed counts in its postmaster's cutime and cstime): the
+// server the tests use, other sessions' queries on it included; 0 on
+// SQLite.
+func postgresCPU(db *store.DB) time.Duration {
+	if db.Dialect() != store.Postgres {
+		return 0
+	}
+	ents, _ := os.ReadDir("/proc")
+	var sum time.Duration
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err == nil && strings.Contains(string(b), "(postgres)") {
+			sum += statCPU(string(b)) + childCPU(string(b))
+		}
+	}
+	return sum
+}
+
+// statCPU reads utime and stime of a /proc/PID/stat line (clock ticks of
+// 10 ms, Linux's USER_HZ).
+func statCPU(line string) time.Duration {
+	f := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// childCPU reads cutime and cstime of a /proc/PID/stat line.
+func childCPU(line string) time.Duration {
+	f := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
+	if len(f) < 15 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[13], 10, 64)
+	s, _ := strconv.ParseInt(f[14], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
+}
+
+// peakRSS is this process's peak resident set (VmHWM).
+func peakRSS(tb testing.TB) int64 {
+	tb.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// TestReguaScaleSmall runs the scale benchmark's body at 120 enrollments
+// on both engines with two workers and a batch of 20, so the run is
+// handed to the slice jobs: every step written, sent and received exactly
+// once.
+func TestReguaScaleSmall(t *testing.T) {
+	t.Parallel()
+	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
+		r := runReguaScale(t, db, 120, 2, 20, 0)
+		t.Logf("%+v", r)
+		if k := scaleRows(t, db, `SELECT COUNT(*) FROM river_job WHERE kind = 'dunning.step_runner_slice'`); k == 0 {
+			t.Error("a run with more than a batch due was not handed to the slice jobs")
+		}
+	})
+}
+
+// BenchmarkReguaScale is the scale run at each size of
+// KOBANA_BENCH_REGUA and each worker count of KOBANA_BENCH_REGUA_WORKERS
+// (default 1): msg/s until the last message reached the relay, the
+// runner's part (rows written) apart, CPU per message of this process and
+// of the PostgreSQL server, the database's size and this process's peak
+// RSS.
+func BenchmarkReguaScale(b *testing.B) {
+	sizes, workers := envInts(b, "KOBANA_BENCH_REGUA", nil), envInts(b, "KOBANA_BENCH_REGUA_WORKERS", []int{1})
+	sample := envInts(b, "KOBANA_BENCH_REGUA_SAMPLE", []int{0})[0]
+	if len(sizes) == 0 {
+		b.Skip("KOBANA_BENCH_REGUA=10000,100000 runs it")
+	}
+	for _, engine := range storetest.Engines {
+		for _, n := range sizes {
+			for _, w := range workers {
+				b.Run(fmt.Sprintf("%s/%d/workers=%d", engine, n, w), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						r := runReguaScale(b, storetest.Open(b, engine, Migrations), n, w, 0, sample)
+						reportReguaScale(b, r)
+					}
+				})
+			}
+		}
+	}
+}
+
+func reportReguaScale(b *testing.B, r scaleResult) {
+	b.ReportMetric(float64(r.Sample)/r.Last.Seconds(), "msg/s")
+	b.ReportMetric(float64(r.Sample)/r.Outbox.Seconds(), "rows/s")
+	b.ReportMetric(r.Last.Seconds(), "s-last")
+	b.ReportMetric(float64(r.CPU.Microseconds())/float64(r.Sample), "cpu-µs/msg")
+	b.ReportMetric(float64(r.PGCPU.Microseconds())/float64(r.Sample), "pg-cpu-µs/msg")
+	b.ReportMetric(float64(r.DBBytes)/float64(r.N), "db-B/msg")
+	b.ReportMetric(float64(r.RSSBytes)/(1<<20), "rss-MiB")
+	b.Logf("%d enrolled, %d measured: seed %s, rows written in %s, last message at %s, %d duplicates", r.N, r.Sample, r.Seed, r.Outbox, r.Last, r.Duplicates)
+}
+
+// envInts reads a comma-separated list of integers from the environment.
+func envInts(tb testing.TB, name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			tb.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
