@@ -208,11 +208,17 @@ func (c *Charge) Decode() error {
 		}
 	}
 	c.Tags, c.CustomData = []string{}, map[string]any{}
-	if err := json.Unmarshal([]byte(c.TagsJSON), &c.Tags); err != nil {
-		return fmt.Errorf("dunning: charge tags: %w", err)
+	// The usual empty tags and custom data need no decoder (a page of
+	// charges decodes each row).
+	if c.TagsJSON != "[]" {
+		if err := json.Unmarshal([]byte(c.TagsJSON), &c.Tags); err != nil {
+			return fmt.Errorf("dunning: charge tags: %w", err)
+		}
 	}
-	if err := json.Unmarshal([]byte(c.CustomDataJSON), &c.CustomData); err != nil {
-		return fmt.Errorf("dunning: charge custom_data: %w", err)
+	if c.CustomDataJSON != "{}" {
+		if err := json.Unmarshal([]byte(c.CustomDataJSON), &c.CustomData); err != nil {
+			return fmt.Errorf("dunning: charge custom_data: %w", err)
+		}
 	}
 	if c.Tags == nil {
 		c.Tags = []string{}
