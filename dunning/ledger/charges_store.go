@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,11 +41,6 @@ const chargeListColumns = `c.id, c.debtor_id, c.external_id, c.amount_cents, c.o
 	c.overdue_at, c.paid_at, c.canceled_at, c.last_notified_at, c.created_at, c.updated_at,
 	c.fine_due_cents, c.interest_due_cents, c.fine_assessed, c.accrual_from,
 	(SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind`
-
-// shortReadOffset is the deepest OFFSET a page still reads without the
-// request's cancellation: below it the walk is a few hundred index
-// entries at most.
-const shortReadOffset = 500
 
 // narrowedByStatusOnly says the counters can answer the filter's total.
 func (f chargeListFilter) narrowedByStatusOnly() bool {
@@ -97,12 +93,6 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	var total int
 	var err error
 	if f.narrowedByStatusOnly() {
-		// The counters and a page an index bounds (the whole list, archived
-		// or a status, not deep) read without the request's cancellation
-		// (store.ShortRead); a deep OFFSET or any other filter keeps it.
-		if f.Offset < shortReadOffset {
-			ctx = store.ShortRead(ctx)
-		}
 		total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
 	} else {
 		err = q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
@@ -111,6 +101,15 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 		return nil, 0, err
 	}
 	rows := []Charge{}
+	if f.narrowedByStatusOnly() {
+		// Pages the counters total seek under a remembered mark (page_marks.go).
+		statuses := slices.Sorted(slices.Values(f.Statuses))
+		l := markedList{table: "dunning_charges", alias: "c", columns: chargeListColumns, cond: cond, args: args,
+			order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts",
+			key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
+		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
+		return rows, total, err
+	}
 	err = q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
 		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)

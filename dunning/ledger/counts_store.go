@@ -47,12 +47,15 @@ func SyncChargeCount(ctx context.Context, q store.Querier, id string) error {
 	if r.CountedStatus != nil && r.CountedArchived != nil {
 		was = &chargeKey{*r.CountedArchived, *r.CountedStatus}
 		if *was == now {
-			return nil
+			// The key stays; the listings' version still moves (00296).
+			_, err := q.Exec(ctx, `UPDATE dunning_charge_counts SET v = v + 1 WHERE organization_id = ? AND archived = ? AND status = ?`,
+				r.Org, now.archived, now.status)
+			return err
 		}
 	}
 	// The two counter rows in one order (archived, status), so two
 	// transactions moving charges between the same keys lock them in the
-	// same order.
+	// same order. Each adds one to its v, the listings' version.
 	moves := []struct {
 		k chargeKey
 		d int
@@ -67,8 +70,8 @@ func SyncChargeCount(ctx context.Context, q store.Querier, id string) error {
 		}
 	}
 	for _, m := range moves {
-		if _, err := q.Exec(ctx, `INSERT INTO dunning_charge_counts (organization_id, archived, status, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = dunning_charge_counts.n + excluded.n`,
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_charge_counts (organization_id, archived, status, n, v) VALUES (?, ?, ?, ?, 1)
+			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = dunning_charge_counts.n + excluded.n, v = dunning_charge_counts.v + 1`,
 			r.Org, m.k.archived, m.k.status, m.d); err != nil {
 			return fmt.Errorf("dunning: count charge %s: %w", id, err)
 		}
@@ -88,7 +91,9 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 		return fmt.Errorf("dunning: count debtor %s: %w", id, err)
 	}
 	if r.CountedStatus != nil && *r.CountedStatus == r.Status {
-		return nil
+		// The key stays; the listings' version still moves (00296).
+		_, err := q.Exec(ctx, `UPDATE dunning_debtor_counts SET v = v + 1 WHERE organization_id = ? AND status = ?`, r.Org, r.Status)
+		return err
 	}
 	type move struct {
 		status string
@@ -102,8 +107,8 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 		}
 	}
 	for _, m := range moves {
-		if _, err := q.Exec(ctx, `INSERT INTO dunning_debtor_counts (organization_id, status, n) VALUES (?, ?, ?)
-			ON CONFLICT (organization_id, status) DO UPDATE SET n = dunning_debtor_counts.n + excluded.n`, r.Org, m.status, m.d); err != nil {
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_debtor_counts (organization_id, status, n, v) VALUES (?, ?, ?, 1)
+			ON CONFLICT (organization_id, status) DO UPDATE SET n = dunning_debtor_counts.n + excluded.n, v = dunning_debtor_counts.v + 1`, r.Org, m.status, m.d); err != nil {
 			return fmt.Errorf("dunning: count debtor %s: %w", id, err)
 		}
 	}
@@ -113,17 +118,22 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 
 // RecountOrganization rebuilds an organization's counters from its rows,
 // for rows written without syncChargeCount or syncDebtorCount (a bulk
-// load by SQL, the benchmarks' seeding); run it in one transaction.
+// load by SQL, the benchmarks' seeding); run it in one transaction. The
+// counter rows are zeroed, not deleted, and every v grows by one (a new
+// row starts at one), so the listings' version moves past every page
+// mark read before (00296).
 func RecountOrganization(ctx context.Context, q store.Querier, orgID string) error {
 	for _, stmt := range []string{
 		`UPDATE dunning_charges SET counted_status = status, counted_archived = CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END WHERE organization_id = ?`,
 		`UPDATE dunning_debtors SET counted_status = status WHERE organization_id = ?`,
-		`DELETE FROM dunning_charge_counts WHERE organization_id = ?`,
-		`DELETE FROM dunning_debtor_counts WHERE organization_id = ?`,
-		`INSERT INTO dunning_charge_counts (organization_id, archived, status, n)
-			SELECT organization_id, counted_archived, counted_status, COUNT(*) FROM dunning_charges WHERE organization_id = ? GROUP BY organization_id, counted_archived, counted_status`,
-		`INSERT INTO dunning_debtor_counts (organization_id, status, n)
-			SELECT organization_id, counted_status, COUNT(*) FROM dunning_debtors WHERE organization_id = ? GROUP BY organization_id, counted_status`,
+		`UPDATE dunning_charge_counts SET n = 0, v = v + 1 WHERE organization_id = ?`,
+		`UPDATE dunning_debtor_counts SET n = 0, v = v + 1 WHERE organization_id = ?`,
+		`INSERT INTO dunning_charge_counts (organization_id, archived, status, n, v)
+			SELECT organization_id, counted_archived, counted_status, COUNT(*), 1 FROM dunning_charges WHERE organization_id = ? GROUP BY organization_id, counted_archived, counted_status
+			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = excluded.n`,
+		`INSERT INTO dunning_debtor_counts (organization_id, status, n, v)
+			SELECT organization_id, counted_status, COUNT(*), 1 FROM dunning_debtors WHERE organization_id = ? GROUP BY organization_id, counted_status
+			ON CONFLICT (organization_id, status) DO UPDATE SET n = excluded.n`,
 	} {
 		if _, err := q.Exec(ctx, stmt, orgID); err != nil {
 			return fmt.Errorf("dunning: recount: %w", err)
