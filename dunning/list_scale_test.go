@@ -100,8 +100,9 @@ func TestListingPlans(t *testing.T) {
 	})
 }
 
-// BenchmarkListingAtScale measures the first page of dunning_charges_list
-// and dunning_debtors_list, with their exact meta.total, through the route
+// BenchmarkListingAtScale measures pages of dunning_charges_list and
+// dunning_debtors_list (scalePages), with their exact meta.total, and
+// dunning_me's counts, through the route
 // (HTTP, token, the handler, the queries) in an organization of 1 000
 // debtors and charges and in one of 1 000 000 each, side by side in one
 // run (docs/performance.md, "Benchmarks", "Listings at scale"). It seeds with INSERT …
@@ -140,6 +141,11 @@ func BenchmarkListingAtScale(b *testing.B) {
 						}
 					})
 				}
+				b.Run(fmt.Sprintf("rows=%d/me_counts", size.n), func(b *testing.B) {
+					for b.Loop() {
+						checkMeCounts(b, e, size.token, size.n)
+					}
+				})
 			}
 		})
 	}
@@ -177,6 +183,31 @@ func checkScalePage(tb testing.TB, e *producttest.Env, token, path string) {
 	}
 }
 
+// checkMeCounts requests dunning_me's route with token and fails unless
+// its counts are those of an organization seeded with n rows by
+// seedListing (n a multiple of 20): n×19/20 active debtors; 90 % of the
+// charges pending or overdue, less the one in twenty archived (all
+// pending), 30 % overdue.
+func checkMeCounts(tb testing.TB, e *producttest.Env, token string, n int) {
+	code, body := e.DoToken(token, "GET", "/v1/me", nil)
+	var doc struct {
+		Data struct {
+			Counts struct {
+				Debtors        int `json:"debtors"`
+				OpenCharges    int `json:"open_charges"`
+				OverdueCharges int `json:"overdue_charges"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &doc); code != 200 || err != nil {
+		tb.Fatalf("/v1/me: %d: %v %.300s", code, err, body)
+	}
+	c := doc.Data.Counts
+	if c.Debtors != n-n/20 || c.OpenCharges != n*9/10-n/20 || c.OverdueCharges != n*3/10 {
+		tb.Fatalf("/v1/me counts %+v for %d rows", c, n)
+	}
+}
+
 // TestListingAtScaleSmall runs BenchmarkListingAtScale's pages once at its
 // smallest size (1 000 rows) on both engines, in the ordinary test run, so
 // the benchmark's pages cannot rot while it runs on demand only.
@@ -192,5 +223,6 @@ func TestListingAtScaleSmall(t *testing.T) {
 		for _, p := range scalePages(1000) {
 			checkScalePage(t, e, e.Token(e.Owner, "api"), p.path)
 		}
+		checkMeCounts(t, e, e.Token(e.Owner, "api"), 1000)
 	})
 }

@@ -166,6 +166,7 @@ type Charge struct {
 	// What the listing's counters count it as (syncChargeCount).
 	CountedStatus   *string `db:"counted_status"`
 	CountedArchived *int    `db:"counted_archived"`
+	CountedCents    *int64  `db:"counted_cents"`
 	// The ledger (ledger.go, migration 00285): fine and interest
 	// crystallised by payments and still unpaid, whether the one-time
 	// fine was assessed, and the day interest on OpenAmount (the
