@@ -22,7 +22,7 @@ var ledgerFiles = map[string]bool{"ledger.go": true}
 // still UPDATE, none of them money or status: the listing's counters
 // (SyncChargeCount and the count mender's recount, dunning/ledger/counts_store.go) and
 // when the debtor was last contacted (send.go).
-var chargeColumnsNotMoney = map[string]bool{"counted_status": true, "counted_archived": true, "last_notified_at": true}
+var chargeColumnsNotMoney = map[string]bool{"counted_status": true, "counted_archived": true, "counted_cents": true, "last_notified_at": true}
 
 var updateChargesSQL = regexp.MustCompile(`(?is)\bUPDATE\s+dunning_charges\b(?:\s+\w+)?\s+SET\s+(.*?)(?:\bWHERE\b|\bRETURNING\b|$)`)
 

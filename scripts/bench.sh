@@ -27,6 +27,9 @@
 #   PRODUCT=dunning scripts/bench.sh   # Dunning instead: dunning_charges_list
 #       # {"per_page":10} as the listing (LIST_TOOL / LIST_ARGS override)
 #   PRODUCT=kadu scripts/bench.sh      # Kadu: kadu_executions_list {"limit":10}
+#   DUNNING_CHARGES=12   # Dunning: the demo organization has no charges; one
+#       # debtor and this many charges (default 12) are created through the
+#       # tools first, so the page shows 10 real charges (0: the empty page)
 #
 # A second floor writes the product's captured tools/list answer (a
 # product's catalog is tens of kilobytes: writing it is most of a
@@ -71,6 +74,14 @@ for i in $(seq "${PG_WORKERS:-0}"); do
 	worker_pids+="$!,"
 done
 token=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product "$PRODUCT" --user owner@demo.local --ttl 1h)
+
+if [ "$PRODUCT" = dunning ] && [ "${DUNNING_CHARGES:-12}" -gt 0 ]; then
+	one() { "$work/loadgen" -url "$url" -token "$token" -method tools/call -tool "$1" -args "$2" -capture "$work/seed.json" >/dev/null; }
+	one dunning_debtors_upsert '{"external_id":"bench","name":"Maria Souza","document":"52998224725","emails":["maria@example.com"]}'
+	for i in $(seq "${DUNNING_CHARGES:-12}"); do
+		one dunning_charges_create "{\"debtor_id\":\"bench\",\"external_id\":\"c$i\",\"amount\":$i.5,\"due_date\":\"2026-0$((i % 9 + 1))-10\",\"description\":\"Mensalidade $i\",\"fine_percent\":2,\"interest_percent\":1}"
+	done
+fi
 
 if [ -z "${INTAKE_ONLY:-}" ]; then
 load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -pid "$2" "${@:3}"; }

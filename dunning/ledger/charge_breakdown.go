@@ -25,20 +25,60 @@ import (
 // written off, in an agreement) grows no more: its updated amount is
 // what it owed when it left.
 func ChargeBreakdown(c Charge, st Settings, on bankcalendar.Date) (latefee.Breakdown, error) {
-	if !c.Status.Collectible() {
-		return latefee.Breakdown{Open: c.OpenAmount, Fine: c.FineDue, Interest: c.InterestDue,
-			Updated: c.OpenAmount + c.FineDue + c.InterestDue}, nil
-	}
-	return latefee.Compute(chargeTerms(c, st), on)
+	return newFeeRules(st).breakdown(c, on)
 }
 
 // chargeTerms are the charge's terms for dunning/latefee: its ledger and
 // its rates within the caps of its debtor's kind now (chargeBreakdown).
 func chargeTerms(c Charge, st Settings) latefee.Terms {
-	fine, interest := st.Caps().Limit(chargeDebtorKind(c), c.Fine, c.Interest)
-	return latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: st.GraceEnd(c.DueDate),
+	return newFeeRules(st).terms(c)
+}
+
+// feeRules are what a charge's breakdown reads of the organization's
+// settings — the caps, the business-day calendar and the grace days —
+// made once for a page of charges instead of once a charge, with each
+// due date's grace end remembered for the page (docs/performance.md,
+// "Dunning listings"). Not safe for concurrent use.
+type feeRules struct {
+	caps      latefee.Caps
+	cal       *bankcalendar.Calendar
+	grace     int
+	graceEnds map[bankcalendar.Date]bankcalendar.Date
+}
+
+// newFeeRules are st's rules for the breakdowns of one answer.
+func newFeeRules(st Settings) *feeRules {
+	return &feeRules{caps: st.Caps(), cal: st.Calendar(), grace: max(st.GraceDays, 0)}
+}
+
+// breakdown is ChargeBreakdown under these rules.
+func (r *feeRules) breakdown(c Charge, on bankcalendar.Date) (latefee.Breakdown, error) {
+	if !c.Status.Collectible() {
+		return latefee.Breakdown{Open: c.OpenAmount, Fine: c.FineDue, Interest: c.InterestDue,
+			Updated: c.OpenAmount + c.FineDue + c.InterestDue}, nil
+	}
+	return latefee.Compute(r.terms(c), on)
+}
+
+// terms is chargeTerms under these rules.
+func (r *feeRules) terms(c Charge) latefee.Terms {
+	fine, interest := r.caps.Limit(chargeDebtorKind(c), c.Fine, c.Interest)
+	return latefee.Terms{Open: c.OpenAmount, DueDate: c.DueDate, GraceUntil: r.graceEnd(c.DueDate),
 		Fine: fine, InterestMonthly: interest, FineDue: c.FineDue, InterestDue: c.InterestDue,
 		FineAssessed: c.FineAssessed, AccrualFrom: c.AccrualFrom}
+}
+
+// graceEnd is Settings.GraceEnd on these rules' calendar.
+func (r *feeRules) graceEnd(due bankcalendar.Date) bankcalendar.Date {
+	if end, ok := r.graceEnds[due]; ok {
+		return end
+	}
+	end := r.cal.NextBusinessDay(due.AddDays(r.grace))
+	if r.graceEnds == nil {
+		r.graceEnds = make(map[bankcalendar.Date]bankcalendar.Date, 8)
+	}
+	r.graceEnds[due] = end
+	return end
 }
 
 // chargeDebtorKind is the kind of the charge's debtor as loaded with it;

@@ -164,6 +164,26 @@ func (s *Service) ChargeView(c Charge, st Settings, on bankcalendar.Date) (Charg
 	return ShowCharge(c, b, on), nil
 }
 
+// chargeViews are a page of charges as the API shows them, their amounts
+// for the organization's today, the settings' rules made once for the
+// page (feeRules).
+func (s *Service) chargeViews(rows []Charge, st Settings) ([]ChargeJSON, error) {
+	on := st.Today(s.Clock())
+	rules := newFeeRules(st)
+	views := make([]ChargeJSON, 0, len(rows))
+	for i := range rows {
+		if err := rows[i].Decode(); err != nil {
+			return nil, err
+		}
+		b, err := rules.breakdown(rows[i], on)
+		if err != nil {
+			return nil, err
+		}
+		views = append(views, ShowCharge(rows[i], b, on))
+	}
+	return views, nil
+}
+
 // chargeDetailJSON is a charge with its debtor, payments, enrollments
 // and last notifications: everything dunning_charges_get answers.
 type chargeDetailJSON struct {
@@ -230,20 +250,13 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.Settings(ctx, t.OrgID)
+	st, err := LoadSettings(store.ShortRead(ctx), s.DB, t.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	views := make([]ChargeJSON, 0, len(rows))
-	for i := range rows {
-		if err := rows[i].Decode(); err != nil {
-			return nil, err
-		}
-		v, err := s.ChargeView(rows[i], st, bankcalendar.Date{})
-		if err != nil {
-			return nil, err
-		}
-		views = append(views, v)
+	views, err := s.chargeViews(rows, st)
+	if err != nil {
+		return nil, err
 	}
 	return restkit.NumberedPage(views, page, perPage, total, func(v ChargeJSON) ChargeJSON { return v }), nil
 }

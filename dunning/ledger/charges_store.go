@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,16 @@ type chargeListFilter struct {
 // chargeSortColumns are the columns dunning_charges_list sorts by, by its
 // sort_by ("" is the default, due_date).
 var chargeSortColumns = map[string]string{"": "c.due_date", "due_date": "c.due_date", "amount": "c.amount_cents", "created_at": "c.created_at", "updated_at": "c.updated_at"}
+
+// chargeListColumns are what a listed charge shows and its amounts need
+// (Charge without organization_id and the counters' bookkeeping), with
+// its debtor's kind: the SQLite driver describes every result column on
+// every run (docs/performance.md, "Dunning listings").
+const chargeListColumns = `c.id, c.debtor_id, c.external_id, c.amount_cents, c.open_amount_cents, c.due_date, c.description,
+	c.fine, c.interest, c.origin, c.origin_ref, c.barcode, c.payment_link, c.tags, c.custom_data, c.status, c.archived_at,
+	c.overdue_at, c.paid_at, c.canceled_at, c.last_notified_at, c.created_at, c.updated_at,
+	c.fine_due_cents, c.interest_due_cents, c.fine_assessed, c.accrual_from,
+	(SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind`
 
 // narrowedByStatusOnly says the counters can answer the filter's total.
 func (f chargeListFilter) narrowedByStatusOnly() bool {
@@ -82,7 +93,7 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	var total int
 	var err error
 	if f.narrowedByStatusOnly() {
-		total, err = chargeTotal(ctx, q, orgID, f.Archived, f.Statuses)
+		total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
 	} else {
 		err = q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
 	}
@@ -90,7 +101,16 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 		return nil, 0, err
 	}
 	rows := []Charge{}
-	err = q.Select(ctx, &rows, `SELECT c.*, (SELECT d.person_kind FROM dunning_debtors d WHERE d.id = c.debtor_id) AS debtor_person_kind
+	if f.narrowedByStatusOnly() {
+		// Pages the counters total seek under a remembered mark (page_marks.go).
+		statuses := slices.Sorted(slices.Values(f.Statuses))
+		l := markedList{table: "dunning_charges", alias: "c", columns: chargeListColumns, cond: cond, args: args,
+			order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts",
+			key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
+		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
+		return rows, total, err
+	}
+	err = q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
 		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	return rows, total, err

@@ -35,45 +35,58 @@ func SyncChargeCount(ctx context.Context, q store.Querier, id string) error {
 		Org             string  `db:"organization_id"`
 		Status          string  `db:"status"`
 		Archived        int     `db:"archived"`
+		Cents           int64   `db:"open_amount_cents"`
 		CountedStatus   *string `db:"counted_status"`
 		CountedArchived *int    `db:"counted_archived"`
+		CountedCents    *int64  `db:"counted_cents"`
 	}
-	if err := q.Get(ctx, &r, `SELECT organization_id, status, CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived,
-		counted_status, counted_archived FROM dunning_charges WHERE id = ?`, id); err != nil {
+	if err := q.Get(ctx, &r, `SELECT organization_id, status, CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived, open_amount_cents,
+		counted_status, counted_archived, counted_cents FROM dunning_charges WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("dunning: count charge %s: %w", id, err)
 	}
 	now := chargeKey{r.Archived, r.Status}
 	var was *chargeKey
+	var wasCents int64
+	if r.CountedCents != nil {
+		wasCents = *r.CountedCents
+	}
 	if r.CountedStatus != nil && r.CountedArchived != nil {
 		was = &chargeKey{*r.CountedArchived, *r.CountedStatus}
 		if *was == now {
-			return nil
+			// The key stays: its amount moves by the difference, and the
+			// listings' version moves (00296, 00297).
+			if _, err := q.Exec(ctx, `UPDATE dunning_charge_counts SET v = v + 1, cents = cents + ? WHERE organization_id = ? AND archived = ? AND status = ?`,
+				r.Cents-wasCents, r.Org, now.archived, now.status); err != nil || r.Cents == wasCents {
+				return err
+			}
+			_, err := q.Exec(ctx, `UPDATE dunning_charges SET counted_cents = ? WHERE id = ?`, r.Cents, id)
+			return err
 		}
 	}
 	// The two counter rows in one order (archived, status), so two
 	// transactions moving charges between the same keys lock them in the
-	// same order.
-	moves := []struct {
-		k chargeKey
-		d int
-	}{{now, 1}}
+	// same order. Each adds one to its v, the listings' version.
+	type move struct {
+		k     chargeKey
+		d     int
+		cents int64
+	}
+	moves := []move{{now, 1, r.Cents}}
 	if was != nil {
-		moves = append(moves, struct {
-			k chargeKey
-			d int
-		}{*was, -1})
+		moves = append(moves, move{*was, -1, -wasCents})
 		if was.archived < now.archived || (was.archived == now.archived && was.status < now.status) {
 			moves[0], moves[1] = moves[1], moves[0]
 		}
 	}
 	for _, m := range moves {
-		if _, err := q.Exec(ctx, `INSERT INTO dunning_charge_counts (organization_id, archived, status, n) VALUES (?, ?, ?, ?)
-			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = dunning_charge_counts.n + excluded.n`,
-			r.Org, m.k.archived, m.k.status, m.d); err != nil {
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_charge_counts (organization_id, archived, status, n, v, cents) VALUES (?, ?, ?, ?, 1, ?)
+			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = dunning_charge_counts.n + excluded.n, v = dunning_charge_counts.v + 1,
+				cents = dunning_charge_counts.cents + excluded.cents`,
+			r.Org, m.k.archived, m.k.status, m.d, m.cents); err != nil {
 			return fmt.Errorf("dunning: count charge %s: %w", id, err)
 		}
 	}
-	_, err := q.Exec(ctx, `UPDATE dunning_charges SET counted_status = ?, counted_archived = ? WHERE id = ?`, now.status, now.archived, id)
+	_, err := q.Exec(ctx, `UPDATE dunning_charges SET counted_status = ?, counted_archived = ?, counted_cents = ? WHERE id = ?`, now.status, now.archived, r.Cents, id)
 	return err
 }
 
@@ -88,7 +101,9 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 		return fmt.Errorf("dunning: count debtor %s: %w", id, err)
 	}
 	if r.CountedStatus != nil && *r.CountedStatus == r.Status {
-		return nil
+		// The key stays; the listings' version still moves (00296).
+		_, err := q.Exec(ctx, `UPDATE dunning_debtor_counts SET v = v + 1 WHERE organization_id = ? AND status = ?`, r.Org, r.Status)
+		return err
 	}
 	type move struct {
 		status string
@@ -102,8 +117,8 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 		}
 	}
 	for _, m := range moves {
-		if _, err := q.Exec(ctx, `INSERT INTO dunning_debtor_counts (organization_id, status, n) VALUES (?, ?, ?)
-			ON CONFLICT (organization_id, status) DO UPDATE SET n = dunning_debtor_counts.n + excluded.n`, r.Org, m.status, m.d); err != nil {
+		if _, err := q.Exec(ctx, `INSERT INTO dunning_debtor_counts (organization_id, status, n, v) VALUES (?, ?, ?, 1)
+			ON CONFLICT (organization_id, status) DO UPDATE SET n = dunning_debtor_counts.n + excluded.n, v = dunning_debtor_counts.v + 1`, r.Org, m.status, m.d); err != nil {
 			return fmt.Errorf("dunning: count debtor %s: %w", id, err)
 		}
 	}
@@ -113,17 +128,24 @@ func SyncDebtorCount(ctx context.Context, q store.Querier, id string) error {
 
 // RecountOrganization rebuilds an organization's counters from its rows,
 // for rows written without syncChargeCount or syncDebtorCount (a bulk
-// load by SQL, the benchmarks' seeding); run it in one transaction.
+// load by SQL, the benchmarks' seeding); run it in one transaction. The
+// counter rows are zeroed, not deleted, and every v grows by one (a new
+// row starts at one), so the listings' version moves past every page
+// mark read before (00296).
 func RecountOrganization(ctx context.Context, q store.Querier, orgID string) error {
 	for _, stmt := range []string{
-		`UPDATE dunning_charges SET counted_status = status, counted_archived = CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END WHERE organization_id = ?`,
+		`UPDATE dunning_charges SET counted_status = status, counted_archived = CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END,
+			counted_cents = open_amount_cents WHERE organization_id = ?`,
 		`UPDATE dunning_debtors SET counted_status = status WHERE organization_id = ?`,
-		`DELETE FROM dunning_charge_counts WHERE organization_id = ?`,
-		`DELETE FROM dunning_debtor_counts WHERE organization_id = ?`,
-		`INSERT INTO dunning_charge_counts (organization_id, archived, status, n)
-			SELECT organization_id, counted_archived, counted_status, COUNT(*) FROM dunning_charges WHERE organization_id = ? GROUP BY organization_id, counted_archived, counted_status`,
-		`INSERT INTO dunning_debtor_counts (organization_id, status, n)
-			SELECT organization_id, counted_status, COUNT(*) FROM dunning_debtors WHERE organization_id = ? GROUP BY organization_id, counted_status`,
+		`UPDATE dunning_charge_counts SET n = 0, cents = 0, v = v + 1 WHERE organization_id = ?`,
+		`UPDATE dunning_debtor_counts SET n = 0, v = v + 1 WHERE organization_id = ?`,
+		`INSERT INTO dunning_charge_counts (organization_id, archived, status, n, v, cents)
+			SELECT organization_id, counted_archived, counted_status, COUNT(*), 1, SUM(counted_cents) FROM dunning_charges WHERE organization_id = ?
+			GROUP BY organization_id, counted_archived, counted_status
+			ON CONFLICT (organization_id, archived, status) DO UPDATE SET n = excluded.n, cents = excluded.cents`,
+		`INSERT INTO dunning_debtor_counts (organization_id, status, n, v)
+			SELECT organization_id, counted_status, COUNT(*), 1 FROM dunning_debtors WHERE organization_id = ? GROUP BY organization_id, counted_status
+			ON CONFLICT (organization_id, status) DO UPDATE SET n = excluded.n`,
 	} {
 		if _, err := q.Exec(ctx, stmt, orgID); err != nil {
 			return fmt.Errorf("dunning: recount: %w", err)
@@ -171,9 +193,13 @@ type countsJSON struct {
 	OverdueAmount  money.Cents `json:"overdue_amount"`
 }
 
+// organizationCounts reads the figures from the counters (00270, 00297):
+// a few rows whatever the organization's size.
 func organizationCounts(ctx context.Context, q store.Querier, orgID string) (countsJSON, error) {
+	ctx = store.ShortRead(ctx)
 	var c countsJSON
-	if err := q.Get(ctx, &c.Debtors, `SELECT COUNT(*) FROM dunning_debtors WHERE organization_id = ? AND status = 'active'`, orgID); err != nil {
+	var err error
+	if c.Debtors, err = debtorTotal(ctx, q, orgID, DebtorActive); err != nil {
 		return c, err
 	}
 	var row struct {
@@ -182,10 +208,10 @@ func organizationCounts(ctx context.Context, q store.Querier, orgID string) (cou
 		Overdue     int   `db:"overdue_n"`
 		OverdueCent int64 `db:"overdue_cents"`
 	}
-	err := q.Get(ctx, &row, `SELECT COUNT(*) AS open_n, CAST(COALESCE(SUM(open_amount_cents), 0) AS BIGINT) AS open_cents,
-		COALESCE(SUM(CASE WHEN status = 'overdue' THEN 1 ELSE 0 END), 0) AS overdue_n,
-		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN open_amount_cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
-		FROM dunning_charges WHERE organization_id = ? AND status IN ('pending', 'overdue') AND archived_at IS NULL`, orgID)
+	err = q.Get(ctx, &row, `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS open_n, CAST(COALESCE(SUM(cents), 0) AS BIGINT) AS open_cents,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN n ELSE 0 END), 0) AS BIGINT) AS overdue_n,
+		CAST(COALESCE(SUM(CASE WHEN status = 'overdue' THEN cents ELSE 0 END), 0) AS BIGINT) AS overdue_cents
+		FROM dunning_charge_counts WHERE organization_id = ? AND archived = 0 AND status IN ('pending', 'overdue')`, orgID)
 	c.OpenCharges, c.OpenAmount, c.OverdueCharges, c.OverdueAmount = row.Open, money.Cents(row.OpenCents), row.Overdue, money.Cents(row.OverdueCent)
 	return c, err
 }

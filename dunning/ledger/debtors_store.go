@@ -87,7 +87,7 @@ func listDebtors(ctx context.Context, q store.Querier, orgID string, f debtorLis
 	var total int
 	var err error
 	if len(where) == 2 {
-		total, err = debtorTotal(ctx, q, orgID, f.Status)
+		total, err = debtorTotal(store.ShortRead(ctx), q, orgID, f.Status)
 	} else {
 		err = q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
 	}
@@ -95,6 +95,13 @@ func listDebtors(ctx context.Context, q store.Querier, orgID string, f debtorLis
 		return nil, 0, err
 	}
 	rows := []Debtor{}
+	if len(where) == 2 {
+		// Pages the counter totals seek under a remembered mark (page_marks.go).
+		l := markedList{table: "dunning_debtors", alias: "t", columns: "*", cond: cond, args: args, order: f.Order, dir: f.Dir,
+			counters: "dunning_debtor_counts", key: listKey("debtors", f.Status, f.Order, f.Dir)}
+		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
+		return rows, total, err
+	}
 	err = q.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, id `+f.Dir+` LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	return rows, total, err
@@ -125,12 +132,17 @@ func replaceDebtor(ctx context.Context, tx *store.Tx, orgID, id string, v debtor
 	return SyncDebtorCount(ctx, tx, id)
 }
 
-// updateDebtor sets a debtor's fields and leaves its status alone.
+// updateDebtor sets a debtor's fields and leaves its status alone; the
+// listings' version moves (SyncDebtorCount).
 func updateDebtor(ctx context.Context, q store.Querier, orgID, id string, v debtorInput, now time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE dunning_debtors SET name = ?, document = ?, person_kind = ?, emails = ?, phones = ?, address = ?, updated_at = ?
 		WHERE id = ? AND organization_id = ?`, v.name, v.document, v.personKind, MustJSON(v.emails), MustJSON(v.phones), AddressJSON(v.address),
 		now, id, orgID)
-	return err
+	if err != nil {
+		return err
+	}
+	// The name and updated_at order the listing: its version moves.
+	return SyncDebtorCount(ctx, q, id)
 }
 
 // countUnsettledCharges counts a debtor's charges that still keep it from

@@ -166,6 +166,7 @@ type Charge struct {
 	// What the listing's counters count it as (syncChargeCount).
 	CountedStatus   *string `db:"counted_status"`
 	CountedArchived *int    `db:"counted_archived"`
+	CountedCents    *int64  `db:"counted_cents"`
 	// The ledger (ledger.go, migration 00285): fine and interest
 	// crystallised by payments and still unpaid, whether the one-time
 	// fine was assessed, and the day interest on OpenAmount (the
@@ -208,11 +209,17 @@ func (c *Charge) Decode() error {
 		}
 	}
 	c.Tags, c.CustomData = []string{}, map[string]any{}
-	if err := json.Unmarshal([]byte(c.TagsJSON), &c.Tags); err != nil {
-		return fmt.Errorf("dunning: charge tags: %w", err)
+	// The usual empty tags and custom data need no decoder (a page of
+	// charges decodes each row).
+	if c.TagsJSON != "[]" {
+		if err := json.Unmarshal([]byte(c.TagsJSON), &c.Tags); err != nil {
+			return fmt.Errorf("dunning: charge tags: %w", err)
+		}
 	}
-	if err := json.Unmarshal([]byte(c.CustomDataJSON), &c.CustomData); err != nil {
-		return fmt.Errorf("dunning: charge custom_data: %w", err)
+	if c.CustomDataJSON != "{}" {
+		if err := json.Unmarshal([]byte(c.CustomDataJSON), &c.CustomData); err != nil {
+			return fmt.Errorf("dunning: charge custom_data: %w", err)
+		}
 	}
 	if c.Tags == nil {
 		c.Tags = []string{}
