@@ -90,15 +90,7 @@ var listingPlans = []struct{ name, query, index string }{
 func TestListingPlans(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		// An insert-only queue: the plans are read, nothing is worked, and
-		// a working queue's pollers on the same SQLite file held the
-		// writers queue past the busy timeout behind the bulk seed on a
-		// loaded CI host.
-		q, err := jobs.New(context.Background(), db, jobs.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := producttest.Start(t, db, Spec(), producttest.Options{Queue: q})
+		e := startListing(t, db)
 		seedListing(t, db, "mine", e.Mine.ID, 3000)
 		seedListing(t, db, "theirs", e.Theirs.ID, 3000)
 		for _, p := range listingPlans {
@@ -232,17 +224,26 @@ func checkMeCounts(tb testing.TB, e *producttest.Env, token string, n int) {
 	}
 }
 
+// startListing starts Dunning on db with an insert-only queue, for the
+// listing tests that bulk-seed rows: nothing is worked, and a working
+// queue's pollers on the same SQLite file held the writers queue past the
+// busy timeout behind the bulk seed on a loaded CI host.
+func startListing(t *testing.T, db *store.DB) *producttest.Env {
+	t.Helper()
+	q, err := jobs.New(context.Background(), db, jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return producttest.Start(t, db, Spec(), producttest.Options{Queue: q})
+}
+
 // TestListingAtScaleSmall runs BenchmarkListingAtScale's pages once at its
 // smallest size (1 000 rows) on both engines, in the ordinary test run, so
 // the benchmark's pages cannot rot while it runs on demand only.
 func TestListingAtScaleSmall(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		q, err := jobs.New(context.Background(), db, jobs.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := producttest.Start(t, db, Spec(), producttest.Options{Queue: q})
+		e := startListing(t, db)
 		seedListing(t, db, "s1000", e.Mine.ID, 1000)
 		for _, p := range scalePages(1000) {
 			checkScalePage(t, e, e.Token(e.Owner, "api"), p.path)

@@ -8,10 +8,8 @@ import (
 	"testing"
 
 	"github.com/kobana/kobana-mcp/dunning/ledger"
-	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
-	"github.com/kobana/kobana-mcp/productkit/producttest"
 )
 
 // TestNumberedPagesSeek walks every page of the charges' and debtors'
@@ -25,11 +23,7 @@ import (
 func TestNumberedPagesSeek(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
-		q, err := jobs.New(context.Background(), db, jobs.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := producttest.Start(t, db, Spec(), producttest.Options{Queue: q})
+		e := startListing(t, db)
 		const n = 1300
 		seedListing(t, db, "mine", e.Mine.ID, n)
 		seedListing(t, db, "theirs", e.Theirs.ID, n)
