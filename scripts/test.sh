@@ -84,11 +84,7 @@ echo "== go test -race"
 # -vet=off: `go vet ./...` above ran every analyzer on the same code; go test's own vet (a subset,
 # on the race build's configuration, so never cached from the run above) vetted it a second time
 # (docs/decisions.md "Vet once").
-# -p 4: go test runs at most -p programs at once, compilers and test binaries alike (default GOMAXPROCS,
-# 2 here). The two longest packages (cmd/kobana-mcp, dunning) held both slots for four minutes, mostly
-# waiting on their servers and children, while Kadu's, the Inbox's and sixty small packages' compiles
-# and runs queued behind them (docs/decisions.md "Four packages at once").
-(unset GOFLAGS; go test -race -gcflags='all=-d=checkptr=0' -vet=off -p 4 -parallel 8 -count=1 -timeout 60m ./...) && gotest=0 || gotest=$?
+(unset GOFLAGS; go test -race -gcflags='all=-d=checkptr=0' -vet=off -parallel 8 -count=1 -timeout 60m ./...) && gotest=0 || gotest=$?
 
 
 failed=()
