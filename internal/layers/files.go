@@ -3,6 +3,7 @@ package layers
 import (
 	"fmt"
 	"go/types"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,7 +20,15 @@ import (
 // products keep it so (docs/decisions.md "Dunning in layers"), and a
 // circle is how a new file quietly tangles the ones it joins.
 func FileCycles(dir string, patterns ...string) ([]string, error) {
-	cfg := &packages.Config{Dir: dir, Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo}
+	// The imports' types come from their export data, which go list compiles: with
+	// -trimpath, as scripts/test.sh's vet and every server a test builds compile the
+	// module, so it is found in the build cache instead of compiled a third time
+	// (docs/decisions.md "Export data from vet's build").
+	cfg := &packages.Config{
+		Dir:  dir,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Env:  append(os.Environ(), "GOFLAGS=-trimpath"),
+	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, err
