@@ -176,7 +176,7 @@ func handle[In any](a *API, op Operation, describe Describe[In], fn Handler[In])
 // idempotent answers the same way. impl is the function the caller
 // declared, which fn may wrap (Implementation).
 func handleType(a *API, op Operation, typ reflect.Type, describe func(context.Context, any) (string, error), fn func(context.Context, any) (*Response, error), impl any) {
-	spec, err := analyseInput(typ, op.Method)
+	spec, err := analysedInput(typ, op.Method)
 	if err != nil {
 		panic(fmt.Sprintf("rest: operation %s: %v", op.ID, err))
 	}
