@@ -13,7 +13,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/accounts"
 	"github.com/kobana/kobana-mcp/platform/identity"
-	"github.com/kobana/kobana-mcp/platform/jobs"
+	"github.com/kobana/kobana-mcp/platform/jobs/riverschema"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -96,7 +96,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fmt.Fprintf(stdout, "%s: schema version %d (this binary knows up to %d)\n", conn, cur, latest)
 	// The job queue's own tables (River's migrations), so a deploy can
 	// migrate everything before any replica starts.
-	versions, err := jobs.Migrate(ctx, conn, slog.New(slog.DiscardHandler))
+	versions, err := riverschema.Migrate(ctx, conn, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return fail(stderr, "migrate", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/kobana/kobana-mcp/platform/jobs/riverschema"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -129,7 +130,7 @@ const (
 // the queue stops (they wait in the database for the next worker); with
 // Config.Work they run here once Start is called. On PostgreSQL, replicas
 // calling New together are serialised by an advisory lock while River's
-// schema migrates (see Migrate).
+// schema migrates (see riverschema.Migrate).
 func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = defaultPollInterval(db.Dialect())
@@ -138,14 +139,14 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := riverSchema(ctx, db)
+	schema, err := riverschema.Schema(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := migrate(ctx, db, schema, cfg.Logger); err != nil {
+	if _, err := riverschema.Migrate(ctx, db, cfg.Logger); err != nil {
 		return nil, err
 	}
-	latest, err := latestVersion(db)
+	latest, err := riverschema.Latest(db)
 	if err != nil {
 		return nil, err
 	}

@@ -3,71 +3,24 @@ package jobs
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 
+	"github.com/kobana/kobana-mcp/platform/jobs/riverschema"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
-func TestMigrateIsIdempotent(t *testing.T) {
+// A queue made over a test database finds River's tables current: the
+// database's template holds them (storetest), as a migrated deployment's
+// does.
+func TestNewFindsRiverCurrent(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		first, err := Migrate(ctx, db, quiet)
-		if err != nil {
-			t.Fatal(err)
+		applied, err := riverschema.Migrate(context.Background(), db, quiet)
+		if err != nil || len(applied) != 0 {
+			t.Fatalf("Migrate on a test database = %v, %v; want nothing to do", applied, err)
 		}
-		latest, err := latestVersion(db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(first) == 0 || first[len(first)-1] != latest {
-			t.Errorf("first Migrate applied %v, want up to %d", first, latest)
-		}
-		again, err := Migrate(ctx, db, quiet)
-		if err != nil || len(again) != 0 {
-			t.Errorf("second Migrate = %v, %v; want nothing to do", again, err)
-		}
-		// New migrates too, and finds nothing to do.
 		newQueue(t, db, false)
-	})
-}
-
-// Replicas that start together: every migration succeeds, and each River
-// version is applied exactly once between them.
-func TestConcurrentMigrations(t *testing.T) {
-	t.Parallel()
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		const n = 4
-		var (
-			wg      sync.WaitGroup
-			mu      sync.Mutex
-			applied []int
-			errs    []error
-		)
-		for range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				v, err := Migrate(ctx, db, quiet)
-				mu.Lock()
-				defer mu.Unlock()
-				applied = append(applied, v...)
-				if err != nil {
-					errs = append(errs, err)
-				}
-			}()
-		}
-		wg.Wait()
-		if len(errs) > 0 {
-			t.Fatalf("concurrent migrations failed: %v", errs)
-		}
-		slices.Sort(applied)
-		if len(slices.Compact(slices.Clone(applied))) != len(applied) {
-			t.Errorf("versions applied more than once: %v", applied)
-		}
 	})
 }
 

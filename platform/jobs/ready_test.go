@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/kobana/kobana-mcp/platform/jobs/riverschema"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
@@ -41,7 +42,7 @@ func TestReadyChecksRiversSchema(t *testing.T) {
 		if err := q.Ready(ctx); err != nil {
 			t.Fatalf("Ready on a migrated database: %v", err)
 		}
-		m, err := migrator(db, q.schema, quiet)
+		m, err := rivermigrate.New(driverFor(db, nil), &rivermigrate.Config{Schema: q.schema, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestReadyChecksRiversSchema(t *testing.T) {
 		if err := q.Ready(ctx); err == nil || !strings.Contains(err.Error(), "not migrated") {
 			t.Errorf("Ready without River's tables = %v, want not migrated", err)
 		}
-		applied, err := Migrate(ctx, db, quiet)
+		applied, err := riverschema.Migrate(ctx, db, quiet)
 		if err != nil {
 			t.Fatal(err)
 		}

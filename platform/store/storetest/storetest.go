@@ -96,15 +96,14 @@ func RunParallel(t *testing.T, migrations fs.FS, fn func(t *testing.T, db *store
 	}
 }
 
-// Open returns a migrated, empty database of the given engine, closed (and
-// for PostgreSQL its schema dropped) when the test ends. sources are
-// products' own migrations, applied with the platform's.
+// Open returns a migrated, empty database of the given engine — the
+// platform's tables, the sources' (products' own migrations) and the job
+// queue's (River's), as serve migrates it — closed (and for PostgreSQL its
+// schema dropped) when the test ends. On SQLite it is a copy of a
+// template migrated once per test binary (template.go).
 func Open(t testing.TB, d store.Dialect, sources ...fs.FS) *store.DB {
 	t.Helper()
-	db := OpenUnmigrated(t, d)
-	if _, err := db.Migrate(context.Background(), sources...); err != nil {
-		t.Fatalf("migrate %s: %v", d, err)
-	}
+	db, _ := openMigrated(t, d, store.Options{}, sources)
 	return db
 }
 
@@ -112,14 +111,7 @@ func Open(t testing.TB, d store.Dialect, sources ...fs.FS) *store.DB {
 // store.Options.Tracer).
 func OpenWith(t testing.TB, d store.Dialect, o store.Options, sources ...fs.FS) *store.DB {
 	t.Helper()
-	db, err := store.OpenWith(context.Background(), URL(t, d), o)
-	if err != nil {
-		t.Fatalf("open %s: %v", d, err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(context.Background(), sources...); err != nil {
-		t.Fatalf("migrate %s: %v", d, err)
-	}
+	db, _ := openMigrated(t, d, o, sources)
 	return db
 }
 
@@ -127,16 +119,7 @@ func OpenWith(t testing.TB, d store.Dialect, o store.Options, sources ...fs.FS) 
 // hand the same database to another process (the kill tests' children).
 func OpenShared(t testing.TB, d store.Dialect, sources ...fs.FS) (*store.DB, string) {
 	t.Helper()
-	url := URL(t, d)
-	db, err := store.Open(context.Background(), url)
-	if err != nil {
-		t.Fatalf("open %s: %v", d, err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(context.Background(), sources...); err != nil {
-		t.Fatalf("migrate %s: %v", d, err)
-	}
-	return db, url
+	return openMigrated(t, d, store.Options{}, sources)
 }
 
 // OpenUnmigrated is Open without the migrations, for tests of migrating.
