@@ -120,7 +120,7 @@ func Start(t testing.TB, db *store.DB, spec *productkit.Spec, opts Options) *Env
 	}
 	ownQueue := opts.Queue == nil
 	if e.Jobs = opts.Queue; ownQueue {
-		if e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: 50 * time.Millisecond, Tracer: opts.Tracer, Logger: FailureLog(t)}); err != nil {
+		if e.Jobs, err = jobs.New(ctx, db, jobs.Config{Work: true, PollInterval: testPollInterval, Tracer: opts.Tracer, Logger: FailureLog(t)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -329,3 +329,11 @@ func (e *Env) RPC(user accounts.User, method string, params map[string]any, head
 	_, out := e.DoToken(e.Token(user, "mcp"), "POST", productkit.MCPPath, body, h...)
 	return out
 }
+
+// testPollInterval is how often a test server's queue looks for jobs no
+// notification announced (those scheduled for later: retries, snoozes).
+// An enqueued job starts sooner, through River's notification (on SQLite
+// an outbox polled every 50 ms). Every poll of every queue is a write on
+// SQLite, which under -race cost the Dunning tests about 18 s of CPU at
+// 50 ms (docs/decisions.md "Test queues poll at 200 ms").
+const testPollInterval = 200 * time.Millisecond
