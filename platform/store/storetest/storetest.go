@@ -213,19 +213,17 @@ func postgresSchema(t testing.TB) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	schema := "kobana_test_" + hex.EncodeToString(b)
-	admin, err := sql.Open("pgx", base)
+	admin, err := adminPool(base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close()
 		t.Fatalf("create schema %s: %v", schema, err)
 	}
 	t.Cleanup(func() {
 		// Registered before the test's own cleanups, so it runs after them:
 		// the test's connections are closed by then.
-		defer admin.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
@@ -233,6 +231,33 @@ func postgresSchema(t testing.TB) string {
 		}
 	})
 	return withParam(base, "search_path", schema)
+}
+
+var (
+	adminMu    sync.Mutex
+	adminPools = map[string]*sql.DB{}
+)
+
+// adminPool is the one pool of this test binary that creates and drops
+// test schemas on the server at base: a pool per test held a connection
+// for the test's whole life, and PostgreSQL allows a hundred — go test
+// running three packages at once reached "too many clients"
+// (docs/decisions.md "Two packages at once, still"). It lives as long as
+// the process.
+func adminPool(base string) (*sql.DB, error) {
+	adminMu.Lock()
+	defer adminMu.Unlock()
+	if db := adminPools[base]; db != nil {
+		return db, nil
+	}
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(1)
+	adminPools[base] = db
+	return db, nil
 }
 
 func withParam(raw, key, value string) string {
