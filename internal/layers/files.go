@@ -22,12 +22,13 @@ import (
 func FileCycles(dir string, patterns ...string) ([]string, error) {
 	// The imports' types come from their export data, which go list compiles: with
 	// -trimpath, as scripts/test.sh's vet and every server a test builds compile the
-	// module, so it is found in the build cache instead of compiled a third time
+	// module (the caller's own GOFLAGS kept after it), so it is found in the build
+	// cache instead of compiled a third time
 	// (docs/decisions.md "Export data from vet's build").
 	cfg := &packages.Config{
 		Dir:  dir,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
-		Env:  append(os.Environ(), "GOFLAGS=-trimpath"),
+		Env:  append(os.Environ(), "GOFLAGS=-trimpath "+os.Getenv("GOFLAGS")),
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
