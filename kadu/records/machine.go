@@ -174,21 +174,7 @@ func (m *Machine) Transition(ctx context.Context, q store.Querier, exec *Executi
 		sets = append(sets, "resume_input = NULL")
 		next.ResumeInputJSON = nil
 	}
-	// The deadline of the new state: the caller's, else the
-	// configuration's for running and waiting; none while queued; an end
-	// keeps the last one, for the record.
-	deadline := ch.Deadline
-	if deadline == nil && !ch.ClearDeadline {
-		switch to {
-		case ExecRunning:
-			d := now.Add(m.ExecutionTimeout)
-			deadline = &d
-		case ExecWaitingInput, ExecWaitingApproval, ExecWaitingBudget:
-			d := now.Add(m.WaitTimeout)
-			deadline = &d
-		}
-	}
-	switch {
+	switch deadline := m.deadline(to, now, ch); {
 	case deadline != nil:
 		d := deadline.UTC().Truncate(time.Microsecond)
 		sets, args = append(sets, "deadline = ?"), append(args, d)
@@ -212,4 +198,23 @@ func (m *Machine) Transition(ctx context.Context, q store.Querier, exec *Executi
 	}
 	*exec = next
 	return nil
+}
+
+// deadline is the deadline of a transition's new state: the caller's,
+// else the configuration's for running and waiting; nil while queued, and
+// for an end, which keeps the last one for the record.
+func (m *Machine) deadline(to string, now time.Time, ch Change) *time.Time {
+	if ch.Deadline != nil || ch.ClearDeadline {
+		return ch.Deadline
+	}
+	var d time.Time
+	switch to {
+	case ExecRunning:
+		d = now.Add(m.ExecutionTimeout)
+	case ExecWaitingInput, ExecWaitingApproval, ExecWaitingBudget:
+		d = now.Add(m.WaitTimeout)
+	default:
+		return nil
+	}
+	return &d
 }
