@@ -330,26 +330,8 @@ func TestServeShutdownUnderLoad(t *testing.T) {
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	stderr := &syncWriter{}
-	go func() {
-		done <- run(ctx, []string{"serve", "--data-dir", dataDir, "--products", "inbox", "--inbox-addr", "127.0.0.1:0",
-			"--rate-limits", "reads=1000000-M,org-reads=1000000-M"}, pw, stderr)
-		pw.Close()
-	}()
-	var url string
-	lines := bufio.NewScanner(pr)
-	for lines.Scan() {
-		if _, u, ok := strings.Cut(lines.Text(), " MCP endpoint: "); ok {
-			url = u
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if url == "" {
-		t.Fatalf("serve printed no endpoint: %s", stderr.String())
-	}
+	url, done, stderr := inProcessServe(t, ctx, "--data-dir", dataDir, "--products", "inbox", "--inbox-addr", "127.0.0.1:0",
+		"--rate-limits", "reads=1000000-M,org-reads=1000000-M")
 	base := strings.TrimSuffix(url, "/mcp")
 	code, out, errOut := cli(t, "token", "--data-dir", dataDir, "--product", "inbox", "--inbox-public-url", base, "--user", accounts.DemoOwnerEmail)
 	if code != 0 {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,27 +16,9 @@ import (
 func TestServeRefusalsSpellTheProductsCodes(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	stderr := &syncWriter{}
-	go func() {
-		done <- run(ctx, []string{"serve", "--data-dir", t.TempDir(), "--products", "dunning", "--dunning-addr", "127.0.0.1:0",
-			"--unauthenticated-limit", "1-M"}, pw, stderr)
-		pw.Close()
-	}()
+	url, done, _ := inProcessServe(t, ctx, "--data-dir", t.TempDir(), "--products", "dunning", "--dunning-addr", "127.0.0.1:0",
+		"--unauthenticated-limit", "1-M")
 	t.Cleanup(func() { cancel(); <-done })
-	var url string
-	lines := bufio.NewScanner(pr)
-	for lines.Scan() {
-		if _, u, ok := strings.Cut(lines.Text(), " MCP endpoint: "); ok {
-			url = u
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	if url == "" {
-		t.Fatalf("serve printed no endpoint: %s", stderr.String())
-	}
 	api := strings.TrimSuffix(url, "/mcp") + "/v1/me"
 	var codes []string
 	for range 2 {

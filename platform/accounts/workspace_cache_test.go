@@ -21,12 +21,7 @@ func TestWorkspaceCache(t *testing.T) {
 	// it (seen in CI with eight tests at once).
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		w := NewChangeWatch(ctx, db, 0)
-		t.Cleanup(w.Close)
-		waitListening(t, w)
-		a := New(db, Options{Watch: w})
-		now := time.Now()
-		a.workspaces.Now = func() time.Time { return now }
+		a, w, now := watchedStore(t, db)
 		org, _ := a.CreateOrganization(ctx, "Cached")
 		settle(w) // the organization's own notice, on PostgreSQL
 		first, err := a.SelectWorkspace(ctx, org.ID, "", "")
@@ -42,7 +37,7 @@ func TestWorkspaceCache(t *testing.T) {
 			t.Fatalf("the pick was read again: %q", got.Label)
 		}
 		// …until the TTL passes.
-		now = now.Add(w.TTL())
+		*now = now.Add(w.TTL())
 		if got, _ := a.SelectWorkspace(ctx, org.ID, "", ""); got.Label != "by hand" {
 			t.Fatalf("an entry outlived the TTL: %q", got.Label)
 		}
@@ -166,4 +161,18 @@ func waitListening(t *testing.T, w *ChangeWatch) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// watchedStore is a Store whose caches follow a change watch already
+// listening, and the instant its workspace cache reads as now, which the
+// test moves.
+func watchedStore(t *testing.T, db *store.DB) (*Store, *ChangeWatch, *time.Time) {
+	t.Helper()
+	w := NewChangeWatch(context.Background(), db, 0)
+	t.Cleanup(w.Close)
+	waitListening(t, w)
+	a := New(db, Options{Watch: w})
+	now := time.Now()
+	a.workspaces.Now = func() time.Time { return now }
+	return a, w, &now
 }

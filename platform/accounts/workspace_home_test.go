@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -19,12 +18,7 @@ func TestHomeWorkspaceCache(t *testing.T) {
 	// identity change rightly drops the entry this test asserts is kept.
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		w := NewChangeWatch(ctx, db, 0)
-		t.Cleanup(w.Close)
-		waitListening(t, w)
-		a := New(db, Options{Watch: w})
-		now := time.Now()
-		a.workspaces.Now = func() time.Time { return now }
+		a, w, now := watchedStore(t, db)
 		org, _ := a.CreateOrganization(ctx, "Home")
 		second, err := a.CreateWorkspace(ctx, org.ID, NewWorkspace{ExternalID: "second", Label: "Second", EmailPrefix: "second"})
 		if err != nil {
@@ -50,7 +44,7 @@ func TestHomeWorkspaceCache(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		now = now.Add(w.TTL())
+		*now = now.Add(w.TTL())
 		if got, _ := a.HomeWorkspace(ctx, org.ID); got.Label != "by hand" {
 			t.Fatalf("an entry outlived the TTL: %q", got.Label)
 		}
