@@ -92,20 +92,8 @@ func TestCountMenderKilled(t *testing.T) {
 				t.Fatalf("%d rows counted after the kill, %d before it", got, before)
 			}
 			// What is counted is exactly the rows counted as each key.
-			type key struct {
-				Archived int    `db:"archived"`
-				Status   string `db:"status"`
-				N        int    `db:"n"`
-			}
-			var counters, counted []key
-			if err := db.Select(ctx, &counters, `SELECT archived, status, CAST(n AS BIGINT) AS n FROM dunning_charge_counts
-				WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, org.ID); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Select(ctx, &counted, `SELECT counted_archived AS archived, counted_status AS status, COUNT(*) AS n FROM dunning_charges
-				WHERE organization_id = ? AND counted_status IS NOT NULL GROUP BY counted_archived, counted_status ORDER BY archived, status`, org.ID); err != nil {
-				t.Fatal(err)
-			}
+			counters := chargeCounterRows(t, db, org.ID, "n")
+			counted := chargeRowsBy(t, db, org.ID, "counted_archived", "counted_status", "COUNT(*)", "counted_status IS NOT NULL")
 			if fmt.Sprint(counters) != fmt.Sprint(counted) {
 				t.Fatalf("after the kill the counters say %v, the rows are counted as %v", counters, counted)
 			}

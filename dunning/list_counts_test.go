@@ -23,20 +23,9 @@ import (
 func wantCountsMatch(t *testing.T, ce *dunEnv, db *store.DB, orgID string) {
 	t.Helper()
 	ctx := context.Background()
-	type row struct {
-		Archived int    `db:"archived"`
-		Status   string `db:"status"`
-		N        int    `db:"n"`
-	}
-	var counted, real []row
-	if err := db.Select(ctx, &counted, `SELECT archived, status, CAST(n AS BIGINT) AS n FROM dunning_charge_counts
-		WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, orgID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Select(ctx, &real, `SELECT CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived, status, COUNT(*) AS n
-		FROM dunning_charges WHERE organization_id = ? GROUP BY CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END, status ORDER BY archived, status`, orgID); err != nil {
-		t.Fatal(err)
-	}
+	type row = counterRow
+	counted := chargeCounterRows(t, db, orgID, "n")
+	real := chargeRowsBy(t, db, orgID, "CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END", "status", "COUNT(*)", "TRUE")
 	if fmt.Sprint(counted) != fmt.Sprint(real) {
 		t.Fatalf("charge counters %v, COUNT(*) %v", counted, real)
 	}
@@ -267,22 +256,42 @@ func gaugeValue(t *testing.T, g interface{ Write(*dto.Metric) error }) float64 {
 // hand for n only) does not call it: the mender mends keys, not amounts.
 func wantAmountsMatch(t *testing.T, db *store.DB, orgID string) {
 	t.Helper()
-	ctx := context.Background()
-	type cents struct {
-		Archived int    `db:"archived"`
-		Status   string `db:"status"`
-		Cents    int64  `db:"cents"`
-	}
-	var countedCents, realCents []cents
-	if err := db.Select(ctx, &countedCents, `SELECT archived, status, CAST(cents AS BIGINT) AS cents FROM dunning_charge_counts
-		WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, orgID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Select(ctx, &realCents, `SELECT CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END AS archived, status, CAST(SUM(open_amount_cents) AS BIGINT) AS cents
-		FROM dunning_charges WHERE organization_id = ? GROUP BY CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END, status ORDER BY archived, status`, orgID); err != nil {
-		t.Fatal(err)
-	}
+	countedCents := chargeCounterRows(t, db, orgID, "cents")
+	realCents := chargeRowsBy(t, db, orgID, "CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END", "status", "CAST(SUM(open_amount_cents) AS BIGINT)", "TRUE")
 	if fmt.Sprint(countedCents) != fmt.Sprint(realCents) {
 		t.Fatalf("charge counters' amounts %v, SUM(open_amount_cents) %v", countedCents, realCents)
 	}
+}
+
+// counterRow is one key of a charge counter (or of the rows it counts)
+// and its value: a count or an amount in cents.
+type counterRow struct {
+	Archived int    `db:"archived"`
+	Status   string `db:"status"`
+	N        int64  `db:"n"`
+}
+
+// chargeCounterRows is the organization's charge counter rows that count
+// something, with column (n or cents) as the value, in key order.
+func chargeCounterRows(t *testing.T, db *store.DB, orgID, column string) []counterRow {
+	t.Helper()
+	var out []counterRow
+	if err := db.Select(context.Background(), &out, `SELECT archived, status, CAST(`+column+` AS BIGINT) AS n FROM dunning_charge_counts
+		WHERE organization_id = ? AND n <> 0 ORDER BY archived, status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// chargeRowsBy is value over the organization's charges where cond holds,
+// grouped by the archived and status expressions given, in key order: what
+// the counters should say.
+func chargeRowsBy(t *testing.T, db *store.DB, orgID, archived, status, value, cond string) []counterRow {
+	t.Helper()
+	var out []counterRow
+	if err := db.Select(context.Background(), &out, `SELECT `+archived+` AS archived, `+status+` AS status, `+value+` AS n
+		FROM dunning_charges WHERE organization_id = ? AND `+cond+` GROUP BY `+archived+`, `+status+` ORDER BY archived, status`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

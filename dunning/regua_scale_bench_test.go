@@ -306,25 +306,22 @@ func postgresCPU(db *store.DB) time.Duration {
 
 // statCPU reads utime and stime of a /proc/PID/stat line (clock ticks of
 // 10 ms, Linux's USER_HZ).
-func statCPU(line string) time.Duration {
-	f := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+s) * 10 * time.Millisecond
-}
+func statCPU(line string) time.Duration { return statTicks(line, 11) }
 
 // childCPU reads cutime and cstime of a /proc/PID/stat line.
-func childCPU(line string) time.Duration {
+func childCPU(line string) time.Duration { return statTicks(line, 13) }
+
+// statTicks is the sum of the two clock-tick fields of a /proc/PID/stat
+// line at i and i+1, counted after the command's closing parenthesis, as
+// a duration.
+func statTicks(line string, i int) time.Duration {
 	f := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
-	if len(f) < 15 {
+	if len(f) < i+2 {
 		return 0
 	}
-	u, _ := strconv.ParseInt(f[13], 10, 64)
-	s, _ := strconv.ParseInt(f[14], 10, 64)
-	return time.Duration(u+s) * 10 * time.Millisecond
+	a, _ := strconv.ParseInt(f[i], 10, 64)
+	b, _ := strconv.ParseInt(f[i+1], 10, 64)
+	return time.Duration(a+b) * 10 * time.Millisecond
 }
 
 // peakRSS is this process's peak resident set (VmHWM).
