@@ -115,19 +115,22 @@ func (n *Notifier) runSlice(ctx context.Context, s SliceArgs, deadline time.Time
 }
 
 // runEnrollmentDue runs enrollment id's due steps at now, one
-// transaction each, until it has none due (a passed-over step leaves it
-// at a later one that may be due too), and counts them.
+// transaction each, while the last one left it at another due step (a
+// passed-over step leaves it at a later one that may be due too), and
+// counts them.
 func (n *Notifier) runEnrollmentDue(ctx context.Context, id string, now time.Time) (int, error) {
 	k := 0
 	for k < maxRunnerRounds {
 		if err := ctx.Err(); err != nil {
 			return k, err
 		}
-		did, err := n.runEnrollment(ctx, id, now)
-		if err != nil || !did {
+		did, again, err := n.runEnrollment(ctx, id, now)
+		if did {
+			k++
+		}
+		if err != nil || !again {
 			return k, err
 		}
-		k++
 	}
 	return k, nil
 }
