@@ -20,6 +20,23 @@ type result struct {
 	// scratch, when set, is the pooled buffer members was written in; it
 	// goes back to the pool once the answer is written.
 	scratch *[]byte
+	// kept says members is the whole answer after the id, decorated once
+	// and kept (`,"result":{…}}`, made by answerTail): writeResult sends it
+	// as it is, without copying it (answers that never change for their
+	// key: server/discover, a caller class's tools/list). The other fields
+	// are then unused. A flag, not another slice: a call holds its result,
+	// and 24 more bytes moved the call into a larger size class.
+	kept bool
+}
+
+// answerTail decorates res as this call's era would and returns the
+// answer's bytes after the id, to be kept (result.kept) and served again
+// to every call of the same era (docs/performance.md, "Kadu and Dunning as
+// fast as the Inbox (issue 28)", second round).
+func (c *call) answerTail(res *result) []byte {
+	b := append([]byte(nil), `,"result":`...)
+	b = c.decorate(b, res)
+	return append(b, '}')
 }
 
 // members accumulates "key":value pairs.
@@ -127,6 +144,10 @@ var outPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 // writeResult writes {"jsonrpc","id","result"} with the decorated result,
 // assembled in one pooled buffer.
 func (c *call) writeResult(id []byte, res *result) {
+	if res.kept {
+		c.writeTail(id, res.members)
+		return
+	}
 	bp := outPool.Get().(*[]byte)
 	b := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
@@ -149,6 +170,29 @@ func (c *call) writeResult(id []byte, res *result) {
 	if res.scratch != nil {
 		putOut(res.scratch, res.members)
 	}
+}
+
+// writeTail writes {"jsonrpc","id" and then the kept tail, in two writes:
+// the head goes into net/http's response buffer and the tail follows it,
+// so a catalog of tens of kilobytes is not copied into a buffer of ours
+// first (the copy was an eighth of an in-process tools/list). Past
+// chunkingThreshold the answer carries its Content-Length, as
+// writeResult's; up to it net/http buffers both writes and sets the length
+// itself, as before: the same headers and bytes (goldens unchanged,
+// TestKeptAnswersAreWrittenAsBuilt).
+func (c *call) writeTail(id, tail []byte) {
+	bp := outPool.Get().(*[]byte)
+	head := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	hdr := c.w.Header()
+	hdr["Content-Type"] = contentTypeJSON
+	if n := len(head) + len(tail); n > chunkingThreshold {
+		hdr["Content-Length"] = []string{strconv.Itoa(n)}
+	}
+	c.w.WriteHeader(http.StatusOK)
+	_, _ = c.w.Write(head)
+	_, _ = c.w.Write(tail)
+	putOut(bp, head)
 }
 
 // putOut gives a buffer back to outPool, unless it grew past what is worth

@@ -38,7 +38,8 @@ func (h *Handler) buildStaticResults() {
 		d = d.raw("instructions", appendQuote(nil, h.opts.Instructions))
 	}
 	h.discoverResult = d
-	h.discover = &result{members: d, cacheable: true}
+	// Only the 2026 era has server/discover: its answer is decorated once.
+	h.discover = &result{members: (&call{h: h, era: EraModern}).answerTail(&result{members: d, cacheable: true}), kept: true}
 
 	h.initResult = map[string][]byte{}
 	for _, v := range []string{Version20250618, Version20250326} {

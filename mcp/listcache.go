@@ -23,7 +23,8 @@ const maxListAnswers = 256
 
 type listKey struct{ class, version, cursor string }
 
-// listCache holds tools/list members by caller class; the slices are
+// listCache holds tools/list answers (a kept result: everything after the
+// id, decorated for the key's version) by caller class; the slices are
 // never written once stored.
 type listCache struct {
 	mu sync.RWMutex

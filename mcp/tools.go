@@ -17,8 +17,8 @@ import (
 func (c *call) toolsList() (*result, *Error) {
 	key, classed := c.listKeyOf()
 	if classed {
-		if b, ok := c.h.toolLists.get(key); ok {
-			c.res = result{members: b, cacheable: true}
+		if tail, ok := c.h.toolLists.get(key); ok {
+			c.res = result{members: tail, kept: true}
 			return &c.res, nil
 		}
 	}
@@ -49,10 +49,15 @@ func (c *call) toolsList() (*result, *Error) {
 		b = append(b, `,"nextCursor":`...)
 		b = appendQuote(b, next)
 	}
+	res := &result{members: b, cacheable: true}
 	if classed {
-		c.h.toolLists.put(key, b)
+		// The key holds the version, so the era: the decorated answer is
+		// kept, not just its members (writeTail).
+		tail := c.answerTail(res)
+		c.h.toolLists.put(key, tail)
+		return &result{members: tail, kept: true}, nil
 	}
-	return &result{members: b, cacheable: true}, nil
+	return res, nil
 }
 
 // calledTool is the tool params.name names: its name, the catalog's tool
