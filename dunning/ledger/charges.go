@@ -258,6 +258,9 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
+	if list, ok := chargeListViews(views); ok {
+		return restkit.NumberedPage(list, page, perPage, total, func(v chargeListJSON) chargeListJSON { return v }), nil
+	}
 	return restkit.NumberedPage(views, page, perPage, total, func(v ChargeJSON) ChargeJSON { return v }), nil
 }
 

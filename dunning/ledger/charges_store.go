@@ -100,7 +100,9 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	if err != nil {
 		return nil, 0, err
 	}
-	rows := []Charge{}
+	// Room for the page: the scan appends each row without growing the
+	// slice (a Charge is large; each growth copied the rows read so far).
+	rows := make([]Charge, 0, min(f.Limit, 100))
 	if f.narrowedByStatusOnly() {
 		// Pages the counters total seek under a remembered mark (page_marks.go).
 		statuses := slices.Sorted(slices.Values(f.Statuses))
