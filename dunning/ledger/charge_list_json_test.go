@@ -56,7 +56,7 @@ func TestChargeListJSONIsChargeJSON(t *testing.T) {
 			Status: "overdue", Archived: true, ArchivedAt: at(base.In(saoPaulo)), OverdueAt: at(base.Add(time.Second)),
 			PaidAt: at(time.Date(2026, 3, 10, 0, 0, 0, 0, odd)), CanceledAt: at(time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)),
 			LastNotifiedAt: at(time.Date(0, 1, 1, 0, 0, 0, 1000, time.UTC)),
-			CreatedAt: base.In(saoPaulo), UpdatedAt: time.Date(2026, 3, 10, 12, 0, 0, 0, time.FixedZone("", 14*3600))},
+			CreatedAt:      base.In(saoPaulo), UpdatedAt: time.Date(2026, 3, 10, 12, 0, 0, 0, time.FixedZone("", 14*3600))},
 		{ID: "ch_3", DebtorID: "db_1", Tags: nil, CustomData: nil, CreatedAt: time.Time{}, UpdatedAt: base,
 			DueDate: bankcalendar.NewDate(9999, 9, 9), AmountsOn: bankcalendar.NewDate(2026, 3, 11)},
 	}
