@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kobana/kobana-mcp/dunning/latefee"
 	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 )
 
@@ -55,64 +56,54 @@ type chargeListJSON struct {
 	times [5]string
 }
 
-// chargeListViews are views as chargeListJSON, in one slice; false when
-// a time has no RFC 3339 form (a year outside 0–9999, an offset of 24 h
-// or more): then ChargeJSON's encoding must refuse it as it always did.
-func chargeListViews(views []ChargeJSON) ([]chargeListJSON, bool) {
-	out := make([]chargeListJSON, len(views))
-	var buf []byte
-	var amountsOn bankcalendar.Date
-	var amountsOnText string
-	for i := range views {
-		v, o := &views[i], &out[i]
-		if i == 0 || v.AmountsOn != amountsOn {
-			amountsOn, amountsOnText = v.AmountsOn, dateText(v.AmountsOn)
-		}
-		// Every number, date and time of the row into buf, then one
-		// string, sliced: one allocation per row.
-		buf = buf[:0]
-		var ends [16]int
-		n := 0
-		mark := func() { ends[n] = len(buf); n++ }
-		for _, c := range [...]float64{v.Amount.Float64(), v.OpenAmount.Float64(), v.PaidAmount.Float64(),
-			v.FineAmount.Float64(), v.InterestAmount.Float64(), v.UpdatedAmount.Float64(),
-			v.FinePercent.Float64(), v.InterestPercent.Float64()} {
-			buf = strconv.AppendFloat(buf, c, 'f', -1, 64)
-			mark()
-		}
-		buf = appendDate(buf, v.DueDate)
+// set makes o the charge c with its breakdown b on the day whose text is
+// on (dateText), through buf (returned for the next row); false when a
+// time has no RFC 3339 form (a year outside 0–9999, an offset of 24 h or
+// more): then ChargeJSON's encoding must refuse it, as it always did.
+func (o *chargeListJSON) set(c *Charge, b latefee.Breakdown, on string, buf []byte) ([]byte, bool) {
+	// Every number, date and time of the row into buf, then one string,
+	// sliced: one allocation per row.
+	buf = buf[:0]
+	var ends [16]int
+	n := 0
+	mark := func() { ends[n] = len(buf); n++ }
+	for _, f := range [...]float64{c.Amount.Float64(), c.OpenAmount.Float64(), (c.Amount - c.OpenAmount).Float64(),
+		b.Fine.Float64(), b.Interest.Float64(), b.Updated.Float64(), c.Fine.Float64(), c.Interest.Float64()} {
+		buf = strconv.AppendFloat(buf, f, 'f', -1, 64)
 		mark()
-		var ok bool
-		for _, t := range [...]*time.Time{&v.CreatedAt, &v.UpdatedAt, v.ArchivedAt, v.OverdueAt, v.PaidAt, v.CanceledAt, v.LastNotifiedAt} {
-			if t != nil {
-				if buf, ok = appendRFC3339(buf, *t); !ok {
-					return nil, false
-				}
+	}
+	buf = appendDate(buf, c.DueDate)
+	mark()
+	var ok bool
+	for _, t := range [...]*time.Time{&c.CreatedAt, &c.UpdatedAt, c.ArchivedAt, c.OverdueAt, c.PaidAt, c.CanceledAt, c.LastNotifiedAt} {
+		if t != nil {
+			if buf, ok = appendRFC3339(buf, *t); !ok {
+				return buf, false
 			}
-			mark()
 		}
-		s := string(buf)
-		part := func(k int) string {
-			if k == 0 {
-				return s[:ends[0]]
-			}
-			return s[ends[k-1]:ends[k]]
+		mark()
+	}
+	s := string(buf)
+	part := func(k int) string {
+		if k == 0 {
+			return s[:ends[0]]
 		}
-		*o = chargeListJSON{ID: v.ID, ExternalID: v.ExternalID, DebtorID: v.DebtorID,
-			Amount: json.Number(part(0)), OpenAmount: json.Number(part(1)), PaidAmount: json.Number(part(2)),
-			FineAmount: json.Number(part(3)), InterestAmount: json.Number(part(4)), UpdatedAmount: json.Number(part(5)),
-			DaysLate: v.DaysLate, AmountsOn: amountsOnText, DueDate: part(8), Description: v.Description,
-			FinePercent: json.Number(part(6)), InterestPercent: json.Number(part(7)), Origin: v.Origin, OriginRef: v.OriginRef,
-			Barcode: v.Barcode, PaymentLink: v.PaymentLink, Tags: v.Tags, CustomData: v.CustomData, Status: v.Status,
-			Archived: v.Archived, CreatedAt: part(9), UpdatedAt: part(10)}
-		for j, dst := range [...]**string{&o.ArchivedAt, &o.OverdueAt, &o.PaidAt, &o.CanceledAt, &o.LastNotifiedAt} {
-			if p := part(11 + j); p != "" {
-				o.times[j] = p
-				*dst = &o.times[j]
-			}
+		return s[ends[k-1]:ends[k]]
+	}
+	*o = chargeListJSON{ID: c.ID, ExternalID: c.ExternalID, DebtorID: c.DebtorID,
+		Amount: json.Number(part(0)), OpenAmount: json.Number(part(1)), PaidAmount: json.Number(part(2)),
+		FineAmount: json.Number(part(3)), InterestAmount: json.Number(part(4)), UpdatedAmount: json.Number(part(5)),
+		DaysLate: b.DaysLate, AmountsOn: on, DueDate: part(8), Description: c.Description,
+		FinePercent: json.Number(part(6)), InterestPercent: json.Number(part(7)), Origin: c.Origin, OriginRef: c.OriginRef,
+		Barcode: c.Barcode, PaymentLink: c.PaymentLink, Tags: c.Tags, CustomData: c.CustomData, Status: string(c.Status),
+		Archived: c.ArchivedAt != nil, CreatedAt: part(9), UpdatedAt: part(10)}
+	for j, dst := range [...]**string{&o.ArchivedAt, &o.OverdueAt, &o.PaidAt, &o.CanceledAt, &o.LastNotifiedAt} {
+		if p := part(11 + j); p != "" {
+			o.times[j] = p
+			*dst = &o.times[j]
 		}
 	}
-	return out, true
+	return buf, true
 }
 
 // dateText is d as bankcalendar.Date's JSON text (its MarshalText).

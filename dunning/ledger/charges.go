@@ -254,14 +254,38 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.chargeViews(rows, st)
-	if err != nil {
-		return nil, err
+	return s.chargesPage(rows, st, page, perPage, total)
+}
+
+// chargesPage is the numbered page of rows, their amounts for the
+// organization's today, as chargeListJSON (ShowCharge's bytes), or as
+// ChargeJSON when a row's time has no JSON form (chargeListJSON.set).
+func (s *Service) chargesPage(rows []Charge, st Settings, page, perPage, total int) (*rest.Response, error) {
+	on := st.Today(s.Clock())
+	onText := dateText(on)
+	rules := newFeeRules(st)
+	list := make([]chargeListJSON, len(rows))
+	ptrs := make([]*chargeListJSON, len(rows))
+	var buf []byte
+	for i := range rows {
+		if err := rows[i].Decode(); err != nil {
+			return nil, err
+		}
+		b, err := rules.breakdown(rows[i], on)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if buf, ok = list[i].set(&rows[i], b, onText, buf); !ok {
+			views, err := s.chargeViews(rows, st)
+			if err != nil {
+				return nil, err
+			}
+			return restkit.NumberedPage(views, page, perPage, total, func(v ChargeJSON) ChargeJSON { return v }), nil
+		}
+		ptrs[i] = &list[i]
 	}
-	if list, ok := chargeListViews(views); ok {
-		return restkit.NumberedPage(list, page, perPage, total, func(v chargeListJSON) chargeListJSON { return v }), nil
-	}
-	return restkit.NumberedPage(views, page, perPage, total, func(v ChargeJSON) ChargeJSON { return v }), nil
+	return restkit.NumberedPage(ptrs, page, perPage, total, func(v *chargeListJSON) *chargeListJSON { return v }), nil
 }
 
 // chargesGet answers dunning_charges_get.
