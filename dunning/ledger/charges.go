@@ -250,7 +250,7 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	st, err := LoadSettings(store.ShortRead(ctx), s.DB, t.OrgID)
+	st, err := loadFeeSettings(store.ShortRead(ctx), s.DB, t.OrgID)
 	if err != nil {
 		return nil, err
 	}

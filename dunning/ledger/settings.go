@@ -189,18 +189,11 @@ func (st *Settings) Decode() error {
 			st.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
 		}
 	}
-	var days []string
-	if err := json.Unmarshal([]byte(st.ClosedDaysJSON), &days); err != nil {
-		return fmt.Errorf("dunning: settings closed_days: %w", err)
+	days, err := decodeClosedDays(st.ClosedDaysJSON, st.ClosedDays[:0])
+	if err != nil {
+		return err
 	}
-	st.ClosedDays = st.ClosedDays[:0]
-	for _, s := range days {
-		d, err := bankcalendar.ParseDate(s)
-		if err != nil {
-			return fmt.Errorf("dunning: settings closed_days: %w", err)
-		}
-		st.ClosedDays = append(st.ClosedDays, d)
-	}
+	st.ClosedDays = days
 	st.Location = LoadZone(st.Timezone)
 	st.Stored = true
 	return nil
