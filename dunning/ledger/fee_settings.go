@@ -2,12 +2,9 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/kobana/kobana-mcp/dunning/latefee"
-	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -57,20 +54,4 @@ func (fs feeSettings) onto(st Settings) (Settings, error) {
 	}
 	st.ClosedDays, st.Location = days, LoadZone(fs.Timezone)
 	return st, nil
-}
-
-// decodeClosedDays appends to days the dates of closed_days' JSON text.
-func decodeClosedDays(text string, days []bankcalendar.Date) ([]bankcalendar.Date, error) {
-	var texts []string
-	if err := json.Unmarshal([]byte(text), &texts); err != nil {
-		return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
-	}
-	for _, s := range texts {
-		d, err := bankcalendar.ParseDate(s)
-		if err != nil {
-			return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
-		}
-		days = append(days, d)
-	}
-	return days, nil
 }

@@ -218,3 +218,19 @@ func (st Settings) GraceEnd(due bankcalendar.Date) bankcalendar.Date {
 func (st Settings) LateOn(due, on bankcalendar.Date) bool {
 	return on.After(st.GraceEnd(due))
 }
+
+// decodeClosedDays appends to days the dates of closed_days' JSON text.
+func decodeClosedDays(text string, days []bankcalendar.Date) ([]bankcalendar.Date, error) {
+	var texts []string
+	if err := json.Unmarshal([]byte(text), &texts); err != nil {
+		return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
+	}
+	for _, s := range texts {
+		d, err := bankcalendar.ParseDate(s)
+		if err != nil {
+			return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
+		}
+		days = append(days, d)
+	}
+	return days, nil
+}
