@@ -68,6 +68,8 @@ var listingPlans = []struct{ name, query, index string }{
 	{"charges by created_at", `SELECT c.* FROM dunning_charges c WHERE c.organization_id = ? AND c.archived_at IS NULL ORDER BY c.created_at DESC, c.id DESC LIMIT 25 OFFSET 0`, "dunning_charges_by_created"},
 	{"charges by updated_at", `SELECT c.* FROM dunning_charges c WHERE c.organization_id = ? AND c.archived_at IS NULL ORDER BY c.updated_at ASC, c.id ASC LIMIT 25 OFFSET 0`, "dunning_charges_by_updated"},
 	{"overdue charges", `SELECT c.* FROM dunning_charges c WHERE c.organization_id = ? AND c.archived_at IS NULL AND c.status IN ('overdue') ORDER BY c.due_date ASC, c.id ASC LIMIT 25 OFFSET 0`, "dunning_charges_list"},
+	{"charges with their total", `SELECT c.id, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = 'o' AND archived = 0) AS list_total
+		FROM dunning_charges c WHERE c.organization_id = ? AND c.archived_at IS NULL ORDER BY c.due_date ASC, c.id ASC LIMIT 25 OFFSET 0`, "dunning_charges_by_due"},
 	{"charges' total", `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = 0 AND status IN ('overdue')`, "dunning_charge_counts"},
 	{"debtors by name", `SELECT * FROM dunning_debtors WHERE organization_id = ? AND status = 'active' ORDER BY name ASC, id ASC LIMIT 25 OFFSET 0`, "dunning_debtors_list"},
 	{"charges after a page mark", `SELECT c.id FROM dunning_charges c WHERE c.organization_id = ? AND c.archived_at IS NULL

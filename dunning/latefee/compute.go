@@ -2,7 +2,9 @@ package latefee
 
 import (
 	"errors"
+	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
@@ -76,23 +78,74 @@ func Compute(t Terms, on bankcalendar.Date) (Breakdown, error) {
 	if t.Open < 0 || t.Fine < 0 || t.InterestMonthly < 0 || t.FineDue < 0 || t.InterestDue < 0 {
 		return Breakdown{}, ErrNegative
 	}
-	open := big.NewInt(int64(t.Open))
-	fineCents := big.NewInt(int64(t.FineDue))
-	interestCents := big.NewInt(int64(t.InterestDue))
 	b := Breakdown{Open: t.Open}
+	var fine, interest uint64
 	if t.Late(on) {
 		b.DaysLate = on.Sub(t.DueDate)
+		ok := true
 		if !t.FineAssessed {
 			// Percent units are 1/10_000 of a percent, so a rate r means
 			// r / 1_000_000 of the amount.
-			fine := new(big.Int).Mul(open, big.NewInt(int64(t.Fine)))
-			fineCents.Add(fineCents, roundHalfUp(fine, big.NewInt(1_000_000)))
+			fine, ok = roundedShare(uint64(t.Open), uint64(t.Fine), 1, 1_000_000)
 		}
-		if days := t.accrualDays(on); days > 0 {
-			interest := new(big.Int).Mul(open, big.NewInt(int64(t.InterestMonthly)))
-			interest.Mul(interest, big.NewInt(int64(days)))
-			interestCents.Add(interestCents, roundHalfUp(interest, big.NewInt(30_000_000)))
+		if days := t.accrualDays(on); days > 0 && ok {
+			interest, ok = roundedShare(uint64(t.Open), uint64(t.InterestMonthly), uint64(days), 30_000_000)
 		}
+		if !ok {
+			return computeBig(t, on, b)
+		}
+	}
+	fineCents, ok1 := addCents(uint64(t.FineDue), fine)
+	interestCents, ok2 := addCents(uint64(t.InterestDue), interest)
+	total, ok3 := addCents(uint64(t.Open), fineCents)
+	total, ok4 := addCents(total, interestCents)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return Breakdown{}, ErrOverflow
+	}
+	b.Fine, b.Interest, b.Updated = money.Cents(fineCents), money.Cents(interestCents), money.Cents(total)
+	return b, nil
+}
+
+// roundedShare is a·b·c / den rounded half-up, exactly, when a·b·c fits
+// in 64 bits (false otherwise: computeBig then computes it). Every page
+// of charges computes each one's fine and interest; big.Int allocated for
+// each (docs/performance.md, "Dunning listings (issue 28)").
+func roundedShare(a, b, c, den uint64) (uint64, bool) {
+	hi, p := bits.Mul64(a, b)
+	if hi != 0 {
+		return 0, false
+	}
+	if hi, p = bits.Mul64(p, c); hi != 0 {
+		return 0, false
+	}
+	// floor((2p + den) / (2den)) in 128 bits: the high word is at most 2,
+	// below 2·den, as bits.Div64 requires.
+	lo, carry := bits.Add64(p<<1, den, 0)
+	q, _ := bits.Div64(p>>63+carry, lo, 2*den)
+	return q, true
+}
+
+// addCents is a + b when it is at most the largest int64.
+func addCents(a, b uint64) (uint64, bool) {
+	s, carry := bits.Add64(a, b, 0)
+	return s, carry == 0 && s <= math.MaxInt64
+}
+
+// computeBig is Compute in arbitrary precision, for the amounts, rates
+// and days whose products pass 64 bits; b holds the open amount and the
+// days late.
+func computeBig(t Terms, on bankcalendar.Date, b Breakdown) (Breakdown, error) {
+	open := big.NewInt(int64(t.Open))
+	fineCents := big.NewInt(int64(t.FineDue))
+	interestCents := big.NewInt(int64(t.InterestDue))
+	if !t.FineAssessed {
+		fine := new(big.Int).Mul(open, big.NewInt(int64(t.Fine)))
+		fineCents.Add(fineCents, roundHalfUp(fine, big.NewInt(1_000_000)))
+	}
+	if days := t.accrualDays(on); days > 0 {
+		interest := new(big.Int).Mul(open, big.NewInt(int64(t.InterestMonthly)))
+		interest.Mul(interest, big.NewInt(int64(days)))
+		interestCents.Add(interestCents, roundHalfUp(interest, big.NewInt(30_000_000)))
 	}
 	total := new(big.Int).Add(open, fineCents)
 	total.Add(total, interestCents)

@@ -2,6 +2,9 @@ package latefee
 
 import (
 	"errors"
+	"math"
+	"math/big"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -186,5 +189,58 @@ func TestComputeErrors(t *testing.T) {
 	_, err := Compute(Terms{Open: money.Max, DueDate: due, InterestMonthly: MaxPercent}, due.AddDays(365_000))
 	if !errors.Is(err, ErrOverflow) {
 		t.Errorf("a thousand years at 100 %%/month: error = %v, want ErrOverflow", err)
+	}
+}
+
+// TestComputeWordsAreExact: Compute's 64-bit arithmetic answers what
+// arbitrary precision answers (computeBig), for amounts, rates and days
+// from zero to past 64-bit products, half-cent ties included, and for
+// totals at and past the largest int64.
+func TestComputeWordsAreExact(t *testing.T) {
+	t.Parallel()
+	due := bankcalendar.NewDate(2026, 1, 10)
+	rng := rand.New(rand.NewPCG(28, 2026))
+	pick := func(limits ...int64) int64 {
+		if l := limits[rng.IntN(len(limits))]; l < math.MaxInt64 {
+			return rng.Int64N(l + 1)
+		}
+		return rng.Int64()
+	}
+	// 500_000 and 15_000_000 make ties: half a cent of fine for one
+	// cent, half a cent of interest for one cent one day late.
+	edges := []int64{0, 1, 99, 500_000, 1_000_000, 15_000_000, 1 << 32, int64(money.Max), math.MaxInt64 / 2, math.MaxInt64}
+	for i := range 200_000 {
+		tm := Terms{Open: money.Cents(pick(100, 1_000_000, int64(money.Max), math.MaxInt64)), DueDate: due,
+			Fine: Percent(pick(100, 20_000, 1_000_000, math.MaxInt64)), InterestMonthly: Percent(pick(100, 10_000, 1_000_000, math.MaxInt64)),
+			FineDue: money.Cents(pick(0, 1000, math.MaxInt64)), InterestDue: money.Cents(pick(0, 1000, math.MaxInt64)),
+			FineAssessed: rng.IntN(4) == 0}
+		if i < len(edges)*len(edges) {
+			tm.Open, tm.Fine = money.Cents(edges[i/len(edges)]), Percent(edges[i%len(edges)])
+			tm.InterestMonthly = tm.Fine
+		}
+		if rng.IntN(3) == 0 {
+			tm.AccrualFrom = due.AddDays(rng.IntN(60))
+		}
+		on := due.AddDays(int(pick(0, 1, 45, 400, 40_000)))
+		if i < len(edges)*len(edges) {
+			on, tm.AccrualFrom = due.AddDays(1), bankcalendar.Date{}
+		}
+		got, gotErr := Compute(tm, on)
+		want, wantErr := Breakdown{Open: tm.Open}, error(nil)
+		if tm.Late(on) {
+			want.DaysLate = on.Sub(tm.DueDate)
+			want, wantErr = computeBig(tm, on, want)
+		} else {
+			total := new(big.Int).Add(big.NewInt(int64(tm.Open)), big.NewInt(int64(tm.FineDue)))
+			total.Add(total, big.NewInt(int64(tm.InterestDue)))
+			if total.IsInt64() {
+				want.Fine, want.Interest, want.Updated = tm.FineDue, tm.InterestDue, money.Cents(total.Int64())
+			} else {
+				want, wantErr = Breakdown{}, ErrOverflow
+			}
+		}
+		if got != want || !errors.Is(gotErr, wantErr) {
+			t.Fatalf("%+v on %s: got %+v, %v; want %+v, %v", tm, on, got, gotErr, want, wantErr)
+		}
 	}
 }

@@ -37,18 +37,20 @@ func chargeTerms(c Charge, st Settings) latefee.Terms {
 // feeRules are what a charge's breakdown reads of the organization's
 // settings — the caps, the business-day calendar and the grace days —
 // made once for a page of charges instead of once a charge, with each
-// due date's grace end remembered for the page (docs/performance.md,
-// "Dunning listings"). Not safe for concurrent use.
+// due date's grace end remembered for the page and across pages
+// (grace_ends.go; docs/performance.md, "Dunning listings"). Not safe for
+// concurrent use.
 type feeRules struct {
 	caps      latefee.Caps
 	cal       *bankcalendar.Calendar
+	calKey    string // graceCalendarKey
 	grace     int
 	graceEnds map[bankcalendar.Date]bankcalendar.Date
 }
 
 // newFeeRules are st's rules for the breakdowns of one answer.
 func newFeeRules(st Settings) *feeRules {
-	return &feeRules{caps: st.Caps(), cal: st.Calendar(), grace: max(st.GraceDays, 0)}
+	return &feeRules{caps: st.Caps(), cal: st.Calendar(), calKey: graceCalendarKey(st), grace: max(st.GraceDays, 0)}
 }
 
 // breakdown is ChargeBreakdown under these rules.
@@ -73,7 +75,7 @@ func (r *feeRules) graceEnd(due bankcalendar.Date) bankcalendar.Date {
 	if end, ok := r.graceEnds[due]; ok {
 		return end
 	}
-	end := r.cal.NextBusinessDay(due.AddDays(r.grace))
+	end := rememberedGraceEnd(graceEndKey{calendar: r.calKey, grace: r.grace, due: due}, r.cal)
 	if r.graceEnds == nil {
 		r.graceEnds = make(map[bankcalendar.Date]bankcalendar.Date, 8)
 	}

@@ -250,11 +250,49 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
-	st, err := LoadSettings(store.ShortRead(ctx), s.DB, t.OrgID)
+	st, err := loadFeeSettings(store.ShortRead(ctx), s.DB, t.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.chargeViews(rows, st)
+	return s.chargesPage(rows, st, page, perPage, total)
+}
+
+// chargesPage is the numbered page of rows, their amounts for the
+// organization's today, as chargeListJSON (ShowCharge's bytes), or as
+// ChargeJSON when a row's time has no JSON form (chargeListJSON.set).
+func (s *Service) chargesPage(rows []listedCharge, st Settings, page, perPage, total int) (*rest.Response, error) {
+	on := st.Today(s.Clock())
+	onText := dateText(on)
+	rules := newFeeRules(st)
+	list := make([]chargeListJSON, len(rows))
+	ptrs := make([]*chargeListJSON, len(rows))
+	var buf []byte
+	for i := range rows {
+		c := &rows[i].Charge
+		if err := c.Decode(); err != nil {
+			return nil, err
+		}
+		b, err := rules.breakdown(*c, on)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if buf, ok = list[i].set(c, b, onText, buf); !ok {
+			return s.chargesPageAsViews(rows, st, page, perPage, total)
+		}
+		ptrs[i] = &list[i]
+	}
+	return restkit.NumberedPage(ptrs, page, perPage, total, func(v *chargeListJSON) *chargeListJSON { return v }), nil
+}
+
+// chargesPageAsViews is the page as ChargeJSON, whose encoding refuses a
+// time without a JSON form, as it always did.
+func (s *Service) chargesPageAsViews(rows []listedCharge, st Settings, page, perPage, total int) (*rest.Response, error) {
+	charges := make([]Charge, len(rows))
+	for i := range rows {
+		charges[i] = rows[i].Charge
+	}
+	views, err := s.chargeViews(charges, st)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,67 @@ func (f chargeListFilter) narrowedByStatusOnly() bool {
 // all: from the counters when only status and archiving narrow the list
 // (docs/decisions.md, "Listings at scale"), else counted. The rows are
 // not decoded.
-func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeListFilter) ([]Charge, int, error) {
+func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeListFilter) ([]listedCharge, int, error) {
+	cond, args := chargeListWhere(orgID, f)
+	// Room for the page: the scan appends each row without growing the
+	// slice (a Charge is large; each growth copied the rows read so far).
+	rows := make([]listedCharge, 0, min(f.Limit, 100))
+	if !f.narrowedByStatusOnly() {
+		var total int
+		if err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...); err != nil {
+			return nil, 0, err
+		}
+		err := q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
+		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
+			append(args, f.Limit, f.Offset)...)
+		return rows, total, err
+	}
+	statuses := slices.Sorted(slices.Values(f.Statuses))
+	l := markedList{table: "dunning_charges", alias: "c", columns: chargeListColumns, cond: cond, args: args,
+		order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts",
+		key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
+	if f.Offset < markStride {
+		total, ok, err := firstChargesWithTotal(ctx, q, orgID, l, f, &rows)
+		if err == nil && !ok {
+			// An empty page: its total alone.
+			total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
+		}
+		return rows, total, err
+	}
+	total, err := chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Pages the counters total seek under a remembered mark (page_marks.go).
+	err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
+	return rows, total, err
+}
+
+// listedCharge is a charge of a page and, when the page's statement read
+// it (firstChargesWithTotal), the list's total from the counters.
+type listedCharge struct {
+	Charge
+	ListTotal int `db:"list_total"`
+}
+
+// firstChargesWithTotal reads a page under markStride with the counters'
+// total as a column of each row (chargeTotalSQL): one statement, one
+// snapshot, where the total and the page were two (docs/decisions.md,
+// "Dunning's listing CPU, second round"). False when the page is empty:
+// the caller reads the total alone.
+func firstChargesWithTotal(ctx context.Context, q store.Querier, orgID string, l markedList, f chargeListFilter, dest *[]listedCharge) (int, bool, error) {
+	totalSQL, args := chargeTotalSQL(orgID, f.Archived, f.Statuses)
+	args = append(append(args, l.args...), f.Limit, f.Offset)
+	query := strings.Replace(l.pageSQL(""), `SELECT `+l.columns, `SELECT `+l.columns+`, `+totalSQL+` AS list_total`, 1)
+	if err := q.Select(store.ShortRead(ctx), dest, query, args...); err != nil || len(*dest) == 0 {
+		return 0, false, err
+	}
+	return (*dest)[0].ListTotal, true, nil
+}
+
+// chargeListWhere is the listing's condition on dunning_charges c and its
+// arguments, the organization's id first.
+func chargeListWhere(orgID string, f chargeListFilter) (string, []any) {
 	where := []string{"c.organization_id = ?"}
 	args := []any{orgID}
 	if f.Archived {
@@ -89,31 +149,7 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 			OR c.debtor_id IN (SELECT id FROM dunning_debtors WHERE organization_id = ? AND LOWER(name) LIKE ? ESCAPE '\'))`)
 		args = append(args, p, p, orgID, p)
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	var err error
-	if f.narrowedByStatusOnly() {
-		total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
-	} else {
-		err = q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	rows := []Charge{}
-	if f.narrowedByStatusOnly() {
-		// Pages the counters total seek under a remembered mark (page_marks.go).
-		statuses := slices.Sorted(slices.Values(f.Statuses))
-		l := markedList{table: "dunning_charges", alias: "c", columns: chargeListColumns, cond: cond, args: args,
-			order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts",
-			key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
-		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
-		return rows, total, err
-	}
-	err = q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
-		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
-		append(args, f.Limit, f.Offset)...)
-	return rows, total, err
+	return strings.Join(where, " AND "), args
 }
 
 // GetCharge loads a charge of the organization by id or external_id (an

@@ -157,21 +157,30 @@ func RecountOrganization(ctx context.Context, q store.Querier, orgID string) err
 // chargeTotal is the counters' number of the organization's charges,
 // archived or not, in statuses (every status when empty).
 func chargeTotal(ctx context.Context, q store.Querier, orgID string, archived bool, statuses []string) (int, error) {
-	query := `SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = ?`
+	query, args := chargeTotalSQL(orgID, archived, statuses)
+	var n int
+	err := q.Get(ctx, &n, `SELECT `+query, args...)
+	return n, err
+}
+
+// chargeTotalSQL is chargeTotal's scalar subquery, in parentheses, and
+// its arguments: a page of the first rows reads it as a column
+// (listCharges).
+func chargeTotalSQL(orgID string, archived bool, statuses []string) (string, []any) {
+	query := `(SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM dunning_charge_counts WHERE organization_id = ? AND archived = ?`
 	a := 0
 	if archived {
 		a = 1
 	}
-	args := []any{orgID, a}
+	args := make([]any, 0, 2+len(statuses))
+	args = append(args, orgID, a)
 	if len(statuses) > 0 {
 		query += ` AND status IN (?` + strings.Repeat(", ?", len(statuses)-1) + `)`
 		for _, s := range statuses {
 			args = append(args, s)
 		}
 	}
-	var n int
-	err := q.Get(ctx, &n, query, args...)
-	return n, err
+	return query + `)`, args
 }
 
 // debtorTotal is the counter's number of the organization's debtors in

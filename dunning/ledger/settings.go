@@ -189,18 +189,11 @@ func (st *Settings) Decode() error {
 			st.Channels[ch] = ChannelSetting{Enabled: true, Provider: DefaultProvider}
 		}
 	}
-	var days []string
-	if err := json.Unmarshal([]byte(st.ClosedDaysJSON), &days); err != nil {
-		return fmt.Errorf("dunning: settings closed_days: %w", err)
+	days, err := decodeClosedDays(st.ClosedDaysJSON, st.ClosedDays[:0])
+	if err != nil {
+		return err
 	}
-	st.ClosedDays = st.ClosedDays[:0]
-	for _, s := range days {
-		d, err := bankcalendar.ParseDate(s)
-		if err != nil {
-			return fmt.Errorf("dunning: settings closed_days: %w", err)
-		}
-		st.ClosedDays = append(st.ClosedDays, d)
-	}
+	st.ClosedDays = days
 	st.Location = LoadZone(st.Timezone)
 	st.Stored = true
 	return nil
@@ -224,4 +217,20 @@ func (st Settings) GraceEnd(due bankcalendar.Date) bankcalendar.Date {
 // pending charge overdue.
 func (st Settings) LateOn(due, on bankcalendar.Date) bool {
 	return on.After(st.GraceEnd(due))
+}
+
+// decodeClosedDays appends to days the dates of closed_days' JSON text.
+func decodeClosedDays(text string, days []bankcalendar.Date) ([]bankcalendar.Date, error) {
+	var texts []string
+	if err := json.Unmarshal([]byte(text), &texts); err != nil {
+		return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
+	}
+	for _, s := range texts {
+		d, err := bankcalendar.ParseDate(s)
+		if err != nil {
+			return nil, fmt.Errorf("dunning: settings closed_days: %w", err)
+		}
+		days = append(days, d)
+	}
+	return days, nil
 }
