@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Options configure one MCP endpoint. The zero value of each field is a
@@ -27,7 +28,7 @@ type Options struct {
 	// [AllowOrigins] and [AnyOrigin].
 	AllowOrigin OriginPolicy
 	// TextIndent, when set, indents the JSON that [Request.JSONText] puts
-	// in tool results ("  " for two spaces).
+	// in tool results ("  " for two spaces); spaces and tabs only.
 	TextIndent string
 	// PageSize is how many entries a list page holds (default 100).
 	PageSize int
@@ -85,6 +86,9 @@ type Handler struct {
 func NewHandler(opts Options, catalog Catalog) (*Handler, error) {
 	if opts.Name == "" || opts.Version == "" {
 		return nil, fmt.Errorf("mcp: Options.Name and Options.Version are required")
+	}
+	if strings.Trim(opts.TextIndent, " \t") != "" {
+		return nil, fmt.Errorf("mcp: Options.TextIndent %q: spaces and tabs only", opts.TextIndent)
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20

@@ -2,8 +2,8 @@ package mcp
 
 import (
 	"bytes"
-	encjson "encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -43,11 +43,36 @@ func (r *Request) JSONText(body []byte) Content {
 	if r.textIndent == "" {
 		return TextContent(string(body))
 	}
-	var buf bytes.Buffer
-	if err := encjson.Indent(&buf, body, "", r.textIndent); err != nil {
+	bp := indentPool.Get().(*[]byte)
+	defer indentPool.Put(bp)
+	out, ok := appendIndented((*bp)[:0], body, r.textIndent)
+	*bp = out[:0]
+	if !ok {
 		return TextContent(string(body))
 	}
-	return TextContent(buf.String())
+	return TextContent(string(out))
+}
+
+// indentPool holds the buffers JSONText indents into before the text is
+// copied out.
+var indentPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// appendIndented appends body indented by indent to dst, byte for byte what
+// encoding/json.Indent(dst, body, "", indent) writes: leading white space
+// dropped, trailing white space kept, strings, numbers and duplicate names
+// as they are. It is jsontext's formatter, about 2.7 times faster than
+// encoding/json's on a page of charges (encoding/json's Indent was a sixth
+// of an indented listing's CPU; docs/performance.md "Dunning listings,
+// second round (issue 28)"); TestIndentedAsEncodingJSON and
+// FuzzIndentedAsEncodingJSON hold the two to the same bytes. ok is false
+// when body is not one JSON value.
+func appendIndented(dst, body []byte, indent string) ([]byte, bool) {
+	out, err := jsontext.AppendFormat(dst, body, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
+		jsontext.PreserveRawStrings(true), jsontext.Multiline(true), jsontext.WithIndent(indent))
+	if err != nil {
+		return dst, false
+	}
+	return append(out, body[len(bytes.TrimRight(body, " \t\r\n")):]...), true
 }
 
 // ClientInfo is the client's self-description from the 2026 envelope, for
