@@ -66,16 +66,16 @@ func (q *Queue) share(job *rivertype.JobRow) int {
 // fetched together one runs), read from the shared database — the same
 // on every replica. An error counts as not over: fairness is not worth
 // failing a job.
-func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
+func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org string, over bool) {
 	q.mu.Lock()
 	keyOf := q.orgKeys[job.Kind]
 	q.mu.Unlock()
 	if keyOf == nil {
-		return false
+		return "", false
 	}
 	org, err := keyOf(job.EncodedArgs)
 	if err != nil || org == "" {
-		return false
+		return "", false
 	}
 	var running [][]byte
 	t := q.table("river_job")
@@ -89,7 +89,7 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
 		" AND (o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id))", job.ID, job.Kind)
 	if err != nil {
 		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
-		return false
+		return "", false
 	}
 	n := 0
 	for _, raw := range running {
@@ -97,13 +97,19 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
 			n++
 		}
 	}
-	return n >= q.share(job)
+	return org, n >= q.share(job)
 }
 
 // snoozeOverShare is the share check of an attempt: the snooze error when
-// job must wait for its organization's running jobs, nil to run it.
+// job must wait for its organization's running jobs, nil to run it. The
+// share is work-conserving (docs/decisions.md, "A work-conserving
+// organization share"): a job over its organization's share still runs
+// when no other organization has a job of the kind waiting
+// (othersWaiting), so a lone organization's burst uses every worker of
+// the queue instead of being snoozed over and over.
 func (q *Queue) snoozeOverShare(ctx context.Context, job *rivertype.JobRow) error {
-	if !q.overShare(ctx, job) {
+	org, over := q.overShare(ctx, job)
+	if !over || !q.othersWaiting(ctx, job.Kind, org) {
 		return nil
 	}
 	q.stats.snoozed.WithLabelValues(job.Kind).Inc()
