@@ -61,23 +61,27 @@ func (q *Queue) share(job *rivertype.JobRow) int {
 }
 
 // overShare reports whether job's organization already runs its share of
-// job's kind. The count is River's own: the running rows of the kind that
+// job's kind, and which other organizations do (busy). The count is
+// River's own: for job's organization, the running rows of the kind that
 // started before this one (by attempted_at, then id, so that of two jobs
-// fetched together one runs), read from the shared database — the same
-// on every replica. An error counts as not over: fairness is not worth
-// failing a job.
-func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org string, over bool) {
+// fetched together one runs); for the others, all their running rows of
+// the kind; read from the shared database — the same on every replica.
+// An error counts as not over: fairness is not worth failing a job.
+func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org string, over bool, busy []string) {
 	q.mu.Lock()
 	keyOf := q.orgKeys[job.Kind]
 	q.mu.Unlock()
 	if keyOf == nil {
-		return "", false
+		return "", false, nil
 	}
 	org, err := keyOf(job.EncodedArgs)
 	if err != nil || org == "" {
-		return "", false
+		return "", false, nil
 	}
-	var running [][]byte
+	var running []struct {
+		Args   []byte `db:"args"`
+		Before bool   `db:"before"`
+	}
 	t := q.table("river_job")
 	// River's SQLite driver stores args as binary JSONB: json() makes it
 	// text again.
@@ -85,31 +89,40 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org strin
 	if q.db.Dialect() == store.SQLite {
 		args = "json(o.args)"
 	}
-	err = q.db.Select(ctx, &running, "SELECT "+args+" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id"+
-		" AND (o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id))", job.ID, job.Kind)
+	err = q.db.Select(ctx, &running, "SELECT "+args+" AS args, COALESCE(o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id), false) AS before"+
+		" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id", job.ID, job.Kind)
 	if err != nil {
 		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
-		return "", false
+		return "", false, nil
 	}
-	n := 0
-	for _, raw := range running {
-		if other, err := keyOf(raw); err == nil && other == org {
-			n++
+	share := q.share(job)
+	mine, others := 0, map[string]int{}
+	for _, r := range running {
+		other, err := keyOf(r.Args)
+		switch {
+		case err != nil || other == "":
+		case other == org && r.Before:
+			mine++
+		case other != org:
+			if others[other]++; others[other] == share {
+				busy = append(busy, other)
+			}
 		}
 	}
-	return org, n >= q.share(job)
+	return org, mine >= share, busy
 }
 
 // snoozeOverShare is the share check of an attempt: the snooze error when
 // job must wait for its organization's running jobs, nil to run it. The
 // share is work-conserving (docs/decisions.md, "A work-conserving
 // organization share"): a job over its organization's share still runs
-// when no other organization has a job of the kind waiting
-// (othersWaiting), so a lone organization's burst uses every worker of
+// when no other organization within its own share has a job of the kind
+// waiting (othersWaiting; an organization over its share could not take
+// the worker either), so a lone organization's burst uses every worker of
 // the queue instead of being snoozed over and over.
 func (q *Queue) snoozeOverShare(ctx context.Context, job *rivertype.JobRow) error {
-	org, over := q.overShare(ctx, job)
-	if !over || !q.othersWaiting(ctx, job.Kind, org) {
+	org, over, busy := q.overShare(ctx, job)
+	if !over || !q.othersWaiting(ctx, job.Kind, append(busy, org)) {
 		return nil
 	}
 	q.stats.snoozed.WithLabelValues(job.Kind).Inc()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/riverqueue/river/rivertype"
 
@@ -21,7 +23,8 @@ import (
 // (riverschema, ensureOrgIndex) orders the available jobs by kind and
 // organization: "an available job of kind K whose organization is not A"
 // is two index seeks, one each side of A, plus one for the jobs stored
-// without a key.
+// without a key (and one more for each other organization already at its
+// share, which is skipped the same way).
 
 // stampOrganizations is the queue's insert middleware: it writes the
 // organization of each Organizational job into the metadata River
@@ -66,20 +69,41 @@ func withOrganization(metadata []byte, org string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// othersWaiting reports whether a job of kind other than org's waits:
-// available and due (scheduled_at reached; a job snoozed for later is
-// not waiting yet). A job stored without an organization — inserted
-// before the key was stamped — counts as another organization's: it may
-// be, and fairness then stays as strict as it was until such jobs are
-// gone, rather than a lone organization's old jobs being decoded one by
-// one. An error counts as waiting (the strict share, as before).
-func (q *Queue) othersWaiting(ctx context.Context, kind, org string) bool {
+// othersWaiting reports whether a job of kind waits whose organization
+// is not one of except (the asking job's own and those already at their
+// share): available and due (scheduled_at reached; a job snoozed for
+// later is not waiting yet). Each stretch of organizations between two
+// of except is one EXISTS that stops at its first due row, so the
+// excepted organizations' waiting jobs are never scanned. A job stored
+// without an organization — inserted before the key was stamped — counts
+// as another organization's: it may be, and fairness then stays as
+// strict as it was until such jobs are gone, rather than a lone
+// organization's old jobs being decoded one by one. An error counts as
+// waiting (the strict share, as before).
+func (q *Queue) othersWaiting(ctx context.Context, kind string, except []string) bool {
+	except = slices.Compact(slices.Sorted(slices.Values(except)))
 	expr := riverschema.OrgExpr(q.db.Dialect())
-	from := " FROM " + q.table("river_job") + " WHERE kind = ? AND state = 'available' AND scheduled_at <= " + nowSQL(q.db.Dialect()) + " AND " + expr
+	from := "EXISTS (SELECT 1 FROM " + q.table("river_job") + " WHERE kind = ? AND state = 'available' AND scheduled_at <= " + nowSQL(q.db.Dialect()) + " AND " + expr
+	parts := []string{from + " IS NULL)"}
+	args := []any{kind}
+	for i, e := range except {
+		if i == 0 {
+			parts = append(parts, from+" < ?)")
+			args = append(args, kind, e)
+		} else {
+			parts = append(parts, from+" > ? AND "+expr+" < ?)")
+			args = append(args, kind, except[i-1], e)
+		}
+	}
+	if len(except) > 0 {
+		parts = append(parts, from+" > ?)")
+		args = append(args, kind, except[len(except)-1])
+	} else {
+		parts = append(parts, from+" IS NOT NULL)")
+		args = append(args, kind)
+	}
 	var waiting bool
-	err := q.db.Get(ctx, &waiting, "SELECT EXISTS (SELECT 1"+from+" < ?) OR EXISTS (SELECT 1"+from+" > ?) OR EXISTS (SELECT 1"+from+" IS NULL)",
-		kind, org, kind, org, kind)
-	if err != nil {
+	if err := q.db.Get(ctx, &waiting, "SELECT "+strings.Join(parts, " OR "), args...); err != nil {
 		q.log.Warn("jobs: looking for other organizations' waiting jobs", "kind", kind, "err", err)
 		return true
 	}

@@ -58,6 +58,65 @@ func TestOrganizationShareIsWorkConserving(t *testing.T) {
 	})
 }
 
+// Two organizations both at their share leave no worker idle: with four
+// workers and a share of 1, A and B each run one long document, then
+// each asks for three more. Each of those is over its organization's
+// share while the other organization waits, but that one is at its share
+// too and could not take the worker: they run at once, all four workers
+// busy, and nothing is snoozed. (Yielding to any waiting organization
+// would snooze A's and B's jobs for each other over and over.)
+func TestOrganizationShareLeavesNoWorkerIdle(t *testing.T) {
+	t.Parallel()
+	const more, work = 3, 1500 * time.Millisecond
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		q, err := New(ctx, db, Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: quiet,
+			QueueWorkers: map[string]int{QueueDocuments: 4}, OrganizationShare: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := q.Stop(ctx); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+		})
+		docs := newDocWorker(work)
+		AddWorker(q, docs)
+		enqueue := func(org string, i int) {
+			if _, err := q.Enqueue(ctx, docArgs{Org: org, Token: fmt.Sprintf("%s%d", org, i)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		enqueue("A", 0)
+		enqueue("B", 0)
+		start(t, q)
+		eventually(t, "A's and B's first documents to start", func() bool {
+			docs.mu.Lock()
+			defer docs.mu.Unlock()
+			return docs.running["A"] == 1 && docs.running["B"] == 1
+		})
+		for i := 1; i <= more; i++ {
+			enqueue("A", i)
+			enqueue("B", i)
+		}
+		most := 0
+		eventually(t, "every document to end", func() bool {
+			docs.mu.Lock()
+			defer docs.mu.Unlock()
+			most = max(most, docs.running["A"]+docs.running["B"])
+			return len(docs.ended) == 2*(more+1)
+		})
+		if most != 4 {
+			t.Errorf("A and B ran at most %d documents at once, want all 4 workers busy", most)
+		}
+		if n := snoozedDocs(t, q); n != 0 {
+			t.Errorf("%v snoozes, want none: organizations at their share yielded to each other", n)
+		}
+	})
+}
+
 // While B's document waits, A starts no job over its share, even with
 // the queue's workers free for it: the share yields to the waiting
 // organization. B's document is inserted before the queue starts,
@@ -199,17 +258,29 @@ func TestOthersWaitingUsesTheIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if q.othersWaiting(ctx, "jobs_test.document", "A") {
+		if q.othersWaiting(ctx, "jobs_test.document", []string{"A"}) {
 			t.Error("A alone: another organization is said to be waiting")
 		}
-		if !q.othersWaiting(ctx, "jobs_test.document", "B") {
+		if !q.othersWaiting(ctx, "jobs_test.document", []string{"B"}) {
 			t.Error("B does not see A's waiting jobs")
 		}
 		if _, err := q.Enqueue(ctx, docArgs{Org: "0", Token: "low"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if !q.othersWaiting(ctx, "jobs_test.document", "A") {
+		if !q.othersWaiting(ctx, "jobs_test.document", []string{"A"}) {
 			t.Error("A does not see organization 0's waiting job")
+		}
+		if q.othersWaiting(ctx, "jobs_test.document", []string{"A", "0"}) {
+			t.Error("with 0 at its share, A sees someone waiting")
+		}
+		if _, err := q.Enqueue(ctx, docArgs{Org: "M", Token: "between"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !q.othersWaiting(ctx, "jobs_test.document", []string{"A", "0"}) {
+			t.Error("A does not see M's waiting job, between the two excepted")
+		}
+		if q.othersWaiting(ctx, "jobs_test.document", []string{"M", "A", "0", "A"}) {
+			t.Error("everyone excepted, someone is said to be waiting")
 		}
 		plan := queryPlan(t, db, q)
 		if !strings.Contains(plan, "river_job_kobana_org_available") {
