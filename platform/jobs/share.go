@@ -82,15 +82,7 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org strin
 		Args   []byte `db:"args"`
 		Before bool   `db:"before"`
 	}
-	t := q.table("river_job")
-	// River's SQLite driver stores args as binary JSONB: json() makes it
-	// text again.
-	args := "o.args"
-	if q.db.Dialect() == store.SQLite {
-		args = "json(o.args)"
-	}
-	err = q.db.Select(ctx, &running, "SELECT "+args+" AS args, COALESCE(o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id), false) AS before"+
-		" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id", job.ID, job.Kind)
+	err = q.db.Select(ctx, &running, q.runningQuery(), job.ID, job.Queue, job.Kind)
 	if err != nil {
 		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
 		return "", false, nil
@@ -110,6 +102,27 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org strin
 		}
 	}
 	return org, mine >= share, busy
+}
+
+// runningQuery reads the running jobs of a kind beside one of them (its
+// id, queue and kind the parameters): their args, and whether each
+// started before it. The queue is there for the index: River's
+// (state, queue, …) fetching index then finds the few running rows. On
+// kind alone SQLite chose River's kind index, which holds every job of
+// the kind River keeps (completed ones for a day): the count grew with
+// the day's volume and was a third of the Inbox intake's CPU in a burst
+// of 4 000 e-mails (docs/performance.md, "A work-conserving organization
+// share (issue 28)").
+func (q *Queue) runningQuery() string {
+	t := q.table("river_job")
+	// River's SQLite driver stores args as binary JSONB: json() makes it
+	// text again.
+	args := "o.args"
+	if q.db.Dialect() == store.SQLite {
+		args = "json(o.args)"
+	}
+	return "SELECT " + args + " AS args, COALESCE(o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id), false) AS before" +
+		" FROM " + t + " o, " + t + " me WHERE me.id = ? AND o.state = 'running' AND o.queue = ? AND o.kind = ? AND o.id <> me.id"
 }
 
 // snoozeOverShare is the share check of an attempt: the snooze error when

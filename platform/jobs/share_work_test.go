@@ -282,19 +282,34 @@ func TestOthersWaitingUsesTheIndex(t *testing.T) {
 		if q.othersWaiting(ctx, "jobs_test.document", []string{"M", "A", "0", "A"}) {
 			t.Error("everyone excepted, someone is said to be waiting")
 		}
-		plan := queryPlan(t, db, q)
+		plan := queryPlan(t, db, "SELECT 1 FROM "+q.table("river_job")+" WHERE kind = 'jobs_test.document' AND state = 'available' AND scheduled_at <= "+
+			nowSQL(db.Dialect())+" AND "+riverschema.OrgExpr(db.Dialect())+" > 'A'")
 		if !strings.Contains(plan, "river_job_kobana_org_available") {
 			t.Errorf("the query does not use the index:\n%s", plan)
 		}
 	})
 }
 
-// queryPlan is the engine's plan of othersWaiting's query (seq scans
-// disabled on PostgreSQL, whose planner prefers them on a tiny table).
-func queryPlan(t *testing.T, db *store.DB, q *Queue) string {
+// The count of an organization's running jobs reads the running rows of
+// the queue, not every job of the kind River keeps (completed ones for a
+// day): River's fetching index (state, queue, …), not its kind index.
+func TestRunningCountReadsOnlyRunningRows(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		q := newQueue(t, db, false)
+		query := strings.Replace(strings.Replace(strings.Replace(q.runningQuery(), "?", "1", 1), "?", "'documents'", 1), "?", "'jobs_test.document'", 1)
+		plan := queryPlan(t, db, query)
+		if !strings.Contains(plan, "river_job_prioritized_fetching_index") || strings.Contains(plan, "river_job_kind") {
+			t.Errorf("the running jobs are not read through River's (state, queue) index:\n%s", plan)
+		}
+	})
+}
+
+// queryPlan is the engine's plan of query (seq scans disabled on
+// PostgreSQL, whose planner prefers them on a tiny table).
+func queryPlan(t *testing.T, db *store.DB, query string) string {
 	t.Helper()
 	ctx := context.Background()
-	expr := riverschema.OrgExpr(db.Dialect())
 	var lines []string
 	err := db.WithTx(ctx, func(tx *store.Tx) error {
 		explain := "EXPLAIN QUERY PLAN "
@@ -304,8 +319,7 @@ func queryPlan(t *testing.T, db *store.DB, q *Queue) string {
 				return err
 			}
 		}
-		rows, err := tx.SQL().QueryContext(ctx, explain+"SELECT 1 FROM "+q.table("river_job")+
-			" WHERE kind = 'jobs_test.document' AND state = 'available' AND scheduled_at <= "+nowSQL(db.Dialect())+" AND "+expr+" > 'A'")
+		rows, err := tx.SQL().QueryContext(ctx, explain+query)
 		if err != nil {
 			return err
 		}
