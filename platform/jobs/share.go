@@ -14,9 +14,11 @@ import (
 
 // Organizational is implemented by the args of a kind whose jobs belong
 // to one organization. Such a job does not start while its organization
-// already runs its share of the kind's workers (Config.OrganizationShare):
-// it is snoozed briefly instead, so one organization's burst of a kind
-// (thirty statement PDFs) leaves workers to the others' jobs of the kind.
+// already runs its share of the kind's workers (Config.OrganizationShare)
+// and another organization's job of the kind waits: it is snoozed briefly
+// instead, so one organization's burst of a kind (thirty statement PDFs)
+// leaves workers to the others' jobs of the kind. With nobody else
+// waiting it runs: the share never leaves a worker idle (share_waiting.go).
 type Organizational interface {
 	OrganizationKey() string
 }
