@@ -61,7 +61,9 @@ type Config struct {
 	// OrganizationShare is how many jobs of one kind one organization may
 	// run at once across replicas (kinds whose args are Organizational);
 	// by default half of this process's workers of the kind's queue, at
-	// least 1. A job over it is snoozed, without spending an attempt.
+	// least 1. A job over it is snoozed, without spending an attempt,
+	// while another organization within its own share has a job of the
+	// kind waiting; with none waiting it runs (share_waiting.go).
 	OrganizationShare int
 	// Logger receives the queue's logs.
 	Logger *slog.Logger

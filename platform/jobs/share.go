@@ -14,9 +14,11 @@ import (
 
 // Organizational is implemented by the args of a kind whose jobs belong
 // to one organization. Such a job does not start while its organization
-// already runs its share of the kind's workers (Config.OrganizationShare):
-// it is snoozed briefly instead, so one organization's burst of a kind
-// (thirty statement PDFs) leaves workers to the others' jobs of the kind.
+// already runs its share of the kind's workers (Config.OrganizationShare)
+// and another organization's job of the kind waits: it is snoozed briefly
+// instead, so one organization's burst of a kind (thirty statement PDFs)
+// leaves workers to the others' jobs of the kind. With nobody else
+// waiting it runs: the share never leaves a worker idle (share_waiting.go).
 type Organizational interface {
 	OrganizationKey() string
 }
@@ -61,23 +63,59 @@ func (q *Queue) share(job *rivertype.JobRow) int {
 }
 
 // overShare reports whether job's organization already runs its share of
-// job's kind. The count is River's own: the running rows of the kind that
+// job's kind, and which other organizations do (busy). The count is
+// River's own: for job's organization, the running rows of the kind that
 // started before this one (by attempted_at, then id, so that of two jobs
-// fetched together one runs), read from the shared database — the same
-// on every replica. An error counts as not over: fairness is not worth
-// failing a job.
-func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
+// fetched together one runs); for the others, all their running rows of
+// the kind; read from the shared database — the same on every replica.
+// An error counts as not over: fairness is not worth failing a job.
+func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) (org string, over bool, busy []string) {
 	q.mu.Lock()
 	keyOf := q.orgKeys[job.Kind]
 	q.mu.Unlock()
 	if keyOf == nil {
-		return false
+		return "", false, nil
 	}
 	org, err := keyOf(job.EncodedArgs)
 	if err != nil || org == "" {
-		return false
+		return "", false, nil
 	}
-	var running [][]byte
+	var running []struct {
+		Args   []byte `db:"args"`
+		Before bool   `db:"before"`
+	}
+	err = q.db.Select(ctx, &running, q.runningQuery(), job.ID, job.Queue, job.Kind)
+	if err != nil {
+		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
+		return "", false, nil
+	}
+	share := q.share(job)
+	mine, others := 0, map[string]int{}
+	for _, r := range running {
+		other, err := keyOf(r.Args)
+		switch {
+		case err != nil || other == "":
+		case other == org && r.Before:
+			mine++
+		case other != org:
+			if others[other]++; others[other] == share {
+				busy = append(busy, other)
+			}
+		}
+	}
+	return org, mine >= share, busy
+}
+
+// runningQuery reads the running jobs of a kind beside one of them (its
+// id, queue and kind the parameters): their args, and whether each
+// started before it. The queue is there for the index: River's
+// (state, queue, …) fetching index then finds the few running rows. On
+// kind alone SQLite chose River's kind index, which holds every job of
+// the kind River keeps (completed ones for a day): the count grew with
+// the day's volume and was a third of the Inbox intake's CPU in a burst
+// of 4 000 e-mails (docs/performance.md, "A work-conserving organization
+// share (issue 28)").
+func (q *Queue) runningQuery() string {
 	t := q.table("river_job")
 	// River's SQLite driver stores args as binary JSONB: json() makes it
 	// text again.
@@ -85,25 +123,21 @@ func (q *Queue) overShare(ctx context.Context, job *rivertype.JobRow) bool {
 	if q.db.Dialect() == store.SQLite {
 		args = "json(o.args)"
 	}
-	err = q.db.Select(ctx, &running, "SELECT "+args+" FROM "+t+" o, "+t+" me WHERE me.id = ? AND o.kind = ? AND o.state = 'running' AND o.id <> me.id"+
-		" AND (o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id))", job.ID, job.Kind)
-	if err != nil {
-		q.log.Warn("jobs: counting an organization's running jobs", "kind", job.Kind, "job_id", job.ID, "err", err)
-		return false
-	}
-	n := 0
-	for _, raw := range running {
-		if other, err := keyOf(raw); err == nil && other == org {
-			n++
-		}
-	}
-	return n >= q.share(job)
+	return "SELECT " + args + " AS args, COALESCE(o.attempted_at < me.attempted_at OR (o.attempted_at = me.attempted_at AND o.id < me.id), false) AS before" +
+		" FROM " + t + " o, " + t + " me WHERE me.id = ? AND o.state = 'running' AND o.queue = ? AND o.kind = ? AND o.id <> me.id"
 }
 
 // snoozeOverShare is the share check of an attempt: the snooze error when
-// job must wait for its organization's running jobs, nil to run it.
+// job must wait for its organization's running jobs, nil to run it. The
+// share is work-conserving (docs/decisions.md, "A work-conserving
+// organization share"): a job over its organization's share still runs
+// when no other organization within its own share has a job of the kind
+// waiting (othersWaiting; an organization over its share could not take
+// the worker either), so a lone organization's burst uses every worker of
+// the queue instead of being snoozed over and over.
 func (q *Queue) snoozeOverShare(ctx context.Context, job *rivertype.JobRow) error {
-	if !q.overShare(ctx, job) {
+	org, over, busy := q.overShare(ctx, job)
+	if !over || !q.othersWaiting(ctx, job.Kind, append(busy, org)) {
 		return nil
 	}
 	q.stats.snoozed.WithLabelValues(job.Kind).Inc()

@@ -34,6 +34,14 @@ type docWorker struct {
 	ended   map[string]time.Time
 	running map[string]int
 	most    map[string]int
+	// starts is every start in order: the job's token and how many of
+	// its organization's jobs ran then, itself included.
+	starts []docStart
+}
+
+type docStart struct {
+	token   string
+	running int
 }
 
 func newDocWorker(work time.Duration) *docWorker {
@@ -45,6 +53,7 @@ func (w *docWorker) Work(ctx context.Context, job *river.Job[docArgs]) error {
 	w.started[job.Args.Token] = time.Now()
 	w.running[job.Args.Org]++
 	w.most[job.Args.Org] = max(w.most[job.Args.Org], w.running[job.Args.Org])
+	w.starts = append(w.starts, docStart{job.Args.Token, w.running[job.Args.Org]})
 	w.mu.Unlock()
 	time.Sleep(w.work)
 	w.mu.Lock()
@@ -70,9 +79,11 @@ func (w *docWorker) endedBefore(org string, n int, t time.Time) int {
 // Organization A floods the documents queue with slow jobs; B then asks
 // for one document and one short job. B's short job runs at once (it is
 // in the default queue, whose workers A's documents cannot take), and
-// B's document starts before A's burst is through: A runs at most its
-// share (half of the queue's two workers) at once, the rest of its jobs
-// are snoozed without spending attempts, and all of them still end.
+// B's document starts before A's burst is through: once B's document
+// waits, A's jobs over its share (half of the queue's two workers) are
+// snoozed without spending attempts, and all of them still end. (That A
+// then starts no job over its share is TestOrganizationShareYieldsToAWaitingOrganization;
+// A alone may use both workers, TestOrganizationShareIsWorkConserving.)
 func TestOrganizationShareKeepsAWorkerForOthers(t *testing.T) {
 	t.Parallel()
 	const flood, work = 20, 200 * time.Millisecond
@@ -115,21 +126,15 @@ func TestOrganizationShareKeepsAWorkerForOthers(t *testing.T) {
 				return len(docs.ended) == flood+1
 			})
 			docs.mu.Lock()
-			bStarted, most := docs.started["B0"], docs.most["A"]
+			bStarted := docs.started["B0"]
 			docs.mu.Unlock()
 			if n := docs.endedBefore("A", flood, bStarted); n > flood/2 {
 				t.Errorf("B's document started after %d of A's %d had ended, want it before most of them", n, flood)
-			}
-			if most != 1 {
-				t.Errorf("A ran %d documents at once, want its share, 1", most)
 			}
 			for _, id := range aIDs {
 				if _, attempt := jobState(t, q, id); attempt != 1 {
 					t.Errorf("job %d ended at attempt %d: a snooze spent an attempt", id, attempt)
 				}
-			}
-			if n, _ := metric(t, q.Collector(), "kobana_jobs_share_snoozed_total", map[string]string{"kind": "jobs_test.document"}); n == 0 {
-				t.Error("no snooze was counted")
 			}
 		})
 	}

@@ -27,10 +27,12 @@ import (
 // middleware is the River middleware of q, outermost first.
 func (q *Queue) middleware() []rivertype.Middleware {
 	observe := river.WorkerMiddlewareFunc(q.observeAttempt)
+	stamp := river.JobInsertMiddlewareFunc(stampOrganizations)
 	if q.cfg.Tracer == nil {
-		return []rivertype.Middleware{observe}
+		return []rivertype.Middleware{stamp, observe}
 	}
 	return []rivertype.Middleware{
+		stamp,
 		river.WorkerMiddlewareFunc(workParent),
 		otelriver.NewMiddleware(&otelriver.MiddlewareConfig{
 			TracerProvider:              q.cfg.Tracer,

@@ -69,7 +69,8 @@ func Schema(ctx context.Context, db *store.DB) (string, error) {
 // PostgreSQL a session advisory lock, one per schema, makes replicas that
 // start together migrate one after another: the first applies the
 // versions, the others find nothing to do. On SQLite, migrations in one
-// process are serialised by a mutex.
+// process are serialised by a mutex. Then the index of ours on river_job
+// is made if it is missing (ensureOrgIndex).
 func Migrate(ctx context.Context, db *store.DB, logger *slog.Logger) ([]int, error) {
 	if logger == nil {
 		logger = slog.Default()
@@ -95,6 +96,9 @@ func Migrate(ctx context.Context, db *store.DB, logger *slog.Logger) ([]int, err
 	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: migrate River's schema on %s: %w", db, err)
+	}
+	if err := ensureOrgIndex(ctx, db, schema); err != nil {
+		return nil, err
 	}
 	var applied []int
 	for _, v := range res.Versions {
