@@ -138,6 +138,27 @@ func (n *Notifier) runEnrollment(ctx context.Context, id string, now time.Time) 
 	return did && err == nil, again && err == nil, err
 }
 
+// runEnrollmentDue runs enrollment id's due steps at now, one
+// transaction each, while the last one left it at another due step (a
+// passed-over step leaves it at a later one that may be due too), and
+// counts them.
+func (n *Notifier) runEnrollmentDue(ctx context.Context, id string, now time.Time) (int, error) {
+	k := 0
+	for k < maxRunnerRounds {
+		if err := ctx.Err(); err != nil {
+			return k, err
+		}
+		did, again, err := n.runEnrollment(ctx, id, now)
+		if did {
+			k++
+		}
+		if err != nil || !again {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
 // runStep decides the due step of e at now, e and its charge c locked;
 // see the steps above.
 func (n *Notifier) runStep(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, c *ledger.Charge, now time.Time) error {

@@ -114,27 +114,6 @@ func (n *Notifier) runSlice(ctx context.Context, s SliceArgs, deadline time.Time
 	}
 }
 
-// runEnrollmentDue runs enrollment id's due steps at now, one
-// transaction each, while the last one left it at another due step (a
-// passed-over step leaves it at a later one that may be due too), and
-// counts them.
-func (n *Notifier) runEnrollmentDue(ctx context.Context, id string, now time.Time) (int, error) {
-	k := 0
-	for k < maxRunnerRounds {
-		if err := ctx.Err(); err != nil {
-			return k, err
-		}
-		did, again, err := n.runEnrollment(ctx, id, now)
-		if did {
-			k++
-		}
-		if err != nil || !again {
-			return k, err
-		}
-	}
-	return k, nil
-}
-
 // sliceDigits are the lower-case hexadecimal digits d with d mod of ==
 // slice: the last characters of the enrollment ids the slice takes.
 func sliceDigits(slice, of int) []string {
