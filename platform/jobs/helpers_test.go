@@ -29,7 +29,15 @@ func (testWriter) Write(p []byte) (int, error) { return len(p), nil }
 // test ends (before the database closes).
 func newQueue(t *testing.T, db *store.DB, work bool) *Queue {
 	t.Helper()
-	q, err := New(context.Background(), db, Config{Work: work, PollInterval: 50 * time.Millisecond, Logger: quiet})
+	return newQueueWith(t, db, Config{Work: work})
+}
+
+// newQueueWith is newQueue with cfg's other fields (its poll interval and
+// logger are the tests').
+func newQueueWith(t *testing.T, db *store.DB, cfg Config) *Queue {
+	t.Helper()
+	cfg.PollInterval, cfg.Logger = 50*time.Millisecond, quiet
+	q, err := New(context.Background(), db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,18 +70,7 @@ func TestOrganizationShareLeavesNoWorkerIdle(t *testing.T) {
 	const more, work = 3, 1500 * time.Millisecond
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		q, err := New(ctx, db, Config{Work: true, PollInterval: 50 * time.Millisecond, Logger: quiet,
-			QueueWorkers: map[string]int{QueueDocuments: 4}, OrganizationShare: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := q.Stop(ctx); err != nil {
-				t.Errorf("stop: %v", err)
-			}
-		})
+		q := newQueueWith(t, db, Config{Work: true, QueueWorkers: map[string]int{QueueDocuments: 4}, OrganizationShare: 1})
 		docs := newDocWorker(work)
 		AddWorker(q, docs)
 		enqueue := func(org string, i int) {
