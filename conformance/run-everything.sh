@@ -48,6 +48,10 @@ echo "Building examples/everything"
 (cd "$root" && go build -o "$work/everything" ./examples/everything)
 
 # Port 0: the kernel picks a free port and the server prints the URL it got.
+# The files exist before the server starts: its redirections happen in the background job,
+# which may not have run yet when the loop below first reads them.
+: >"$work/stdout"
+: >"$work/stderr"
 "$work/everything" -addr 127.0.0.1:0 >"$work/stdout" 2>"$work/stderr" &
 server_pid=$!
 

@@ -81,6 +81,10 @@ echo "Building ./cmd/kobana-mcp"
 # The embedded defaults (SQLite in the data dir, generated secrets, built-in authorization server,
 # default limits), on loopback ports the kernel picks; every product starts, as in production.
 data="$work/data"
+# The files exist before the server starts: its redirections happen in the background job,
+# which may not have run yet when the loop below first reads them.
+: >"$work/stdout"
+: >"$work/stderr"
 "$work/kobana-mcp" serve --data-dir "$data" --shutdown-grace 2s \
   --inbox-addr 127.0.0.1:0 --dunning-addr 127.0.0.1:0 --kadu-addr 127.0.0.1:0 \
   >"$work/stdout" 2>"$work/stderr" &
