@@ -103,8 +103,8 @@ type listedCharge struct {
 func firstChargesWithTotal(ctx context.Context, q store.Querier, orgID string, l markedList, f chargeListFilter, dest *[]listedCharge) (int, bool, error) {
 	totalSQL, args := chargeTotalSQL(orgID, f.Archived, f.Statuses)
 	args = append(append(args, l.args...), f.Limit, f.Offset)
-	query := strings.Replace(l.pageSQL(""), `SELECT `+l.columns, `SELECT `+l.columns+`, `+totalSQL+` AS list_total`, 1)
-	if err := q.Select(store.ShortRead(ctx), dest, query, args...); err != nil || len(*dest) == 0 {
+	l.columns += `, ` + totalSQL + ` AS list_total`
+	if err := q.Select(store.ShortRead(ctx), dest, l.pageSQL(""), args...); err != nil || len(*dest) == 0 {
 		return 0, false, err
 	}
 	return (*dest)[0].ListTotal, true, nil
