@@ -27,7 +27,7 @@ PORT=${BENCH_PORT:-18491}
 SMTP_PORT=${SMTP_PORT:-18492}
 PRODUCT=dunning
 . scripts/lib/bench-common.sh
-go build -o "$work/smtp-receiver" ./examples/smtp-receiver
+bench_bin smtp-receiver ./examples/smtp-receiver
 "$work/smtp-receiver" -addr "127.0.0.1:$SMTP_PORT" >"$work/relay.out" 2>"$work/relay.err" &
 pids+=($!)
 # A run stopped half-way leaves sessions on the database; drop it anyway.
@@ -81,11 +81,19 @@ for i in $(seq "$WORKERS"); do
 	wpids+=($!)
 done
 written=""
+# A run that stalls fails rather than waiting for ever: DEADLINE seconds
+# (default two minutes plus 100 ms a message) after the workers start.
+deadline=$(echo "$start + ${DEADLINE:-$((120 + N / 10))}" | bc)
 while :; do
 	rows=$(psql_ -c "SELECT COUNT(*) FROM dunning_notifications")
 	[ -z "$written" ] && [ "$rows" -ge "$N" ] && written=$(echo "$(date +%s.%N) - $start" | bc)
 	got=$(grep -c '^message ' "$work/relay.out" || true)
 	[ "$got" -ge "$N" ] && break
+	if [ "$(echo "$(date +%s.%N) > $deadline" | bc)" = 1 ]; then
+		echo "FAILED: $got of $N messages at the relay, $rows rows written, after the deadline"
+		tail -n 20 "$work"/worker*.err
+		exit 1
+	fi
 	sleep 0.5
 done
 last=$(echo "$(date +%s.%N) - $start" | bc)

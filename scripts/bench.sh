@@ -13,8 +13,9 @@
 # cheapest: no _meta) and in 2026-07-28, and the ratio emails_list req/s ÷
 # go-sdk req/s printed.
 #
-#   scripts/bench.sh            # 5 s per method
-#   DURATION=20s WORKERS=16 scripts/bench.sh
+#   scripts/bench.sh            # 5 s per method, after 1 s of warm-up
+#   DURATION=20s WORKERS=16 WARMUP=2s scripts/bench.sh
+#   (it fails when a request failed or a method answered none)
 #   INTAKE=1000 scripts/bench.sh  # then 1 000 e-mails posted to the intake
 #                                 # (8 at a time), processed end to end
 #   INTAKE=1000 INTAKE_ONLY=1 scripts/bench.sh   # the intake alone
@@ -42,6 +43,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
+WARMUP=${WARMUP:-1s}
 WORKERS=${WORKERS:-16}
 PORT=${BENCH_PORT:-18481}
 FLOOR_PORT=${FLOOR_PORT:-18480}
@@ -84,7 +86,7 @@ if [ "$PRODUCT" = dunning ] && [ "${DUNNING_CHARGES:-12}" -gt 0 ]; then
 fi
 
 if [ -z "${INTAKE_ONLY:-}" ]; then
-load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -pid "$2" "${@:3}"; }
+load() { GOMAXPROCS=1 "$work/loadgen" -url "$1" -token "$token" -c "$WORKERS" -d "$DURATION" -warmup "$WARMUP" -pid "$2" "${@:3}"; }
 "$work/loadgen" -url "$url" -token "$token" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" -capture "$work/answer.json"
 GOMAXPROCS=1 "$work/loadgen" -floor "127.0.0.1:$FLOOR_PORT" -answer "$work/answer.json" >"$work/floor.out" &
 floor_pid=$!
@@ -104,7 +106,7 @@ load "$url" "$serve_pid" -method server/discover >>"$results"
 load "$url" "$serve_pid" -method tools/list >>"$results"
 load "http://127.0.0.1:$LIST_FLOOR_PORT/mcp" "$list_floor_pid" -method tools/list -label "floor (tools/list answer)" >>"$results"
 load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" >>"$results"
-sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -pid "$sdk_pid" "$@"; }
+sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -warmup "$WARMUP" -pid "$sdk_pid" "$@"; }
 sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call" >>"$results"
 sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)" >>"$results"
 
@@ -126,6 +128,11 @@ for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
     p = by[peer]
     print(f"{tool} req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
           f"server CPU per request {float(el['cpu_us_per_req'])/float(p['cpu_us_per_req']):.2f}× the SDK's")
+# A run whose requests failed, or that answered none, measured nothing.
+bad = [r["target"] + ": " + str(r.get("first_error", "no request answered")) for r in rows if r["errors"] or not r["requests"]]
+if bad:
+    print("FAILED:", *bad, sep="\n  ")
+    sys.exit(1)
 PY
 fi
 
@@ -134,5 +141,5 @@ if [ -n "${INTAKE:-}" ]; then
 	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --resource api --ttl 1h)
 	address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
 		sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
-	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -also-pids "$worker_pids" -eml examples/inbox/boleto.eml
+	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -also-pids "$worker_pids" -eml examples/inbox/boleto.eml -timeout "${INTAKE_TIMEOUT:-5m}"
 fi

@@ -55,6 +55,11 @@ steps=(
   # e2e/clients/package-lock.json. (The Go SDK client's tests, cmd/kobana-mcp/clients_test.go, run in
   # `go test` above.)
   "e2e: real MCP clients on the Inbox, Dunning and Kadu, every era|e2e/clients/run.sh"
+  # Every load benchmark script once at its smallest size (scripts/bench-smoke.sh): the listings'
+  # floors and peers, the Inbox intake on SQLite and PostgreSQL, the step runner in real worker
+  # processes (50 reminders, each written, sent and received exactly once). The Go benchmarks have
+  # small tests of their own in `go test`.
+  "benchmark scripts once, at their smallest size|scripts/bench-smoke.sh"
 )
 # The steps' own `go build`s find vet's -trimpath build above.
 export GOFLAGS=-trimpath

@@ -58,3 +58,14 @@ func TestPathDunningChargesListServes(t *testing.T) {
 		t.Fatalf("status %d, answer %.1500s; want ten charges and %q", status, got, c.want)
 	}
 }
+
+// BenchmarkPathDunningChargesListEmpty is the same listing of an
+// organization without charges: the path's fixed cost, which the
+// listing's rows add to (docs/performance.md, "Dunning listings, third
+// round").
+func BenchmarkPathDunningChargesListEmpty(b *testing.B) {
+	c := pathDunningChargesList
+	c.want = `\"total\": 0`
+	h, tok := benchProduct(b, c.product)
+	c.request(tok).run(b, h, c.want)
+}

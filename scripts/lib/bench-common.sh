@@ -9,8 +9,18 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-go build -o "$work/kobana-mcp" ./cmd/kobana-mcp
-go build -o "$work/loadgen" ./cmd/loadgen
+# bench_bin NAME PACKAGE: the binary NAME in $work, built from PACKAGE, or
+# linked from KOBANA_BENCH_BIN when that directory has it (scripts/bench-smoke.sh
+# builds each once for all its runs).
+bench_bin() {
+	if [ -n "${KOBANA_BENCH_BIN:-}" ] && [ -x "$KOBANA_BENCH_BIN/$1" ]; then
+		ln -s "$KOBANA_BENCH_BIN/$1" "$work/$1"
+	else
+		go build -o "$work/$1" "$2"
+	fi
+}
+bench_bin kobana-mcp ./cmd/kobana-mcp
+bench_bin loadgen ./cmd/loadgen
 
 # Counters no run reaches: the scripts measure, the limiter must not refuse.
 high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1000000000-S"
