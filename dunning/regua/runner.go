@@ -17,8 +17,8 @@ import (
 )
 
 // The step runner: every minute it takes the active enrollments whose
-// next step is due (the index dunning_enrollments_due, status and
-// next_run_at) — all in one job, or split into slice jobs when more than
+// next step is due (the index dunning_enrollments_due: status,
+// next_run_at and id, read after a cursor) — all in one job, or split into slice jobs when more than
 // a batch is due (runner_jobs.go, runner_slices.go) — and runs each step
 // in one transaction of its own:
 //
@@ -47,37 +47,38 @@ import (
 // milliseconds.
 
 // maxRunnerRounds bounds one run: a round takes a batch of due
-// enrollments; the next round takes what is still due (the rest of a full
-// batch, or an enrollment whose passed-over step left it at another due
-// step).
+// enrollments, the next round the batch after it (a dueCursor), and an
+// enrollment whose passed-over step left it at another due step is run
+// again at once (runEnrollmentDue), at most this many times.
 const maxRunnerRounds = 50
 
 // RunDue runs every due step and reports how many steps it decided
 // (sent, skipped, parked, deferred or passed over).
 func (n *Notifier) RunDue(ctx context.Context) (int, error) {
 	total := 0
+	var after dueCursor
 	for round := 0; round < maxRunnerRounds; round++ {
 		now := n.Clock()
-		ids, err := dueEnrollments(ctx, n.DB, now, n.RunnerBatch)
+		ids, err := dueEnrollments(ctx, n.DB, now, after, n.RunnerBatch)
 		if err != nil {
 			return total, err
 		}
-		progressed := 0
-		for _, id := range ids {
+		if len(ids) == 0 {
+			return total, nil
+		}
+		after = after.next(ids)
+		for _, e := range ids {
+			if !e.Live {
+				continue
+			}
 			if err := ctx.Err(); err != nil {
 				return total, err
 			}
-			did, err := n.runEnrollmentDue(ctx, id, now)
+			did, err := n.runEnrollmentDue(ctx, e.ID, now)
+			total += did
 			if err != nil {
-				return total, fmt.Errorf("dunning: step runner, enrollment %s: %w", id, err)
+				return total, fmt.Errorf("dunning: step runner, enrollment %s: %w", e.ID, err)
 			}
-			progressed += did
-		}
-		total += progressed
-		// Another round while this one decided something: a passed-over
-		// step leaves its enrollment at a step that may be due as well.
-		if progressed == 0 {
-			return total, nil
 		}
 	}
 	return total, nil

@@ -89,24 +89,24 @@ func (n *Notifier) slices() int {
 // or until deadline passes with some left (true).
 func (n *Notifier) runSlice(ctx context.Context, s SliceArgs, deadline time.Time) (bool, error) {
 	digits := sliceDigits(s.Slice, s.Of)
+	var after dueCursor
 	for {
 		now := n.Clock()
-		ids, err := dueSliceEnrollments(ctx, n.DB, now, digits, n.RunnerBatch)
+		ids, err := dueSliceEnrollments(ctx, n.DB, now, digits, after, n.RunnerBatch)
 		if err != nil || len(ids) == 0 {
 			return false, err
 		}
-		progressed := 0
-		for _, id := range ids {
-			did, err := n.runEnrollmentDue(ctx, id, now)
-			if err != nil {
-				return true, fmt.Errorf("dunning: step runner slice %d/%d, enrollment %s: %w", s.Slice, s.Of, id, err)
+		// The cursor moves past every row read: one held by another
+		// transaction (a payment, an older run) or of a paused plan is
+		// taken by a later minute's run.
+		after = after.next(ids)
+		for _, e := range ids {
+			if !e.Live {
+				continue
 			}
-			progressed += did
-		}
-		if progressed == 0 {
-			// All held by other transactions (a payment, an older run):
-			// they are taken at the next minute's run.
-			return false, nil
+			if _, err := n.runEnrollmentDue(ctx, e.ID, now); err != nil {
+				return true, fmt.Errorf("dunning: step runner slice %d/%d, enrollment %s: %w", s.Slice, s.Of, e.ID, err)
+			}
 		}
 		if time.Now().After(deadline) {
 			return true, nil

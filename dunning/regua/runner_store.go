@@ -2,6 +2,7 @@ package regua
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/collection"
@@ -16,15 +17,46 @@ import (
 // (docs/decisions.md "Product code layout": an aggregate's SQL is in its
 // *_store.go).
 
-// dueEnrollments are the ids of up to limit active enrollments of active
-// plans whose next step is due at now, soonest first
-// (dunning_enrollments_due).
-func dueEnrollments(ctx context.Context, q store.Querier, now time.Time, limit int) ([]string, error) {
-	var ids []string
-	err := q.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? ORDER BY e.next_run_at LIMIT ?`,
-		string(lifecycle.EnrollmentActive), now, string(lifecycle.PlanActive), limit)
-	return ids, err
+// dueEnrollments are up to limit active enrollments whose next step is
+// due at now, soonest first, after the run's cursor
+// (dunning_enrollments_due: status, next_run_at, id), each with whether
+// its plan is active (Live): the runner takes only those, and moves its
+// cursor past all.
+func dueEnrollments(ctx context.Context, q store.Querier, now time.Time, after dueCursor, limit int) ([]dueEnrollment, error) {
+	return dueSliceEnrollments(ctx, q, now, nil, after, limit)
+}
+
+// dueEnrollment is a due enrollment's id, the instant its step was due
+// (its place in the index the runner reads), and whether its plan is
+// active.
+type dueEnrollment struct {
+	ID        string    `db:"id"`
+	NextRunAt time.Time `db:"next_run_at"`
+	Live      bool      `db:"live"`
+}
+
+// dueCursor is where a run has read the due enrollments up to: each
+// query of the run starts after the last enrollment the previous one
+// returned. Without it every query read the index from the start of the
+// due range, and on PostgreSQL an enrollment moved on leaves its entry
+// there until VACUUM: each batch walked past every entry the run had
+// already moved on, so a million due steps cost time quadratic in their
+// number (docs/performance.md "The step runner at scale"). An enrollment
+// the run passes over (held by another transaction) waits for the next
+// minute's run, as it did when a batch found nothing it could take.
+type dueCursor struct {
+	set bool
+	at  time.Time
+	id  string
+}
+
+// next is the cursor after the batch ids (the cursor itself when empty).
+func (c dueCursor) next(ids []dueEnrollment) dueCursor {
+	if len(ids) == 0 {
+		return c
+	}
+	last := ids[len(ids)-1]
+	return dueCursor{set: true, at: last.NextRunAt, id: last.ID}
 }
 
 // enrollmentRef is the charge and organization of an enrollment.
@@ -96,24 +128,34 @@ func skipQueuedNotifications(ctx context.Context, tx *store.Tx, orgID, chargeID,
 	return err
 }
 
-// dueSliceEnrollments are dueEnrollments restricted to the ids whose last
-// character is one of digits (a slice of runner_slices.go). The filter is
-// checked on the rows dunning_enrollments_due yields in order, so a
-// query reads about 16/len(digits) rows per id returned, whatever the
-// table's size.
-func dueSliceEnrollments(ctx context.Context, q store.Querier, now time.Time, digits []string, limit int) ([]string, error) {
-	args := []any{string(lifecycle.EnrollmentActive), now, string(lifecycle.PlanActive)}
-	in := ""
-	for i, d := range digits {
-		if i > 0 {
-			in += ", "
-		}
-		in += "?"
-		args = append(args, d)
+// dueSliceEnrollments is dueEnrollments of one slice: the ids whose last
+// character is one of digits (a slice of runner_slices.go; none: every
+// id). The filter is checked on the rows dunning_enrollments_due yields in
+// order after the cursor, so a query reads about 16/len(digits) rows per
+// id returned, whatever the table's size and however many the run has
+// already moved on. The plan's status is asked of each row the index
+// gave, not joined: joined, PostgreSQL's estimate of the matching rows
+// fell far under the LIMIT and it chose to read and sort the whole table
+// instead (half a second a batch at 1 000 000 enrollments).
+func dueSliceEnrollments(ctx context.Context, q store.Querier, now time.Time, digits []string, after dueCursor, limit int) ([]dueEnrollment, error) {
+	args := []any{string(lifecycle.PlanActive), string(lifecycle.EnrollmentActive), now}
+	where := ""
+	if after.set {
+		where += ` AND (next_run_at, id) > (?, ?)`
+		args = append(args, after.at, after.id)
 	}
-	var ids []string
-	err := q.Select(ctx, &ids, `SELECT e.id FROM dunning_enrollments e JOIN dunning_plans p ON p.id = e.plan_id
-			WHERE e.status = ? AND e.next_run_at <= ? AND p.status = ? AND substr(e.id, 36, 1) IN (`+in+`)
-			ORDER BY e.next_run_at LIMIT ?`, append(args, limit)...)
+	if len(digits) > 0 {
+		where += ` AND substr(id, 36, 1) IN (?` + strings.Repeat(", ?", len(digits)-1) + `)`
+		for _, d := range digits {
+			args = append(args, d)
+		}
+	}
+	var ids []dueEnrollment
+	err := q.Select(ctx, &ids, `SELECT e.id, e.next_run_at,
+			EXISTS (SELECT 1 FROM dunning_plans p WHERE p.id = e.plan_id AND p.status = ?) AS live
+		FROM (SELECT id, next_run_at, plan_id FROM dunning_enrollments
+			WHERE status = ? AND next_run_at <= ?`+where+`
+			ORDER BY next_run_at, id LIMIT ?) e
+		ORDER BY e.next_run_at, e.id`, append(args, limit)...)
 	return ids, err
 }
