@@ -30,6 +30,7 @@ PRODUCT=dunning
 bench_bin smtp-receiver ./examples/smtp-receiver
 "$work/smtp-receiver" -addr "127.0.0.1:$SMTP_PORT" >"$work/relay.out" 2>"$work/relay.err" &
 pids+=($!)
+with_autovacuum
 # A run stopped half-way leaves sessions on the database; drop it anyway.
 psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS kobana_regua WITH (FORCE)"
 url=$(fresh_pg_url kobana_regua)

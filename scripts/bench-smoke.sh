@@ -23,6 +23,8 @@ trap 'rm -rf "$KOBANA_BENCH_BIN"' EXIT
 go build -o "$KOBANA_BENCH_BIN/kobana-mcp" ./cmd/kobana-mcp
 go build -o "$KOBANA_BENCH_BIN/loadgen" ./cmd/loadgen
 go build -o "$KOBANA_BENCH_BIN/smtp-receiver" ./examples/smtp-receiver
+# The Go tests share the PostgreSQL server: its autovacuum setting is left as it is.
+export KOBANA_BENCH_KEEP_AUTOVACUUM=1
 export BENCH_PORT=18581 FLOOR_PORT=18580 SDK_PORT=18583 LIST_FLOOR_PORT=18584 SMTP_PORT=18592
 run() { echo "== $*"; env "$@"; }
 for product in inbox dunning kadu; do

@@ -59,6 +59,7 @@ esac
 . scripts/lib/bench-common.sh
 db=()
 if [ -n "${PG_WORKERS:-}" ]; then
+	with_autovacuum
 	[ -n "${BENCH_PG_URL:-}" ] || BENCH_PG_URL=$(fresh_pg_url kobana_bench)
 	db=(--database-url "$BENCH_PG_URL" --state-secrets "$(new_secret)")
 fi

@@ -6,7 +6,15 @@
 
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+autovacuum_set=""
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+	if [ -n "$autovacuum_set" ]; then
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c "ALTER SYSTEM RESET autovacuum" -c "SELECT pg_reload_conf()" >/dev/null
+	fi
+}
 trap cleanup EXIT
 
 # bench_bin NAME PACKAGE: the binary NAME in $work, built from PACKAGE, or
@@ -30,6 +38,20 @@ high="reads=1000000000-S,writes=1000000000-S,org-reads=1000000000-S,org-writes=1
 fresh_pg_url() {
 	psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
 	echo "postgres://postgres@127.0.0.1:5432/$1?sslmode=disable"
+}
+
+# with_autovacuum turns PostgreSQL's autovacuum on until the script ends
+# when the server has it off (this machine kind's PostgreSQL does, for the
+# tests' speed): without it the tables a run fills are never analyzed and
+# keep the plans made while they were empty (docs/performance.md "The step
+# runner at scale"). A production server runs autovacuum.
+# KOBANA_BENCH_KEEP_AUTOVACUUM=1 leaves the server as it is (scripts/bench-smoke.sh:
+# its runs are too small to need it, and the Go tests share the server).
+with_autovacuum() {
+	if [ -z "${KOBANA_BENCH_KEEP_AUTOVACUUM:-}" ] && [ "$(psql -At -h 127.0.0.1 -U postgres -d postgres -c 'SHOW autovacuum')" = off ]; then
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c "ALTER SYSTEM SET autovacuum = on" -c "SELECT pg_reload_conf()" >/dev/null
+		autovacuum_set=1
+	fi
 }
 
 # new_secret prints a random 32-byte hex secret (--state-secrets).
