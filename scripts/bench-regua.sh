@@ -3,7 +3,8 @@
 # runner at scale"): `serve --jobs off` and WORKERS `worker` processes
 # (GOMAXPROCS=1 each) on one fresh PostgreSQL database, Dunning's e-mail
 # going to examples/smtp-receiver on loopback. N debtors, charges and
-# enrollments are written by INSERT … SELECT generate_series with one
+# enrollments (ids in the order of i, as the API's UUID v7 are in the
+# order they were made) are written by INSERT … SELECT generate_series with one
 # e-mail step due a minute ago (the organization's time zone is moved to
 # one where it is day, so the quiet hours do not hold the run back); the
 # workers' step runner, started by the leader at once, decides them and
@@ -58,13 +59,14 @@ VALUES ('bench-plan', '$org', NULL, 'Régua em escala', '', 'active', now(), now
 INSERT INTO dunning_plan_steps (id, organization_id, plan_id, offset_days, send_time, channel, action, subject, template, requires_approval, business_days, status, created_at, updated_at)
 VALUES ('bench-step', '$org', 'bench-plan', 0, '$at', 'email', 'notify', 'Vence hoje', '{{debtor.name}}: {{charge.updated_amount}} vence {{charge.due_date}}', 0, 0, 'active', now(), now());
 INSERT INTO dunning_debtors (id, organization_id, external_id, name, document, person_kind, emails, phones, status, created_at, updated_at)
-SELECT 'rd-' || i, '$org', 'rd-' || i, 'Devedor ' || i, '52998224725', 'natural', '["d' || i || '@example.com"]', '[]', 'active', now(), now() FROM generate_series(1, $N) i;
+SELECT 'rd-' || lpad(i::text, 8, '0'), '$org', 'rd-' || lpad(i::text, 8, '0'), 'Devedor ' || i, '52998224725', 'natural', '["d' || i || '@example.com"]', '[]', 'active', now(), now() FROM generate_series(1, $N) i;
 INSERT INTO dunning_charges (id, organization_id, debtor_id, amount_cents, open_amount_cents, due_date, description, fine, interest, origin, tags, custom_data, status, created_at, updated_at)
-SELECT 'rc-' || i, '$org', 'rd-' || i, 10000, 10000, '$today', 'Parcela', 0, 0, 'external', '[]', '{}', 'pending', now(), now() FROM generate_series(1, $N) i;
+SELECT 'rc-' || lpad(i::text, 8, '0'), '$org', 'rd-' || lpad(i::text, 8, '0'), 10000, 10000, '$today', 'Parcela', 0, 0, 'external', '[]', '{}', 'pending', now(), now() FROM generate_series(1, $N) i;
 INSERT INTO dunning_enrollments (id, organization_id, charge_id, plan_id, status, next_step_id, next_run_at, skipped_past, started_at, created_at, updated_at)
-SELECT gen_random_uuid()::text, '$org', 'rc-' || i, 'bench-plan', 'active', 'bench-step', '$due_utc', 0, now(), now(), now() FROM generate_series(1, $N) i;
-ANALYZE;
+SELECT lpad(to_hex(i), 8, '0') || '-0000-7000-8' || substr(md5(random()::text), 1, 3) || '-' || substr(md5(random()::text), 1, 12), '$org', 'rc-' || lpad(i::text, 8, '0'), 'bench-plan', 'active', 'bench-step', '$due_utc', 0, now(), now(), now() FROM generate_series(1, $N) i;
 SQL
+# As a database whose charges were written days before (docs/decisions.md "The step runner at scale").
+psql_ -c "VACUUM (ANALYZE)" -c "CHECKPOINT"
 
 cpu() { # CPU ticks of the given pids, with their children that exited
 	local s=0

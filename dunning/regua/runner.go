@@ -18,9 +18,9 @@ import (
 
 // The step runner: every minute it takes the active enrollments whose
 // next step is due (the index dunning_enrollments_due: status,
-// next_run_at and id, read after a cursor) — all in one job, or split into slice jobs when more than
-// a batch is due (runner_jobs.go, runner_slices.go) — and runs each step
-// in one transaction of its own:
+// next_run_at and id, read after a cursor) — all in one job, or split
+// into slice jobs when more than a batch is due (runner_jobs.go,
+// runner_slices.go) — and runs each step in one transaction of its own:
 //
 //  1. lock the charge, then the enrollment — the order a payment takes
 //     them — with SKIP LOCKED on PostgreSQL, so two workers or replicas
