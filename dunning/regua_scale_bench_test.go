@@ -102,6 +102,7 @@ type scaleResult struct {
 	Seed, Outbox, Last   time.Duration // seeding; until every step's row was written; until the last message reached the relay
 	CPU, PGCPU           time.Duration // this process's CPU during the run; the PostgreSQL server's (all its processes)
 	DBBytes, RSSBytes    int64
+	WALBytes             int64 // PostgreSQL's write-ahead log written during the run (the whole server's)
 	Duplicates, Distinct int
 }
 
@@ -131,7 +132,7 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	seedReguaScale(tb, db, org, n)
 	res.Seed = time.Since(t0)
 	ctx := context.Background()
-	cpu0, pg0 := selfCPU(tb), postgresCPU(db)
+	cpu0, pg0, wal0 := selfCPU(tb), postgresCPU(db), walPosition(tb, db)
 	start := time.Now()
 	if _, err := ne.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil); err != nil {
 		tb.Fatal(err)
@@ -152,6 +153,9 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 		time.Sleep(50 * time.Millisecond)
 	}
 	res.CPU, res.PGCPU = selfCPU(tb)-cpu0, postgresCPU(db)-pg0
+	if wal0 != "" {
+		res.WALBytes = int64(scaleRows(tb, db, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '`+wal0+`')::bigint`))
+	}
 	if sample < n {
 		checkReguaSample(tb, db, sink, &res)
 		res.DBBytes, res.RSSBytes = databaseBytes(tb, db), peakRSS(tb)
@@ -161,6 +165,19 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	checkReguaOnce(tb, db, sink, n, &res)
 	res.DBBytes, res.RSSBytes = databaseBytes(tb, db), peakRSS(tb)
 	return res
+}
+
+// walPosition is PostgreSQL's current write-ahead log position ("" on
+// SQLite).
+func walPosition(tb testing.TB, db *store.DB) string {
+	if db.Dialect() != store.Postgres {
+		return ""
+	}
+	var lsn string
+	if err := db.Get(context.Background(), &lsn, `SELECT pg_current_wal_lsn()::text`); err != nil {
+		tb.Fatal(err)
+	}
+	return lsn
 }
 
 // outboxWritten says whether the run has written its sample's rows. A
@@ -455,6 +472,9 @@ func reportReguaScale(b *testing.B, r scaleResult) {
 	b.ReportMetric(float64(r.Sample)/r.Last.Seconds(), "msg/s")
 	b.ReportMetric(float64(r.Sample)/r.Outbox.Seconds(), "rows/s")
 	b.ReportMetric(r.Last.Seconds(), "s-last")
+	if r.WALBytes > 0 {
+		b.ReportMetric(float64(r.WALBytes)/float64(r.Sample), "wal-B/msg")
+	}
 	b.ReportMetric(float64(r.CPU.Microseconds())/float64(r.Sample), "cpu-µs/msg")
 	b.ReportMetric(float64(r.PGCPU.Microseconds())/float64(r.Sample), "pg-cpu-µs/msg")
 	b.ReportMetric(float64(r.DBBytes)/float64(r.N), "db-B/msg")
