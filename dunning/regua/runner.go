@@ -58,30 +58,42 @@ func (n *Notifier) RunDue(ctx context.Context) (int, error) {
 	total := 0
 	var after dueCursor
 	for round := 0; round < maxRunnerRounds; round++ {
-		now := n.Clock()
-		ids, err := dueEnrollments(ctx, n.DB, now, after, n.RunnerBatch)
-		if err != nil {
+		did, read, err := n.runDueBatch(ctx, nil, &after)
+		total += did
+		if err != nil || read == 0 {
 			return total, err
-		}
-		if len(ids) == 0 {
-			return total, nil
-		}
-		after = after.next(ids)
-		for _, e := range ids {
-			if !e.Live {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return total, err
-			}
-			did, err := n.runEnrollmentDue(ctx, e.ID, now)
-			total += did
-			if err != nil {
-				return total, fmt.Errorf("dunning: step runner, enrollment %s: %w", e.ID, err)
-			}
 		}
 	}
 	return total, nil
+}
+
+// runDueBatch reads the next batch of due enrollments after *after (of
+// the slice digits; nil: every id), moves the cursor past all of them
+// and runs the steps of those whose plan is active. It reports the steps
+// decided and the rows read: none read means nothing is left. A row
+// passed over — of a paused plan, or held by another transaction — is
+// taken by a later minute's run.
+func (n *Notifier) runDueBatch(ctx context.Context, digits []string, after *dueCursor) (did, read int, err error) {
+	now := n.Clock()
+	batch, err := dueSliceEnrollments(ctx, n.DB, now, digits, *after, n.RunnerBatch)
+	if err != nil || len(batch) == 0 {
+		return 0, 0, err
+	}
+	*after = after.next(batch)
+	for _, e := range batch {
+		if !e.Live {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return did, len(batch), err
+		}
+		k, err := n.runEnrollmentDue(ctx, e.ID, now)
+		did += k
+		if err != nil {
+			return did, len(batch), fmt.Errorf("dunning: step runner, enrollment %s: %w", e.ID, err)
+		}
+	}
+	return did, len(batch), nil
 }
 
 // runEnrollment runs the due step of one enrollment at now, in one

@@ -49,7 +49,7 @@ func (n *Notifier) schedule(q *jobs.Queue) {
 // smaller run decided here, in order, as RunDue does; a run that finds a
 // full batch due hands the work to the slice jobs.
 func (n *Notifier) run(ctx context.Context, q *jobs.Queue) error {
-	ids, err := dueEnrollments(ctx, n.DB, n.Clock(), dueCursor{}, n.RunnerBatch)
+	ids, err := dueEnrollments(ctx, n.DB, n.Clock(), n.RunnerBatch)
 	if err != nil {
 		return err
 	}

@@ -91,22 +91,12 @@ func (n *Notifier) runSlice(ctx context.Context, s SliceArgs, deadline time.Time
 	digits := sliceDigits(s.Slice, s.Of)
 	var after dueCursor
 	for {
-		now := n.Clock()
-		ids, err := dueSliceEnrollments(ctx, n.DB, now, digits, after, n.RunnerBatch)
-		if err != nil || len(ids) == 0 {
-			return false, err
+		_, read, err := n.runDueBatch(ctx, digits, &after)
+		if err != nil {
+			return true, fmt.Errorf("dunning: step runner slice %d/%d: %w", s.Slice, s.Of, err)
 		}
-		// The cursor moves past every row read: one held by another
-		// transaction (a payment, an older run) or of a paused plan is
-		// taken by a later minute's run.
-		after = after.next(ids)
-		for _, e := range ids {
-			if !e.Live {
-				continue
-			}
-			if _, err := n.runEnrollmentDue(ctx, e.ID, now); err != nil {
-				return true, fmt.Errorf("dunning: step runner slice %d/%d, enrollment %s: %w", s.Slice, s.Of, e.ID, err)
-			}
+		if read == 0 {
+			return false, nil
 		}
 		if time.Now().After(deadline) {
 			return true, nil

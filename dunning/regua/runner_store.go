@@ -17,13 +17,12 @@ import (
 // (docs/decisions.md "Product code layout": an aggregate's SQL is in its
 // *_store.go).
 
-// dueEnrollments are up to limit active enrollments whose next step is
-// due at now, soonest first, after the run's cursor
+// dueEnrollments is the first batch of a run: up to limit active
+// enrollments whose next step is due at now, soonest first
 // (dunning_enrollments_due: status, next_run_at, id), each with whether
-// its plan is active (Live): the runner takes only those, and moves its
-// cursor past all.
-func dueEnrollments(ctx context.Context, q store.Querier, now time.Time, after dueCursor, limit int) ([]dueEnrollment, error) {
-	return dueSliceEnrollments(ctx, q, now, nil, after, limit)
+// its plan is active (Live).
+func dueEnrollments(ctx context.Context, q store.Querier, now time.Time, limit int) ([]dueEnrollment, error) {
+	return dueSliceEnrollments(ctx, q, now, nil, dueCursor{}, limit)
 }
 
 // dueEnrollment is a due enrollment's id, the instant its step was due
@@ -44,10 +43,10 @@ type dueEnrollment struct {
 // number (docs/performance.md "The step runner at scale"). An enrollment
 // the run passes over (held by another transaction) waits for the next
 // minute's run, as it did when a batch found nothing it could take.
+// The zero cursor is the start of the due range (an id is never empty).
 type dueCursor struct {
-	set bool
-	at  time.Time
-	id  string
+	at time.Time
+	id string
 }
 
 // next is the cursor after the batch ids (the cursor itself when empty).
@@ -56,7 +55,7 @@ func (c dueCursor) next(ids []dueEnrollment) dueCursor {
 		return c
 	}
 	last := ids[len(ids)-1]
-	return dueCursor{set: true, at: last.NextRunAt, id: last.ID}
+	return dueCursor{at: last.NextRunAt, id: last.ID}
 }
 
 // enrollmentRef is the charge and organization of an enrollment.
@@ -140,7 +139,7 @@ func skipQueuedNotifications(ctx context.Context, tx *store.Tx, orgID, chargeID,
 func dueSliceEnrollments(ctx context.Context, q store.Querier, now time.Time, digits []string, after dueCursor, limit int) ([]dueEnrollment, error) {
 	args := []any{string(lifecycle.PlanActive), string(lifecycle.EnrollmentActive), now}
 	where := ""
-	if after.set {
+	if after.id != "" {
 		where += ` AND (next_run_at, id) > (?, ?)`
 		args = append(args, after.at, after.id)
 	}
