@@ -116,19 +116,23 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 tool = sys.argv[2]
 floor = rows[0]
+def cpu(r):
+    # CPU comes in ticks of 10 ms: a short run may see none ("-" or 0).
+    v = float(r["cpu_us_per_req"]) if r["cpu_us_per_req"] != "-" else 0.0
+    return v if v > 0 else float("nan")
+def ratio(a, b):
+    return a / b if b == b and b > 0 else float("nan")
 print(f"{'target':32} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
 for r in rows:
-    us = float(r["cpu_us_per_req"]) if r["cpu_us_per_req"] != "-" else float("nan")
-    fus = float(floor["cpu_us_per_req"])
-    print(f"{r['target']:32} {r['req_per_s']:>8} {us:>11.1f} {us/fus:>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
+    print(f"{r['target']:32} {r['req_per_s']:>8} {cpu(r):>11.1f} {ratio(cpu(r), cpu(floor)):>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
 by = {r["target"]: r for r in rows}
 tl, tf = by["tools/list"], by["floor (tools/list answer)"]
-print(f"tools/list CPU ÷ the floor writing the same answer: {float(tl['cpu_us_per_req'])/float(tf['cpu_us_per_req']):.2f}")
+print(f"tools/list CPU ÷ the floor writing the same answer: {ratio(cpu(tl), cpu(tf)):.2f}")
 el = by["tools/call " + tool]
 for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
     p = by[peer]
     print(f"{tool} req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
-          f"server CPU per request {float(el['cpu_us_per_req'])/float(p['cpu_us_per_req']):.2f}× the SDK's")
+          f"server CPU per request {ratio(cpu(el), cpu(p)):.2f}× the SDK's")
 # A run whose requests failed, or that answered none, measured nothing.
 bad = [r["target"] + ": " + str(r.get("first_error", "no request answered")) for r in rows if r["errors"] or not r["requests"]]
 if bad:
