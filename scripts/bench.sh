@@ -31,6 +31,8 @@
 #   DUNNING_CHARGES=12   # Dunning: the demo organization has no charges; one
 #       # debtor and this many charges (default 12) are created through the
 #       # tools first, so the page shows 10 real charges (0: the empty page)
+#   INBOX_EMAILS=12      # the Inbox: this many e-mails posted to the intake
+#       # and processed first (default 0: emails_list answers an empty page)
 #
 # A second floor writes the product's captured tools/list answer (a
 # product's catalog is tens of kilobytes: writing it is most of a
@@ -77,6 +79,21 @@ for i in $(seq "${PG_WORKERS:-0}"); do
 	worker_pids+="$!,"
 done
 token=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product "$PRODUCT" --user owner@demo.local --ttl 1h)
+
+# intake N posts N e-mails to an inbox made for the run (8 at a time) and
+# waits until they are processed, printing loadgen's report.
+intake() {
+	if [ -z "${address:-}" ]; then
+		api="http://127.0.0.1:$PORT/api/v1"
+		apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --resource api --ttl 1h)
+		address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
+			sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
+	fi
+	"$work/loadgen" -intake "$1" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -also-pids "$worker_pids" -eml examples/inbox/boleto.eml -timeout "${INTAKE_TIMEOUT:-5m}"
+}
+if [ "$PRODUCT" = inbox ] && [ "${INBOX_EMAILS:-0}" -gt 0 ]; then
+	intake "$INBOX_EMAILS" >/dev/null
+fi
 
 if [ "$PRODUCT" = dunning ] && [ "${DUNNING_CHARGES:-12}" -gt 0 ]; then
 	one() { "$work/loadgen" -url "$url" -token "$token" -method tools/call -tool "$1" -args "$2" -capture "$work/seed.json" >/dev/null; }
@@ -142,9 +159,5 @@ PY
 fi
 
 if [ -n "${INTAKE:-}" ]; then
-	api="http://127.0.0.1:$PORT/api/v1"
-	apitoken=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product inbox --user owner@demo.local --resource api --ttl 1h)
-	address=$(curl -s -H "Authorization: Bearer $apitoken" -H 'Content-Type: application/json' -d '{"label":"Bench"}' "$api/inboxes" |
-		sed -n 's/.*"email":"\([^"]*\)".*/\1/p')
-	"$work/loadgen" -intake "$INTAKE" -c 8 -url "$api" -token "$apitoken" -to "$address" -pid "$serve_pid" -also-pids "$worker_pids" -eml examples/inbox/boleto.eml -timeout "${INTAKE_TIMEOUT:-5m}"
+	intake "$INTAKE"
 fi

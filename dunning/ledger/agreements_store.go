@@ -2,11 +2,13 @@ package ledger
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // AgreementRecord is a row of dunning_agreements.
@@ -89,12 +91,15 @@ func ListAgreements(ctx context.Context, q store.Querier, orgID string, f Agreem
 	if f.DebtorID != "" {
 		where, args = where+` AND debtor_id = ?`, append(args, f.DebtorID)
 	}
-	var total int
-	if err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...); err != nil {
+	var rows []AgreementRecord
+	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
 		return nil, 0, err
 	}
-	var rows []AgreementRecord
-	err := q.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-		append(args, f.Limit, f.Offset)...)
+	if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
+		return rows, total, nil
+	}
+	var total int
+	err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...)
 	return rows, total, err
 }

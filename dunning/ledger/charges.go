@@ -250,6 +250,10 @@ func (s *Service) chargesList(ctx context.Context, in *listChargesIn) (*rest.Res
 	if err != nil {
 		return nil, err
 	}
+	if len(rows) == 0 {
+		// No amounts to work out: the settings are not read.
+		return restkit.NumberedPage([]*chargeListJSON{}, page, perPage, total, func(v *chargeListJSON) *chargeListJSON { return v }), nil
+	}
 	st, err := loadFeeSettings(store.ShortRead(ctx), s.DB, t.OrgID)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/bankcalendar"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // chargeListFilter is a listing of charges: archived or live ones,
@@ -58,13 +59,17 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	// slice (a Charge is large; each growth copied the rows read so far).
 	rows := make([]listedCharge, 0, min(f.Limit, 100))
 	if !f.narrowedByStatusOnly() {
-		var total int
-		if err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...); err != nil {
+		// The page first: a short one is its own total (restkit.TotalFromPage).
+		if err := q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
+		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
+			append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
 			return nil, 0, err
 		}
-		err := q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
-		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
-			append(args, f.Limit, f.Offset)...)
+		if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
+			return rows, total, nil
+		}
+		var total int
+		err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
 		return rows, total, err
 	}
 	statuses := slices.Sorted(slices.Values(f.Statuses))
@@ -73,10 +78,15 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 		key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
 	if f.Offset < markStride {
 		total, ok, err := firstChargesWithTotal(ctx, q, orgID, l, f, &rows)
-		if err == nil && !ok {
-			// An empty page: its total alone.
-			total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
+		if err != nil || ok {
+			return rows, total, err
 		}
+		if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, 0); ok {
+			// An empty first page: none, without asking the counters.
+			return rows, total, nil
+		}
+		// An empty page past the end: its total alone.
+		total, err = chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)
 		return rows, total, err
 	}
 	total, err := chargeTotal(store.ShortRead(ctx), q, orgID, f.Archived, f.Statuses)

@@ -2,11 +2,13 @@ package ledger
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
+	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // debtorOwed is what a debtor owes over its open charges (pending or
@@ -84,26 +86,28 @@ func listDebtors(ctx context.Context, q store.Querier, orgID string, f debtorLis
 		args = append(args, f.Document)
 	}
 	cond := strings.Join(where, " AND ")
-	var total int
-	var err error
-	if len(where) == 2 {
-		total, err = debtorTotal(store.ShortRead(ctx), q, orgID, f.Status)
-	} else {
-		err = q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
 	rows := []Debtor{}
 	if len(where) == 2 {
+		total, err := debtorTotal(store.ShortRead(ctx), q, orgID, f.Status)
+		if err != nil {
+			return nil, 0, err
+		}
 		// Pages the counter totals seek under a remembered mark (page_marks.go).
 		l := markedList{table: "dunning_debtors", alias: "t", columns: "*", cond: cond, args: args, order: f.Order, dir: f.Dir,
 			counters: "dunning_debtor_counts", key: listKey("debtors", f.Status, f.Order, f.Dir)}
 		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
 		return rows, total, err
 	}
-	err = q.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, id `+f.Dir+` LIMIT ? OFFSET ?`,
-		append(args, f.Limit, f.Offset)...)
+	// The page first: a short one is its own total (restkit.TotalFromPage).
+	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, id `+f.Dir+` LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
+		return nil, 0, err
+	}
+	if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
+		return rows, total, nil
+	}
+	var total int
+	err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
 	return rows, total, err
 }
 

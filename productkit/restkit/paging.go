@@ -160,6 +160,24 @@ func (p NumberedParams) Window() (page, perPage, offset int) {
 	return page, perPage, (page - 1) * perPage
 }
 
+// TotalFromPage is a numbered listing's total when its page proves it:
+// a page of n rows read at offset with a limit of limit holds the last
+// rows when it is short, so the listing has offset+n; an empty first page
+// means none. known is false for a full page (more may follow) and for
+// an empty page past the first (how far the listing reaches is not on it),
+// where the caller counts. Read from the page's own statement, this total
+// is the page's snapshot, where a separate count may see other writes
+// (docs/decisions.md, "A total the page proves").
+func TotalFromPage(offset, limit, n int) (total int, known bool) {
+	switch {
+	case n > 0 && n < limit:
+		return offset + n, true
+	case n == 0 && offset == 0:
+		return 0, true
+	}
+	return 0, false
+}
+
 // NumberedMeta is the meta of a numbered page.
 type NumberedMeta struct {
 	Total      int `json:"total"`
