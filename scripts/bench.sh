@@ -15,6 +15,8 @@
 #
 #   scripts/bench.sh            # 5 s per method, after 1 s of warm-up
 #   DURATION=20s WORKERS=16 WARMUP=2s scripts/bench.sh
+#   ROUNDS=3 scripts/bench.sh   # the whole sequence three times, each
+#       # round's ratios to its own floor, then their min, median and max
 #   (it fails when a request failed or a method answered none)
 #   INTAKE=1000 scripts/bench.sh  # then 1 000 e-mails posted to the intake
 #                                 # (8 at a time), processed end to end
@@ -119,39 +121,60 @@ pids+=("$sdk_pid")
 sleep 0.5
 
 results="$work/results.jsonl"
-load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool "$LIST_TOOL" -label floor >>"$results"
-load "$url" "$serve_pid" -method server/discover >>"$results"
-load "$url" "$serve_pid" -method tools/list >>"$results"
-load "http://127.0.0.1:$LIST_FLOOR_PORT/mcp" "$list_floor_pid" -method tools/list -label "floor (tools/list answer)" >>"$results"
-load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS" >>"$results"
 sdk() { GOMAXPROCS=1 "$work/loadgen" -url "http://127.0.0.1:$SDK_PORT/mcp" -c "$WORKERS" -d "$DURATION" -warmup "$WARMUP" -pid "$sdk_pid" "$@"; }
-sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call" >>"$results"
-sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)" >>"$results"
+# ROUNDS repeats the whole sequence, each round's rows tagged with its
+# number: the host's speed drifts over a run (the floor's own CPU per
+# request moved by half between runs a minute apart), so every round
+# holds each target and its floor minutes apart at most.
+for round in $(seq "${ROUNDS:-1}"); do
+	{
+		load "http://127.0.0.1:$FLOOR_PORT/mcp" "$floor_pid" -method tools/call -tool "$LIST_TOOL" -label floor
+		load "$url" "$serve_pid" -method server/discover
+		load "$url" "$serve_pid" -method tools/list
+		load "http://127.0.0.1:$LIST_FLOOR_PORT/mcp" "$list_floor_pid" -method tools/list -label "floor (tools/list answer)"
+		load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS"
+		sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call"
+		sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)"
+	} | sed "s/^{/{\"round\":$round,/" >>"$results"
+done
 
 python3 - "$results" "$LIST_TOOL" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
 tool = sys.argv[2]
-floor = rows[0]
 def cpu(r):
     # CPU comes in ticks of 10 ms: a short run may see none ("-" or 0).
     v = float(r["cpu_us_per_req"]) if r["cpu_us_per_req"] != "-" else 0.0
     return v if v > 0 else float("nan")
 def ratio(a, b):
     return a / b if b == b and b > 0 else float("nan")
-print(f"{'target':32} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
-for r in rows:
-    print(f"{r['target']:32} {r['req_per_s']:>8} {cpu(r):>11.1f} {ratio(cpu(r), cpu(floor)):>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
-by = {r["target"]: r for r in rows}
-tl, tf = by["tools/list"], by["floor (tools/list answer)"]
-print(f"tools/list CPU ÷ the floor writing the same answer: {ratio(cpu(tl), cpu(tf)):.2f}")
-el = by["tools/call " + tool]
-for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
-    p = by[peer]
-    print(f"{tool} req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
-          f"server CPU per request {ratio(cpu(el), cpu(p)):.2f}× the SDK's")
+every = [json.loads(l) for l in open(sys.argv[1])]
+rounds = sorted({r["round"] for r in every})
+summary = {}  # target -> [ratio to the floor, round by round]
+for n in rounds:
+    rows = [r for r in every if r["round"] == n]
+    floor = rows[0]
+    if len(rounds) > 1:
+        print(f"round {n}")
+    print(f"{'target':32} {'req/s':>8} {'CPU µs/req':>11} {'× floor CPU':>12} {'floor/target req/s':>19} errors")
+    for r in rows:
+        summary.setdefault(r["target"], []).append(ratio(cpu(r), cpu(floor)))
+        print(f"{r['target']:32} {r['req_per_s']:>8} {cpu(r):>11.1f} {ratio(cpu(r), cpu(floor)):>12.2f} {floor['req_per_s']/max(r['req_per_s'],1):>19.2f} {r['errors']}")
+    by = {r["target"]: r for r in rows}
+    tl, tf = by["tools/list"], by["floor (tools/list answer)"]
+    print(f"tools/list CPU ÷ the floor writing the same answer: {ratio(cpu(tl), cpu(tf)):.2f}")
+    summary.setdefault("tools/list ÷ its own floor", []).append(ratio(cpu(tl), cpu(tf)))
+    el = by["tools/call " + tool]
+    for peer in ("go-sdk tools/call", "go-sdk tools/call (2026-07-28)"):
+        p = by[peer]
+        print(f"{tool} req/s ÷ {peer} req/s: {el['req_per_s']/max(p['req_per_s'],1):.2f} (issue target ≥ 2); "
+              f"server CPU per request {ratio(cpu(el), cpu(p)):.2f}× the SDK's")
+if len(rounds) > 1:
+    print(f"\n{len(rounds)} rounds, CPU per request ÷ the floor's in the same round (min, median, max):")
+    for target, rs in summary.items():
+        s = sorted(rs)
+        print(f"  {target:32} {s[0]:6.2f} {s[len(s)//2]:6.2f} {s[-1]:6.2f}")
 # A run whose requests failed, or that answered none, measured nothing.
-bad = [r["target"] + ": " + str(r.get("first_error", "no request answered")) for r in rows if r["errors"] or not r["requests"]]
+bad = [r["target"] + ": " + str(r.get("first_error", "no request answered")) for r in every if r["errors"] or not r["requests"]]
 if bad:
     print("FAILED:", *bad, sep="\n  ")
     sys.exit(1)
