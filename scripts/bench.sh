@@ -135,7 +135,7 @@ for round in $(seq "${ROUNDS:-1}"); do
 		load "$url" "$serve_pid" -method tools/call -tool "$LIST_TOOL" -args "$LIST_ARGS"
 		sdk -method tools/call -tool hello -args '{"limit":10}' -protocol 2025-06-18 -label "go-sdk tools/call"
 		sdk -method tools/call -tool hello -args '{"limit":10}' -label "go-sdk tools/call (2026-07-28)"
-	} | sed "s/^{/{\"round\":$round,/" >>"$results"
+	} | sed -u "s/^{/{\"round\":$round,/" >>"$results"
 done
 
 python3 - "$results" "$LIST_TOOL" <<'PY'

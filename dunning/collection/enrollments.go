@@ -206,11 +206,11 @@ func (s *Service) enroll(ctx context.Context, tx *store.Tx, orgID string, in *en
 	if err != nil {
 		return EnrollmentAnswerJSON{}, false, err
 	}
-	if err := s.emitEnrollmentEvent(ctx, tx, EventEnrollmentStarted, e, &c, &p); err != nil {
+	if err := s.emitEnrollmentEvent(ctx, tx, EventEnrollmentStarted, e, &c, &p, nil); err != nil {
 		return EnrollmentAnswerJSON{}, false, err
 	}
 	if e.NextStepID == nil {
-		if err := s.CompleteEnrollment(ctx, tx, &e, &c, &p); err != nil {
+		if err := s.CompleteEnrollment(ctx, tx, &e, &c, &p, nil); err != nil {
 			return EnrollmentAnswerJSON{}, false, err
 		}
 	}
@@ -255,8 +255,10 @@ func SetNextStep(e *EnrollmentRecord, next *CalendarEntry) {
 }
 
 // CompleteEnrollment ends e because no step is left, and emits
-// dunning.enrollment.completed. c and p may be nil (they are loaded).
-func (s *Service) CompleteEnrollment(ctx context.Context, tx *store.Tx, e *EnrollmentRecord, c *ledger.Charge, p *PlanRecord) error {
+// dunning.enrollment.completed. c, p and st may be nil (they are loaded):
+// the step runner passes the settings its step read in tx, one read fewer
+// a message.
+func (s *Service) CompleteEnrollment(ctx context.Context, tx *store.Tx, e *EnrollmentRecord, c *ledger.Charge, p *PlanRecord, st *ledger.Settings) error {
 	if err := lifecycle.EnrollmentStatus(e.Status).CanBecome(lifecycle.EnrollmentCompleted); err != nil {
 		return err
 	}
@@ -264,7 +266,7 @@ func (s *Service) CompleteEnrollment(ctx context.Context, tx *store.Tx, e *Enrol
 	if err := UpdateEnrollment(ctx, tx, e); err != nil {
 		return err
 	}
-	return s.emitEnrollmentEvent(ctx, tx, EventEnrollmentCompleted, *e, c, p)
+	return s.emitEnrollmentEvent(ctx, tx, EventEnrollmentCompleted, *e, c, p, st)
 }
 
 // StopEnrollment ends an active enrollment early with reason, and emits
@@ -280,7 +282,7 @@ func (s *Service) StopEnrollment(ctx context.Context, tx *store.Tx, e *Enrollmen
 	if err := UpdateEnrollment(ctx, tx, e); err != nil {
 		return err
 	}
-	return s.emitEnrollmentEvent(ctx, tx, EventEnrollmentStopped, *e, c, p)
+	return s.emitEnrollmentEvent(ctx, tx, EventEnrollmentStopped, *e, c, p, nil)
 }
 
 // stopChargeEnrollments is the charge-closed hook (service.whenChargeClosed):
@@ -386,7 +388,7 @@ func (s *Service) RescheduleEnrollment(ctx context.Context, tx *store.Tx, e *Enr
 	SetNextStep(e, next)
 	e.UpdatedAt = now
 	if next == nil {
-		return s.CompleteEnrollment(ctx, tx, e, &c, p)
+		return s.CompleteEnrollment(ctx, tx, e, &c, p, nil)
 	}
 	return UpdateEnrollment(ctx, tx, e)
 }
@@ -426,7 +428,7 @@ func (s *Service) AdvanceEnrollment(ctx context.Context, tx *store.Tx, e *Enroll
 	SetNextStep(e, next)
 	e.UpdatedAt = now
 	if next == nil {
-		return s.CompleteEnrollment(ctx, tx, e, &c, &p)
+		return s.CompleteEnrollment(ctx, tx, e, &c, &p, &st)
 	}
 	return UpdateEnrollment(ctx, tx, e)
 }
@@ -436,8 +438,9 @@ func (s *Service) AdvanceEnrollment(ctx context.Context, tx *store.Tx, e *Enroll
 // exactly when the change it reports commits. Its data is the enrollment,
 // the charge (with its amounts for the organization's today), the plan and
 // the organization ({id, name}), under the organization's home workspace
-// where its webhooks are. c and p may be nil (they are loaded).
-func (s *Service) emitEnrollmentEvent(ctx context.Context, tx *store.Tx, slug string, e EnrollmentRecord, c *ledger.Charge, p *PlanRecord) error {
+// where its webhooks are. c, p and st (the organization's settings) may be
+// nil (they are loaded); a caller that read them in tx passes them.
+func (s *Service) emitEnrollmentEvent(ctx context.Context, tx *store.Tx, slug string, e EnrollmentRecord, c *ledger.Charge, p *PlanRecord, st *ledger.Settings) error {
 	if c == nil {
 		ch, err := ledger.GetCharge(ctx, tx, e.OrganizationID, e.ChargeID)
 		if err != nil {
@@ -453,23 +456,24 @@ func (s *Service) emitEnrollmentEvent(ctx context.Context, tx *store.Tx, slug st
 		p = &pl
 	}
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, e.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, e.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
-	st, err := ledger.LoadSettings(ctx, tx, e.OrganizationID)
-	if err != nil {
-		return err
+	if st == nil {
+		loaded, err := ledger.LoadSettings(ctx, tx, e.OrganizationID)
+		if err != nil {
+			return err
+		}
+		st = &loaded
 	}
 	on := st.Today(s.Clock())
-	b, err := ledger.ChargeBreakdown(*c, st, on)
+	b, err := ledger.ChargeBreakdown(*c, *st, on)
 	if err != nil {
 		return err
 	}
 	data := map[string]any{"enrollment": showEnrollment(e), "charge": ledger.ShowCharge(*c, b, on), "plan": showPlan(*p)}
-	if org, err := acc.GetOrganization(ctx, e.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: e.OrganizationID, WorkspaceID: ws.ID, Slug: slug,
 		SubjectID: c.ID, Data: data})
 	return err

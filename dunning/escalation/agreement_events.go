@@ -79,7 +79,7 @@ func (s *Service) endAgreement(ctx context.Context, tx *store.Tx, a *ledger.Agre
 // shows it.
 func (s *Service) emitAgreementEvent(ctx context.Context, tx *store.Tx, slug string, a ledger.AgreementRecord) error {
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, a.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, a.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
@@ -88,9 +88,7 @@ func (s *Service) emitAgreementEvent(ctx context.Context, tx *store.Tx, slug str
 		return err
 	}
 	data := map[string]any{"agreement": j}
-	if org, err := acc.GetOrganization(ctx, a.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: a.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: a.ID, Data: data})
 	return err
 }

@@ -232,7 +232,7 @@ func (s *Service) commandsOnChargeClosed(ctx context.Context, tx *store.Tx, c le
 // charge as the API shows them.
 func (s *Service) emitCommandEvent(ctx context.Context, tx *store.Tx, slug string, cmd command) error {
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, cmd.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, cmd.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
@@ -249,9 +249,7 @@ func (s *Service) emitCommandEvent(ctx context.Context, tx *store.Tx, slug strin
 		return err
 	}
 	data := map[string]any{cmd.Kind: showCommand(cmd), "charge": cv}
-	if org, err := acc.GetOrganization(ctx, cmd.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: cmd.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: cmd.ID, Data: data})
 	return err
 }

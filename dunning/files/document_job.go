@@ -149,14 +149,12 @@ func (s *Service) finishDocument(ctx context.Context, d documentRow, data []byte
 // never its bytes, and the organization.
 func (s *Service) emitFileEvent(ctx context.Context, tx *store.Tx, orgID, slug, subjectID, member string, view fileJSON) error {
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, orgID)
+	ws, org, err := restkit.EventHome(ctx, acc, orgID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
 	data := map[string]any{member: view}
-	if org, err := acc.GetOrganization(ctx, orgID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: orgID, WorkspaceID: ws.ID, Slug: slug, SubjectID: subjectID, Data: data})
 	return err
 }

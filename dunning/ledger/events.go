@@ -33,7 +33,7 @@ func (s *Service) EmitChargeEvent(ctx context.Context, tx *store.Tx, slug string
 // charge and the organization (the payment that paid it, a waiver).
 func (s *Service) emitChargeEventWith(ctx context.Context, tx *store.Tx, slug string, c Charge, extra map[string]any) error {
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, c.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, c.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
@@ -50,9 +50,7 @@ func (s *Service) emitChargeEventWith(ctx context.Context, tx *store.Tx, slug st
 	for k, v := range extra {
 		data[k] = v
 	}
-	if org, err := acc.GetOrganization(ctx, c.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: c.OrganizationID, WorkspaceID: ws.ID, Slug: slug,
 		SubjectID: c.ID, Data: data})
 	return err

@@ -286,14 +286,12 @@ func pixPayable(c Charge, paidAt time.Time) string {
 // organization's home workspace (as the charge events are).
 func (s *Service) emitPixEvent(ctx context.Context, tx *store.Tx, slug string, p pixReceivedRow) error {
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, p.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, p.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
 	data := map[string]any{"pix": showPixReceived(p)}
-	if org, err := acc.GetOrganization(ctx, p.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: p.OrganizationID, WorkspaceID: ws.ID, Slug: slug, SubjectID: p.ID, Data: data})
 	return err
 }

@@ -154,14 +154,12 @@ func (s *Service) emitNotificationEvent(ctx context.Context, tx *store.Tx, slug 
 		return nil
 	}
 	acc := s.Accounts.InTx(tx)
-	ws, err := restkit.HomeWorkspace(ctx, acc, n.OrganizationID)
+	ws, org, err := restkit.EventHome(ctx, acc, n.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("dunning: emit %s: %w", slug, err)
 	}
 	data := map[string]any{"notification": showNotification(n)}
-	if org, err := acc.GetOrganization(ctx, n.OrganizationID); err == nil {
-		data["organization"] = map[string]any{"id": org.ID, "name": org.Name}
-	}
+	data["organization"] = org
 	_, err = s.Hooks.Emit(ctx, tx, webhooks.Event{OrganizationID: n.OrganizationID, WorkspaceID: ws.ID, Slug: slug,
 		SubjectID: n.ID, Data: data})
 	return err

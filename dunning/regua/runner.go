@@ -234,7 +234,7 @@ func (n *Notifier) runStep(ctx context.Context, tx *store.Tx, e *collection.Enro
 		if _, err := n.Queue(ctx, tx, row); err != nil {
 			return err
 		}
-		return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
+		return n.advance(ctx, tx, e, cal, done, entry, c, &p, &st, now)
 	}
 	if entry.Step.Action == collection.ActionNotify {
 		if err := n.notifyStep(ctx, tx, e, entry.Step, st, c); err != nil {
@@ -246,7 +246,7 @@ func (n *Notifier) runStep(ctx context.Context, tx *store.Tx, e *collection.Enro
 		// runs it through its route's rules (approvals.go).
 		return err
 	}
-	return n.advance(ctx, tx, e, cal, done, entry, c, &p, now)
+	return n.advance(ctx, tx, e, cal, done, entry, c, &p, &st, now)
 }
 
 // notifyStep writes the step's notification (queued with its send job,
@@ -295,12 +295,12 @@ func (n *Notifier) stepDraft(e *collection.EnrollmentRecord, step collection.Ste
 // advance points e at the first step after entry not done yet (steps at
 // the same instant included), or completes it.
 func (n *Notifier) advance(ctx context.Context, tx *store.Tx, e *collection.EnrollmentRecord, cal []collection.CalendarEntry, done map[string]bool,
-	entry *collection.CalendarEntry, c *ledger.Charge, p *collection.PlanRecord, now time.Time) error {
+	entry *collection.CalendarEntry, c *ledger.Charge, p *collection.PlanRecord, st *ledger.Settings, now time.Time) error {
 	next := collection.PickNextStep(cal, done, entry.Run.At, true)
 	collection.SetNextStep(e, next)
 	e.UpdatedAt = now
 	if next == nil {
-		return n.CompleteEnrollment(ctx, tx, e, c, p)
+		return n.CompleteEnrollment(ctx, tx, e, c, p, st)
 	}
 	return collection.UpdateEnrollment(ctx, tx, e)
 }

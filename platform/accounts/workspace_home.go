@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kobana/kobana-mcp/platform/store"
 )
@@ -45,4 +46,31 @@ func (s *Store) homeWorkspace(ctx context.Context, orgID string) (Workspace, err
 		return Workspace{}, err
 	}
 	return w, nil
+}
+
+// HomeWithOrganization is HomeWorkspace and its organization read in one
+// statement: what an event of an organization-wide product needs (the
+// workspace its webhooks are under, and the organization's name in its
+// data). Events are stored in the transaction of the change they report,
+// where HomeWorkspace's cache is not used, so each event read the two rows
+// in two statements, on PostgreSQL two round trips inside the
+// transaction — the step runner's two events a message among them
+// (docs/performance.md, "The step runner's statements").
+func (s *Store) HomeWithOrganization(ctx context.Context, orgID string) (Workspace, Organization, error) {
+	var row struct {
+		Workspace
+		OrgName      string    `db:"org_name"`
+		OrgCreatedAt time.Time `db:"org_created_at"`
+	}
+	err := s.q.Get(ctx, &row, `SELECT w.id, w.organization_id, w.external_id, w.label, w.email_prefix, w.created_at,
+		o.name AS org_name, o.created_at AS org_created_at
+		FROM workspaces w JOIN organizations o ON o.id = w.organization_id
+		WHERE w.organization_id = ? AND w.deleted_at IS NULL ORDER BY w.created_at, w.id LIMIT 1`, orgID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return Workspace{}, Organization{}, fmt.Errorf("%w: the organization has no workspace", store.ErrNotFound)
+		}
+		return Workspace{}, Organization{}, err
+	}
+	return row.Workspace, Organization{ID: row.OrganizationID, Name: row.OrgName, CreatedAt: row.OrgCreatedAt}, nil
 }

@@ -104,6 +104,21 @@ func HomeWorkspace(ctx context.Context, acc *accounts.Store, orgID string) (acco
 	return w, err
 }
 
+// EventHome is what an organization-wide product's event needs, read in
+// one statement inside the event's transaction: the home workspace its
+// webhooks are under (404 as HomeWorkspace) and the organization as the
+// event's data names it ({id, name}).
+func EventHome(ctx context.Context, acc *accounts.Store, orgID string) (accounts.Workspace, map[string]any, error) {
+	w, o, err := acc.HomeWithOrganization(ctx, orgID)
+	if errors.Is(err, store.ErrNotFound) {
+		return accounts.Workspace{}, nil, rest.NotFound("organization")
+	}
+	if err != nil {
+		return accounts.Workspace{}, nil, err
+	}
+	return w, map[string]any{"id": o.ID, "name": o.Name}, nil
+}
+
 // ReadItem is the body of every "get one" operation: resolve the caller's
 // tenant, look the item up inside it, and answer it as the API shows it
 // ({"data": …}). An item that is not there for this caller — missing,
