@@ -2,13 +2,11 @@ package ledger
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/kobana/kobana-mcp/dunning/lifecycle"
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // AgreementRecord is a row of dunning_agreements.
@@ -92,14 +90,7 @@ func ListAgreements(ctx context.Context, q store.Querier, orgID string, f Agreem
 		where, args = where+` AND debtor_id = ?`, append(args, f.DebtorID)
 	}
 	var rows []AgreementRecord
-	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-		append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
-		return nil, 0, err
-	}
-	if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
-		return rows, total, nil
-	}
-	var total int
-	err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args...)
+	total, err := readNumberedPage(ctx, q, &rows, `SELECT * FROM dunning_agreements WHERE `+where+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+		`SELECT COUNT(*) FROM dunning_agreements WHERE `+where, args, f.Limit, f.Offset)
 	return rows, total, err
 }

@@ -59,17 +59,9 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	// slice (a Charge is large; each growth copied the rows read so far).
 	rows := make([]listedCharge, 0, min(f.Limit, 100))
 	if !f.narrowedByStatusOnly() {
-		// The page first: a short one is its own total (restkit.TotalFromPage).
-		if err := q.Select(ctx, &rows, `SELECT `+chargeListColumns+`
+		total, err := readNumberedPage(ctx, q, &rows, `SELECT `+chargeListColumns+`
 		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
-			append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
-			return nil, 0, err
-		}
-		if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
-			return rows, total, nil
-		}
-		var total int
-		err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args...)
+			`SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args, f.Limit, f.Offset)
 		return rows, total, err
 	}
 	statuses := slices.Sorted(slices.Values(f.Statuses))

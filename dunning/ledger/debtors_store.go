@@ -2,13 +2,11 @@ package ledger
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/kobana/kobana-mcp/platform/brazil"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // debtorOwed is what a debtor owes over its open charges (pending or
@@ -98,16 +96,8 @@ func listDebtors(ctx context.Context, q store.Querier, orgID string, f debtorLis
 		err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
 		return rows, total, err
 	}
-	// The page first: a short one is its own total (restkit.TotalFromPage).
-	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, id `+f.Dir+` LIMIT ? OFFSET ?`,
-		append(slices.Clip(args), f.Limit, f.Offset)...); err != nil {
-		return nil, 0, err
-	}
-	if total, ok := restkit.TotalFromPage(f.Offset, f.Limit, len(rows)); ok {
-		return rows, total, nil
-	}
-	var total int
-	err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args...)
+	total, err := readNumberedPage(ctx, q, &rows, `SELECT * FROM dunning_debtors WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, id `+f.Dir+` LIMIT ? OFFSET ?`,
+		`SELECT COUNT(*) FROM dunning_debtors WHERE `+cond, args, f.Limit, f.Offset)
 	return rows, total, err
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kobana/kobana-mcp/platform/money"
 	"github.com/kobana/kobana-mcp/platform/store"
-	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
 // The SQL of the Pix webhook and of the Pix it received (migration 00294).
@@ -157,13 +156,7 @@ func listPixReceived(ctx context.Context, q store.Querier, orgID string, waiting
 		where += ` AND unassigned_cents > 0`
 	}
 	rows := []pixReceivedRow{}
-	if err := q.Select(ctx, &rows, `SELECT * FROM dunning_pix_received WHERE `+where+` ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`, orgID, limit, offset); err != nil {
-		return nil, 0, err
-	}
-	if total, ok := restkit.TotalFromPage(offset, limit, len(rows)); ok {
-		return rows, total, nil
-	}
-	var total int
-	err := q.Get(ctx, &total, `SELECT COUNT(*) FROM dunning_pix_received WHERE `+where, orgID)
+	total, err := readNumberedPage(ctx, q, &rows, `SELECT * FROM dunning_pix_received WHERE `+where+` ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
+		`SELECT COUNT(*) FROM dunning_pix_received WHERE `+where, []any{orgID}, limit, offset)
 	return rows, total, err
 }
