@@ -8,11 +8,11 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
-// TestListingTotalsOnEveryPage: a numbered listing's meta.total is how
-// many rows match on its first, full, short and empty pages and past the
-// end, whether the page proves it (a short or empty first page,
-// restkit.TotalFromPage), the counters answer it or it is counted — and
-// each page holds the rows it should. On both engines.
+// TestListingTotalsOnEveryPage: a numbered listing's meta.total (charges,
+// debtors, agreements) is how many rows match on its first, full, short
+// and empty pages and past the end, whether the page proves it (a short
+// or empty first page, restkit.TotalFromPage), the counters answer it or
+// it is counted — and each page holds the rows it should. On both engines.
 func TestListingTotalsOnEveryPage(t *testing.T) {
 	t.Parallel()
 	storetest.RunParallel(t, Migrations, func(t *testing.T, db *store.DB) {
@@ -72,5 +72,10 @@ func TestListingTotalsOnEveryPage(t *testing.T) {
 		} {
 			want(c.path, c.rows, c.total)
 		}
+		// Agreements, counted unless the page proves it.
+		e.ok(201, "POST", "/v1/agreements", obj{"debtor_id": "jose", "charge_ids": []string{"j0"}, "installments": 2})
+		want("/v1/agreements", 1, 1)
+		want("/v1/agreements?per_page=1", 1, 1)
+		want("/v1/agreements?per_page=1&page=2", 0, 1)
 	})
 }

@@ -37,15 +37,8 @@ func (s *Store) HomeWorkspace(ctx context.Context, orgID string) (Workspace, err
 }
 
 func (s *Store) homeWorkspace(ctx context.Context, orgID string) (Workspace, error) {
-	var w Workspace
-	err := s.q.Get(ctx, &w, "SELECT "+workspaceColumns+" FROM workspaces WHERE organization_id = ? AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1", orgID)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return Workspace{}, fmt.Errorf("%w: the organization has no workspace", store.ErrNotFound)
-		}
-		return Workspace{}, err
-	}
-	return w, nil
+	w, _, err := s.HomeWithOrganization(ctx, orgID)
+	return w, err
 }
 
 // HomeWithOrganization is HomeWorkspace and its organization read in one
@@ -55,7 +48,9 @@ func (s *Store) homeWorkspace(ctx context.Context, orgID string) (Workspace, err
 // where HomeWorkspace's cache is not used, so each event read the two rows
 // in two statements, on PostgreSQL two round trips inside the
 // transaction — the step runner's two events a message among them
-// (docs/performance.md, "The step runner's statements").
+// (docs/performance.md, "The step runner's statements"). It is also
+// HomeWorkspace's read when the cache has no answer: one statement for
+// the home, wherever it is asked.
 func (s *Store) HomeWithOrganization(ctx context.Context, orgID string) (Workspace, Organization, error) {
 	var row struct {
 		Workspace

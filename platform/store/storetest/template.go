@@ -110,13 +110,13 @@ func makeSQLiteTemplate(sources []fs.FS) ([]byte, error) {
 	return os.ReadFile(copyPath)
 }
 
-// openMigrated is a migrated, empty database of the given engine for the
-// test, with River's tables: on SQLite a copy of the template, on
-// PostgreSQL a new schema migrated.
 // testIdleConns is how many idle connections a test's PostgreSQL pool
 // keeps (openMigrated).
 const testIdleConns = 2
 
+// openMigrated is a migrated, empty database of the given engine for the
+// test, with River's tables: on SQLite a copy of the template, on
+// PostgreSQL a new schema migrated.
 func openMigrated(t testing.TB, d store.Dialect, o store.Options, sources []fs.FS) (*store.DB, string) {
 	t.Helper()
 	ctx := context.Background()
