@@ -55,19 +55,17 @@ func (f chargeListFilter) narrowedByStatusOnly() bool {
 // not decoded.
 func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeListFilter) ([]listedCharge, int, error) {
 	cond, args := chargeListWhere(orgID, f)
-	// Room for the page: the scan appends each row without growing the
-	// slice (a Charge is large; each growth copied the rows read so far).
-	rows := make([]listedCharge, 0, min(f.Limit, 100))
+	// No room made in advance: the store makes the page's room when its
+	// first row arrives (an empty page makes none).
+	var rows []listedCharge
 	if !f.narrowedByStatusOnly() {
 		total, err := readNumberedPage(ctx, q, &rows, `SELECT `+chargeListColumns+`
 		FROM dunning_charges c WHERE `+cond+` ORDER BY `+f.Order+` `+f.Dir+`, c.id `+f.Dir+` LIMIT ? OFFSET ?`,
 			`SELECT COUNT(*) FROM dunning_charges c WHERE `+cond, args, f.Limit, f.Offset)
 		return rows, total, err
 	}
-	statuses := slices.Sorted(slices.Values(f.Statuses))
 	l := markedList{table: "dunning_charges", alias: "c", columns: chargeListColumns, cond: cond, args: args,
-		order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts",
-		key: listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)}
+		order: strings.TrimPrefix(f.Order, "c."), dir: f.Dir, counters: "dunning_charge_counts"}
 	if f.Offset < markStride {
 		total, ok, err := firstChargesWithTotal(ctx, q, orgID, l, f, &rows)
 		if err != nil || ok {
@@ -85,6 +83,8 @@ func listCharges(ctx context.Context, q store.Querier, orgID string, f chargeLis
 	if err != nil {
 		return nil, 0, err
 	}
+	statuses := slices.Sorted(slices.Values(f.Statuses))
+	l.key = listKey("charges", boolKey(f.Archived), strings.Join(statuses, ","), f.Order, f.Dir)
 	// Pages the counters total seek under a remembered mark (page_marks.go).
 	err = readMarkedPage(ctx, q, l, f.Limit, f.Offset, total, &rows)
 	return rows, total, err

@@ -32,7 +32,17 @@ type scanPlans struct {
 type scanPlan struct {
 	columns []string
 	fields  [][]int
+	// rows is how many rows the query's last Select returned (at most
+	// maxRowsHint): the room its next Select makes when the first row
+	// arrives, so a page of ten is read into one slice of ten without a
+	// caller making it in advance — and an empty page makes none
+	// (docs/decisions.md, "A slice the size of the last answer").
+	rows atomic.Int32
 }
+
+// maxRowsHint bounds the room a Select makes in advance from its query's
+// last answer: a larger answer grows the slice as append does.
+const maxRowsHint = 256
 
 // maxScanPlans bounds the plans kept: the code's queries are a few
 // hundred shapes; past the bound a query is planned on each run.
@@ -57,8 +67,8 @@ func structBase(m *reflectx.Mapper, t reflect.Type) reflect.Type {
 	return t
 }
 
-// plan returns the field paths of rows' columns in base.
-func (p *scanPlans) plan(rows *sqlx.Rows, base reflect.Type, query string) ([][]int, error) {
+// plan returns the plan of rows' columns in base.
+func (p *scanPlans) plan(rows *sqlx.Rows, base reflect.Type, query string) (*scanPlan, error) {
 	columns, err := rows.Columns()
 	if err != nil {
 		return nil, err
@@ -66,7 +76,7 @@ func (p *scanPlans) plan(rows *sqlx.Rows, base reflect.Type, query string) ([][]
 	k := scanKey{base, query}
 	if v, ok := p.plans.Load(k); ok {
 		if plan := v.(*scanPlan); slices.Equal(plan.columns, columns) {
-			return plan.fields, nil
+			return plan, nil
 		}
 	}
 	fields := rows.Mapper.TraversalsByName(base, columns)
@@ -75,13 +85,14 @@ func (p *scanPlans) plan(rows *sqlx.Rows, base reflect.Type, query string) ([][]
 			return nil, fmt.Errorf("missing destination name %s in %v", columns[i], base)
 		}
 	}
+	// The driver may reuse its slice of names: the plan keeps a copy.
+	plan := &scanPlan{columns: slices.Clone(columns), fields: fields}
 	if p.n.Load() < maxScanPlans {
-		// The driver may reuse its slice of names: the plan keeps a copy.
-		if _, loaded := p.plans.Swap(k, &scanPlan{columns: slices.Clone(columns), fields: fields}); !loaded {
+		if _, loaded := p.plans.Swap(k, plan); !loaded {
 			p.n.Add(1)
 		}
 	}
-	return fields, nil
+	return plan, nil
 }
 
 // scanRow scans the current row into v, an addressable struct.
@@ -121,29 +132,44 @@ func (p *scanPlans) selectRows(rows *sqlx.Rows, err error, dest any, base reflec
 		return err
 	}
 	defer rows.Close()
-	fields, err := p.plan(rows, base, query)
+	plan, err := p.plan(rows, base, query)
 	if err != nil {
 		return err
 	}
 	dv := reflect.ValueOf(dest).Elem()
-	slice := dv
-	ptrs := slice.Type().Elem().Kind() == reflect.Pointer
-	values := make([]any, len(fields))
+	ptrs := dv.Type().Elem().Kind() == reflect.Pointer
+	values := make([]any, len(plan.fields))
+	start := dv.Len()
 	for rows.Next() {
-		vp := reflect.New(base)
-		if err := scanRow(rows, vp.Elem(), fields, values); err != nil {
-			return err
+		n := dv.Len()
+		if n == dv.Cap() {
+			room := 1
+			if n == start {
+				room = max(room, int(plan.rows.Load()))
+			}
+			dv.Grow(room)
 		}
+		dv.SetLen(n + 1)
+		// Each row is scanned where it stays: a value row in the
+		// slice's own element (zeroed first: the slice may have held
+		// another), a pointer row in a struct of its own.
+		el := dv.Index(n)
 		if ptrs {
-			slice = reflect.Append(slice, vp)
+			el.Set(reflect.New(base))
+			el = el.Elem()
 		} else {
-			slice = reflect.Append(slice, vp.Elem())
+			el.SetZero()
+		}
+		if err := scanRow(rows, el, plan.fields, values); err != nil {
+			dv.SetLen(start)
+			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
+		dv.SetLen(start)
 		return err
 	}
-	dv.Set(slice)
+	plan.rows.Store(int32(min(dv.Len()-start, maxRowsHint)))
 	return nil
 }
 
@@ -156,10 +182,11 @@ func (p *scanPlans) getRow(rows *sqlx.Rows, err error, dest any, base reflect.Ty
 		return err
 	}
 	defer rows.Close()
-	fields, err := p.plan(rows, base, query)
+	plan, err := p.plan(rows, base, query)
 	if err != nil {
 		return err
 	}
+	fields := plan.fields
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
 			return err
