@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -215,14 +214,14 @@ func (s *service) emitEmailEvents(ctx context.Context, tx *store.Tx, ib inboxRec
 		return nil
 	}
 	data := tenant.add(r.OrganizationID, r.WorkspaceID, map[string]any{"inbox": toInboxJSON(ib), "email": emailJSON(r)})
-	encoded, err := json.Marshal(data)
+	encoded, err := webhooks.MarshalData(data)
 	if err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
 	}
 	evs := make([]webhooks.Event, len(slugs))
 	for i, slug := range slugs {
 		evs[i] = webhooks.Event{OrganizationID: r.OrganizationID, WorkspaceID: r.WorkspaceID, Slug: slug,
-			ScopeID: ib.ID, SubjectID: r.ID, Data: json.RawMessage(encoded)}
+			ScopeID: ib.ID, SubjectID: r.ID, Data: encoded}
 	}
 	if _, err := s.hooks.EmitAll(ctx, tx, evs...); err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)

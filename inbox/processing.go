@@ -397,13 +397,13 @@ func (s *service) emitProcessingEvent(ctx context.Context, tx *store.Tx, ib inbo
 		tenant = &t
 	}
 	data = tenant.add(e.OrganizationID, e.WorkspaceID, data)
-	encoded, err := json.Marshal(data)
+	encoded, err := webhooks.MarshalData(data)
 	if err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)
 	}
 	evs := make([]webhooks.Event, len(slugs))
 	for i, slug := range slugs {
-		evs[i] = webhooksEvent(e, slug, json.RawMessage(encoded))
+		evs[i] = webhooksEvent(e, slug, encoded)
 	}
 	if _, err := s.hooks.EmitAll(ctx, tx, evs...); err != nil {
 		return fmt.Errorf("inbox: emit %s: %w", slugs[0], err)

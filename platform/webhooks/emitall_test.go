@@ -116,7 +116,7 @@ func TestEmitAllAsManyEmits(t *testing.T) {
 
 // TestEnvelopeEncoding: the envelope built by hand is json.Marshal's, byte
 // for byte, whatever the data (a map, raw JSON with blanks, HTML
-// characters, none).
+// characters, Marshaled data, none).
 func TestEnvelopeEncoding(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 3, 1, 12, 30, 0, 123456000, time.UTC)
@@ -127,6 +127,7 @@ func TestEnvelopeEncoding(t *testing.T) {
 		struct {
 			N int `json:"n"`
 		}{7},
+		mustMarshalData(t, map[string]any{"b": "<z> & \u2029", "a": []string{"x"}}),
 	} {
 		se := SystemEvent{ID: "0190-id", WorkspaceID: "ws\"1", Slug: "email.processed", CreatedAt: at}
 		d, err := eventData(data)
@@ -138,7 +139,9 @@ func TestEnvelopeEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantData := json.RawMessage(`{}`)
-		if data != nil {
+		if m, ok := data.(Marshaled); ok {
+			wantData = json.RawMessage(m)
+		} else if data != nil {
 			if wantData, err = json.Marshal(data); err != nil {
 				t.Fatal(err)
 			}
@@ -154,4 +157,13 @@ func TestEnvelopeEncoding(t *testing.T) {
 	if _, err := eventData(json.RawMessage(`{"a":`)); err == nil {
 		t.Error("invalid raw data was accepted")
 	}
+}
+
+func mustMarshalData(t *testing.T, v any) Marshaled {
+	t.Helper()
+	m, err := MarshalData(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

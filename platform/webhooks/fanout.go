@@ -121,14 +121,19 @@ func prepare(ev Event) (SystemEvent, error) {
 	return se, err
 }
 
-// eventData is an event's data as JSON, compact: json.Marshal's bytes. A
-// json.RawMessage (data encoded once for several events) is compacted
+// eventData is an event's data as JSON, compact: json.Marshal's bytes.
+// Marshaled data is those bytes already; a json.RawMessage (data encoded once for several events) is compacted
 // and checked in one pass (and escaped for HTML as json.Marshal does),
 // instead of json.Marshal's two passes.
 func eventData(v any) ([]byte, error) {
 	switch d := v.(type) {
 	case nil:
 		return []byte(`{}`), nil
+	case Marshaled:
+		if d == nil {
+			return []byte(`{}`), nil
+		}
+		return d, nil
 	case json.RawMessage:
 		var b bytes.Buffer
 		b.Grow(len(d))

@@ -134,8 +134,25 @@ type Event struct {
 	// events of that scope); SubjectID is what the event is about. The
 	// Inbox passes the inbox and the e-mail.
 	ScopeID, SubjectID string
-	// Data is the event's payload "data" member (nil: {}).
+	// Data is the event's payload "data" member (nil: {}): a value
+	// json.Marshal encodes, raw JSON (compacted and checked first), or
+	// Marshaled data (copied as it is).
 	Data any
+}
+
+// Marshaled is event data json.Marshal encoded (MarshalData): compact,
+// valid and escaped for HTML already, so an event copies it as it is.
+// Data encoded once for several events — an e-mail's intake and its
+// outcome emit two or three — was compacted again for each of them as raw
+// JSON: a tenth of the Inbox intake's CPU per e-mail (docs/performance.md,
+// "Inbox intake, the per-e-mail work (session 13)").
+type Marshaled []byte
+
+// MarshalData encodes v as Marshaled event data: the only way to make it,
+// so its bytes are json.Marshal's.
+func MarshalData(v any) (Marshaled, error) {
+	b, err := json.Marshal(v)
+	return Marshaled(b), err
 }
 
 // SystemEvent is a stored event.
