@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobana/kobana-mcp/inbox/agent"
 	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -78,6 +79,8 @@ func (s *service) receiveParsed(ctx context.Context, raw []byte, msg *mailparse.
 	if msg != nil {
 		in.dedupeKey = dedupeKey(msg.MessageID, digest)
 	}
+	// Outside any transaction: the extraction holds no lock.
+	in.extracted = s.extractAtIntake(ctx, in)
 	var out []receivedEmail
 	for _, ib := range inboxes {
 		// The envelope recipients an e-mail shows are those of its own
@@ -115,6 +118,9 @@ type incoming struct {
 	// dedupeKey is emails.dedupe_key ("" when the message has no
 	// Message-ID: never deduplicated).
 	dedupeKey string
+	// extracted is the built-in extractor's run on the message when it
+	// ran at intake (extractAtIntake), nil when the queue processes it.
+	extracted *intakeRun
 }
 
 // sender is who screening and the API name as the sender: the From
@@ -188,7 +194,19 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 		if !v.Approved {
 			return nil
 		}
-		if err := s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false); err != nil {
+		if run := in.extracted; run != nil && !costLimitReached(ws) {
+			// Processed at intake: the outcome the job would have
+			// recorded, in this transaction (intake_extract.go).
+			record := newAgentRunRecord(rec, cur, agent.ExtractorName, run.model)
+			record.StartedAt = run.startedAt
+			done, ok, err := s.writeLocalSuccess(ctx, tx, rec, cur, &mc.tenant, record, run.res, run.took)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rec = done
+			}
+		} else if err := s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false); err != nil {
 			return err
 		}
 		// The usage last: it is the intake's only update of a row other

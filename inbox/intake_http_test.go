@@ -43,7 +43,7 @@ func TestIntakeHTTP(t *testing.T) {
 			t.Fatalf("%d %s", code, body)
 		}
 		got := httpDelivered(t, body)
-		if len(got) != 1 || got[0].InboxID != contas || got[0].Status != emailApproved || got[0].RejectionReason != nil {
+		if len(got) != 1 || got[0].InboxID != contas || got[0].Status != emailProcessed || got[0].RejectionReason != nil {
 			t.Fatalf("%s", body)
 		}
 		r := mailRow(t, db, got[0].ID)
@@ -58,7 +58,7 @@ func TestIntakeHTTP(t *testing.T) {
 			t.Fatalf("%d %s", code, body)
 		}
 		for _, g := range got {
-			if (g.InboxID == contas) != (g.Status == emailApproved) {
+			if (g.InboxID == contas) != (g.Status == emailProcessed) {
 				t.Fatalf("%s", body)
 			}
 			if g.InboxID != contas && !strings.HasPrefix(deref(g.RejectionReason), "attachments_not_allowed: ") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kobana/kobana-mcp/inbox/agent"
 	"github.com/kobana/kobana-mcp/inbox/extract"
+	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -126,7 +127,7 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 		}
 	}
 	// The monthly cost limit is checked before spending anything.
-	if settings.MonthlyCostLimit != nil && settings.MonthlyCostUsed >= *settings.MonthlyCostLimit {
+	if costLimitReached(settings) {
 		return s.recordFailure(ctx, s.db, e, ib, nil, "monthly_cost_limit: the workspace reached its monthly cost limit; raise it or wait for next month, then reprocess")
 	}
 	provider, req := s.providerFor(ctx, e, ib)
@@ -134,16 +135,8 @@ func (s *service) process(ctx context.Context, orgID, emailID string, final bool
 	if perr != nil {
 		return s.recordFailure(ctx, s.db, e, ib, nil, "unparseable: "+perr.Error())
 	}
-	// Due dates decode relative to when the e-mail arrived, so a reprocess
-	// next year reads the same boleto the same way.
-	req.Input = extract.Input{Subject: msg.Subject, From: e.FromAddress, Text: msg.Text, HTML: msg.HTML, ReferenceDate: e.ReceivedAt}
-	for _, a := range msg.Attachments {
-		req.Input.Attachments = append(req.Input.Attachments, extract.Attachment{Filename: a.Filename, ContentType: a.ContentType, Data: a.Data})
-	}
-	record := agentRunRecord{
-		OrganizationID: orgID, WorkspaceID: e.WorkspaceID, InboxID: e.InboxID, AgentID: agentIDOf(e, ib),
-		EmailID: e.ID, Provider: provider.Name(), LLMModel: modelOr(req.Model, agent.ExtractorModel),
-	}
+	req.Input = extractInput(msg, e.FromAddress, e.ReceivedAt)
+	record := newAgentRunRecord(e, ib, provider.Name(), req.Model)
 	if provider.Name() == agent.ExtractorName {
 		return s.processLocally(ctx, provider, req, record, e, ib, tenant, final)
 	}
@@ -230,6 +223,16 @@ func (s *service) processLocally(ctx context.Context, provider agent.Provider, r
 // webhooks). An e-mail deleted meanwhile, or whose outcome another run
 // recorded, records nothing.
 func (s *service) recordLocalSuccess(ctx context.Context, e emailRecord, ib inboxRecord, tenant *tenantSnapshot, record agentRunRecord, res agent.Response, d time.Duration) error {
+	return s.db.WithTx(ctx, func(tx *store.Tx) error {
+		_, _, err := s.writeLocalSuccess(ctx, tx, e, ib, tenant, record, res, d)
+		return err
+	})
+}
+
+// writeLocalSuccess is recordLocalSuccess's statements in tx: the e-mail
+// as it is once processed, false when it no longer waited (deleted, or
+// another run recorded the outcome) and nothing was written.
+func (s *service) writeLocalSuccess(ctx context.Context, tx *store.Tx, e emailRecord, ib inboxRecord, tenant *tenantSnapshot, record agentRunRecord, res agent.Response, d time.Duration) (emailRecord, bool, error) {
 	output := res.Output
 	if len(output) == 0 {
 		output = json.RawMessage(`{}`)
@@ -237,30 +240,50 @@ func (s *service) recordLocalSuccess(ctx context.Context, e emailRecord, ib inbo
 	record.ID = store.NewID()
 	metadata, err := json.Marshal(map[string]any{"agent_run_id": record.ID, "provider": res.Provider, "model": res.Model, "result": output})
 	if err != nil {
-		return err
+		return emailRecord{}, false, err
 	}
 	u := res.Usage
 	usage := agentRunUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, CostPerToken: u.CostPerToken, TotalCost: u.TotalCost}
-	now := store.Now()
-	return s.db.WithTx(ctx, func(tx *store.Tx) error {
-		done, err := claimProcessed(ctx, tx, e.OrganizationID, e.ID, now, string(metadata))
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // deleted, or another run recorded the outcome
+	done, err := claimProcessed(ctx, tx, e.OrganizationID, e.ID, store.Now(), string(metadata))
+	if errors.Is(err, store.ErrNotFound) {
+		return emailRecord{}, false, nil
+	}
+	if err != nil {
+		return emailRecord{}, false, err
+	}
+	run, err := insertFinishedRun(ctx, tx, record, usage, output, record.StartedAt.Add(d))
+	if err != nil {
+		return emailRecord{}, false, err
+	}
+	if u.TotalCost > 0 {
+		if err := addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
+			return emailRecord{}, false, err
 		}
-		if err != nil {
-			return err
-		}
-		run, err := insertFinishedRun(ctx, tx, record, usage, output, record.StartedAt.Add(d))
-		if err != nil {
-			return err
-		}
-		if u.TotalCost > 0 {
-			if err := addUsage(ctx, tx, e.OrganizationID, e.WorkspaceID, 0, u.TotalCost); err != nil {
-				return err
-			}
-		}
-		return s.emitProcessingEvent(ctx, tx, ib, tenant, done, &run, "agent_run.succeeded", "email.processed")
-	})
+	}
+	if err := s.emitProcessingEvent(ctx, tx, ib, tenant, done, &run, "agent_run.succeeded", "email.processed"); err != nil {
+		return emailRecord{}, false, err
+	}
+	return done, true, nil
+}
+
+// extractInput is what the agent reads of a message. Due dates decode
+// relative to when the e-mail arrived, so a reprocess next year reads the
+// same boleto the same way.
+func extractInput(msg *mailparse.Message, from string, receivedAt time.Time) extract.Input {
+	in := extract.Input{Subject: msg.Subject, From: from, Text: msg.Text, HTML: msg.HTML, ReferenceDate: receivedAt}
+	for _, a := range msg.Attachments {
+		in.Attachments = append(in.Attachments, extract.Attachment{Filename: a.Filename, ContentType: a.ContentType, Data: a.Data})
+	}
+	return in
+}
+
+// newAgentRunRecord is the run of provider (model, "" for the
+// extractor's) on e.
+func newAgentRunRecord(e emailRecord, ib inboxRecord, provider, model string) agentRunRecord {
+	return agentRunRecord{
+		OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, InboxID: e.InboxID, AgentID: agentIDOf(e, ib),
+		EmailID: e.ID, Provider: provider, LLMModel: modelOr(model, agent.ExtractorModel),
+	}
 }
 
 // txRunner is where an outcome is recorded: the database (a transaction

@@ -148,9 +148,9 @@ func TestTracesMCPToolCall(t *testing.T) {
 }
 
 // TestTracesInboxEmail: one e-mail received over SMTP is one trace — the
-// SMTP DATA span, the processing job enqueued with it and worked, and the
-// webhook delivery of email.processed with its HTTP request, which
-// carries the trace to the receiver.
+// SMTP DATA span, its processing at intake (the agent run's insert under
+// it, no processing job), and the webhook delivery of email.processed
+// with its HTTP request, which carries the trace to the receiver.
 func TestTracesInboxEmail(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Engines {
@@ -186,7 +186,18 @@ func TestTracesInboxEmail(t *testing.T) {
 			if data.Kind != "SERVER" || data.ParentID != "" || data.Attrs["inbox.email.id"] == "" {
 				t.Fatalf("SMTP DATA span: %+v", data)
 			}
-			process := tracingtest.Find(t, tr, "river.work/inbox*")
+			if jobs := tracingtest.All(tr, "river.work/inbox*"); len(jobs) != 0 {
+				t.Fatalf("an e-mail processed at intake was worked by a job:\n%s", tracingtest.Tree(tr))
+			}
+			var process tracingtest.Span
+			for _, s := range tr {
+				if strings.HasPrefix(s.Attrs["db.query.text"], "INSERT INTO agent_runs") {
+					process = s
+				}
+			}
+			if process.SpanID == "" {
+				t.Fatalf("no span of the agent run's insert:\n%s", tracingtest.Tree(tr))
+			}
 			deliver := tracingtest.Find(t, tr, "river.work/webhook_delivery")
 			var post tracingtest.Span
 			for _, s := range tr {
@@ -197,8 +208,8 @@ func TestTracesInboxEmail(t *testing.T) {
 			if post.SpanID == "" {
 				t.Fatalf("no CLIENT span of the delivery's POST under %s:\n%s", deliver.Name, tracingtest.Tree(tr))
 			}
-			if !tracingtest.Ancestor(tr, data, process) || !tracingtest.Ancestor(tr, process, deliver) {
-				t.Fatalf("the jobs are not under the intake:\n%s", tracingtest.Tree(tr))
+			if !tracingtest.Ancestor(tr, data, process) || !tracingtest.Ancestor(tr, data, deliver) {
+				t.Fatalf("the processing and the delivery are not under the intake:\n%s", tracingtest.Tree(tr))
 			}
 			if tp := got.Header.Get("Traceparent"); !strings.HasPrefix(tp, fmt.Sprintf("00-%s-%s-", data.TraceID, post.SpanID)) {
 				t.Fatalf("the delivery carried traceparent %q, want the trace %s and the POST's span %s", tp, data.TraceID, post.SpanID)

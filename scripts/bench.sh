@@ -25,6 +25,8 @@
 #       # the same on PostgreSQL (BENCH_PG_URL, default a fresh database
 #       # kobana_bench on postgres://postgres@127.0.0.1:5432): serve
 #       # --jobs=off and that many `worker` processes; CPU counts them all
+#   INTAKE=1000 INTAKE_ONLY=1 PG_WORKERS=0 scripts/bench.sh
+#       # on PostgreSQL with serve working the queue itself (no worker)
 #   PPROF_ADDR=127.0.0.1:18482  # serve's profiler, for profiling the run
 #
 #   PRODUCT=dunning scripts/bench.sh   # Dunning instead: dunning_charges_list
@@ -68,7 +70,7 @@ if [ -n "${PG_WORKERS:-}" ]; then
 	db=(--database-url "$BENCH_PG_URL" --state-secrets "$(new_secret)")
 fi
 serve_extra=()
-[ -n "${PG_WORKERS:-}" ] && serve_extra+=(--jobs off)
+[ "${PG_WORKERS:-0}" -gt 0 ] && serve_extra+=(--jobs off)
 [ -n "${PPROF_ADDR:-}" ] && serve_extra+=(--pprof-addr "$PPROF_ADDR")
 start_serve data "$PORT" "${db[@]}" "${serve_extra[@]}"
 url="http://127.0.0.1:$PORT/mcp"

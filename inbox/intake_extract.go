@@ -1,0 +1,55 @@
+package inbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/kobana/kobana-mcp/inbox/agent"
+	"github.com/kobana/kobana-mcp/platform/store"
+)
+
+// intakeExtractMax bounds the messages the built-in extractor reads at
+// their intake: a larger one (an attachment of megabytes) is processed by
+// the queue's job, where a burst of them takes at most the organization's
+// share of the workers (platform/jobs). At this size the extraction costs
+// at most a few milliseconds (docs/performance.md: 1 MB of text is about
+// 65 ms, a typical billing e-mail about 0.1 ms).
+const intakeExtractMax = 256 << 10
+
+// intakeRun is the built-in extractor's run on a message, done at its
+// intake before the intake's transaction (docs/decisions.md, "The built-in
+// extractor runs at intake").
+type intakeRun struct {
+	model     string
+	res       agent.Response
+	startedAt time.Time
+	took      time.Duration
+}
+
+// extractAtIntake runs the built-in extractor on in when the e-mail would
+// be processed by it in this very process: the deployment's provider is
+// the extractor (providerFor picks it for every inbox then), this process
+// works the queue (a serve with --jobs=off leaves processing to the
+// workers), the message was read and is at most intakeExtractMax. Nil
+// leaves the e-mail to the queue's job, as does a failed run: the job
+// records failures and retries as it always did.
+func (s *service) extractAtIntake(ctx context.Context, in incoming) *intakeRun {
+	if s.jobs == nil || !s.jobs.Works() || s.cfg.Provider == "openai" || in.msg == nil || len(in.raw) > intakeExtractMax {
+		return nil
+	}
+	req := agent.Request{Model: agent.ExtractorModel, Input: extractInput(in.msg, in.sender(), in.receivedAt)}
+	run := &intakeRun{model: req.Model, startedAt: store.Now()}
+	started := time.Now()
+	res, err := agent.Extractor().Run(ctx, req)
+	if err != nil {
+		return nil
+	}
+	run.res, run.took = res, time.Since(started)
+	return run
+}
+
+// costLimitReached says the workspace spent its monthly cost limit: the
+// agent is not run (the job records the failure).
+func costLimitReached(ws workspaceSettings) bool {
+	return ws.MonthlyCostLimit != nil && ws.MonthlyCostUsed >= *ws.MonthlyCostLimit
+}
