@@ -309,10 +309,8 @@ func TestDedupeConcurrent(t *testing.T) {
 func TestDedupeRaceCommitsFirst(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-		s := mailService(t, e, Config{SMTPAddr: "off"})
+		e, s := contasIntake(t, db)
 		ctx := context.Background()
-		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		ib, err := inboxByAddress(ctx, db, "contas@inbox.localhost")
 		if err != nil {
 			t.Fatal(err)

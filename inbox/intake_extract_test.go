@@ -24,10 +24,8 @@ import (
 func TestIntakeProcessesSmallMessages(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-		s := mailService(t, e, Config{SMTPAddr: "off"})
+		e, s := contasIntake(t, db)
 		ctx := context.Background()
-		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		receive := func(s *service, raw []byte) receivedEmail {
 			t.Helper()
 			got, err := s.receive(ctx, raw, "bounce@fornecedor.example", []string{"contas@inbox.localhost"}, intakeHTTP)

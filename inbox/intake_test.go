@@ -75,6 +75,16 @@ func mailService(t *testing.T, e *testEnv, cfg Config) *mailServer {
 	return startMailServer(t, s)
 }
 
+// contasIntake is a test's environment and its mail service (no SMTP
+// listener), with the owner's inbox contas@inbox.localhost.
+func contasIntake(t *testing.T, db *store.DB) (*testEnv, *mailServer) {
+	t.Helper()
+	e := newTestEnv(t, db, Config{SMTPAddr: "off"})
+	s := mailService(t, e, Config{SMTPAddr: "off"})
+	mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
+	return e, s
+}
+
 // mailRow reads an e-mail row by id, whatever its organization.
 func mailRow(t *testing.T, db *store.DB, id string) emailRecord {
 	t.Helper()
@@ -192,10 +202,8 @@ func mailUsage(t *testing.T, s *mailServer, orgID, workspaceID string) int {
 func TestIntakeReceiveScreening(t *testing.T) {
 	t.Parallel()
 	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
-		e := newTestEnv(t, db, Config{SMTPAddr: "off"})
-		s := mailService(t, e, Config{SMTPAddr: "off"})
+		e, s := contasIntake(t, db)
 		ctx := context.Background()
-		mailInbox(t, e, e.Owner, "contas@inbox.localhost", nil)
 		mailInbox(t, e, e.Owner, "parado@inbox.localhost", map[string]any{"status": "inactive"})
 		mailInbox(t, e, e.Owner, "restrito@inbox.localhost", map[string]any{"allowed_recipients": []string{"@Fornecedor.example", "ana@cliente.example"}})
 		mailInbox(t, e, e.Owner, "sem-anexo@inbox.localhost", map[string]any{"attachments_allow": false})

@@ -28,9 +28,11 @@ export KOBANA_BENCH_KEEP_AUTOVACUUM=1
 export BENCH_PORT=18581 FLOOR_PORT=18580 SDK_PORT=18583 LIST_FLOOR_PORT=18584 SMTP_PORT=18592
 run() { echo "== $*"; env "$@"; }
 for product in inbox dunning kadu; do
-	run PRODUCT=$product DURATION=300ms WARMUP=100ms WORKERS=2 scripts/bench.sh
+	# Each listing with rows (Dunning seeds its charges by default).
+	run PRODUCT=$product INBOX_EMAILS=2 KADU_EXECUTIONS=2 DURATION=300ms WARMUP=100ms WORKERS=2 scripts/bench.sh
 done
 run INTAKE=20 INTAKE_ONLY=1 INTAKE_TIMEOUT=2m scripts/bench.sh
+run INTAKE=20 INTAKE_ONLY=1 INTAKE_TIMEOUT=2m PG_WORKERS=0 scripts/bench.sh
 run INTAKE=20 INTAKE_ONLY=1 INTAKE_TIMEOUT=2m PG_WORKERS=1 scripts/bench.sh
 run BENCH_PORT=18591 N=50 WORKERS=2 DEADLINE=180 scripts/bench-regua.sh
 echo "bench-smoke: every benchmark script ran once"

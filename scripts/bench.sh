@@ -37,6 +37,9 @@
 #       # tools first, so the page shows 10 real charges (0: the empty page)
 #   INBOX_EMAILS=12      # the Inbox: this many e-mails posted to the intake
 #       # and processed first (default 0: emails_list answers an empty page)
+#   KADU_EXECUTIONS=12   # Kadu: this many executions of a one-step workflow
+#       # (kadu_ask: each waits for input, no model needed) run through the
+#       # REST API first (default 0: kadu_executions_list answers an empty page)
 #
 # A second floor writes the product's captured tools/list answer (a
 # product's catalog is tens of kilobytes: writing it is most of a
@@ -97,6 +100,25 @@ intake() {
 }
 if [ "$PRODUCT" = inbox ] && [ "${INBOX_EMAILS:-0}" -gt 0 ]; then
 	intake "$INBOX_EMAILS" >/dev/null
+fi
+
+if [ "$PRODUCT" = kadu ] && [ "${KADU_EXECUTIONS:-0}" -gt 0 ]; then
+	kapi="http://127.0.0.1:$PORT/api/v1"
+	ktoken=$("$work/kobana-mcp" token --data-dir "$work/data" "${db[@]}" --product kadu --user owner@demo.local --resource api --ttl 1h)
+	task=$(curl -s -H "Authorization: Bearer $ktoken" -H 'Content-Type: application/json' \
+		-d '{"name":"Bench","steps":[{"tool":"kadu_ask","arguments":{"question":"Seguimos?"}}]}' "$kapi/tasks" |
+		sed -n 's/^{"data":{"id":"\([^"]*\)".*/\1/p')
+	for i in $(seq "$KADU_EXECUTIONS"); do
+		curl -sf -o /dev/null -H "Authorization: Bearer $ktoken" -H 'Content-Type: application/json' -H "X-Idempotency-Key: bench-$i" \
+			-d "{\"input\":{\"n\":$i}}" "$kapi/tasks/$task/run" || { echo "kadu: run $i of task '$task' failed" >&2; exit 1; }
+	done
+	# Each execution reaches its question (waiting_input) before the runs.
+	for _ in $(seq 300); do
+		n=$(curl -s -H "Authorization: Bearer $ktoken" "$kapi/executions?limit=100" | grep -o '"status":"waiting_input"' | wc -l)
+		[ "$n" -ge "$KADU_EXECUTIONS" ] && break
+		sleep 0.1
+	done
+	[ "$n" -ge "$KADU_EXECUTIONS" ] || { echo "kadu: $n of $KADU_EXECUTIONS executions reached waiting_input" >&2; exit 1; }
 fi
 
 if [ "$PRODUCT" = dunning ] && [ "${DUNNING_CHARGES:-12}" -gt 0 ]; then
