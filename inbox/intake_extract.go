@@ -26,15 +26,17 @@ type intakeRun struct {
 	took      time.Duration
 }
 
-// extractAtIntake runs the built-in extractor on in when the e-mail would
-// be processed by it in this very process: the deployment's provider is
-// the extractor (providerFor picks it for every inbox then), this process
-// works the queue (a serve with --jobs=off leaves processing to the
-// workers), the message was read and is at most intakeExtractMax. Nil
+// extractAtIntake runs the built-in extractor on in when its job would run
+// nothing else: the deployment's provider is the extractor (providerFor
+// picks it for every inbox then), the message was read and is at most
+// intakeExtractMax. Every process that receives mail does it, an API
+// replica (serve --jobs=off) as well as a serve that works its queue, so
+// an e-mail's intake answers the same whatever the deployment's shape. Nil
 // leaves the e-mail to the queue's job, as does a failed run: the job
-// records failures and retries as it always did.
+// records failures and retries as it always did. Without a queue (some
+// tests) nothing is processed, at intake or after.
 func (s *service) extractAtIntake(ctx context.Context, in incoming) *intakeRun {
-	if s.jobs == nil || !s.jobs.Works() || s.cfg.Provider == "openai" || in.msg == nil || len(in.raw) > intakeExtractMax {
+	if s.jobs == nil || s.cfg.Provider == "openai" || in.msg == nil || len(in.raw) > intakeExtractMax {
 		return nil
 	}
 	req := agent.Request{Model: agent.ExtractorModel, Input: extractInput(in.msg, in.sender(), in.receivedAt)}

@@ -110,10 +110,12 @@ func startProcess(t *testing.T, bin string, args []string, want string) string {
 }
 
 // TestWorkerWorksForAnAPIReplica is the scale-out shape, as two OS
-// processes of the real binary on one database: `serve --jobs=off` only
-// receives mail and enqueues; a separate `kobana-mcp worker` processes it.
-// The e-mail sent to the API replica ends processed, which only the worker
-// can have done.
+// processes of the real binary on one database: `serve --jobs=off`
+// receives mail, processes a small one at its intake with the built-in
+// extractor (docs/decisions.md, "The built-in extractor runs at intake")
+// and enqueues the rest — here the e-mail's reprocess; a separate
+// `kobana-mcp worker` works the job. The reprocessed e-mail ends
+// processed again, which only the worker can have done.
 func TestWorkerWorksForAnAPIReplica(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -149,10 +151,19 @@ func TestWorkerWorksForAnAPIReplica(t *testing.T) {
 			if err := smtp.SendMail(smtpAddr, nil, "cobranca@acme.example", []string{ib["email"].(string)}, mail); err != nil {
 				t.Fatal(err)
 			}
-			// Without a worker the e-mail waits, approved.
-			time.Sleep(500 * time.Millisecond)
+			// The replica's intake processed it; its reprocess is a job.
 			list := do("GET", "/emails", "")["data"].([]any)
-			if len(list) != 1 || list[0].(map[string]any)["status"] != "approved" {
+			if len(list) != 1 || list[0].(map[string]any)["status"] != "processed" {
+				t.Fatalf("after the intake: %v", list)
+			}
+			id := list[0].(map[string]any)["id"].(string)
+			if got := do("POST", "/emails/"+id+"/reprocess", ""); got["data"] == nil {
+				t.Fatalf("reprocess: %v", got)
+			}
+			// Without a worker the e-mail waits, processing.
+			time.Sleep(500 * time.Millisecond)
+			list = do("GET", "/emails", "")["data"].([]any)
+			if len(list) != 1 || list[0].(map[string]any)["status"] != "processing" {
 				t.Fatalf("before the worker: %v", list)
 			}
 			startProcess(t, bin, append([]string{"worker"}, common...), "working jobs")

@@ -181,13 +181,6 @@ func (q *Queue) closeListen() {
 // runs as one of its jobs must fit in it, with room to record its outcome.
 func (q *Queue) RescueAfter() time.Duration { return q.cfg.RescueAfter }
 
-// Works says this process works the queue's jobs (Config.Work): work a
-// product could queue may then be done in the request that would queue it
-// when it is short and bounded, with the same outcome — the job would run
-// in this process's pool anyway. An insert-only queue (API replicas beside
-// worker processes) leaves all of it to the workers.
-func (q *Queue) Works() bool { return q.cfg.Work }
-
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
 	if args == nil {
 		return 0, errNilArgs
