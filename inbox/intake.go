@@ -80,7 +80,7 @@ func (s *service) receiveParsed(ctx context.Context, raw []byte, msg *mailparse.
 		in.dedupeKey = dedupeKey(msg.MessageID, digest)
 	}
 	// Outside any transaction: the extraction holds no lock.
-	in.extracted = s.extractAtIntake(ctx, in)
+	in.extracted = s.extractAtIntake(ctx, msg, len(raw), in.sender(), in.receivedAt)
 	var out []receivedEmail
 	for _, ib := range inboxes {
 		// The envelope recipients an e-mail shows are those of its own

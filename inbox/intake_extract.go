@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kobana/kobana-mcp/inbox/agent"
+	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/store"
 )
 
@@ -26,8 +27,9 @@ type intakeRun struct {
 	took      time.Duration
 }
 
-// extractAtIntake runs the built-in extractor on in when its job would run
-// nothing else: the deployment's provider is the extractor (providerFor
+// extractAtIntake runs the built-in extractor on a message (msg as
+// parsed, of size bytes, from its sender, received at receivedAt) when
+// its job would run nothing else: the deployment's provider is the extractor (providerFor
 // picks it for every inbox then), the message was read and is at most
 // intakeExtractMax. Every process that receives mail does it, an API
 // replica (serve --jobs=off) as well as a serve that works its queue, so
@@ -35,11 +37,11 @@ type intakeRun struct {
 // leaves the e-mail to the queue's job, as does a failed run: the job
 // records failures and retries as it always did. Without a queue (some
 // tests) nothing is processed, at intake or after.
-func (s *service) extractAtIntake(ctx context.Context, in incoming) *intakeRun {
-	if s.jobs == nil || s.cfg.Provider == "openai" || in.msg == nil || len(in.raw) > intakeExtractMax {
+func (s *service) extractAtIntake(ctx context.Context, msg *mailparse.Message, size int, from string, receivedAt time.Time) *intakeRun {
+	if s.jobs == nil || s.cfg.Provider == "openai" || msg == nil || size > intakeExtractMax {
 		return nil
 	}
-	req := agent.Request{Model: agent.ExtractorModel, Input: extractInput(in.msg, in.sender(), in.receivedAt)}
+	req := agent.Request{Model: agent.ExtractorModel, Input: extractInput(msg, from, receivedAt)}
 	run := &intakeRun{model: req.Model, startedAt: store.Now()}
 	started := time.Now()
 	res, err := agent.Extractor().Run(ctx, req)
@@ -48,10 +50,4 @@ func (s *service) extractAtIntake(ctx context.Context, in incoming) *intakeRun {
 	}
 	run.res, run.took = res, time.Since(started)
 	return run
-}
-
-// costLimitReached says the workspace spent its monthly cost limit: the
-// agent is not run (the job records the failure).
-func costLimitReached(ws workspaceSettings) bool {
-	return ws.MonthlyCostLimit != nil && ws.MonthlyCostUsed >= *ws.MonthlyCostLimit
 }

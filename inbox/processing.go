@@ -11,8 +11,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/kobana/kobana-mcp/inbox/agent"
-	"github.com/kobana/kobana-mcp/inbox/extract"
-	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
@@ -266,26 +264,6 @@ func (s *service) writeLocalSuccess(ctx context.Context, tx *store.Tx, e emailRe
 	return done, true, nil
 }
 
-// extractInput is what the agent reads of a message. Due dates decode
-// relative to when the e-mail arrived, so a reprocess next year reads the
-// same boleto the same way.
-func extractInput(msg *mailparse.Message, from string, receivedAt time.Time) extract.Input {
-	in := extract.Input{Subject: msg.Subject, From: from, Text: msg.Text, HTML: msg.HTML, ReferenceDate: receivedAt}
-	for _, a := range msg.Attachments {
-		in.Attachments = append(in.Attachments, extract.Attachment{Filename: a.Filename, ContentType: a.ContentType, Data: a.Data})
-	}
-	return in
-}
-
-// newAgentRunRecord is the run of provider (model, "" for the
-// extractor's) on e.
-func newAgentRunRecord(e emailRecord, ib inboxRecord, provider, model string) agentRunRecord {
-	return agentRunRecord{
-		OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, InboxID: e.InboxID, AgentID: agentIDOf(e, ib),
-		EmailID: e.ID, Provider: provider, LLMModel: modelOr(model, agent.ExtractorModel),
-	}
-}
-
 // txRunner is where an outcome is recorded: the database (a transaction
 // of its own) or a transaction in progress (joined).
 type txRunner interface {
@@ -315,20 +293,6 @@ func (s *service) providerFor(ctx context.Context, e emailRecord, ib inboxRecord
 // openAI is the configured OpenAI-compatible provider.
 func (s *service) openAI() agent.Provider {
 	return agent.OpenAI(agent.OpenAIConfig{URL: s.cfg.OpenAIURL, Model: s.cfg.OpenAIModel, APIKey: s.cfg.OpenAIKey})
-}
-
-func agentIDOf(e emailRecord, ib inboxRecord) *string {
-	if e.AgentID != nil {
-		return e.AgentID
-	}
-	return ib.AgentID
-}
-
-func modelOr(model, fallback string) string {
-	if model == "" {
-		return fallback
-	}
-	return model
 }
 
 func (s *service) finishRun(ctx context.Context, q store.Querier, run agentRunRecord, status string, errMsg *string, u agent.Usage, output json.RawMessage, d time.Duration) error {

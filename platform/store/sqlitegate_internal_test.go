@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -100,9 +101,12 @@ func TestSQLiteWritersOfAProcessQueue(t *testing.T) {
 			}
 			errs <- err
 		}()
-		for deadline := time.Now().Add(20 * time.Second); g.waiting.Load() != int64(i+1); time.Sleep(time.Millisecond) {
+		// Joined means parked on the gate's channel: the waiting count
+		// rises just before the send that queues the writer, and under
+		// load the next writer could send first in between.
+		for deadline := time.Now().Add(20 * time.Second); g.waiting.Load() != int64(i+1) || parkedAt(g) != i+1; time.Sleep(time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("writer %d never joined the queue (%d waiting)", i, g.waiting.Load())
+				t.Fatalf("writer %d never joined the queue (%d waiting, %d parked)", i, g.waiting.Load(), parkedAt(g))
 			}
 		}
 	}
@@ -124,4 +128,27 @@ func TestSQLiteWritersOfAProcessQueue(t *testing.T) {
 	if got := strings.Join(order, ","); got != "holder,0,1,2,3,4,5" {
 		t.Fatalf("writers entered as %s, want holder,0,1,2,3,4,5 (the order they joined)", got)
 	}
+}
+
+// parkedAt counts the goroutines blocked in g's enter, on its channel:
+// the queue Go keeps in the order the sends blocked. A goroutine's trace
+// names enter with g's address as its first argument.
+func parkedAt(g *gate) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	frame := fmt.Sprintf("store.(*gate).enter(%p", g)
+	parked := 0
+	for _, stack := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(stack, "[select") && strings.Contains(stack, frame) {
+			parked++
+		}
+	}
+	return parked
 }
