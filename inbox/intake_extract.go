@@ -13,8 +13,8 @@ import (
 // their intake: a larger one (an attachment of megabytes) is processed by
 // the queue's job, where a burst of them takes at most the organization's
 // share of the workers (platform/jobs). At this size the extraction costs
-// at most a few milliseconds (docs/performance.md: 1 MB of text is about
-// 65 ms, a typical billing e-mail about 0.1 ms).
+// at most about twenty milliseconds (docs/performance.md: 1 MB of text
+// took 65–87 ms, a typical billing e-mail about 0.1–0.15 ms).
 const intakeExtractMax = 256 << 10
 
 // intakeRun is the built-in extractor's run on a message, done at its
