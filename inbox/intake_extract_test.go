@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobana/kobana-mcp/inbox/extract/extracttest"
+	"github.com/kobana/kobana-mcp/inbox/mailparse"
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
@@ -115,4 +117,31 @@ func waitRuns(t *testing.T, db *store.DB, id string, n int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestIntakeExtractsFewPDFPages: a message whose PDFs hold more than
+// intakePDFPagesMax pages is left to the job, whatever its size (PDFs
+// compress; their pages are what costs); one of a page is extracted.
+func TestIntakeExtractsFewPDFPages(t *testing.T) {
+	t.Parallel()
+	storetest.RunWith(t, Migrations, func(t *testing.T, db *store.DB) {
+		_, s := contasIntake(t, db)
+		ctx := context.Background()
+		at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		for _, c := range []struct {
+			pages    int
+			atIntake bool
+		}{{1, true}, {intakePDFPagesMax, true}, {intakePDFPagesMax + 1, false}} {
+			pdf, err := extracttest.TextPDF(c.pages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := &mailparse.Message{Subject: "Fatura", Text: "Segue a fatura.",
+				Attachments: []mailparse.Attachment{{Filename: "fatura.pdf", ContentType: "application/pdf", Size: int64(len(pdf)), Data: pdf}}}
+			run := s.extractAtIntake(ctx, msg, len(pdf)+1024, "cobranca@fornecedor.example", at)
+			if (run != nil) != c.atIntake {
+				t.Errorf("a %d-page PDF (%d bytes): extracted at intake %v, want %v", c.pages, len(pdf), run != nil, c.atIntake)
+			}
+		}
+	})
 }
