@@ -203,9 +203,14 @@ func (s *service) receiveFor(ctx context.Context, ib inboxRecord, to []string, i
 			if err != nil {
 				return err
 			}
-			if ok {
-				rec = done
+			if !ok {
+				// The claim of a row this transaction inserted cannot
+				// fail; if it ever did, the intake fails whole (the
+				// sender retries) rather than leave the e-mail approved
+				// with no job.
+				return fmt.Errorf("inbox: the e-mail %s just received could not be claimed", rec.ID)
 			}
+			rec = done
 		} else if err := s.enqueueProcessing(ctx, tx, cur.OrganizationID, rec.ID, false); err != nil {
 			return err
 		}
