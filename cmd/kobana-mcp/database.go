@@ -19,7 +19,7 @@ import (
 // serve included, so one environment configures them all.
 const (
 	dataDirHelp     = "where product data and generated secrets live"
-	databaseURLHelp = "database: postgres://… (or postgresql://…) or sqlite:PATH; empty: the SQLite file " + store.DefaultFile + " in the data dir"
+	databaseURLHelp = "database: postgres://… (or postgresql://…; ?pool_max_conns=N: this process opens at most N connections, default 20) or sqlite:PATH; empty: the SQLite file " + store.DefaultFile + " in the data dir"
 )
 
 // dbFlags are the --data-dir and --database-url settings of a command.

@@ -136,8 +136,15 @@ func OpenWith(ctx context.Context, databaseURL string, o Options) (*DB, error) {
 			return nil, fmt.Errorf("store: %s: %w", t.Redacted, err)
 		}
 		sdb = openPostgres(*cfg, o.Tracer)
-		sdb.SetMaxOpenConns(20)
-		sdb.SetMaxIdleConns(10)
+		maxConns := t.MaxConns
+		if maxConns == 0 {
+			maxConns = DefaultMaxConns
+		}
+		// Half stay open between bursts: a reconnect costs a round trip
+		// and a backend's start, an idle connection one of the server's
+		// max_connections.
+		sdb.SetMaxOpenConns(maxConns)
+		sdb.SetMaxIdleConns(max(1, maxConns/2))
 		sdb.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	db := &DB{x: sqlx.NewDb(sdb, driverName(t.Dialect)), dialect: t.Dialect, target: t.Redacted}

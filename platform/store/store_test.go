@@ -24,6 +24,8 @@ func TestParseURL(t *testing.T) {
 		path    string
 		dsnHas  []string
 		redact  string
+		maxConn int
+		dsnNot  string
 		wantErr bool
 	}{
 		{in: "sqlite:/var/lib/k/kobana.db", dialect: store.SQLite, path: "/var/lib/k/kobana.db",
@@ -34,6 +36,12 @@ func TestParseURL(t *testing.T) {
 		{in: "sqlite:x.db?_busy_timeout=100", dialect: store.SQLite, path: "x.db", dsnHas: []string{"_busy_timeout=100&"}},
 		{in: "postgres://u:secret@h:5432/db?sslmode=disable", dialect: store.Postgres, redact: "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
 		{in: "postgresql://h/db", dialect: store.Postgres},
+		{in: "postgres://u:p@h/db?sslmode=disable&pool_max_conns=7", dialect: store.Postgres, maxConn: 7,
+			dsnHas: []string{"sslmode=disable", "u:p@h/db"}, dsnNot: "pool_max_conns"},
+		{in: "postgres://u:p@h/db?pool_max_conns=0", wantErr: true},
+		{in: "postgres://u:p@h/db?pool_max_conns=1001", wantErr: true},
+		{in: "postgres://u:p@h/db?pool_max_conns=ten", wantErr: true},
+		{in: "postgres://u:p@h/db?pool_max_conns=", wantErr: true},
 		{in: "", wantErr: true},
 		{in: "sqlite::memory:", wantErr: true},
 		{in: "sqlite:", wantErr: true},
@@ -60,6 +68,12 @@ func TestParseURL(t *testing.T) {
 			if !strings.Contains(got.DSN, s) {
 				t.Errorf("ParseURL(%q).DSN = %q, want it to contain %q", c.in, got.DSN, s)
 			}
+		}
+		if got.MaxConns != c.maxConn {
+			t.Errorf("ParseURL(%q).MaxConns = %d, want %d", c.in, got.MaxConns, c.maxConn)
+		}
+		if c.dsnNot != "" && strings.Contains(got.DSN, c.dsnNot) {
+			t.Errorf("ParseURL(%q).DSN = %q, want no %q", c.in, got.DSN, c.dsnNot)
 		}
 		if c.redact != "" && got.Redacted != c.redact {
 			t.Errorf("ParseURL(%q).Redacted = %q, want %q", c.in, got.Redacted, c.redact)

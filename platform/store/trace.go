@@ -38,10 +38,11 @@ func openSQLite(dsn string, tp trace.TracerProvider) (*sql.DB, error) {
 // openPostgres opens the PostgreSQL pool (pgx's database/sql driver),
 // through otelsql when tp is set.
 func openPostgres(cfg pgx.ConnConfig, tp trace.TracerProvider) *sql.DB {
+	c := waitingConnector{Connector: stdlib.GetConnector(cfg, stdlib.OptionAfterConnect(scanTimesAsUTC)), wait: connectWait}
 	if tp == nil {
-		return stdlib.OpenDB(cfg, stdlib.OptionAfterConnect(scanTimesAsUTC))
+		return sql.OpenDB(c)
 	}
-	return otelsql.OpenDB(stdlib.GetConnector(cfg, stdlib.OptionAfterConnect(scanTimesAsUTC)), traceOptions(tp, "postgresql")...)
+	return otelsql.OpenDB(c, traceOptions(tp, "postgresql")...)
 }
 
 func traceOptions(tp trace.TracerProvider, system string) []otelsql.Option {

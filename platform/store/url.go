@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -22,7 +23,19 @@ type Target struct {
 	Path string
 	// Redacted is the URL without its password, safe to print.
 	Redacted string
+	// MaxConns is the PostgreSQL URL's pool_max_conns: how many
+	// connections this process's pool may open (0: DefaultMaxConns). It is
+	// this package's parameter, not the server's, so it is not in DSN.
+	MaxConns int
 }
+
+// DefaultMaxConns is how many connections a process's PostgreSQL pool
+// opens at most when the URL does not say (pool_max_conns).
+const DefaultMaxConns = 20
+
+// maxConnsLimit bounds pool_max_conns: past it a value is a typo, not a
+// plan (PostgreSQL's own default max_connections is 100).
+const maxConnsLimit = 1000
 
 // DefaultFile is the SQLite file name inside the data directory.
 const DefaultFile = "kobana.db"
@@ -56,6 +69,9 @@ var sqliteDefaults = [][2]string{
 	{"_timezone", "UTC"},
 }
 
+// poolMaxConns is the URL parameter of Target.MaxConns.
+const poolMaxConns = "pool_max_conns"
+
 // ParseURL tells which engine a database URL names and how to reach it:
 //
 //	postgres://user:pass@host:5432/db?sslmode=disable&search_path=app
@@ -63,6 +79,12 @@ var sqliteDefaults = [][2]string{
 //	sqlite:/var/lib/kobana/kobana.db     a SQLite file (sqlite:///abs and
 //	sqlite:data/kobana.db                sqlite://rel work too)
 //	/var/lib/kobana/kobana.db            a bare path is a SQLite file
+//
+// A PostgreSQL URL may carry pool_max_conns=N, the most connections this
+// process opens (DefaultMaxConns when absent; pgxpool's name for the same
+// setting): with several replicas on one server, their pools together must
+// stay under its max_connections (docs/operating.md "PostgreSQL
+// connections").
 //
 // A SQLite URL may carry modernc.org/sqlite parameters after `?`; one that
 // names a key of the defaults replaces that default.
@@ -76,7 +98,21 @@ func ParseURL(raw string) (Target, error) {
 		if err != nil {
 			return Target{}, fmt.Errorf("store: database URL: %w", err)
 		}
-		return Target{Dialect: Postgres, DSN: raw, Redacted: u.Redacted()}, nil
+		t := Target{Dialect: Postgres, DSN: raw, Redacted: u.Redacted()}
+		q := u.Query()
+		if q.Has(poolMaxConns) {
+			v := q.Get(poolMaxConns)
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxConnsLimit {
+				return Target{}, fmt.Errorf("store: database URL %s: %s=%q: want a whole number from 1 to %d", t.Redacted, poolMaxConns, v, maxConnsLimit)
+			}
+			t.MaxConns = n
+			// The server would refuse it as an unknown setting.
+			q.Del(poolMaxConns)
+			u.RawQuery = q.Encode()
+			t.DSN = u.String()
+		}
+		return t, nil
 	}
 	rest := raw
 	if r, ok := strings.CutPrefix(raw, "sqlite:"); ok {

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -230,8 +231,22 @@ func postgresSchema(t testing.TB) string {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	return withParam(base, "search_path", schema)
+	u := withParam(base, "search_path", schema)
+	if _, bench := t.(*testing.B); !bench {
+		u = withParam(u, "pool_max_conns", strconv.Itoa(TestMaxConns))
+	}
+	return u
 }
+
+// TestMaxConns is the pool_max_conns of a test's PostgreSQL URL (URL), so
+// of every pool a test opens on it, the servers and workers a test starts
+// from it included. The server allows a hundred connections and go test
+// runs two packages of eight tests at once, some tests with several
+// processes: at serve's twenty (ten kept idle) a CI run went past the
+// hundred more than once ("too many clients", docs/decisions.md "Test
+// pools of four connections"). A benchmark runs alone and measures serve's
+// pool, so its URL keeps serve's default.
+const TestMaxConns = 4
 
 var (
 	adminMu    sync.Mutex

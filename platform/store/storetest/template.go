@@ -110,10 +110,6 @@ func makeSQLiteTemplate(sources []fs.FS) ([]byte, error) {
 	return os.ReadFile(copyPath)
 }
 
-// testIdleConns is how many idle connections a test's PostgreSQL pool
-// keeps (openMigrated).
-const testIdleConns = 2
-
 // openMigrated is a migrated, empty database of the given engine for the
 // test, with River's tables: on SQLite a copy of the template, on
 // PostgreSQL a new schema migrated.
@@ -133,15 +129,6 @@ func openMigrated(t testing.TB, d store.Dialect, o store.Options, sources []fs.F
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	if d != store.SQLite {
-		// A test's pool keeps two connections idle, not serve's ten: the
-		// server allows a hundred, and eight tests of each of two packages
-		// at once, each pool keeping what its busiest moment opened, went
-		// past it ("too many clients", seen in a cold CI run). Open
-		// connections stay bounded by the store's own limit. A benchmark
-		// runs alone and measures serve's pool, so it keeps serve's.
-		if _, bench := t.(*testing.B); !bench {
-			db.SQL().SetMaxIdleConns(testIdleConns)
-		}
 		if _, err := db.Migrate(ctx, sources...); err != nil {
 			t.Fatalf("migrate %s: %v", d, err)
 		}
