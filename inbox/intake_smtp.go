@@ -187,7 +187,19 @@ var errNoSuchMailbox = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCod
 // errTryLater is a local failure: the client keeps the message and retries.
 var errTryLater = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary local problem, try again later"}
 
-// Rcpt implements smtp.Session: only live, active inboxes receive.
+// errOrganizationRate refuses a recipient whose organization is over its
+// write limit for now: a temporary refusal (the sending server keeps the
+// message and retries: RFC 5321 section 4.2.1's 4yz replies, RFC 3463's
+// X.2.1), like the 429 the HTTP intake answers.
+var errOrganizationRate = &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 1},
+	Message: "This mailbox is receiving mail at a rate that prevents more now; try again later"}
+
+// Rcpt implements smtp.Session: only live, active inboxes receive, each
+// recipient counted as one write of its organization (the product's rate
+// limits, the same allowance its API calls and HTTP intake use): one
+// organization's flood of mail waits its turn instead of taking the intake
+// from the others (docs/decisions.md, "The built-in extractor runs at
+// intake": "SMTP under the organization's rate").
 func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	addr := normalizeAddress(to)
 	if addr == "" {
@@ -204,6 +216,9 @@ func (ss *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 		return errTryLater
 	case ib.Status != "active":
 		return errNoSuchMailbox
+	}
+	if ss.s.limits != nil && !ss.s.limits.ChargeOrganization(ctx, ib.OrganizationID, true).Allowed {
+		return errOrganizationRate
 	}
 	ss.rcpts = append(ss.rcpts, addr)
 	return nil

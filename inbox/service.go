@@ -12,6 +12,7 @@ import (
 	"github.com/kobana/kobana-mcp/platform/jobs"
 	"github.com/kobana/kobana-mcp/platform/store"
 	"github.com/kobana/kobana-mcp/platform/webhooks"
+	"github.com/kobana/kobana-mcp/productkit"
 	"github.com/kobana/kobana-mcp/productkit/restkit"
 )
 
@@ -32,6 +33,9 @@ type service struct {
 	// tracer starts the trace of an e-mail received over SMTP
 	// (intake_trace.go); nil when tracing is off.
 	tracer trace.Tracer
+	// limits counts each recipient of an SMTP delivery against its
+	// organization's write limit (intake_smtp.go); nil: no limits.
+	limits productkit.RateLimits
 }
 
 // logger is the service's log; a service built without one (tests) logs

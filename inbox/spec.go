@@ -58,7 +58,7 @@ func build(b *productkit.Builder, cfg Config) error {
 		apiIdem = idem
 	}
 	api := b.API(rest.Config{Idempotency: apiIdem})
-	svc := &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{Watch: deps.Changes}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger, idempotency: idem, tracer: tracerOf(deps.Tracer)}
+	svc := &service{db: deps.DB, accounts: accounts.New(deps.DB, accounts.Options{Watch: deps.Changes}), nonces: deps.Nonces(), jobs: deps.Jobs, cfg: cfg, log: deps.Logger, idempotency: idem, tracer: tracerOf(deps.Tracer), limits: deps.RateLimits}
 	svc.hooks = webhooks.New(deps.DB, deps.Jobs, webhooks.Config{Product: "inbox", SealingSecret: deps.Secret,
 		AllowPrivateTargets: deps.Webhooks.AllowPrivateTargets || cfg.WebhookAllowPrivateTargets, Retries: firstNonEmpty(cfg.WebhookRetries, deps.Webhooks.Retries), Logger: deps.Logger})
 	registerWorkspaceReads(api, svc)

@@ -17,6 +17,10 @@ type RateLimits interface {
 	mcp.RateLimiter
 	// Charge counts one operation of id's, a write or a read, and decides.
 	Charge(ctx context.Context, id *identity.Identity, write bool) mcp.RateDecision
+	// ChargeOrganization counts one operation against the organization's
+	// limit alone: work that is the organization's but comes with no token
+	// (the Inbox's SMTP intake).
+	ChargeOrganization(ctx context.Context, org string, write bool) mcp.RateDecision
 }
 
 // RateLimiter is the MCP endpoint's Options.RateLimiter: nil (unlimited)

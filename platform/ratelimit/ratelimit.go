@@ -334,6 +334,27 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	return d
 }
 
+// ChargeOrganization counts one operation against the organization's
+// limit alone, for work that arrives with no token but is the
+// organization's all the same — mail delivered to one of its inboxes over
+// SMTP. It shares the allowance of the organization's API and MCP calls
+// (the same key), so a flood of mail and a flood of calls are one flood.
+func (l *Limiter) ChargeOrganization(ctx context.Context, org string, write bool) mcp.RateDecision {
+	if org == "" {
+		return mcp.RateDecision{Allowed: true}
+	}
+	class, rate := "r", l.rates.OrgReads
+	if write {
+		class, rate = "w", l.rates.OrgWrites
+	}
+	c, err := l.store.Take(ctx, l.key(keyParts{class: class, kind: "org", org: org}), rate)
+	if err != nil {
+		l.storeFailed(ctx, err)
+		return mcp.RateDecision{Allowed: true}
+	}
+	return l.decision(c)
+}
+
 // decision turns a window's state into headers. Reset is rounded up to
 // the next second, so a client that waits for it finds the window reset.
 func (l *Limiter) decision(c limiter.Context) mcp.RateDecision {

@@ -132,6 +132,46 @@ func TestTokenAndOrganizationLimits(t *testing.T) {
 	})
 }
 
+// TestChargeOrganization: work with no token (mail over SMTP) counts on
+// the organization's own allowance, the one its tokens' calls spend.
+func TestChargeOrganization(t *testing.T) {
+	t.Parallel()
+	stores(t, func(t *testing.T, s *ratelimit.Store) {
+		ctx := context.Background()
+		rates := ratelimit.Rates{
+			Reads: ratelimit.MustParseRate("100-M"), Writes: ratelimit.MustParseRate("100-M"),
+			OrgReads: ratelimit.MustParseRate("2-M"), OrgWrites: ratelimit.MustParseRate("3-M"),
+		}
+		inbox := ratelimit.NewLimiter(s, "inbox", rates, nil)
+		if d := inbox.Charge(ctx, person("org-1", "ana", "cli"), true); !d.Allowed {
+			t.Fatalf("ana's write: %+v", d)
+		}
+		for want := 1; want >= 0; want-- {
+			if d := inbox.ChargeOrganization(ctx, "org-1", true); !d.Allowed || d.Limit != 3 || d.Remaining != want {
+				t.Fatalf("an organization write, want remaining %d: %+v", want, d)
+			}
+		}
+		if d := inbox.ChargeOrganization(ctx, "org-1", true); d.Allowed || d.RetryAfterSeconds < 1 {
+			t.Fatalf("the organization's 4th write: %+v", d)
+		}
+		if d := inbox.Charge(ctx, person("org-1", "bia", "cli"), true); d.Allowed {
+			t.Fatalf("a token's write once the organization spent its allowance: %+v", d)
+		}
+		if d := inbox.ChargeOrganization(ctx, "org-1", false); !d.Allowed || d.Limit != 2 {
+			t.Fatalf("reads count apart: %+v", d)
+		}
+		if d := inbox.ChargeOrganization(ctx, "org-2", true); !d.Allowed || d.Remaining != 2 {
+			t.Fatalf("another organization: %+v", d)
+		}
+		if d := ratelimit.NewLimiter(s, "dunning", rates, nil).ChargeOrganization(ctx, "org-1", true); !d.Allowed {
+			t.Fatalf("another product: %+v", d)
+		}
+		if d := inbox.ChargeOrganization(ctx, "", true); !d.Allowed || d.Limit != 0 {
+			t.Fatalf("no organization: %+v", d)
+		}
+	})
+}
+
 // TestWindowResets uses a one-second window.
 func TestWindowResets(t *testing.T) {
 	t.Parallel()
