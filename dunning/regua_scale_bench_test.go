@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,7 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	res.Seed = time.Since(t0)
 	ctx := context.Background()
 	cpu0, pg0, wal0 := selfCPU(tb), postgresCPU(db), walPosition(tb, db)
+	upd0 := tableUpdates(tb, db)
 	start := time.Now()
 	if _, err := ne.Jobs.Enqueue(ctx, regua.RunnerArgs{}, nil); err != nil {
 		tb.Fatal(err)
@@ -155,6 +157,7 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	res.CPU, res.PGCPU = selfCPU(tb)-cpu0, postgresCPU(db)-pg0
 	if wal0 != "" {
 		res.WALBytes = int64(scaleRows(tb, db, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '`+wal0+`')::bigint`))
+		logTableUpdates(tb, db, upd0, sample)
 	}
 	if sample < n {
 		checkReguaSample(tb, db, sink, &res)
@@ -165,6 +168,53 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	checkReguaOnce(tb, db, sink, n, &res)
 	res.DBBytes, res.RSSBytes = databaseBytes(tb, db), peakRSS(tb)
 	return res
+}
+
+// tableUpdate is one table's update counters (pg_stat_user_tables).
+type tableUpdate struct {
+	Table string `db:"relname"`
+	Upd   int64  `db:"n_tup_upd"`
+	HOT   int64  `db:"n_tup_hot_upd"`
+}
+
+// tableUpdates reads the test schema's tables' update counters on
+// PostgreSQL (nil on SQLite): how many updates were HOT, which write no
+// index entry and stay on their page — what a message's write-ahead log
+// and its pages touched depend on.
+func tableUpdates(tb testing.TB, db *store.DB) map[string]tableUpdate {
+	tb.Helper()
+	if db.Dialect() != store.Postgres {
+		return nil
+	}
+	ctx := context.Background()
+	_, _ = db.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
+	var rows []tableUpdate
+	if err := db.Select(ctx, &rows, `SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = current_schema()`); err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]tableUpdate{}
+	for _, r := range rows {
+		out[r.Table] = r
+	}
+	return out
+}
+
+// logTableUpdates logs each table's updates per message during the run and
+// the share of them that was HOT.
+func logTableUpdates(tb testing.TB, db *store.DB, before map[string]tableUpdate, sample int) {
+	tb.Helper()
+	// The server publishes a backend's counters within a second or so of
+	// its transactions.
+	time.Sleep(1500 * time.Millisecond)
+	var parts []string
+	for name, a := range tableUpdates(tb, db) {
+		b := before[name]
+		if upd := a.Upd - b.Upd; upd > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2f/msg %d%% HOT", name, float64(upd)/float64(sample), 100*(a.HOT-b.HOT)/upd))
+		}
+	}
+	slices.Sort(parts)
+	tb.Logf("updates during the run: %s", strings.Join(parts, "; "))
 }
 
 // walPosition is PostgreSQL's current write-ahead log position ("" on

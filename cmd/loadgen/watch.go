@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kobana/kobana-mcp/platform/identity"
+	"github.com/kobana/kobana-mcp/platform/store"
 )
 
 // The refusal watch (scripts/bench-replicas.sh; docs/decisions.md, "Load
@@ -203,7 +204,16 @@ func runWatch(ctx context.Context, cfg watchConfig, ready func()) (watchReport, 
 		}
 		poll = d
 	}
-	conn, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	// The URL serve is given, pool_max_conns and all (store.ParseURL
+	// leaves the server only what it understands).
+	target, err := store.ParseURL(cfg.DatabaseURL)
+	if err != nil {
+		return watchReport{}, err
+	}
+	if target.Dialect != store.Postgres {
+		return watchReport{}, fmt.Errorf("watch: %s: want a PostgreSQL URL", target.Redacted)
+	}
+	conn, err := pgx.Connect(ctx, target.DSN)
 	if err != nil {
 		return watchReport{}, err
 	}

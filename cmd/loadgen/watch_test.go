@@ -114,6 +114,8 @@ func TestWatchMeasuresTheReplicasLag(t *testing.T) {
 	}()
 	select {
 	case <-readyc:
+	case r := <-done:
+		t.Fatalf("the watch ended before it was ready: %v", r.err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch never got ready")
 	}

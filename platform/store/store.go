@@ -191,7 +191,6 @@ func (db *DB) SQL() *sql.DB { return db.x.DB }
 // Ping checks that the database answers, for readiness probes.
 func (db *DB) Ping(ctx context.Context) error { return db.x.PingContext(ctx) }
 
-// Close closes the pool; the DB is unusable afterwards.
 // PostgresConfig is a copy of the PostgreSQL connection configuration,
 // search_path included, for a library that needs a connection of its own
 // outside the pool (the job queue's LISTEN connection, platform/jobs); nil
@@ -203,6 +202,7 @@ func (db *DB) PostgresConfig() *pgx.ConnConfig {
 	return db.pg.Copy()
 }
 
+// Close closes the pool; the DB is unusable afterwards.
 func (db *DB) Close() error {
 	db.closeStmts()
 	return db.x.Close()

@@ -12,13 +12,15 @@ package riverschema
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
 	"regexp"
 	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
@@ -154,25 +156,31 @@ func riverDriver(db *store.DB) riverdriver.Driver[*sql.Tx] {
 // differs from platform/store's), so separate schemas — test runs,
 // side-by-side deployments — do not wait on each other. It waits as long
 // as ctx allows.
+//
+// The connection is opened outside the pool: River migrates through the
+// pool, so a process whose migrations wait for the lock on pooled
+// connections could leave the lock's holder none to migrate with (seen
+// with four connections and four concurrent migrations: every one waited
+// for ever). Outside it, a waiter holds one of the server's connections
+// and none of the pool's.
 func lock(ctx context.Context, db *store.DB, schema string) (func(), error) {
 	h := fnv.New64a()
 	h.Write([]byte("kobana-mcp river migrations\x00" + schema))
 	id := int64(h.Sum64() >> 1)
-	conn, err := db.SQL().Conn(ctx)
+	conn, err := pgx.ConnectConfig(ctx, db.PostgresConfig())
 	if err != nil {
 		return nil, fmt.Errorf("jobs: connect to %s: %w", db, err)
 	}
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", id); err != nil {
-		_ = conn.Close()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", id); err != nil {
+		_ = conn.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("jobs: lock River's migrations on %s: %w", db, err)
 	}
 	return func() {
-		ctx := context.WithoutCancel(ctx)
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", id); err != nil {
-			// A session lock lives as long as the connection: one that
-			// could not be unlocked must not go back to the pool holding it.
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-		_ = conn.Close()
+		// Closing the session releases its lock; unlock first so that the
+		// next waiter need not wait for the server to notice the close.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", id)
+		_ = conn.Close(ctx)
 	}, nil
 }
