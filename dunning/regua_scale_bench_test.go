@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,6 +159,7 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	if wal0 != "" {
 		res.WALBytes = int64(scaleRows(tb, db, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '`+wal0+`')::bigint`))
 		logTableUpdates(tb, db, upd0, sample)
+		logWAL(tb, db, wal0, sample)
 	}
 	if sample < n {
 		checkReguaSample(tb, db, sink, &res)
@@ -216,6 +218,88 @@ func logTableUpdates(tb testing.TB, db *store.DB, before map[string]tableUpdate,
 	slices.Sort(parts)
 	tb.Logf("updates during the run: %s", strings.Join(parts, "; "))
 }
+
+// logWAL logs what the write-ahead log written since from holds per
+// message, by resource manager (heap, B-tree, GIN, transactions…), the
+// full-page images apart: the images are what grows with the tables (a
+// page's first change after a checkpoint is written whole), the records
+// what grows with the work. With KOBANA_BENCH_REGUA_WAL_RELS=1 it also
+// counts the full-page images by relation. It needs the pg_walinspect
+// extension (PostgreSQL 15's contrib), made in public when missing; without
+// it, it says so and logs nothing else.
+func logWAL(tb testing.TB, db *store.DB, from string, sample int) {
+	tb.Helper()
+	ctx := context.Background()
+	if _, err := db.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_walinspect SCHEMA public`); err != nil {
+		tb.Logf("write-ahead log by kind: pg_walinspect unavailable: %v", err)
+		return
+	}
+	var to string
+	if err := db.Get(ctx, &to, `SELECT pg_current_wal_flush_lsn()::text`); err != nil {
+		tb.Fatal(err)
+	}
+	var stats []struct {
+		RM     string `db:"resource_manager"`
+		Count  int64  `db:"count"`
+		Record int64  `db:"record_size"`
+		FPI    int64  `db:"fpi_size"`
+	}
+	if err := db.Select(ctx, &stats, `SELECT "resource_manager/record_type" AS resource_manager, count, record_size, fpi_size
+		FROM public.pg_get_wal_stats(CAST(? AS pg_lsn), CAST(? AS pg_lsn)) WHERE count > 0 ORDER BY record_size + fpi_size DESC`, from, to); err != nil {
+		tb.Logf("write-ahead log by kind: %v", err)
+		return
+	}
+	var parts []string
+	var records, fpis int64
+	for _, st := range stats {
+		records, fpis = records+st.Record, fpis+st.FPI
+		parts = append(parts, fmt.Sprintf("%s %.1f rec %d+%d B", st.RM, float64(st.Count)/float64(sample), st.Record/int64(sample), st.FPI/int64(sample)))
+	}
+	tb.Logf("write-ahead log per message: records %d B, full-page images %d B; by kind (records a message, record + image bytes): %s",
+		records/int64(sample), fpis/int64(sample), strings.Join(parts, "; "))
+	if os.Getenv("KOBANA_BENCH_REGUA_WAL_RELS") == "" {
+		return
+	}
+	var refs []string
+	if err := db.Select(ctx, &refs, `SELECT block_ref FROM public.pg_get_wal_records_info(CAST(? AS pg_lsn), CAST(? AS pg_lsn))
+		WHERE fpi_length > 0`, from, to); err != nil {
+		tb.Logf("full-page images by relation: %v", err)
+		return
+	}
+	var names []struct {
+		Node int64  `db:"relfilenode"`
+		Name string `db:"relname"`
+	}
+	if err := db.Select(ctx, &names, `SELECT CAST(relfilenode AS BIGINT) AS relfilenode, relname FROM pg_class WHERE relfilenode <> 0`); err != nil {
+		tb.Fatal(err)
+	}
+	name := map[int64]string{}
+	for _, n := range names {
+		name[n.Node] = n.Name
+	}
+	images := map[string]int{}
+	for _, ref := range refs {
+		for _, m := range fpwRef.FindAllStringSubmatch(ref, -1) {
+			node, _ := strconv.ParseInt(m[1], 10, 64)
+			rel := name[node]
+			if rel == "" {
+				rel = m[1]
+			}
+			images[rel]++
+		}
+	}
+	parts = parts[:0]
+	for rel, k := range images {
+		parts = append(parts, fmt.Sprintf("%s %.2f", rel, float64(k)/float64(sample)))
+	}
+	slices.Sort(parts)
+	tb.Logf("full-page images a message, by relation: %s", strings.Join(parts, "; "))
+}
+
+// fpwRef finds a block reference written as a full-page image in
+// pg_walinspect's block_ref ("blkref #0: rel 1663/5/16384 fork main blk 7
+// (FPW); hole: …"), capturing the relation's file node.
+var fpwRef = regexp.MustCompile(`rel \d+/\d+/(\d+)(?: fork \w+)? blk \d+ \(FPW`)
 
 // walPosition is PostgreSQL's current write-ahead log position ("" on
 // SQLite).
