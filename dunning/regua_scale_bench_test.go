@@ -193,6 +193,22 @@ func runReguaScale(tb testing.TB, db *store.DB, n, workers, batch, sample int) s
 	return res
 }
 
+// pgStats reads PostgreSQL's statistics views into dest, fresh (the
+// backend's snapshot of them cleared first); false on SQLite, which has
+// none.
+func pgStats(tb testing.TB, db *store.DB, dest any, query string) bool {
+	tb.Helper()
+	if db.Dialect() != store.Postgres {
+		return false
+	}
+	ctx := context.Background()
+	_, _ = db.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
+	if err := db.Select(ctx, dest, query); err != nil {
+		tb.Fatal(err)
+	}
+	return true
+}
+
 // tableUpdate is one table's update counters (pg_stat_user_tables).
 type tableUpdate struct {
 	Table string `db:"relname"`
@@ -206,14 +222,9 @@ type tableUpdate struct {
 // and its pages touched depend on.
 func tableUpdates(tb testing.TB, db *store.DB) map[string]tableUpdate {
 	tb.Helper()
-	if db.Dialect() != store.Postgres {
-		return nil
-	}
-	ctx := context.Background()
-	_, _ = db.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
 	var rows []tableUpdate
-	if err := db.Select(ctx, &rows, `SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = current_schema()`); err != nil {
-		tb.Fatal(err)
+	if !pgStats(tb, db, &rows, `SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = current_schema()`) {
+		return nil
 	}
 	out := map[string]tableUpdate{}
 	for _, r := range rows {
@@ -228,19 +239,14 @@ func tableUpdates(tb testing.TB, db *store.DB) map[string]tableUpdate {
 // pages outgrow the buffers.
 func blocks(tb testing.TB, db *store.DB) [2]int64 {
 	tb.Helper()
-	if db.Dialect() != store.Postgres {
-		return [2]int64{}
-	}
-	ctx := context.Background()
-	_, _ = db.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
-	var b struct {
+	var b []struct {
 		Hit  int64 `db:"blks_hit"`
 		Read int64 `db:"blks_read"`
 	}
-	if err := db.Get(ctx, &b, `SELECT blks_hit, blks_read FROM pg_stat_database WHERE datname = current_database()`); err != nil {
-		tb.Fatal(err)
+	if !pgStats(tb, db, &b, `SELECT blks_hit, blks_read FROM pg_stat_database WHERE datname = current_database()`) || len(b) == 0 {
+		return [2]int64{}
 	}
-	return [2]int64{b.Hit, b.Read}
+	return [2]int64{b[0].Hit, b[0].Read}
 }
 
 // relationHits is each of the test schema's tables' and indexes' buffer
@@ -248,20 +254,15 @@ func blocks(tb testing.TB, db *store.DB) [2]int64 {
 // nil on SQLite).
 func relationHits(tb testing.TB, db *store.DB) map[string]int64 {
 	tb.Helper()
-	if db.Dialect() != store.Postgres {
-		return nil
-	}
-	ctx := context.Background()
-	_, _ = db.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
 	var rows []struct {
 		Name   string `db:"name"`
 		Blocks int64  `db:"blocks"`
 	}
-	if err := db.Select(ctx, &rows, `SELECT relname AS name, CAST(COALESCE(heap_blks_hit, 0) + COALESCE(heap_blks_read, 0) AS BIGINT) AS blocks
+	if !pgStats(tb, db, &rows, `SELECT relname AS name, CAST(COALESCE(heap_blks_hit, 0) + COALESCE(heap_blks_read, 0) AS BIGINT) AS blocks
 			FROM pg_statio_user_tables WHERE schemaname = current_schema()
 		UNION ALL SELECT indexrelname, CAST(COALESCE(idx_blks_hit, 0) + COALESCE(idx_blks_read, 0) AS BIGINT)
-			FROM pg_statio_user_indexes WHERE schemaname = current_schema()`); err != nil {
-		tb.Fatal(err)
+			FROM pg_statio_user_indexes WHERE schemaname = current_schema()`) {
+		return nil
 	}
 	out := map[string]int64{}
 	for _, r := range rows {

@@ -322,12 +322,10 @@ func (l *Limiter) Charge(ctx context.Context, id *identity.Identity, write bool)
 	if !d.Allowed {
 		return d
 	}
-	org, err := l.store.Take(ctx, l.key(keyParts{class: class, kind: "org", org: id.OrganizationID}), orgRate)
-	if err != nil {
-		l.storeFailed(ctx, err)
+	od, ok := l.takeOrganization(ctx, class, id.OrganizationID, orgRate)
+	if !ok {
 		return d
 	}
-	od := l.decision(org)
 	if !od.Allowed || od.Remaining < d.Remaining || (od.Remaining == d.Remaining && od.Limit < d.Limit) {
 		return od
 	}
@@ -347,12 +345,23 @@ func (l *Limiter) ChargeOrganization(ctx context.Context, org string, write bool
 	if write {
 		class, rate = "w", l.rates.OrgWrites
 	}
+	d, ok := l.takeOrganization(ctx, class, org, rate)
+	if !ok {
+		return mcp.RateDecision{Allowed: true}
+	}
+	return d
+}
+
+// takeOrganization counts one event of class against org's window and
+// decides; ok is false when the store failed (logged), and the caller lets
+// the request through.
+func (l *Limiter) takeOrganization(ctx context.Context, class, org string, rate Rate) (mcp.RateDecision, bool) {
 	c, err := l.store.Take(ctx, l.key(keyParts{class: class, kind: "org", org: org}), rate)
 	if err != nil {
 		l.storeFailed(ctx, err)
-		return mcp.RateDecision{Allowed: true}
+		return mcp.RateDecision{}, false
 	}
-	return l.decision(c)
+	return l.decision(c), true
 }
 
 // decision turns a window's state into headers. Reset is rounded up to

@@ -16,19 +16,6 @@ import (
 	"github.com/kobana/kobana-mcp/platform/store/storetest"
 )
 
-// withQuery is raw with the query parameter key set to value.
-func withQuery(t *testing.T, raw, key, value string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // A PostgreSQL URL's pool_max_conns bounds the process's connections, and
 // the server never sees it (it would refuse an unknown setting).
 func TestPoolMaxConns(t *testing.T) {
@@ -38,7 +25,7 @@ func TestPoolMaxConns(t *testing.T) {
 	}
 	ctx := context.Background()
 	base := storetest.URL(t, store.Postgres)
-	raw := withQuery(t, base, "pool_max_conns", "3")
+	raw := storetest.WithParam(base, "pool_max_conns", "3")
 	db, err := store.Open(ctx, raw)
 	if err != nil {
 		t.Fatalf("open with pool_max_conns: %v", err)
@@ -81,11 +68,7 @@ func TestPoolMaxConns(t *testing.T) {
 		t.Errorf("eight queries on three connections: none waited (%+v)", st)
 	}
 
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Del("pool_max_conns")
-	u.RawQuery = q.Encode()
-	def, err := store.Open(ctx, u.String())
+	def, err := store.Open(ctx, storetest.WithParam(base, "pool_max_conns", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ var (
 // costs one connect timeout, not one per test.
 func reachable(base string) error {
 	reachOnce.Do(func() {
-		admin, err := sql.Open("pgx", withParam(base, "connect_timeout", "5"))
+		admin, err := sql.Open("pgx", WithParam(base, "connect_timeout", "5"))
 		if err != nil {
 			reachErr = err
 			return
@@ -231,9 +231,9 @@ func postgresSchema(t testing.TB) string {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	u := withParam(base, "search_path", schema)
+	u := WithParam(base, "search_path", schema)
 	if _, bench := t.(*testing.B); !bench {
-		u = withParam(u, "pool_max_conns", strconv.Itoa(TestMaxConns))
+		u = WithParam(u, "pool_max_conns", strconv.Itoa(TestMaxConns))
 	}
 	return u
 }
@@ -275,13 +275,19 @@ func adminPool(base string) (*sql.DB, error) {
 	return db, nil
 }
 
-func withParam(raw, key, value string) string {
+// WithParam is the URL raw with its query parameter key set to value
+// (removed when value is empty); raw itself when it does not parse.
+func WithParam(raw, key, value string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return raw
 	}
 	q := u.Query()
-	q.Set(key, value)
+	if value == "" {
+		q.Del(key)
+	} else {
+		q.Set(key, value)
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
